@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// The two-command entry point: installs what is missing (pnpm, the workspace, Chromium for
+// browser tests), then runs the requested task. Only Node 20 and npm are assumed.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const PNPM_VERSION = "10.34.8";
+const [task = "start", ...rest] = process.argv.slice(2);
+
+function run(cmd, args, options = {}) {
+  const result = spawnSync(cmd, args, { cwd: root, stdio: "inherit", ...options });
+  if (result.error) throw result.error;
+  return result.status ?? 1;
+}
+
+function pnpm(args, options) {
+  return run("npx", ["-y", `pnpm@${PNPM_VERSION}`, ...args], options);
+}
+
+function lockStamp() {
+  const hash = createHash("sha256");
+  for (const file of ["pnpm-lock.yaml", "pnpm-workspace.yaml"]) {
+    if (existsSync(join(root, file))) hash.update(readFileSync(join(root, file)));
+  }
+  return hash.digest("hex");
+}
+
+function ensureInstalled() {
+  const stampFile = join(root, "node_modules", ".lore-install-stamp");
+  const stamp = lockStamp();
+  if (existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp) return;
+  const frozen = existsSync(join(root, "pnpm-lock.yaml")) ? ["--frozen-lockfile"] : [];
+  if (pnpm(["install", ...frozen, "--reporter=append-only"]) !== 0) process.exit(1);
+  writeFileSync(stampFile, stamp);
+}
+
+function ensureChromium() {
+  if (process.env.LORE_CHROMIUM || existsSync("/usr/bin/chromium")) return;
+  console.log("[lore] installing Chromium from Debian's packages for the browser tests");
+  const asRoot = process.getuid?.() === 0 ? [] : ["sudo"];
+  const apt = (args) => run(asRoot[0] ?? "apt-get", asRoot.length ? ["apt-get", ...args] : args, {
+    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+  });
+  if (apt(["update"]) !== 0 || apt(["install", "-y", "--no-install-recommends", "chromium"]) !== 0) {
+    console.error("[lore] could not install chromium; browser tests will fail");
+  }
+}
+
+function buildWidget() {
+  if (pnpm(["--filter", "@lore/widget", "run", "build"]) !== 0) process.exit(1);
+}
+
+const tsx = ["node_modules/.bin/tsx"];
+ensureInstalled();
+switch (task) {
+  case "start":
+    buildWidget();
+    process.exit(run(join(root, tsx[0]), ["server/src/cli.ts", "serve", ...rest]));
+    break;
+  case "lore":
+    process.exit(run(join(root, tsx[0]), ["server/src/cli.ts", ...rest]));
+    break;
+  case "test": {
+    ensureChromium();
+    buildWidget();
+    const steps = [
+      ["node_modules/.bin/tsc", ["-b", "--pretty"]],
+      ["node_modules/.bin/biome", ["check", "."]],
+      ["node_modules/.bin/vitest", ["run", ...rest]],
+    ];
+    for (const [cmd, args] of steps) {
+      console.log(`[lore] ${cmd.split("/").pop()} ${args.join(" ")}`);
+      if (run(join(root, cmd), args) !== 0) process.exit(1);
+    }
+    break;
+  }
+  case "bench":
+    buildWidget();
+    process.exit(run(join(root, tsx[0]), ["bench/src/run-all.ts", ...rest]));
+    break;
+  case "fuzz":
+    process.exit(run(join(root, "node_modules/.bin/vitest"), ["run", "--project", "e2e", "test/fuzz"], {
+      env: { ...process.env, LORE_FUZZ_RUNS: process.env.LORE_FUZZ_RUNS ?? "2000" },
+    }));
+    break;
+  default:
+    console.error(`unknown task ${task}; use start, test, bench, fuzz or lore`);
+    process.exit(2);
+}

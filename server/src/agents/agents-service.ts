@@ -1,0 +1,133 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import type { Agent, CreateAgentRequest, Theme, UpdateAgentRequest } from "@lore/shared";
+import { AppError, notFound } from "../errors.ts";
+import type { AgentRecord } from "../store/records.ts";
+import type { Store } from "../store/store.ts";
+
+export const defaultTheme: Theme = {
+  primaryColor: "#2563eb",
+  position: "bottom-right",
+  title: "Ask us anything",
+  avatarUrl: null,
+  colorScheme: "auto",
+  radius: 12,
+  zIndex: 2147483000,
+};
+
+export const DEFAULT_FALLBACK =
+  "I couldn't find that in the knowledge base. Try rephrasing, or ask about something the documents cover.";
+
+export class AgentsService {
+  constructor(
+    private readonly store: Store,
+    private readonly defaults: { model: string },
+  ) {}
+
+  /** Public shape: the stored agent plus its derived status. */
+  toAgent(record: AgentRecord): Agent {
+    return { ...record, status: this.isProcessing(record) ? "processing" : "ready" };
+  }
+
+  /** Processing while an attached, live source has never been ready. */
+  isProcessing(record: AgentRecord): boolean {
+    return record.dataSourceIds.some((id) => {
+      const source = this.store.dataSources.get(id);
+      return source !== undefined && source.deletedAt === null && !source.everReady;
+    });
+  }
+
+  listForWorkspaces(workspaceIds: Set<string>): AgentRecord[] {
+    return this.store.agents
+      .filter((a) => workspaceIds.has(a.workspaceId))
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  byWidgetId(widgetId: string): AgentRecord | undefined {
+    return this.store.agents.find((a) => a.widgetId === widgetId);
+  }
+
+  async create(workspaceId: string, input: CreateAgentRequest): Promise<AgentRecord> {
+    this.checkDataSources(workspaceId, input.dataSourceIds ?? []);
+    const now = new Date().toISOString();
+    const record: AgentRecord = {
+      id: randomUUID(),
+      workspaceId,
+      name: input.name,
+      description: input.description ?? "",
+      instructions: input.instructions ?? "Answer the visitor's question briefly and accurately from the sources.",
+      model: input.model ?? this.defaults.model,
+      temperature: input.temperature ?? 0.2,
+      maxTokens: input.maxTokens ?? 800,
+      retrieval: { topK: 5, mode: "hybrid", minScore: 0, ...input.retrieval },
+      welcomeMessage: input.welcomeMessage ?? "Hi! Ask me anything about our documentation.",
+      suggestedQuestions: input.suggestedQuestions ?? [],
+      fallbackMessage: input.fallbackMessage ?? DEFAULT_FALLBACK,
+      dataSourceIds: dedupe(input.dataSourceIds ?? []),
+      widgetId: `wgt_${randomBytes(12).toString("base64url")}`,
+      allowedOrigins: dedupe((input.allowedOrigins ?? []).map(normaliseOrigin)),
+      theme: { ...defaultTheme, ...input.theme },
+      createdAt: now,
+      updatedAt: now,
+    };
+    return this.store.agents.put(record);
+  }
+
+  async update(agent: AgentRecord, patch: UpdateAgentRequest): Promise<AgentRecord> {
+    if (patch.dataSourceIds) this.checkDataSources(agent.workspaceId, patch.dataSourceIds);
+    return this.store.agents.transact(() => {
+      const current = this.store.agents.get(agent.id);
+      if (!current) throw notFound("agent", agent.id);
+      const next: AgentRecord = {
+        ...current,
+        ...stripUndefined(patch),
+        retrieval: { ...current.retrieval, ...patch.retrieval },
+        theme: { ...current.theme, ...patch.theme },
+        dataSourceIds: patch.dataSourceIds ? dedupe(patch.dataSourceIds) : current.dataSourceIds,
+        allowedOrigins: patch.allowedOrigins ? dedupe(patch.allowedOrigins.map(normaliseOrigin)) : current.allowedOrigins,
+        updatedAt: new Date().toISOString(),
+      };
+      return { rows: [next], result: next };
+    });
+  }
+
+  async remove(agent: AgentRecord): Promise<void> {
+    const keys = this.store.apiKeys.filter((k) => k.agentId === agent.id).map((k) => k.id);
+    await this.store.apiKeys.delete(keys);
+    await this.store.agents.delete([agent.id]);
+    const conversations = this.store.conversations.filter((c) => c.agentId === agent.id).map((c) => c.id);
+    await this.store.conversations.delete(conversations);
+    await this.store.messages.write((t) => t.delete(`agent_id = '${agent.id}'`));
+  }
+
+  /** Detaches a deleted source from every agent of its workspace. */
+  async detachDataSource(workspaceId: string, dataSourceId: string): Promise<void> {
+    const affected = this.store.agents.filter((a) => a.workspaceId === workspaceId && a.dataSourceIds.includes(dataSourceId));
+    await this.store.agents.putMany(
+      affected.map((a) => ({ ...a, dataSourceIds: a.dataSourceIds.filter((id) => id !== dataSourceId) })),
+    );
+  }
+
+  private checkDataSources(workspaceId: string, ids: string[]): void {
+    const bad = ids.filter((id) => {
+      const source = this.store.dataSources.get(id);
+      return !source || source.workspaceId !== workspaceId || source.deletedAt !== null;
+    });
+    if (bad.length > 0) {
+      throw new AppError("validation_error", "Unknown data sources for this workspace", {
+        fields: { dataSourceIds: bad.map((id) => `unknown data source ${id}`) },
+      });
+    }
+  }
+}
+
+function dedupe<T>(items: T[]): T[] {
+  return [...new Set(items)];
+}
+
+function normaliseOrigin(origin: string): string {
+  return origin === "*" ? origin : origin.toLowerCase().replace(/\/$/, "");
+}
+
+function stripUndefined<T extends object>(obj: T): Partial<T> {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

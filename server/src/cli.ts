@@ -1,0 +1,95 @@
+import { parseArgs } from "node:util";
+import { UsersService } from "./auth/users-service.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+import { AppError } from "./errors.ts";
+import { main } from "./main.ts";
+import { Store } from "./store/store.ts";
+
+const usage = `Usage:
+  lore serve                                   start the server (settings from LORE_* variables)
+  lore users create --email E --password P [--first-name F] [--last-name L]
+  lore users set-password --email E --password P
+  lore backup --to DIR                         consistent copy of the data directory
+  lore restore --from DIR                      replace the data directory with a backup (server stopped)
+
+The users commands open the data directory directly: stop the server first.`;
+
+async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+  const config = loadConfig(process.env);
+  const store = await Store.open(config.dataDir);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function run(argv: string[]): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  const opts = parseArgs({
+    args: command === "users" ? rest : [sub ?? "", ...rest].filter(Boolean),
+    options: {
+      email: { type: "string" },
+      password: { type: "string" },
+      "first-name": { type: "string" },
+      "last-name": { type: "string" },
+      to: { type: "string" },
+      from: { type: "string" },
+    },
+    allowPositionals: true,
+  }).values;
+
+  switch (command) {
+    case "serve":
+    case undefined:
+      await main(process.env);
+      return -1; // keep running
+    case "users": {
+      if (!opts.email || !opts.password) break;
+      const { email, password } = opts;
+      if (sub === "create") {
+        const user = await withStore((store) =>
+          new UsersService(store).createUser({ email, password, firstName: opts["first-name"], lastName: opts["last-name"] }),
+        );
+        console.log(`created user ${user.email} (${user.id})`);
+        return 0;
+      }
+      if (sub === "set-password") {
+        await withStore((store) => new UsersService(store).setPassword(email, password));
+        console.log(`password changed for ${email}; earlier tokens are no longer valid`);
+        return 0;
+      }
+      break;
+    }
+    case "backup":
+    case "restore": {
+      const { backupDataDir, restoreDataDir } = await import("./store/backup.ts");
+      const config = loadConfig(process.env);
+      if (command === "backup" && opts.to) {
+        const manifest = await backupDataDir(config.dataDir, opts.to);
+        console.log(`backed up ${manifest.tables.length} tables to ${opts.to}`);
+        return 0;
+      }
+      if (command === "restore" && opts.from) {
+        await restoreDataDir(opts.from, config.dataDir);
+        console.log(`restored ${config.dataDir} from ${opts.from}`);
+        return 0;
+      }
+      break;
+    }
+  }
+  console.error(usage);
+  return 2;
+}
+
+run(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError) console.error(error.message);
+    else if (error instanceof AppError) console.error(`${error.code}: ${error.message} ${JSON.stringify(error.details)}`);
+    else console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  },
+);

@@ -1,0 +1,156 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no", ""])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const modelName = z.string().regex(/^(extractive|openai:.+)$/, "must be 'extractive' or 'openai:<model>'");
+
+const envSchema = z.object({
+  LORE_DATA_DIR: z.string().min(1).default("./data"),
+  LORE_HOST: z.string().min(1).default("127.0.0.1"),
+  LORE_PORT: int(0, 65535).default(8787),
+  LORE_API_PREFIX: z
+    .string()
+    .regex(/^(\/[A-Za-z0-9._-]+)+$/, "must look like /api")
+    .default("/api"),
+  LORE_PUBLIC_URL: z.string().url().optional(),
+  LORE_JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  LORE_ACCESS_TOKEN_TTL: int(10, 30 * 86400).default(3600),
+  LORE_REFRESH_TOKEN_TTL: int(60, 365 * 86400).default(604800),
+  LORE_VISITOR_TOKEN_TTL: int(60, 30 * 86400).default(86400),
+  LORE_ADMIN_EMAIL: z.string().email().optional(),
+  LORE_ADMIN_PASSWORD: z.string().min(1).optional(),
+  LORE_LIMIT_USER_PER_HOUR: int(1, 10_000_000).default(1000),
+  LORE_LIMIT_AGENT_QUERIES_PER_MINUTE: int(1, 10_000_000).default(60),
+  LORE_LIMIT_ANON_PER_HOUR: int(1, 10_000_000).default(100),
+  LORE_LIMIT_LOGIN_FAILURES: int(1, 10_000).default(10),
+  LORE_PRODUCTION: bool.default(false),
+  LORE_TRUST_PROXY: bool.default(false),
+  LORE_OUTBOUND_ALLOWLIST: z.string().default(""),
+  LORE_CHAT_MODEL: modelName.default("extractive"),
+  LORE_EMBEDDING_MODEL: z
+    .string()
+    .regex(/^(|hashed|openai:.+)$/, "must be empty, 'hashed' or 'openai:<model>'")
+    .default(""),
+  LORE_OPENAI_BASE_URL: z.string().url().optional(),
+  LORE_OPENAI_API_KEY: z.string().default(""),
+  LORE_OPENAI_TIMEOUT_MS: int(100, 600_000).default(60_000),
+  LORE_NOTION_BASE_URL: z.string().url().default("https://api.notion.com"),
+  LORE_MAX_UPLOAD_BYTES: int(1024, 2 ** 40).default(50 * 1024 * 1024),
+  LORE_MAX_JSON_BYTES: int(1024, 2 ** 30).default(12 * 1024 * 1024),
+  LORE_CORS_ORIGINS: z.string().default("*"),
+  LORE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  LORE_SYNC_CONCURRENCY: int(1, 16).default(1),
+  LORE_WEB_DELAY_MS: int(0, 60_000).default(250),
+});
+
+export interface Config {
+  readonly dataDir: string;
+  readonly host: string;
+  readonly port: number;
+  readonly apiPrefix: string;
+  readonly publicUrl: string | null;
+  readonly jwtSecret: string;
+  readonly accessTokenTtl: number;
+  readonly refreshTokenTtl: number;
+  readonly visitorTokenTtl: number;
+  readonly admin: { email: string; password: string } | null;
+  readonly limits: {
+    userPerHour: number;
+    agentQueriesPerMinute: number;
+    anonPerHour: number;
+    loginFailures: number;
+  };
+  readonly production: boolean;
+  readonly trustProxy: boolean;
+  readonly outboundAllowlist: readonly string[];
+  readonly chatModel: string;
+  readonly embeddingModel: string;
+  readonly openai: { baseUrl: string | null; apiKey: string; timeoutMs: number };
+  readonly notionBaseUrl: string;
+  readonly maxUploadBytes: number;
+  readonly maxJsonBytes: number;
+  readonly corsOrigins: readonly string[];
+  readonly logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  readonly syncConcurrency: number;
+  readonly webDelayMs: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/** Parses the environment once; a bad value throws a ConfigError naming the variable. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith("LORE_") && v !== undefined));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);
+  }
+  const e = parsed.data;
+  if ((e.LORE_ADMIN_EMAIL === undefined) !== (e.LORE_ADMIN_PASSWORD === undefined)) {
+    throw new ConfigError("Invalid configuration:\n  LORE_ADMIN_EMAIL and LORE_ADMIN_PASSWORD must be set together");
+  }
+  if ((e.LORE_CHAT_MODEL.startsWith("openai:") || e.LORE_EMBEDDING_MODEL.startsWith("openai:")) && !e.LORE_OPENAI_BASE_URL) {
+    throw new ConfigError("Invalid configuration:\n  LORE_OPENAI_BASE_URL is required for openai: models");
+  }
+  const dataDir = resolve(e.LORE_DATA_DIR);
+  const list = (s: string) =>
+    s
+      .split(",")
+      .map((x) => x.trim())
+      .filter(Boolean);
+  return {
+    dataDir,
+    host: e.LORE_HOST,
+    port: e.LORE_PORT,
+    apiPrefix: e.LORE_API_PREFIX,
+    publicUrl: e.LORE_PUBLIC_URL ?? null,
+    jwtSecret: e.LORE_JWT_SECRET ?? loadOrCreateSecret(dataDir),
+    accessTokenTtl: e.LORE_ACCESS_TOKEN_TTL,
+    refreshTokenTtl: e.LORE_REFRESH_TOKEN_TTL,
+    visitorTokenTtl: e.LORE_VISITOR_TOKEN_TTL,
+    admin:
+      e.LORE_ADMIN_EMAIL && e.LORE_ADMIN_PASSWORD
+        ? { email: e.LORE_ADMIN_EMAIL.toLowerCase(), password: e.LORE_ADMIN_PASSWORD }
+        : null,
+    limits: {
+      userPerHour: e.LORE_LIMIT_USER_PER_HOUR,
+      agentQueriesPerMinute: e.LORE_LIMIT_AGENT_QUERIES_PER_MINUTE,
+      anonPerHour: e.LORE_LIMIT_ANON_PER_HOUR,
+      loginFailures: e.LORE_LIMIT_LOGIN_FAILURES,
+    },
+    production: e.LORE_PRODUCTION,
+    trustProxy: e.LORE_TRUST_PROXY,
+    outboundAllowlist: list(e.LORE_OUTBOUND_ALLOWLIST),
+    chatModel: e.LORE_CHAT_MODEL,
+    embeddingModel: e.LORE_EMBEDDING_MODEL,
+    openai: { baseUrl: e.LORE_OPENAI_BASE_URL ?? null, apiKey: e.LORE_OPENAI_API_KEY, timeoutMs: e.LORE_OPENAI_TIMEOUT_MS },
+    notionBaseUrl: e.LORE_NOTION_BASE_URL,
+    maxUploadBytes: e.LORE_MAX_UPLOAD_BYTES,
+    maxJsonBytes: e.LORE_MAX_JSON_BYTES,
+    corsOrigins: list(e.LORE_CORS_ORIGINS),
+    logLevel: e.LORE_LOG_LEVEL,
+    syncConcurrency: e.LORE_SYNC_CONCURRENCY,
+    webDelayMs: e.LORE_WEB_DELAY_MS,
+  };
+}
+
+// Kept in the data dir so tokens survive restarts without the operator managing a secret.
+function loadOrCreateSecret(dataDir: string): string {
+  const file = join(dataDir, "jwt-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString("base64url");
+  try {
+    writeFileSync(file, secret, { mode: 0o600, flag: "wx" });
+    return secret;
+  } catch {
+    return readFileSync(file, "utf8").trim(); // another process created it first
+  }
+}

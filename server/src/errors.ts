@@ -1,0 +1,71 @@
+import type { ErrorBody, ErrorCode } from "@lore/shared";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+export const statusByCode = {
+  validation_error: 400,
+  not_authenticated: 401,
+  invalid_token: 401,
+  token_expired: 401,
+  invalid_api_key: 401,
+  invalid_credentials: 401,
+  permission_denied: 403,
+  https_required: 403,
+  origin_not_allowed: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  upstream_error: 502,
+  agent_processing: 503,
+  service_unavailable: 503,
+} as const satisfies Record<ErrorCode, ContentfulStatusCode>;
+
+/** A failure a client can act on: rendered as `{error, message, details}` with the code's status. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "AppError";
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  get status(): ContentfulStatusCode {
+    return statusByCode[this.code];
+  }
+
+  toBody(): ErrorBody {
+    return { error: this.code, message: this.message, details: this.details };
+  }
+}
+
+export function notFound(resource: string, id: string): AppError {
+  return new AppError("not_found", `${resource} not found`, { resource, id });
+}
+
+/** A zod issue list as `details.fields`: `{ "retrieval.topK": ["must be ≤ 50"] }`. */
+export function validationError(
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+  message = "The request is invalid",
+): AppError {
+  const fields: Record<string, string[]> = {};
+  for (const issue of issues) {
+    const key = issue.path.map(String).join(".") || "body";
+    const list = fields[key] ?? [];
+    list.push(issue.message);
+    fields[key] = list;
+  }
+  return new AppError("validation_error", message, { fields });
+}

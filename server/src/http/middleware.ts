@@ -1,0 +1,128 @@
+import { randomUUID } from "node:crypto";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import type { Context, MiddlewareHandler } from "hono";
+import type { Config } from "../config.ts";
+import { AppError } from "../errors.ts";
+import type { Services } from "../services.ts";
+import type { AppEnv, Principal } from "./principal.ts";
+import type { LimitRule, LimitState } from "./rate-limiter.ts";
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestContext(config: Config, services: Services): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const incoming = c.req.header("x-request-id");
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    c.set("requestId", requestId);
+    c.set("clientIp", clientIp(c, config.trustProxy));
+    c.set("principal", { kind: "anonymous" });
+    const started = performance.now();
+    await next();
+    c.header("X-Request-ID", requestId);
+    services.logger.info("request", {
+      requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round(performance.now() - started),
+      ip: c.get("clientIp"),
+    });
+  };
+}
+
+function clientIp(c: Context, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  try {
+    return getConnInfo(c).remote.address ?? "unknown";
+  } catch {
+    return "unknown"; // app.request() in unit tests has no socket
+  }
+}
+
+/** Production refuses plain HTTP unless a trusted proxy terminated TLS; HSTS always in production. */
+export function httpsPolicy(config: Config): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (config.production) {
+      const forwardedProto = config.trustProxy ? c.req.header("x-forwarded-proto")?.split(",")[0]?.trim() : undefined;
+      const secure = new URL(c.req.url).protocol === "https:" || forwardedProto === "https";
+      if (!secure) throw new AppError("https_required", "Use HTTPS for every request");
+      await next();
+      c.header("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+      return;
+    }
+    await next();
+  };
+}
+
+/** Every API path ends with a slash; others get 308 to the slash form (method and body kept). */
+export function trailingSlash(prefix: string): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    // c.req.path drops the trailing slash (non-strict routing); read the raw URL.
+    const url = new URL(c.req.url);
+    const path = url.pathname;
+    if (path.startsWith(`${prefix}/`) && !path.endsWith("/") && !path.endsWith(".json")) {
+      return c.redirect(`${path}/${url.search}`, 308);
+    }
+    await next();
+  };
+}
+
+/** Resolves `Authorization: Bearer` to a principal: an API key, a user's access token, or nobody. */
+export function authenticate(services: Services): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const header = c.req.header("authorization");
+    if (header) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!match?.[1]) throw new AppError("invalid_token", "Use 'Authorization: Bearer <token>'");
+      const token = match[1];
+      const principal: Principal = services.apiKeys.isKeyLike(token)
+        ? { kind: "apiKey", key: services.apiKeys.authenticate(token) }
+        : { kind: "user", user: await services.auth.userFromAccessToken(token) };
+      c.set("principal", principal);
+    }
+    await next();
+  };
+}
+
+const HOUR = 3_600_000;
+const MINUTE = 60_000;
+
+/** The limits a request is charged to: its principal (or client IP), plus the agent for queries. */
+export function limitRules(config: Config, c: Context<AppEnv>, agentId?: string): LimitRule[] {
+  const principal = c.get("principal");
+  const rules: LimitRule[] =
+    principal.kind === "user"
+      ? [{ name: "user_per_hour", key: principal.user.id, limit: config.limits.userPerHour, windowMs: HOUR }]
+      : principal.kind === "apiKey"
+        ? [{ name: "user_per_hour", key: `key:${principal.key.id}`, limit: config.limits.userPerHour, windowMs: HOUR }]
+        : [{ name: "anonymous_per_hour", key: c.get("clientIp"), limit: config.limits.anonPerHour, windowMs: HOUR }];
+  if (agentId) {
+    rules.push({ name: "agent_queries_per_minute", key: agentId, limit: config.limits.agentQueriesPerMinute, windowMs: MINUTE });
+  }
+  return rules;
+}
+
+export function setLimitHeaders(c: Context, state: LimitState): void {
+  c.header("X-RateLimit-Limit", String(state.limit));
+  c.header("X-RateLimit-Remaining", String(state.remaining));
+  c.header("X-RateLimit-Reset", String(state.reset));
+}
+
+/** Charges the request before its handler runs; query routes charge themselves (they add the agent's limit). */
+export function rateLimit(config: Config, services: Services, isQueryPath: (path: string) => boolean): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!isQueryPath(new URL(c.req.url).pathname)) {
+      const state = services.limiter.charge(limitRules(config, c));
+      setLimitHeaders(c, state);
+    }
+    await next();
+  };
+}
+
+/** For query routes: charge the principal and the agent together. */
+export function chargeQuery(config: Config, services: Services, c: Context<AppEnv>, agentId: string): void {
+  setLimitHeaders(c, services.limiter.charge(limitRules(config, c, agentId)));
+}

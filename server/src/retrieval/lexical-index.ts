@@ -1,0 +1,376 @@
+import { analyze } from "./text-analysis.ts";
+
+/** BM25 parameters and the proximity window, measured by bench/src/retrieval-quality.ts (see docs in calibration.ts). */
+export interface LexicalParams {
+  k1: number;
+  b: number;
+  /** Width, in index terms, of the sliding window for the proximity feature. */
+  window: number;
+  /** How many BM25 candidates the reranker looks at. */
+  candidates: number;
+}
+
+export const defaultLexicalParams: LexicalParams = { k1: 1.2, b: 0.75, window: 12, candidates: 100 };
+
+/** Per-candidate lexical evidence; every feature but `bm25` lies in 0..1. */
+export interface LexicalFeatures {
+  bm25: number;
+  /** BM25 divided by the query's largest possible BM25 (every term with tf → ∞). */
+  bm25Norm: number;
+  /** BM25 relative to the best candidate of this query. */
+  bm25Rel: number;
+  /** IDF-weighted share of the query's terms found in the chunk. */
+  coverage: number;
+  /** IDF-weighted share of the query's terms found together inside one window of the chunk. */
+  proximity: number;
+  /** IDF-weighted share of the query's adjacent term pairs found adjacent in the chunk. */
+  bigram: number;
+  /** IDF-weighted share of the query's terms found in the title or heading path. */
+  title: number;
+}
+
+export interface LexicalCandidate {
+  slot: number;
+  features: LexicalFeatures;
+}
+
+class Postings {
+  docs = new Int32Array(4);
+  tfs = new Uint16Array(4);
+  length = 0;
+
+  push(doc: number, tf: number): void {
+    if (this.length === this.docs.length) {
+      const docs = new Int32Array(this.docs.length * 2);
+      docs.set(this.docs);
+      this.docs = docs;
+      const tfs = new Uint16Array(this.tfs.length * 2);
+      tfs.set(this.tfs);
+      this.tfs = tfs;
+    }
+    this.docs[this.length] = doc;
+    this.tfs[this.length] = Math.min(tf, 65_535);
+    this.length++;
+  }
+}
+
+interface PreparedQuery {
+  termIds: number[];
+  weights: number[];
+  totalWeight: number;
+  /** Pair keys of adjacent query terms and their weights. */
+  bigrams: Map<number, number>;
+  bigramWeight: number;
+}
+
+const pairKey = (a: number, b: number): number => a * 16_777_216 + b;
+
+/**
+ * An in-memory inverted index (BM25 candidates) with a forward index (term sequences for proximity and
+ * phrase features). Slots are append-only; removed slots are skipped and reclaimed by `compact()`.
+ */
+export class LexicalIndex {
+  private readonly termIdByTerm = new Map<string, number>();
+  private df: number[] = [];
+  private postings: Postings[] = [];
+  private docTerms: (Int32Array | null)[] = [];
+  private titleTerms: (Int32Array | null)[] = [];
+  private docSource: number[] = [];
+  private totalLength = 0;
+  private liveCount = 0;
+  private deadCount = 0;
+  private scratch = new Float64Array(0);
+
+  constructor(readonly params: LexicalParams = defaultLexicalParams) {}
+
+  get size(): number {
+    return this.liveCount;
+  }
+
+  get slotCount(): number {
+    return this.docTerms.length;
+  }
+
+  get deadSlots(): number {
+    return this.deadCount;
+  }
+
+  /** Adds one chunk; returns its slot. `source` is a small integer naming its data source. */
+  add(text: string, titleText: string, source: number): number {
+    const slot = this.docTerms.length;
+    const terms = analyze(text);
+    const ids = new Int32Array(terms.length);
+    const tf = new Map<number, number>();
+    for (let i = 0; i < terms.length; i++) {
+      const id = this.termId(terms[i] as string);
+      ids[i] = id;
+      tf.set(id, (tf.get(id) ?? 0) + 1);
+    }
+    for (const [id, count] of tf) {
+      (this.postings[id] as Postings).push(slot, count);
+      this.df[id] = (this.df[id] ?? 0) + 1;
+    }
+    const titleIds = new Set<number>();
+    for (const term of analyze(titleText)) titleIds.add(this.termId(term));
+    this.docTerms.push(ids);
+    this.titleTerms.push(Int32Array.from(titleIds));
+    this.docSource.push(source);
+    this.totalLength += ids.length;
+    this.liveCount++;
+    return slot;
+  }
+
+  remove(slot: number): void {
+    const ids = this.docTerms[slot];
+    if (!ids) return;
+    for (const id of new Set(ids)) this.df[id] = (this.df[id] ?? 1) - 1;
+    this.totalLength -= ids.length;
+    this.docTerms[slot] = null;
+    this.titleTerms[slot] = null;
+    this.liveCount--;
+    this.deadCount++;
+  }
+
+  isLive(slot: number): boolean {
+    return this.docTerms[slot] != null;
+  }
+
+  /**
+   * Rebuilds postings without dead slots. Returns the old→new slot map (−1 for removed) so callers can
+   * renumber what they keep per slot.
+   */
+  compact(): Int32Array {
+    const remap = new Int32Array(this.docTerms.length).fill(-1);
+    const docTerms: Int32Array[] = [];
+    const titleTerms: Int32Array[] = [];
+    const docSource: number[] = [];
+    for (let slot = 0; slot < this.docTerms.length; slot++) {
+      const ids = this.docTerms[slot];
+      if (!ids) continue;
+      remap[slot] = docTerms.length;
+      docTerms.push(ids);
+      titleTerms.push(this.titleTerms[slot] ?? new Int32Array(0));
+      docSource.push(this.docSource[slot] ?? -1);
+    }
+    this.postings = this.postings.map(() => new Postings());
+    for (let slot = 0; slot < docTerms.length; slot++) {
+      const tf = new Map<number, number>();
+      for (const id of docTerms[slot] as Int32Array) tf.set(id, (tf.get(id) ?? 0) + 1);
+      for (const [id, count] of tf) (this.postings[id] as Postings).push(slot, count);
+    }
+    this.docTerms = docTerms;
+    this.titleTerms = titleTerms;
+    this.docSource = docSource;
+    this.deadCount = 0;
+    return remap;
+  }
+
+  /** BM25 candidates among live slots whose source is allowed, with reranking features. */
+  search(query: string, allowedSources: ReadonlySet<number>, limit = this.params.candidates): LexicalCandidate[] {
+    const prepared = this.prepare(query);
+    if (prepared.termIds.length === 0 || this.liveCount === 0) return [];
+    const { k1, b } = this.params;
+    const avgLength = this.totalLength / this.liveCount || 1;
+    if (this.scratch.length < this.docTerms.length) this.scratch = new Float64Array(this.docTerms.length * 2);
+    const acc = this.scratch;
+    const touched: number[] = [];
+    for (let q = 0; q < prepared.termIds.length; q++) {
+      const list = this.postings[prepared.termIds[q] as number];
+      if (!list) continue;
+      const idf = prepared.weights[q] as number;
+      const { docs, tfs } = list;
+      for (let i = 0; i < list.length; i++) {
+        const slot = docs[i] as number;
+        const ids = this.docTerms[slot];
+        if (!ids || !allowedSources.has(this.docSource[slot] as number)) continue;
+        const tf = tfs[i] as number;
+        const current = acc[slot] as number;
+        if (current === 0) touched.push(slot);
+        acc[slot] = current + (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * ids.length) / avgLength));
+      }
+    }
+    const top = selectTop(touched, acc, limit);
+    const maxPossible = prepared.totalWeight * (k1 + 1);
+    const best = top.length > 0 ? (acc[top[0] as number] as number) : 1;
+    const out: LexicalCandidate[] = [];
+    for (const slot of top) {
+      const bm25 = acc[slot] as number;
+      out.push({ slot, features: this.features(slot, prepared, bm25, bm25 / maxPossible, bm25 / best) });
+    }
+    for (const slot of touched) acc[slot] = 0;
+    return out;
+  }
+
+  /** Features of given slots for a query (used when candidates come from another retriever). */
+  featuresFor(query: string, slots: number[]): Map<number, LexicalFeatures> {
+    const prepared = this.prepare(query);
+    const out = new Map<number, LexicalFeatures>();
+    if (prepared.termIds.length === 0) return out;
+    const { k1, b } = this.params;
+    const avgLength = this.totalLength / Math.max(1, this.liveCount) || 1;
+    const raw = new Map<number, number>();
+    for (const slot of slots) {
+      const ids = this.docTerms[slot];
+      if (!ids) continue;
+      const tf = new Map<number, number>();
+      for (const id of ids) tf.set(id, (tf.get(id) ?? 0) + 1);
+      let score = 0;
+      prepared.termIds.forEach((id, q) => {
+        const f = tf.get(id);
+        if (f) score += ((prepared.weights[q] as number) * f * (k1 + 1)) / (f + k1 * (1 - b + (b * ids.length) / avgLength));
+      });
+      raw.set(slot, score);
+    }
+    const best = Math.max(1e-9, ...raw.values());
+    const maxPossible = prepared.totalWeight * (k1 + 1);
+    for (const [slot, score] of raw) out.set(slot, this.features(slot, prepared, score, score / maxPossible, score / best));
+    return out;
+  }
+
+  private prepare(query: string): PreparedQuery {
+    const terms = analyze(query);
+    const n = Math.max(1, this.liveCount);
+    const idOf = (term: string): number => this.termIdByTerm.get(term) ?? -1;
+    const seen = new Map<number, number>();
+    const termIds: number[] = [];
+    const weights: number[] = [];
+    let unknown = -2;
+    const sequence: number[] = [];
+    for (const term of terms) {
+      let id = idOf(term);
+      // Unknown terms still weigh in (an unmatched rare word lowers every score); give each its own id.
+      if (id < 0) id = unknown--;
+      sequence.push(id);
+      if (seen.has(id)) continue;
+      const df = id >= 0 ? (this.df[id] ?? 0) : 0;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      seen.set(id, idf);
+      termIds.push(id);
+      weights.push(idf);
+    }
+    const bigrams = new Map<number, number>();
+    let bigramWeight = 0;
+    for (let i = 0; i + 1 < sequence.length; i++) {
+      const a = sequence[i] as number;
+      const c = sequence[i + 1] as number;
+      if (a === c) continue;
+      const weight = (seen.get(a) ?? 0) + (seen.get(c) ?? 0);
+      if (a >= 0 && c >= 0) bigrams.set(pairKey(a, c), weight);
+      bigramWeight += weight;
+    }
+    const totalWeight = weights.reduce((s, w) => s + w, 0);
+    // Negative ids (unknown terms) have no postings; they only add to the totals above.
+    return { termIds, weights, totalWeight, bigrams, bigramWeight };
+  }
+
+  private features(
+    slot: number,
+    q: PreparedQuery,
+    bm25: number,
+    bm25Norm: number,
+    bm25Rel: number,
+  ): LexicalFeatures {
+    const ids = this.docTerms[slot] ?? new Int32Array(0);
+    const position = new Map<number, number>();
+    q.termIds.forEach((id, i) => {
+      if (id >= 0) position.set(id, i);
+    });
+    const total = q.totalWeight || 1;
+    // Coverage and sliding-window proximity in one pass.
+    const inWindow = new Int32Array(q.termIds.length);
+    const seen = new Uint8Array(q.termIds.length);
+    const windowSize = this.params.window;
+    let covered = 0;
+    let windowWeight = 0;
+    let bestWindow = 0;
+    let bigramHit = 0;
+    const matchedPairs = new Set<number>();
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i] as number;
+      const p = position.get(id);
+      if (p !== undefined) {
+        if (!seen[p]) {
+          seen[p] = 1;
+          covered += q.weights[p] as number;
+        }
+        const count = inWindow[p] as number;
+        inWindow[p] = count + 1;
+        if (count === 0) windowWeight += q.weights[p] as number;
+        if (windowWeight > bestWindow) bestWindow = windowWeight;
+      }
+      if (i >= windowSize) {
+        const leaving = position.get(ids[i - windowSize] as number);
+        if (leaving !== undefined) {
+          const left = (inWindow[leaving] as number) - 1;
+          inWindow[leaving] = left;
+          if (left === 0) windowWeight -= q.weights[leaving] as number;
+        }
+      }
+      if (i > 0 && q.bigrams.size > 0) {
+        const key = pairKey(ids[i - 1] as number, id);
+        const weight = q.bigrams.get(key);
+        if (weight !== undefined && !matchedPairs.has(key)) {
+          matchedPairs.add(key);
+          bigramHit += weight;
+        }
+      }
+    }
+    let titleHit = 0;
+    for (const id of this.titleTerms[slot] ?? []) {
+      const p = position.get(id);
+      if (p !== undefined) titleHit += q.weights[p] as number;
+    }
+    return {
+      bm25,
+      bm25Norm: Math.min(1, bm25Norm),
+      bm25Rel: Math.min(1, bm25Rel),
+      coverage: covered / total,
+      proximity: bestWindow / total,
+      bigram: q.bigramWeight > 0 ? bigramHit / q.bigramWeight : 0,
+      title: titleHit / total,
+    };
+  }
+
+  private termId(term: string): number {
+    let id = this.termIdByTerm.get(term);
+    if (id === undefined) {
+      id = this.df.length;
+      this.termIdByTerm.set(term, id);
+      this.df.push(0);
+      this.postings.push(new Postings());
+    }
+    return id;
+  }
+}
+
+/** The `limit` slots with the highest scores, best first (a bounded min-heap). */
+function selectTop(slots: number[], scores: Float64Array, limit: number): number[] {
+  const heap: number[] = [];
+  const less = (a: number, b: number): boolean => (scores[a] as number) < (scores[b] as number);
+  for (const slot of slots) {
+    if (heap.length < limit) {
+      heap.push(slot);
+      let i = heap.length - 1;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (!less(heap[i] as number, heap[parent] as number)) break;
+        [heap[i], heap[parent]] = [heap[parent] as number, heap[i] as number];
+        i = parent;
+      }
+    } else if (less(heap[0] as number, slot)) {
+      heap[0] = slot;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < heap.length && less(heap[l] as number, heap[m] as number)) m = l;
+        if (r < heap.length && less(heap[r] as number, heap[m] as number)) m = r;
+        if (m === i) break;
+        [heap[i], heap[m]] = [heap[m] as number, heap[i] as number];
+        i = m;
+      }
+    }
+  }
+  return heap.sort((a, b) => (scores[b] as number) - (scores[a] as number) || a - b);
+}

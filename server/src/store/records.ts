@@ -1,0 +1,81 @@
+import type { Agent, ApiKey, DataSource, Message, Role, SourceDocument, SyncRun } from "@lore/shared";
+
+/** Stored shapes. Public shapes come from `@lore/shared`; these add what never leaves the server. */
+export interface UserRecord {
+  id: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  passwordHash: string;
+  /** Bumped by logout: every token carrying an older version is refused. */
+  tokenVersion: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WorkspaceRecord {
+  id: string;
+  name: string;
+  personal: boolean;
+  createdAt: string;
+}
+
+export interface MembershipRecord {
+  id: string;
+  workspaceId: string;
+  userId: string;
+  role: Role;
+  createdAt: string;
+}
+
+export type AgentRecord = Omit<Agent, "status">;
+
+export interface ApiKeyRecord extends ApiKey {
+  workspaceId: string;
+  /** SHA-256 of the whole key, hex. The key itself is never stored. */
+  hash: string;
+}
+
+export interface DataSourceRecord extends Omit<DataSource, "config"> {
+  /** Stored config; secret fields (Notion token) are encrypted as `enc:v1:…`. */
+  config: Record<string, unknown>;
+  /** Set when deleted: never retrieved again, purge pending. */
+  deletedAt: string | null;
+  /** The data source has been ready at least once (agents stop "processing"). */
+  everReady: boolean;
+}
+
+export interface DocumentRecord extends SourceDocument {
+  workspaceId: string;
+  /** Identity inside the source (file id, canonical URL, Notion page id, entry title). */
+  externalId: string;
+  /** For uploaded files: the stored file name under the data dir. */
+  storedFile: string | null;
+}
+
+export interface SyncRunRecord extends SyncRun {
+  workspaceId: string;
+  /** Lease: the worker holding the job must finish or renew before this time. */
+  leaseUntil: string | null;
+  nextAttemptAt: string;
+}
+
+export interface ConversationRecord {
+  id: string;
+  agentId: string;
+  workspaceId: string;
+  title: string;
+  messageCount: number;
+  channel: "api" | "widget";
+  /** Visitor identity for widget conversations (from the signed visitor token). */
+  visitorId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type MessageRecord = Message & { agentId: string; workspaceId: string; feedbackComment: string | null };
+
+export interface MetaRecord {
+  id: string;
+  schemaVersion: number;
+}

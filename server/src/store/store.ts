@@ -1,0 +1,165 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Connection, connect } from "@lancedb/lancedb";
+import { Field, Int32, Schema, Utf8 } from "apache-arrow";
+import { BatchedLog } from "./batched-log.ts";
+import { migrations } from "./migrations.ts";
+import type {
+  AgentRecord,
+  ApiKeyRecord,
+  ConversationRecord,
+  DataSourceRecord,
+  DocumentRecord,
+  MembershipRecord,
+  MetaRecord,
+  SyncRunRecord,
+  UserRecord,
+  WorkspaceRecord,
+} from "./records.ts";
+import { RecordTable } from "./record-table.ts";
+
+export type MessageRow = {
+  id: string;
+  conversation_id: string;
+  agent_id: string;
+  seq: number;
+  data: string;
+};
+
+const messageSchema = new Schema([
+  new Field("id", new Utf8(), false),
+  new Field("conversation_id", new Utf8(), false),
+  new Field("agent_id", new Utf8(), false),
+  new Field("seq", new Int32(), false),
+  new Field("data", new Utf8(), false),
+]);
+
+/** Every table Lore keeps, in one LanceDB database under `<dataDir>/lance`. */
+export class Store {
+  private constructor(
+    readonly db: Connection,
+    readonly dataDir: string,
+    readonly meta: RecordTable<MetaRecord>,
+    readonly users: RecordTable<UserRecord>,
+    readonly workspaces: RecordTable<WorkspaceRecord>,
+    readonly memberships: RecordTable<MembershipRecord>,
+    readonly agents: RecordTable<AgentRecord>,
+    readonly apiKeys: RecordTable<ApiKeyRecord>,
+    readonly dataSources: RecordTable<DataSourceRecord>,
+    readonly documents: RecordTable<DocumentRecord>,
+    readonly syncRuns: RecordTable<SyncRunRecord>,
+    readonly conversations: RecordTable<ConversationRecord>,
+    readonly messages: BatchedLog<MessageRow>,
+    private readonly lockFile: string,
+  ) {}
+
+  static async open(dataDir: string): Promise<Store> {
+    mkdirSync(dataDir, { recursive: true });
+    const lockFile = acquireLock(dataDir);
+    try {
+      const db = await connect(join(dataDir, "lance"));
+      const [meta, users, workspaces, memberships, agents, apiKeys, dataSources, documents, syncRuns, conversations] =
+        await Promise.all([
+          RecordTable.open<MetaRecord>(db, "meta"),
+          RecordTable.open<UserRecord>(db, "users"),
+          RecordTable.open<WorkspaceRecord>(db, "workspaces"),
+          RecordTable.open<MembershipRecord>(db, "memberships"),
+          RecordTable.open<AgentRecord>(db, "agents"),
+          RecordTable.open<ApiKeyRecord>(db, "api_keys"),
+          RecordTable.open<DataSourceRecord>(db, "data_sources"),
+          RecordTable.open<DocumentRecord>(db, "documents"),
+          RecordTable.open<SyncRunRecord>(db, "sync_runs"),
+          RecordTable.open<ConversationRecord>(db, "conversations"),
+        ]);
+      const messages = await BatchedLog.open<MessageRow>(db, "messages", messageSchema);
+      const store = new Store(
+        db,
+        dataDir,
+        meta,
+        users,
+        workspaces,
+        memberships,
+        agents,
+        apiKeys,
+        dataSources,
+        documents,
+        syncRuns,
+        conversations,
+        messages,
+        lockFile,
+      );
+      await store.migrate();
+      return store;
+    } catch (error) {
+      rmSync(lockFile, { force: true });
+      throw error;
+    }
+  }
+
+  get schemaVersion(): number {
+    return this.meta.get("schema")?.schemaVersion ?? 0;
+  }
+
+  /** Forward-only migrations, each recorded once it has run. */
+  private async migrate(): Promise<void> {
+    for (let v = this.schemaVersion; v < migrations.length; v++) {
+      const step = migrations[v];
+      if (step) await step(this);
+      await this.meta.put({ id: "schema", schemaVersion: v + 1 });
+    }
+  }
+
+  private recordTables(): Array<RecordTable<{ id: string }>> {
+    return [
+      this.meta,
+      this.users,
+      this.workspaces,
+      this.memberships,
+      this.agents,
+      this.apiKeys,
+      this.dataSources,
+      this.documents,
+      this.syncRuns,
+      this.conversations,
+    ] as unknown as Array<RecordTable<{ id: string }>>;
+  }
+
+  /** Merges small fragments of every table; run in the background. */
+  async compact(): Promise<void> {
+    for (const table of this.recordTables()) await table.compact();
+    await this.messages.compact();
+  }
+
+  async idle(): Promise<void> {
+    await Promise.all(this.recordTables().map((t) => t.idle()));
+    await this.messages.idle();
+  }
+
+  async close(): Promise<void> {
+    await this.idle();
+    this.db.close();
+    rmSync(this.lockFile, { force: true });
+  }
+}
+
+// One server per data dir: a second one would interleave commits. A lock left by a killed process is taken over.
+function acquireLock(dataDir: string): string {
+  const file = join(dataDir, "lore.lock");
+  if (existsSync(file)) {
+    const pid = Number(readFileSync(file, "utf8"));
+    if (pid && pid !== process.pid && isAlive(pid)) {
+      throw new Error(`The data directory ${dataDir} is in use by process ${pid}`);
+    }
+  }
+  writeFileSync(file, String(process.pid));
+  return file;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,105 @@
+import { z } from "@hono/zod-openapi";
+import { idSchema } from "./common.ts";
+
+export const retrievalModeSchema = z.enum(["hybrid", "semantic", "keyword"]);
+export type RetrievalMode = z.infer<typeof retrievalModeSchema>;
+
+export const retrievalSettingsSchema = z.object({
+  topK: z.number().int().min(1).max(50),
+  mode: retrievalModeSchema,
+  minScore: z.number().min(0).max(1),
+});
+
+const colorSchema = z.string().regex(/^#[0-9a-fA-F]{3,8}$/, "must be a hex colour like #2563eb");
+
+export const themeSchema = z
+  .object({
+    primaryColor: colorSchema,
+    position: z.enum(["bottom-right", "bottom-left"]),
+    title: z.string().max(80),
+    avatarUrl: z.string().url().max(2000).nullable(),
+    colorScheme: z.enum(["light", "dark", "auto"]),
+    radius: z.number().int().min(0).max(32),
+    zIndex: z.number().int().min(0).max(2147483647),
+  })
+  .openapi("Theme");
+export type Theme = z.infer<typeof themeSchema>;
+
+export const agentStatusSchema = z.enum(["ready", "processing"]);
+
+/** `extractive` (embedded default) or `openai:<model name>` for any OpenAI-compatible server. */
+export const modelNameSchema = z
+  .string()
+  .regex(/^(extractive|openai:[\w.:/@-]{1,120})$/, "must be 'extractive' or 'openai:<model>'");
+
+const originSchema = z
+  .string()
+  .regex(/^(https?:\/\/[a-z0-9.-]+(:\d{1,5})?|\*)$/i, "must be an origin like https://example.com");
+
+export const agentSchema = z
+  .object({
+    id: idSchema,
+    workspaceId: idSchema,
+    name: z.string(),
+    description: z.string(),
+    instructions: z.string(),
+    model: z.string(),
+    temperature: z.number(),
+    maxTokens: z.number().int(),
+    retrieval: retrievalSettingsSchema,
+    welcomeMessage: z.string(),
+    suggestedQuestions: z.array(z.string()),
+    fallbackMessage: z.string(),
+    dataSourceIds: z.array(idSchema),
+    widgetId: z.string(),
+    allowedOrigins: z.array(z.string()),
+    theme: themeSchema,
+    status: agentStatusSchema,
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("Agent");
+export type Agent = z.infer<typeof agentSchema>;
+
+const agentFields = {
+  workspaceId: idSchema,
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(2000),
+  instructions: z.string().max(20_000),
+  model: modelNameSchema,
+  temperature: z.number().min(0).max(2),
+  maxTokens: z.number().int().min(16).max(32_000),
+  retrieval: retrievalSettingsSchema.partial(),
+  welcomeMessage: z.string().max(2000),
+  suggestedQuestions: z.array(z.string().trim().min(1).max(300)).max(10),
+  fallbackMessage: z.string().trim().min(1).max(2000),
+  dataSourceIds: z.array(idSchema).max(200),
+  allowedOrigins: z.array(originSchema).max(50),
+  theme: themeSchema.partial(),
+};
+
+export const createAgentRequestSchema = z
+  .object(agentFields)
+  .partial()
+  .required({ name: true })
+  .strict()
+  .openapi("CreateAgent");
+export type CreateAgentRequest = z.infer<typeof createAgentRequestSchema>;
+
+const { workspaceId: _workspaceId, ...updatableFields } = agentFields;
+export const updateAgentRequestSchema = z.object(updatableFields).partial().strict().openapi("UpdateAgent");
+export type UpdateAgentRequest = z.infer<typeof updateAgentRequestSchema>;
+
+export const apiKeySchema = z
+  .object({
+    id: idSchema,
+    agentId: idSchema,
+    name: z.string(),
+    prefix: z.string(),
+    createdAt: z.string(),
+    lastUsedAt: z.string().nullable(),
+  })
+  .openapi("ApiKey");
+export type ApiKey = z.infer<typeof apiKeySchema>;
+export const createApiKeyRequestSchema = z.object({ name: z.string().trim().min(1).max(100).default("API key") });
+export const createdApiKeySchema = apiKeySchema.extend({ key: z.string() }).openapi("CreatedApiKey");

@@ -1,0 +1,126 @@
+import { z } from "@hono/zod-openapi";
+import { idSchema } from "./common.ts";
+import { retrievalModeSchema } from "./agents.ts";
+
+export const MAX_MESSAGE_LENGTH = 10_000;
+
+export const queryRequestSchema = z
+  .object({
+    message: z
+      .string()
+      .max(MAX_MESSAGE_LENGTH)
+      .refine((m) => m.trim().length > 0, "must not be blank"),
+    conversationId: idSchema.optional(),
+    dataSourceIds: z.array(idSchema).max(200).optional(),
+  })
+  .openapi("QueryRequest");
+export type QueryRequest = z.infer<typeof queryRequestSchema>;
+
+export const citationSchema = z
+  .object({
+    rank: z.number().int().min(1),
+    documentId: z.string(),
+    chunkId: z.string(),
+    title: z.string(),
+    dataSourceName: z.string(),
+    dataSourceType: z.string(),
+    sourceUrl: z.string(),
+    content: z.string(),
+    score: z.number().min(0).max(1),
+    displayMode: z.literal("expandable"),
+    // Lore extras: the data source and where in the document the chunk sits.
+    dataSourceId: z.string().optional(),
+    page: z.number().int().nullable().optional(),
+    headingPath: z.array(z.string()).optional(),
+  })
+  .openapi("Source");
+export type Citation = z.infer<typeof citationSchema>;
+
+export const answerMetadataSchema = z.object({
+  tokensUsed: z.number().int(),
+  retrievalTime: z.number(),
+  generationTime: z.number(),
+});
+
+export const queryResponseSchema = z
+  .object({
+    response: z.string(),
+    conversationId: idSchema,
+    messageId: idSchema,
+    sources: z.array(citationSchema),
+    latency: z.number().int(),
+    model: z.string(),
+    retrievedChunks: z.number().int(),
+    metadata: answerMetadataSchema,
+  })
+  .openapi("QueryResponse");
+export type QueryResponse = z.infer<typeof queryResponseSchema>;
+
+export const doneEventSchema = queryResponseSchema.omit({ response: true });
+
+/** The SSE events, in order: start, token*, sources, then done or error. */
+export const answerEventSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("start"), query_id: z.string(), conversationId: idSchema, messageId: idSchema, visitorToken: z.string().optional() }),
+  z.object({ type: z.literal("token"), token: z.string() }),
+  z.object({ type: z.literal("sources"), sources: z.array(citationSchema) }),
+  doneEventSchema.extend({ type: z.literal("done") }),
+  z.object({ type: z.literal("error"), error: z.string(), message: z.string() }),
+]);
+export type AnswerEvent = z.infer<typeof answerEventSchema>;
+
+export const searchRequestSchema = z
+  .object({
+    query: z.string().max(MAX_MESSAGE_LENGTH).refine((m) => m.trim().length > 0, "must not be blank"),
+    dataSourceIds: z.array(idSchema).max(200).optional(),
+    topK: z.number().int().min(1).max(100).optional(),
+    mode: retrievalModeSchema.optional(),
+  })
+  .openapi("SearchRequest");
+export type SearchRequest = z.infer<typeof searchRequestSchema>;
+export const searchResponseSchema = z.object({ results: z.array(citationSchema), retrievalTime: z.number() });
+export type SearchResponse = z.infer<typeof searchResponseSchema>;
+
+export const conversationSchema = z
+  .object({
+    id: idSchema,
+    title: z.string(),
+    messageCount: z.number().int(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("Conversation");
+export type Conversation = z.infer<typeof conversationSchema>;
+
+export const messageSchema = z
+  .object({
+    id: idSchema,
+    conversationId: idSchema,
+    role: z.enum(["user", "assistant"]),
+    content: z.string(),
+    sources: z.array(citationSchema),
+    model: z.string().nullable(),
+    latency: z.number().int().nullable(),
+    tokensUsed: z.number().int().nullable(),
+    retrievalTime: z.number().nullable(),
+    generationTime: z.number().nullable(),
+    status: z.enum(["complete", "stopped", "failed"]),
+    feedback: z.enum(["up", "down"]).nullable(),
+    createdAt: z.string(),
+  })
+  .openapi("Message");
+export type Message = z.infer<typeof messageSchema>;
+export const conversationDetailSchema = conversationSchema.extend({ messages: z.array(messageSchema) });
+
+export const feedbackRequestSchema = z
+  .object({ rating: z.enum(["up", "down"]), comment: z.string().max(2000).optional() })
+  .openapi("FeedbackRequest");
+export type FeedbackRequest = z.infer<typeof feedbackRequestSchema>;
+
+export const chatCompletionRequestSchema = z.object({
+  model: z.string().optional(),
+  messages: z
+    .array(z.object({ role: z.enum(["system", "user", "assistant"]), content: z.string().max(100_000) }))
+    .min(1)
+    .max(200),
+  stream: z.boolean().optional(),
+});

@@ -1,0 +1,44 @@
+import { z } from "@hono/zod-openapi";
+import { idSchema } from "./common.ts";
+
+export const roleSchema = z.enum(["owner", "admin", "editor", "viewer"]);
+export type Role = z.infer<typeof roleSchema>;
+
+export const userSchema = z
+  .object({ id: idSchema, email: z.string(), firstName: z.string(), lastName: z.string() })
+  .openapi("User");
+export type User = z.infer<typeof userSchema>;
+
+export const loginRequestSchema = z.object({
+  email: z.string().trim().toLowerCase().email().max(320),
+  password: z.string().min(1).max(1024),
+});
+export type LoginRequest = z.infer<typeof loginRequestSchema>;
+
+export const loginResponseSchema = z
+  .object({ access: z.string(), refresh: z.string(), user: userSchema })
+  .openapi("LoginResponse");
+export type LoginResponse = z.infer<typeof loginResponseSchema>;
+
+export const refreshRequestSchema = z.object({ refresh: z.string().min(1) });
+export const refreshResponseSchema = z.object({ access: z.string(), refresh: z.string() });
+
+export const workspaceSchema = z
+  .object({
+    id: idSchema,
+    name: z.string(),
+    role: roleSchema,
+    createdAt: z.string(),
+  })
+  .openapi("Workspace");
+export type Workspace = z.infer<typeof workspaceSchema>;
+
+export const meResponseSchema = z.object({ user: userSchema, workspaces: z.array(workspaceSchema) });
+
+export const memberSchema = z
+  .object({ userId: idSchema, email: z.string(), firstName: z.string(), lastName: z.string(), role: roleSchema })
+  .openapi("Member");
+export type Member = z.infer<typeof memberSchema>;
+export const addMemberRequestSchema = z.object({ email: z.string().trim().toLowerCase().email(), role: roleSchema });
+export const updateMemberRequestSchema = z.object({ role: roleSchema });
+export const createWorkspaceRequestSchema = z.object({ name: z.string().trim().min(1).max(200) });

@@ -1,0 +1,27 @@
+import { z } from "@hono/zod-openapi";
+
+export const idSchema = z.string().uuid();
+export const timestampSchema = z.string().datetime();
+
+/** The contract's list envelope: count, absolute next/previous URLs, the page's items. */
+export function pageSchema<T extends z.ZodTypeAny>(item: T) {
+  return z.object({
+    count: z.number().int().nonnegative(),
+    next: z.string().nullable(),
+    previous: z.string().nullable(),
+    results: z.array(item),
+  });
+}
+export type Page<T> = { count: number; next: string | null; previous: string | null; results: T[] };
+
+export const pageQuerySchema = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  // Above 100 is clamped to 100, not refused (docs/api.md).
+  page_size: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .transform((n) => Math.min(n, 100)),
+});
+export type PageQuery = z.infer<typeof pageQuerySchema>;

@@ -1,0 +1,129 @@
+import { z } from "@hono/zod-openapi";
+import { idSchema } from "./common.ts";
+
+export const dataSourceTypeSchema = z.enum(["file", "web", "notion", "text"]);
+export type DataSourceType = z.infer<typeof dataSourceTypeSchema>;
+
+/** A document's kind, reported as a citation's `dataSourceType`. */
+export const documentKindSchema = z.enum(["pdf", "docx", "markdown", "html", "text", "csv", "web", "notion"]);
+export type DocumentKind = z.infer<typeof documentKindSchema>;
+
+export const dataSourceStatusSchema = z.enum(["queued", "syncing", "ready", "failed"]);
+export type DataSourceStatus = z.infer<typeof dataSourceStatusSchema>;
+
+export const textEntrySchema = z.object({
+  title: z.string().trim().min(1).max(500),
+  content: z.string().min(1).max(1_000_000),
+});
+export const textConfigSchema = z.object({ entries: z.array(textEntrySchema).min(1).max(10_000) }).strict();
+
+export const webConfigSchema = z
+  .object({
+    url: z.string().url().max(2000).refine((u) => /^https?:\/\//i.test(u), "must be an http(s) URL"),
+    mode: z.enum(["page", "sitemap", "crawl"]).default("page"),
+    maxPages: z.number().int().min(1).max(10_000).default(100),
+    maxDepth: z.number().int().min(0).max(10).default(2),
+    include: z.array(z.string().min(1).max(500)).max(50).default([]),
+    exclude: z.array(z.string().min(1).max(500)).max(50).default([]),
+  })
+  .strict();
+export type WebConfig = z.infer<typeof webConfigSchema>;
+
+export const notionConfigSchema = z
+  .object({
+    token: z.string().min(1).max(500),
+    rootPageIds: z.array(z.string().min(1).max(100)).max(100).default([]),
+    databaseIds: z.array(z.string().min(1).max(100)).max(100).default([]),
+  })
+  .strict();
+export type NotionConfig = z.infer<typeof notionConfigSchema>;
+
+export const fileConfigSchema = z.object({}).strict();
+
+export const scheduleSchema = z
+  .object({ intervalMinutes: z.number().int().min(5).max(60 * 24 * 30) })
+  .nullable();
+
+export const createDataSourceRequestSchema = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("text"), name: z.string().trim().min(1).max(200), workspaceId: idSchema.optional(), config: textConfigSchema, schedule: scheduleSchema.optional() }).strict(),
+    z.object({ type: z.literal("web"), name: z.string().trim().min(1).max(200), workspaceId: idSchema.optional(), config: webConfigSchema, schedule: scheduleSchema.optional() }).strict(),
+    z.object({ type: z.literal("notion"), name: z.string().trim().min(1).max(200), workspaceId: idSchema.optional(), config: notionConfigSchema, schedule: scheduleSchema.optional() }).strict(),
+  ])
+  .openapi("CreateDataSource");
+export type CreateDataSourceRequest = z.infer<typeof createDataSourceRequestSchema>;
+
+export const updateDataSourceRequestSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    config: z.record(z.string(), z.unknown()),
+    schedule: scheduleSchema,
+  })
+  .partial()
+  .strict();
+
+export const syncProgressSchema = z.object({
+  total: z.number().int(),
+  processed: z.number().int(),
+});
+
+export const dataSourceSchema = z
+  .object({
+    id: idSchema,
+    workspaceId: idSchema,
+    name: z.string(),
+    type: dataSourceTypeSchema,
+    // Secrets (the Notion token) are never returned whole: `token` becomes `secret_…abcd`.
+    config: z.record(z.string(), z.unknown()),
+    status: dataSourceStatusSchema,
+    progress: syncProgressSchema,
+    lastSyncedAt: z.string().nullable(),
+    lastError: z.string().nullable(),
+    documentCount: z.number().int(),
+    chunkCount: z.number().int(),
+    schedule: scheduleSchema,
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("DataSource");
+export type DataSource = z.infer<typeof dataSourceSchema>;
+
+export const documentSchema = z
+  .object({
+    id: idSchema,
+    dataSourceId: idSchema,
+    title: z.string(),
+    kind: documentKindSchema,
+    sourceUrl: z.string().nullable(),
+    status: z.enum(["indexed", "failed"]),
+    error: z.string().nullable(),
+    chunkCount: z.number().int(),
+    pageCount: z.number().int().nullable(),
+    bytes: z.number().int(),
+    contentHash: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("Document");
+export type SourceDocument = z.infer<typeof documentSchema>;
+
+export const syncRunSchema = z
+  .object({
+    id: idSchema,
+    dataSourceId: idSchema,
+    status: z.enum(["queued", "running", "completed", "failed", "cancelled"]),
+    trigger: z.enum(["create", "manual", "schedule", "files"]),
+    added: z.number().int(),
+    updated: z.number().int(),
+    removed: z.number().int(),
+    unchanged: z.number().int(),
+    failed: z.number().int(),
+    attempts: z.number().int(),
+    error: z.string().nullable(),
+    queuedAt: z.string(),
+    startedAt: z.string().nullable(),
+    finishedAt: z.string().nullable(),
+    durationMs: z.number().int().nullable(),
+  })
+  .openapi("SyncRun");
+export type SyncRun = z.infer<typeof syncRunSchema>;

@@ -1,0 +1,100 @@
+import type { AnswerEvent, WidgetConfig, WidgetQueryRequest } from "@lore/shared";
+import { readAnswerEvents } from "./sse.ts";
+
+/** An error response of the widget API: its status, machine code and the Retry-After seconds. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly retryAfter: number | null,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export type FetchFn = (input: string, init?: RequestInit) => Promise<Response>;
+
+export interface ClientOptions {
+  server: string;
+  widgetId: string;
+  fetch: FetchFn;
+  /** Base path of the API on the server; the server's LORE_API_PREFIX. */
+  apiPrefix?: string;
+  /** A config request the loader already started, used once instead of a new request. */
+  configResponse?: Promise<Response>;
+}
+
+export interface WidgetClient {
+  getConfig(signal?: AbortSignal): Promise<WidgetConfig>;
+  /** Posts a question; resolves once the stream starts, then yields its events. */
+  query(body: WidgetQueryRequest, signal: AbortSignal): Promise<AsyncGenerator<AnswerEvent>>;
+  sendFeedback(
+    messageId: string,
+    body: { rating: "up" | "down"; comment?: string; visitorToken?: string },
+  ): Promise<void>;
+}
+
+export function createClient(options: ClientOptions): WidgetClient {
+  const prefix = (options.apiPrefix ?? "/api").replace(/\/+$/, "");
+  const base = `${options.server.replace(/\/+$/, "")}${prefix}/widget/${encodeURIComponent(options.widgetId)}`;
+  let prefetched = options.configResponse;
+  const json = { "Content-Type": "application/json" };
+  // The widget never sends cookies: it holds no session, only the visitor token in the body.
+  const call = (path: string, init: RequestInit) =>
+    options.fetch(`${base}${path}`, { credentials: "omit", ...init });
+
+  return {
+    async getConfig(signal) {
+      const pending = prefetched ?? call("/config/", { signal, headers: { Accept: "application/json" } });
+      prefetched = undefined;
+      const response = await pending;
+      await throwIfError(response);
+      return (await response.json()) as WidgetConfig;
+    },
+    async query(body, signal) {
+      const response = await call("/query/", {
+        method: "POST",
+        signal,
+        headers: { ...json, Accept: "text/event-stream" },
+        body: JSON.stringify(body),
+      });
+      await throwIfError(response);
+      if (!response.body) throw new ApiError(response.status, "internal_error", "Empty response", null);
+      return readAnswerEvents(response.body);
+    },
+    async sendFeedback(messageId, body) {
+      const response = await call(`/messages/${encodeURIComponent(messageId)}/feedback/`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify(body),
+      });
+      await throwIfError(response);
+    },
+  };
+}
+
+async function throwIfError(response: Response): Promise<void> {
+  if (response.ok) return;
+  let code = response.status === 429 ? "rate_limited" : response.status >= 500 ? "internal_error" : "unknown";
+  let message = response.statusText;
+  try {
+    const body: unknown = await response.json();
+    if (typeof body === "object" && body !== null) {
+      if ("error" in body && typeof body.error === "string") code = body.error;
+      if ("message" in body && typeof body.message === "string") message = body.message;
+    }
+  } catch {
+    // Not JSON (a proxy's error page): keep the status-derived code.
+  }
+  throw new ApiError(response.status, code, message, parseRetryAfter(response.headers.get("Retry-After")));
+}
+
+/** Retry-After as seconds; the header may hold seconds or an HTTP date. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (!value) return null;
+  if (/^\s*\d+\s*$/.test(value)) return Number.parseInt(value, 10);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
+}

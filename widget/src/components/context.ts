@@ -1,0 +1,29 @@
+import type { ReadonlySignal, Signal } from "@preact/signals";
+import { createContext } from "preact";
+import { useContext } from "preact/hooks";
+import type { Translator } from "../i18n.ts";
+import type { WidgetStore } from "../state/store.ts";
+
+/** View state that isn't part of the conversation: whether the panel shows and how it looks. */
+export interface WidgetUi {
+  open: Signal<boolean>;
+  /** True at ≤ 640 px, where the panel is a full-screen modal sheet. */
+  sheet: ReadonlySignal<boolean>;
+  title: ReadonlySignal<string>;
+  avatarUrl: ReadonlySignal<string | null>;
+  close: () => void;
+}
+
+export interface WidgetContextValue {
+  store: WidgetStore;
+  ui: WidgetUi;
+  i18n: Translator;
+}
+
+export const WidgetContext = createContext<WidgetContextValue | null>(null);
+
+export function useWidget(): WidgetContextValue {
+  const value = useContext(WidgetContext);
+  if (!value) throw new Error("Widget components must render inside WidgetContext");
+  return value;
+}

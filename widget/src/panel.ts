@@ -1,0 +1,2 @@
+import css from "./x.css?inline";
+export function hello() { console.log("hi", css); }

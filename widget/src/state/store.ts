@@ -1,0 +1,403 @@
+import type { Citation, WidgetConfig } from "@lore/shared";
+import { batch, computed, type ReadonlySignal, type Signal, signal } from "@preact/signals";
+import { ApiError, createClient, type FetchFn } from "../api/client.ts";
+import { DEFAULT_TTL_MS, defaultStorage, loadConversation, saveConversation, storageKey } from "./persistence.ts";
+import type { ChatMessage, Emit, Notice } from "./types.ts";
+
+export interface StoreOptions {
+  server: string;
+  widgetId: string;
+  fetch: FetchFn;
+  apiPrefix?: string;
+  /** The config request the loader started while the launcher rendered. */
+  configResponse?: Promise<Response>;
+  /** Where the conversation is kept; defaults to localStorage, null keeps nothing. */
+  storage?: Storage | null;
+  ttlMs?: number;
+  now?: () => number;
+  emit?: Emit;
+}
+
+export interface WidgetStore {
+  config: ReadonlySignal<WidgetConfig | null>;
+  configState: ReadonlySignal<"loading" | "ready" | "failed">;
+  messages: ReadonlySignal<ChatMessage[]>;
+  notice: ReadonlySignal<Notice | null>;
+  /** True while an answer is requested or streaming. */
+  busy: ReadonlySignal<boolean>;
+  /** Seconds until a rate limit lifts; 0 when the visitor may ask. */
+  retryIn: ReadonlySignal<number>;
+  canSend: ReadonlySignal<boolean>;
+  canRetry: ReadonlySignal<boolean>;
+  /** The composer's text, kept here so a question refused by a rate limit comes back to it. */
+  draft: Signal<string>;
+  /** The last completed answer as plain text, for the polite live region. */
+  announcement: ReadonlySignal<string>;
+  loadConfig(): Promise<void>;
+  send(text: string): Promise<void>;
+  stop(): void;
+  retry(): Promise<void>;
+  reset(): void;
+  rate(id: string, rating: "up" | "down"): Promise<void>;
+  dispose(): void;
+}
+
+const DEFAULT_RETRY_AFTER_S = 10;
+
+export function createStore(options: StoreOptions): WidgetStore {
+  const now = options.now ?? Date.now;
+  const emit: Emit = options.emit ?? (() => {});
+  const storage = options.storage === undefined ? defaultStorage() : options.storage;
+  const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+  const key = storageKey(options.server, options.widgetId);
+  const client = createClient(options);
+
+  const saved = loadConversation(storage, key, now(), ttlMs);
+  let conversationId = saved?.conversationId ?? null;
+  let visitorToken = saved?.visitorToken ?? null;
+  let controller: AbortController | null = null;
+  let ticker: ReturnType<typeof setInterval> | undefined;
+    let counter = 0;
+
+  const config = signal<WidgetConfig | null>(null);
+  const configState = signal<"loading" | "ready" | "failed">("loading");
+  const messages = signal<ChatMessage[]>(saved?.messages ?? []);
+  const notice = signal<Notice | null>(null);
+  const clock = signal(now());
+  const announcement = signal("");
+  const draft = signal("");
+  const lastFailure = signal<"config" | "send" | null>(null);
+
+  const busy = computed(() => {
+    const last = messages.value.at(-1);
+    return last?.status === "pending" || last?.status === "streaming";
+  });
+  const retryIn = computed(() => {
+    const current = notice.value;
+    return current?.kind === "rate_limited" ? Math.max(0, Math.ceil((current.retryAt - clock.value) / 1000)) : 0;
+  });
+  const canSend = computed(
+    () =>
+      !busy.value &&
+      retryIn.value === 0 &&
+      notice.value?.kind !== "origin_refused" &&
+      notice.value?.kind !== "not_found",
+  );
+  const canRetry = computed(() => {
+    const kind = notice.value?.kind;
+    return (
+      lastFailure.value !== null &&
+      !busy.value &&
+      (kind === "offline" ||
+        kind === "upstream" ||
+        kind === "server" ||
+        kind === "interrupted" ||
+        kind === "processing")
+    );
+  });
+
+  const persist = () => saveConversation(storage, key, now(), { conversationId, visitorToken, messages: messages.value });
+  const update = (id: string, change: (m: ChatMessage) => Partial<ChatMessage>) => {
+    messages.value = messages.value.map((m) => (m.id === id ? { ...m, ...change(m) } : m));
+  };
+  const find = (id: string) => messages.value.find((m) => m.id === id);
+  const newMessage = (role: ChatMessage["role"], content: string, status: ChatMessage["status"]): ChatMessage => ({
+    id: `m${now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`,
+    role,
+    content,
+    sources: [],
+    status,
+    messageId: null,
+    feedback: null,
+  });
+
+  const tell = (next: Notice, code: string, message: string) => {
+    notice.value = next;
+    emit("error", { code, message });
+    if (next.kind === "rate_limited") startTicker();
+  };
+
+  // The countdown only ticks while a rate limit is shown, and clears the notice when it ends.
+  const startTicker = () => {
+    clearInterval(ticker);
+    clock.value = now();
+    ticker = setInterval(() => {
+      clock.value = now();
+      if (retryIn.value === 0) {
+        clearInterval(ticker);
+        ticker = undefined;
+        if (notice.value?.kind === "rate_limited") notice.value = null;
+      }
+    }, 250);
+  };
+
+  const noticeFor = (error: unknown): { notice: Notice; code: string; message: string } => {
+    if (error instanceof ApiError) {
+      const n = noticeForCode(error.code, error.status, now() + (error.retryAfter ?? DEFAULT_RETRY_AFTER_S) * 1000);
+      return { notice: n, code: error.code, message: error.message };
+    }
+    // fetch rejects with a TypeError when the network is down or the request is blocked.
+    const offline = error instanceof TypeError || globalThis.navigator?.onLine === false;
+    const message = error instanceof Error ? error.message : String(error);
+    return offline
+      ? { notice: { kind: "offline" }, code: "offline", message }
+      : { notice: { kind: "server" }, code: "internal_error", message };
+  };
+
+  async function loadConfig(): Promise<void> {
+    configState.value = "loading";
+    try {
+      const loaded = await client.getConfig();
+      batch(() => {
+        config.value = loaded;
+        configState.value = "ready";
+        if (notice.value && lastFailure.value === "config") notice.value = null;
+        lastFailure.value = null;
+      });
+    } catch (error) {
+      const described = noticeFor(error);
+      lastFailure.value = "config";
+      batch(() => {
+        configState.value = "failed";
+        tell(described.notice, described.code, described.message);
+      });
+    }
+  }
+
+  async function send(text: string): Promise<void> {
+    const message = text.trim();
+    if (!message || !canSend.value) return;
+    const user = newMessage("user", message, "complete");
+    const answer = newMessage("assistant", "", "pending");
+    batch(() => {
+      if (notice.value?.kind !== "rate_limited") notice.value = null;
+      messages.value = [...messages.value, user, answer];
+    });
+    persist();
+    emit("message", { role: "user", content: message, conversationId });
+    await ask(user, answer.id, message, true);
+  }
+
+  async function ask(user: ChatMessage, answerId: string, message: string, mayRenewToken: boolean): Promise<void> {
+    const own = new AbortController();
+    controller = own;
+    let started = false;
+    let finished = false;
+    try {
+      const events = await client.query(
+        {
+          message,
+          ...(conversationId ? { conversationId } : {}),
+          ...(visitorToken ? { visitorToken } : {}),
+        },
+        own.signal,
+      );
+      for await (const event of events) {
+        switch (event.type) {
+          case "start":
+            started = true;
+            conversationId = event.conversationId;
+            visitorToken = event.visitorToken ?? visitorToken;
+            update(answerId, () => ({ messageId: event.messageId, status: "streaming" }));
+            break;
+          case "token":
+            started = true;
+            update(answerId, (m) => ({ content: m.content + event.token, status: "streaming" }));
+            break;
+          case "sources":
+            update(answerId, () => ({ sources: event.sources }));
+            emit("sources", { messageId: find(answerId)?.messageId ?? null, sources: event.sources });
+            break;
+          case "done": {
+            finished = true;
+            conversationId = event.conversationId;
+            const previous = find(answerId)?.sources ?? [];
+            const sources: Citation[] = event.sources.length > 0 ? event.sources : previous;
+            update(answerId, () => ({ status: "complete", sources, messageId: event.messageId }));
+            if (previous.length === 0 && sources.length > 0) {
+              emit("sources", { messageId: event.messageId, sources });
+            }
+            const done = find(answerId);
+            announcement.value = plainText(done?.content ?? "");
+            emit("message", {
+              role: "assistant",
+              content: done?.content ?? "",
+              messageId: event.messageId,
+              conversationId,
+              sources,
+            });
+            break;
+          }
+          case "error": {
+            finished = true;
+            lastFailure.value = "send";
+            update(answerId, () => ({ status: "failed" }));
+            const next = noticeForCode(event.error, 500, now() + DEFAULT_RETRY_AFTER_S * 1000);
+            tell(next, event.error, event.message);
+            break;
+          }
+          default:
+            event satisfies never;
+        }
+        if (finished) break;
+      }
+      if (!finished && !own.signal.aborted) {
+        // The stream ended without done or error: never a silent stop.
+        lastFailure.value = "send";
+        update(answerId, () => ({ status: "failed" }));
+        tell({ kind: "interrupted" }, "interrupted", "The answer stream ended early");
+      }
+    } catch (error) {
+      if (own.signal.aborted) {
+        update(answerId, () => ({ status: "stopped" }));
+      } else if (
+        error instanceof ApiError &&
+        error.status === 401 &&
+        mayRenewToken &&
+        (visitorToken || conversationId)
+      ) {
+        // An expired visitor token: the conversation can't continue, so start a new one once.
+        visitorToken = null;
+        conversationId = null;
+        await ask(user, answerId, message, false);
+        return;
+      } else {
+        const described = noticeFor(error);
+        lastFailure.value = "send";
+        if (!started && described.notice.kind === "rate_limited") {
+          // Asked too soon: take the question back into the composer for after the countdown.
+          messages.value = messages.value.filter((m) => m.id !== answerId && m.id !== user.id);
+          draft.value = message;
+        } else if (!started && find(answerId)?.content === "") {
+          // Nothing arrived: drop the empty answer and mark the question as not answered.
+          messages.value = messages.value.filter((m) => m.id !== answerId);
+          update(user.id, () => ({ status: "failed" }));
+        } else {
+          update(answerId, () => ({ status: "failed" }));
+        }
+        tell(
+          described.notice.kind === "server" && started ? { kind: "interrupted" } : described.notice,
+          described.code,
+          described.message,
+        );
+      }
+    } finally {
+      if (controller === own) controller = null;
+      persist();
+    }
+  }
+
+  function stop(): void {
+    controller?.abort();
+  }
+
+  async function retry(): Promise<void> {
+    if (!canRetry.value) return;
+    if (lastFailure.value === "config" || configState.value === "failed") {
+      await loadConfig();
+      return;
+    }
+    const list = messages.value;
+    let index = list.length - 1;
+    while (index >= 0 && list[index]?.role !== "user") index--;
+    const question = list[index];
+    if (!question) return;
+    batch(() => {
+      messages.value = list.slice(0, index);
+      notice.value = null;
+    });
+    lastFailure.value = null;
+    await send(question.content);
+  }
+
+  function reset(): void {
+    stop();
+    conversationId = null;
+    visitorToken = null;
+    lastFailure.value = null;
+    batch(() => {
+      messages.value = [];
+      announcement.value = "";
+      // A rate limit outlives the conversation; everything else belonged to it.
+      if (notice.value?.kind !== "rate_limited" && configState.value !== "failed") notice.value = null;
+    });
+    persist();
+  }
+
+  async function rate(id: string, rating: "up" | "down"): Promise<void> {
+    const message = find(id);
+    if (!message?.messageId || message.role !== "assistant") return;
+    const previous = message.feedback;
+    update(id, () => ({ feedback: rating }));
+    try {
+      await client.sendFeedback(message.messageId, { rating, ...(visitorToken ? { visitorToken } : {}) });
+      emit("feedback", { messageId: message.messageId, rating });
+      persist();
+    } catch (error) {
+      update(id, () => ({ feedback: previous }));
+      const described = noticeFor(error);
+      tell(
+        described.notice.kind === "rate_limited" ? described.notice : { kind: "feedback_failed" },
+        described.code,
+        described.message,
+      );
+    }
+  }
+
+  function dispose(): void {
+    clearInterval(ticker);
+    controller?.abort();
+  }
+
+  return {
+    config,
+    configState,
+    messages,
+    notice,
+    busy,
+    retryIn,
+    canSend,
+    canRetry,
+    draft,
+    announcement,
+    loadConfig,
+    send,
+    stop,
+    retry,
+    reset,
+    rate,
+    dispose,
+  };
+}
+
+function noticeForCode(code: string, status: number, retryAt: number): Notice {
+  switch (code) {
+    case "rate_limited":
+      return { kind: "rate_limited", retryAt };
+    case "agent_processing":
+      return { kind: "processing" };
+    case "origin_not_allowed":
+      return { kind: "origin_refused" };
+    case "not_found":
+      return { kind: "not_found" };
+    case "upstream_error":
+    case "service_unavailable":
+      return { kind: "upstream" };
+    case "validation_error":
+    case "payload_too_large":
+      return { kind: "too_long" };
+    default:
+      return status === 429 ? { kind: "rate_limited", retryAt } : { kind: "server" };
+  }
+}
+
+/** The answer as it would be read aloud: Markdown punctuation and [n] markers removed. */
+export function plainText(markdown: string): string {
+  return markdown
+    .replace(/```[^\n]*\n?/g, "")
+    .replace(/\[(\d+(?:\s*,\s*\d+)*)\]/g, "")
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/[*_`#>]+/g, "")
+    .replace(/[ \t]+/g, " ")
+    .trim();
+}

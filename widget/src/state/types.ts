@@ -1,0 +1,31 @@
+import type { Citation } from "@lore/shared";
+
+export type MessageStatus = "pending" | "streaming" | "complete" | "stopped" | "failed";
+
+export interface ChatMessage {
+  /** Local id, stable across renders and page loads. */
+  id: string;
+  role: "user" | "assistant";
+  content: string;
+  sources: Citation[];
+  status: MessageStatus;
+  /** The server's message id, known once the answer stream starts. */
+  messageId: string | null;
+  feedback: "up" | "down" | null;
+}
+
+/** What the visitor is told when something stops the conversation. */
+export type Notice =
+  | { kind: "rate_limited"; retryAt: number }
+  | { kind: "processing" }
+  | { kind: "origin_refused" }
+  | { kind: "not_found" }
+  | { kind: "offline" }
+  | { kind: "upstream" }
+  | { kind: "server" }
+  | { kind: "interrupted" }
+  | { kind: "too_long" }
+  | { kind: "feedback_failed" };
+
+export type WidgetEventName = "open" | "close" | "message" | "sources" | "feedback" | "error";
+export type Emit = (event: WidgetEventName, detail: Record<string, unknown>) => void;

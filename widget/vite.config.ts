@@ -1,13 +1,63 @@
-import { defineConfig } from "vite";
+import { createHash } from "node:crypto";
+import { resolve } from "node:path";
+import { gzipSync } from "node:zlib";
+import { defineConfig, type Plugin, transformWithEsbuild } from "vite";
+
+const outDir = resolve(import.meta.dirname, "dist");
+
+/**
+ * Library mode keeps Vite's preload helper (and its inline <link> elements) out of the loader, but
+ * it leaves ES output unminified; this minifies each chunk, checks the loader stays a classic script,
+ * and writes dist/manifest.json (file names, sizes and SRI hashes) for the server and bench/.
+ */
+function finishWidget(): Plugin {
+  return {
+    name: "lore-widget-finish",
+    async generateBundle(_options, bundle) {
+      const files: Record<string, { file: string; bytes: number; gzip: number; integrity: string }> = {};
+      for (const item of Object.values(bundle)) {
+        if (item.type !== "chunk") continue;
+        // After Vite's own renderChunk, which re-prints library ES output with whitespace.
+        const minified = await transformWithEsbuild(item.code, item.fileName, {
+          minify: true,
+          target: "es2020",
+          format: "esm",
+          legalComments: "none",
+        });
+        item.code = minified.code;
+        if (
+          item.isEntry &&
+          (item.imports.length > 0 || item.exports.length > 0 || item.code.includes("import.meta"))
+        ) {
+          // widget.js runs as a classic <script async>: a static import or export there is a syntax error.
+          this.error(`widget.js must not import or export (imports: ${item.imports.join(", ")})`);
+        }
+        const bytes = Buffer.from(item.code);
+        files[item.isEntry ? "loader" : item.name] = {
+          file: item.fileName,
+          bytes: bytes.length,
+          gzip: gzipSync(bytes, { level: 9 }).length,
+          integrity: `sha384-${createHash("sha384").update(bytes).digest("base64")}`,
+        };
+      }
+      this.emitFile({
+        type: "asset",
+        fileName: "manifest.json",
+        source: `${JSON.stringify(files, null, 2)}\n`,
+      });
+    },
+  };
+}
 
 export default defineConfig({
   esbuild: { jsx: "automatic", jsxImportSource: "preact" },
+  plugins: [finishWidget()],
   build: {
     target: "es2020",
-    outDir: "/tmp/wexp/dist",
+    outDir,
     emptyOutDir: true,
-    manifest: true,
-    lib: { entry: { widget: "src/loader.ts" }, formats: ["es"] },
+    reportCompressedSize: true,
+    lib: { entry: { widget: resolve(import.meta.dirname, "src/loader.ts") }, formats: ["es"] },
     rollupOptions: {
       output: { entryFileNames: "widget.js", chunkFileNames: "assets/[name]-[hash].js" },
     },

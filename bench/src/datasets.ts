@@ -33,7 +33,10 @@ export interface SquadData {
 }
 
 interface SquadFile {
-  data: { title: string; paragraphs: { context: string; qas: { id: string; question: string; answers: { text: string }[] }[] }[] }[];
+  data: {
+    title: string;
+    paragraphs: { context: string; qas: { id: string; question: string; answers: { text: string }[] }[] }[];
+  }[];
 }
 
 /** SQuAD v1.1 dev: 48 articles, 2,067 paragraphs, 10,570 questions (both halves, in file order). */

@@ -25,7 +25,11 @@ import {
 } from "../../server/src/retrieval/calibration.ts";
 import { ChunkIndex, type StoredChunk } from "../../server/src/retrieval/chunk-index.ts";
 import type { Embedder } from "../../server/src/retrieval/embedder.ts";
-import { defaultLexicalParams, LexicalIndex, type LexicalParams } from "../../server/src/retrieval/lexical-index.ts";
+import {
+  defaultLexicalParams,
+  LexicalIndex,
+  type LexicalParams,
+} from "../../server/src/retrieval/lexical-index.ts";
 import { containsAnswer, loadPubmedQa, loadSquad, type SquadData } from "./datasets.ts";
 
 const ks = [1, 3, 5, 10, 20] as const;
@@ -183,7 +187,11 @@ async function loadHashedEmbedder(): Promise<Embedder | null> {
       for (const make of [() => Reflect.construct(value, []), () => (value as () => unknown)()]) {
         try {
           const candidate = make() as Partial<Embedder> | null;
-          if (candidate && typeof candidate.embed === "function" && typeof candidate.dimensions === "number") {
+          if (
+            candidate &&
+            typeof candidate.embed === "function" &&
+            typeof candidate.dimensions === "number"
+          ) {
             return candidate as Embedder;
           }
         } catch {
@@ -233,6 +241,69 @@ function fitLogistic(x: number[][], y: number[], l2 = 1e-3): LogisticModel {
   return { bias: round(w[0] as number, 4), weights: w.slice(1).map((v) => round(v, 4)) };
 }
 
+/**
+ * Conditional logit (listwise softmax over each query's candidates): weights that rank the relevant
+ * candidates first; then a Platt step maps the ranking score to a calibrated probability.
+ */
+function fitListwise(groups: { features: number[]; label: number }[][], l2 = 1e-2): LogisticModel {
+  const usable = groups.filter((g) => g.some((c) => c.label === 1) && g.some((c) => c.label === 0));
+  const d = usable[0]?.[0]?.features.length ?? 0;
+  const w = new Array<number>(d).fill(0);
+  for (let iter = 0; iter < 40; iter++) {
+    const grad = new Array<number>(d).fill(0);
+    const hess = Array.from({ length: d }, () => new Array<number>(d).fill(0));
+    for (const group of usable) {
+      const scores = group.map((c) => c.features.reduce((s, x, i) => s + x * (w[i] as number), 0));
+      const max = Math.max(...scores);
+      const e = scores.map((s) => Math.exp(s - max));
+      const z = e.reduce((a, b) => a + b, 0);
+      const p = e.map((v) => v / z);
+      const positives = group.filter((c) => c.label === 1);
+      // Target: the relevant candidates share the probability mass.
+      const mean = new Array<number>(d).fill(0);
+      group.forEach((c, n) => {
+        c.features.forEach((x, i) => {
+          mean[i] = (mean[i] as number) + (p[n] as number) * x;
+        });
+      });
+      for (const c of positives) {
+        c.features.forEach((x, i) => {
+          grad[i] = (grad[i] as number) - (x - (mean[i] as number)) / positives.length;
+        });
+      }
+      group.forEach((c, n) => {
+        for (let i = 0; i < d; i++) {
+          const hi = hess[i] as number[];
+          const xi = (c.features[i] as number) - (mean[i] as number);
+          for (let j = 0; j < d; j++)
+            hi[j] =
+              (hi[j] as number) + (p[n] as number) * xi * ((c.features[j] as number) - (mean[j] as number));
+        }
+      });
+    }
+    for (let i = 0; i < d; i++) {
+      grad[i] = (grad[i] as number) + l2 * usable.length * (w[i] as number);
+      const hi = hess[i] as number[];
+      hi[i] = (hi[i] as number) + l2 * usable.length;
+    }
+    const step = solve(hess, grad);
+    let change = 0;
+    for (let i = 0; i < d; i++) {
+      w[i] = (w[i] as number) - (step[i] as number);
+      change = Math.max(change, Math.abs(step[i] as number));
+    }
+    if (change < 1e-6) break;
+  }
+  const flat = groups.flat();
+  const platt = fitLogistic(
+    flat.map((c) => [c.features.reduce((s, x, i) => s + x * (w[i] as number), 0)]),
+    flat.map((c) => c.label),
+    0,
+  );
+  const a = platt.weights[0] ?? 1;
+  return { bias: platt.bias, weights: w.map((v) => round(v * a, 4)) };
+}
+
 function solve(a: number[][], b: number[]): number[] {
   const n = b.length;
   const m = a.map((row, i) => [...row, b[i] as number]);
@@ -276,9 +347,9 @@ async function fit(): Promise<void> {
   const report: Record<string, unknown> = { tuningQuestions: tuning.length, grid: [] };
   let best: { params: LexicalParams; model: LogisticModel; top1: number } | null = null;
   const grid: LexicalParams[] = [];
-  for (const k1 of [0.9, 1.2, 1.6]) {
+  for (const k1 of [0.9, 1.2]) {
     for (const b of [0.4, 0.75]) {
-      for (const window of [8, 12, 20]) grid.push({ k1, b, window, candidates: defaultLexicalParams.candidates });
+      for (const window of [8, 12]) grid.push({ k1, b, window, candidates: defaultLexicalParams.candidates });
     }
   }
   for (const params of grid) {
@@ -290,18 +361,33 @@ async function fit(): Promise<void> {
         label: containsAnswer(squad.paragraphs[c.slot]?.context ?? "", q.answers) ? 1 : 0,
       })),
     );
-    const model = fitLogistic(
+    const pointwise = fitLogistic(
       groups.flat().map((g) => g.features),
       groups.flat().map((g) => g.label),
     );
+    const model = fitListwise(groups);
     const bm25Top1 = groups.filter((g) => g[0]?.label === 1).length / groups.length;
     const score = top1(groups, model);
-    (report.grid as unknown[]).push({ ...params, bm25Top1: round(bm25Top1), rerankTop1: round(score) });
-    console.log(`k1=${params.k1} b=${params.b} window=${params.window}: bm25 top1 ${round(bm25Top1)}, reranked ${round(score)}`);
+    const pointwiseTop1 = top1(groups, pointwise);
+    (report.grid as unknown[]).push({
+      ...params,
+      bm25Top1: round(bm25Top1),
+      pointwiseTop1,
+      rerankTop1: round(score),
+    });
+    console.log(
+      `k1=${params.k1} b=${params.b} window=${params.window}: bm25 top1 ${round(bm25Top1)}, pointwise ${round(pointwiseTop1)}, listwise ${round(score)}`,
+    );
     if (!best || score > best.top1) best = { params, model, top1: score };
   }
   if (best) {
-    console.log("best:", JSON.stringify(best.params), "keyword model", JSON.stringify(best.model), keywordFeatureNames);
+    console.log(
+      "best:",
+      JSON.stringify(best.params),
+      "keyword model",
+      JSON.stringify(best.model),
+      keywordFeatureNames,
+    );
     report.best = best;
   }
   const embedder = await loadHashedEmbedder();
@@ -315,14 +401,24 @@ async function fit(): Promise<void> {
       for (const mode of ["semantic", "hybrid"] as const) {
         const groups: { features: number[]; label: number }[][] = [];
         for (const q of tuning) {
-          const rows = await index.explain({ query: q.question, dataSourceIds: [sourceId], topK: 20, minScore: 0, mode });
-          groups.push(rows.map((r) => ({ features: r.features, label: containsAnswer(r.chunk.text, q.answers) ? 1 : 0 })));
+          const rows = await index.explain({
+            query: q.question,
+            dataSourceIds: [sourceId],
+            topK: 20,
+            minScore: 0,
+            mode,
+          });
+          groups.push(
+            rows.map((r) => ({
+              features: r.features,
+              label: containsAnswer(r.chunk.text, q.answers) ? 1 : 0,
+            })),
+          );
         }
-        const model = fitLogistic(
-          groups.flat().map((g) => g.features),
-          groups.flat().map((g) => g.label),
+        const model = fitListwise(groups);
+        console.log(
+          `${mode} (${embedder.name}): model ${JSON.stringify(model)}, tuning top1 ${round(top1(groups, model))}`,
         );
-        console.log(`${mode} (${embedder.name}): model ${JSON.stringify(model)}, tuning top1 ${round(top1(groups, model))}`);
         report[mode] = { embedder: embedder.name, model, top1: round(top1(groups, model)) };
       }
     } finally {
@@ -352,7 +448,8 @@ async function evaluate(): Promise<void> {
   const rows: RecallRow[] = [];
   const notes: string[] = [];
   const embedder = await loadHashedEmbedder();
-  if (!embedder) notes.push("no hashed embedder in server/src/retrieval/embedders/: semantic and hybrid not measured");
+  if (!embedder)
+    notes.push("no hashed embedder in server/src/retrieval/embedders/: semantic and hybrid not measured");
   try {
     const db = await connect(dir);
     const workspaceId = randomUUID();
@@ -389,7 +486,9 @@ async function evaluate(): Promise<void> {
       }
       granularities.push({ name: "project chunker", chunks });
     } else {
-      notes.push("server/src/sources/chunking/chunk-document.ts not present: project-chunker granularity not measured");
+      notes.push(
+        "server/src/sources/chunking/chunk-document.ts not present: project-chunker granularity not measured",
+      );
     }
 
     const sample = squad.questions.filter((q) => q.index % 5 === 0);
@@ -412,7 +511,9 @@ async function evaluate(): Promise<void> {
       });
       await ingest(lore, granularity.chunks);
       const ingestMs = performance.now() - t0;
-      notes.push(`${granularity.name}: ${granularity.chunks.length} chunks, Lore ingest ${Math.round(ingestMs)} ms`);
+      notes.push(
+        `${granularity.name}: ${granularity.chunks.length} chunks, Lore ingest ${Math.round(ingestMs)} ms`,
+      );
       const retrievers: Retriever[] = [
         await rawLanceFts(db, `raw_${Date.now()}`, granularity.chunks),
         loreRetriever(lore, source, "keyword", "lore keyword"),
@@ -460,7 +561,11 @@ async function evaluate(): Promise<void> {
       kind: "text",
       tokenCount: 0,
     }));
-    const pubIndex = await ChunkIndex.open(db, { embedder, chunksTable: "pub_chunks", vectorsTable: "pub_vectors" });
+    const pubIndex = await ChunkIndex.open(db, {
+      embedder,
+      chunksTable: "pub_chunks",
+      vectorsTable: "pub_vectors",
+    });
     await ingest(pubIndex, pubChunks);
     const pubRetrievers: Retriever[] = [
       await rawLanceFts(db, "pub_raw", pubChunks),
@@ -514,7 +619,11 @@ async function scaleTest(db: Connection, squad: SquadData, target: number, embed
   const source = randomUUID();
   const copies = Math.ceil(target / squad.paragraphs.length);
   const heapBefore = process.memoryUsage().heapUsed;
-  const index = await ChunkIndex.open(db, { embedder: null, chunksTable: "scale_chunks", vectorsTable: "scale_vectors" });
+  const index = await ChunkIndex.open(db, {
+    embedder: null,
+    chunksTable: "scale_chunks",
+    vectorsTable: "scale_vectors",
+  });
   const t0 = performance.now();
   for (let copy = 0; copy < copies; copy++) {
     const chunks = squadParagraphChunks(squad, source, source).map((c) => ({
@@ -529,7 +638,11 @@ async function scaleTest(db: Connection, squad: SquadData, target: number, embed
   await index.optimize();
   const optimizeMs = performance.now() - t1;
   const t2 = performance.now();
-  const reopened = await ChunkIndex.open(db, { embedder: null, chunksTable: "scale_chunks", vectorsTable: "scale_vectors" });
+  const reopened = await ChunkIndex.open(db, {
+    embedder: null,
+    chunksTable: "scale_chunks",
+    vectorsTable: "scale_vectors",
+  });
   const openMs = performance.now() - t2;
   const qs = squad.questions.filter((q) => q.index % 25 === 0);
   const latency = async (mode: RetrievalMode) => {
@@ -540,7 +653,11 @@ async function scaleTest(db: Connection, squad: SquadData, target: number, embed
       ms.push(performance.now() - start);
     }
     ms.sort((a, b) => a - b);
-    return { p50Ms: round(percentile(ms, 0.5), 2), p95Ms: round(percentile(ms, 0.95), 2), p99Ms: round(percentile(ms, 0.99), 2) };
+    return {
+      p50Ms: round(percentile(ms, 0.5), 2),
+      p95Ms: round(percentile(ms, 0.95), 2),
+      p99Ms: round(percentile(ms, 0.99), 2),
+    };
   };
   const raw = await db.openTable("scale_chunks");
   await raw.createIndex("text", { config: Index.fts({ stem: true, removeStopWords: true }) });

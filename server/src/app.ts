@@ -6,7 +6,9 @@ import { agentsRoutes } from "./agents/agents-routes.ts";
 import { authRoutes } from "./auth/auth-routes.ts";
 import { AppError } from "./errors.ts";
 import { authenticate, httpsPolicy, rateLimit, requestContext, trailingSlash } from "./http/middleware.ts";
+import { requestUrl } from "./http/pagination.ts";
 import type { AppEnv } from "./http/principal.ts";
+import { buildOpenApiDocument } from "./openapi/document.ts";
 import type { Services } from "./services.ts";
 import { workspacesRoutes } from "./workspaces/workspaces-routes.ts";
 
@@ -55,6 +57,11 @@ export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
   });
   app.use(`${prefix}/*`, authenticate(s));
   app.use(`${prefix}/*`, rateLimit(config, s, isQueryPath));
+
+  // Exempt from the trailing slash (it ends with .json); servers[0] is this server's API base.
+  app.get(`${prefix}/openapi.json`, (c) =>
+    c.json(buildOpenApiDocument(prefix, config.publicUrl?.replace(/\/$/, "") ?? requestUrl(c, config.trustProxy).origin)),
+  );
 
   const api = new Hono<AppEnv>();
   api.route("/auth/", authRoutes(s));

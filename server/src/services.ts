@@ -1,12 +1,33 @@
+import { join } from "node:path";
 import { AgentsService } from "./agents/agents-service.ts";
 import { ApiKeysService } from "./agents/api-keys-service.ts";
+import type { AnswerDeps } from "./answers/answer-question.ts";
+import { type AnswerRecorder, noopRecorder } from "./answers/answer-record.ts";
 import { Access } from "./auth/access.ts";
 import { AuthService } from "./auth/auth-service.ts";
 import { TokenSigner } from "./auth/tokens.ts";
 import { UsersService } from "./auth/users-service.ts";
 import type { Config } from "./config.ts";
+import { ConversationsService } from "./conversations/conversations-service.ts";
+import { SecretBox } from "./crypto/secret-box.ts";
+import { AppError } from "./errors.ts";
+import { EventBus } from "./events/event-bus.ts";
+import { createExtractiveModel } from "./generation/extractive-model.ts";
+import { createOpenAIChatModel } from "./generation/openai-model.ts";
+import type { ChatModel } from "./generation/types.ts";
 import { createLogger, type Logger } from "./http/logger.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "./http/rate-limiter.ts";
+import { SyncRunner } from "./jobs/sync-runner.ts";
+import { ChunkIndex } from "./retrieval/chunk-index.ts";
+import type { Embedder } from "./retrieval/embedder.ts";
+import { createHashedEmbedder } from "./retrieval/embedders/hashed-embedder.ts";
+import { createOpenAIEmbedder } from "./retrieval/embedders/openai-embedder.ts";
+import { createDocumentLister } from "./sources/connectors/index.ts";
+import { createWebLister, createNotionLister } from "./sources/connectors/remote.ts";
+import { FileStorage } from "./sources/file-storage.ts";
+import { closeParseWorkers, parseInWorker } from "./sources/parsing/parse-in-worker.ts";
+import { SourcesService } from "./sources/sources-service.ts";
+import type { AgentRecord, MessageRecord } from "./store/records.ts";
 import { Store } from "./store/store.ts";
 
 /** Everything the routes depend on, built once. */
@@ -14,55 +35,136 @@ export interface Services {
   config: Config;
   logger: Logger;
   store: Store;
+  events: EventBus;
   tokens: TokenSigner;
+  secrets: SecretBox;
   users: UsersService;
   auth: AuthService;
   access: Access;
   agents: AgentsService;
   apiKeys: ApiKeysService;
   limiter: RateLimiter;
+  index: ChunkIndex;
+  runner: SyncRunner;
+  sources: SourcesService;
+  conversations: ConversationsService;
+  answerDeps: AnswerDeps;
+  /** Records a visitor's or caller's rating of an answer. */
+  feedback(agent: AgentRecord, message: MessageRecord, rating: "up" | "down", comment: string | null): Promise<void>;
   /** Background work to stop on shutdown. */
   stop(): Promise<void>;
 }
 
-export async function createServices(config: Config, overrides: { logger?: Logger } = {}): Promise<Services> {
+export interface ServiceOverrides {
+  logger?: Logger;
+  recorder?: (services: Omit<Services, "answerDeps" | "feedback" | "stop">) => AnswerRecorder;
+}
+
+function createEmbedder(config: Config): Embedder | null {
+  if (config.embeddingModel === "") return null;
+  if (config.embeddingModel === "hashed") return createHashedEmbedder();
+  return createOpenAIEmbedder({
+    baseURL: config.openai.baseUrl ?? "",
+    apiKey: config.openai.apiKey,
+    model: config.embeddingModel.slice("openai:".length),
+  });
+}
+
+export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const store = await Store.open(config.dataDir);
+  const events = new EventBus();
   const tokens = new TokenSigner(config.jwtSecret, {
     access: config.accessTokenTtl,
     refresh: config.refreshTokenTtl,
     visitor: config.visitorTokenTtl,
   });
+  const secrets = new SecretBox(config.jwtSecret);
   const users = new UsersService(store);
   const auth = new AuthService(store, users, tokens, config.limits.loginFailures);
   const access = new Access(store);
   const agents = new AgentsService(store, { model: config.chatModel });
   const apiKeys = new ApiKeysService(store);
   const limiter = createMemoryRateLimiter();
+  const index = await ChunkIndex.open(store.db, { embedder: createEmbedder(config) });
+  const files = new FileStorage(join(config.dataDir, "files"));
+  const conversations = new ConversationsService(store);
+
+  let sources: SourcesService | null = null;
+  const listDocuments = createDocumentLister({
+    store,
+    files,
+    config: (source) => sources?.connectorConfig(source) ?? source.config,
+    web: createWebLister(config),
+    notion: createNotionLister(config),
+  });
+  const runner = new SyncRunner(
+    store,
+    { store, index, parse: (raw) => parseInWorker(raw), listDocuments },
+    events,
+    logger,
+    { concurrency: config.syncConcurrency, purge: (source) => (sources ? sources.purge(source) : Promise.resolve()) },
+  );
+  sources = new SourcesService(store, runner, index, files, secrets, agents);
+
+  const models = new Map<string, ChatModel>();
+  const modelFor = (name: string): ChatModel => {
+    const cached = models.get(name);
+    if (cached) return cached;
+    let model: ChatModel;
+    if (name === "extractive") model = createExtractiveModel();
+    else if (name.startsWith("openai:") && config.openai.baseUrl) {
+      model = createOpenAIChatModel({
+        baseURL: config.openai.baseUrl,
+        apiKey: config.openai.apiKey,
+        model: name.slice("openai:".length),
+        timeoutMs: config.openai.timeoutMs,
+      });
+    } else {
+      throw new AppError("upstream_error", `The model ${name} is not configured on this server (set LORE_OPENAI_BASE_URL)`);
+    }
+    models.set(name, model);
+    return model;
+  };
+
+  const base = { config, logger, store, events, tokens, secrets, users, auth, access, agents, apiKeys, limiter, index, runner, sources, conversations };
+  const recorder = overrides.recorder?.(base) ?? noopRecorder;
+  const answerDeps: AnswerDeps = { store, index, agents, conversations, recorder, modelFor };
 
   const admin = await users.ensureAdmin(config.admin);
   if (admin) logger.info("created the admin user", { email: admin.email });
+  await runner.start();
 
   const timers = [
     setInterval(() => void apiKeys.flushLastUsed().catch((e) => logger.warn("api key flush failed", { error: String(e) })), 10_000),
     setInterval(() => void store.compact().catch((e) => logger.warn("compaction failed", { error: String(e) })), 60_000),
+    setInterval(() => void index.optimize().catch((e) => logger.warn("index optimize failed", { error: String(e) })), 5 * 60_000),
   ];
   for (const t of timers) t.unref();
 
   return {
-    config,
-    logger,
-    store,
-    tokens,
-    users,
-    auth,
-    access,
-    agents,
-    apiKeys,
-    limiter,
+    ...base,
+    answerDeps,
+    async feedback(agent, message, rating, comment) {
+      if (message.role !== "assistant") {
+        throw new AppError("validation_error", "Only answers can be rated", { fields: { messageId: ["not an answer"] } });
+      }
+      await conversations.setFeedback(message, rating, comment);
+      events.emit({
+        type: "message.feedback",
+        workspaceId: agent.workspaceId,
+        agentId: agent.id,
+        conversationId: message.conversationId,
+        messageId: message.id,
+        rating,
+        comment,
+      });
+    },
     async stop() {
       for (const t of timers) clearInterval(t);
+      await runner.stop();
       await apiKeys.flushLastUsed();
+      await closeParseWorkers();
       await store.close();
     },
   };

@@ -1,10 +1,19 @@
 import type { AppOptions } from "./app.ts";
+import { answersRoutes } from "./answers/answers-routes.ts";
 import type { Services } from "./services.ts";
+import { sourcesRoutes } from "./sources/sources-routes.ts";
+import { mountSite } from "./site/site-routes.ts";
+import { widgetRoutes } from "./widget-api/widget-routes.ts";
 
 /** The domains beyond the foundation, mounted by createApp. */
 export function appOptions(_s: Services): AppOptions {
   return {
-    domains: [],
+    domains: [
+      ["/data-sources/", sourcesRoutes],
+      ["/agents/", answersRoutes],
+      ["/widget/", widgetRoutes],
+    ],
+    site: mountSite,
     isQueryPath: (path) => /^\/agents\/[^/]+\/(query|chat\/completions)\/$/.test(path) || /^\/widget\/[^/]+\/query\/$/.test(path),
   };
 }

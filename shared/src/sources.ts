@@ -95,7 +95,7 @@ export const documentSchema = z
     title: z.string(),
     kind: documentKindSchema,
     sourceUrl: z.string().nullable(),
-    status: z.enum(["indexed", "failed"]),
+    status: z.enum(["pending", "indexed", "failed"]),
     error: z.string().nullable(),
     chunkCount: z.number().int(),
     pageCount: z.number().int().nullable(),

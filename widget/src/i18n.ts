@@ -140,6 +140,7 @@ export function createTranslator(lang: string): Translator {
   return {
     lang: lang in tables ? lang : "en",
     dir: rtl.has(lang) ? "rtl" : "ltr",
-    t: (key, vars) => table[key].replace(/\{(\w+)\}/g, (whole, name: string) => String(vars?.[name] ?? whole)),
+    t: (key, vars) =>
+      table[key].replace(/\{(\w+)\}/g, (whole, name: string) => String(vars?.[name] ?? whole)),
   };
 }

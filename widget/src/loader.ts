@@ -1,3 +1,206 @@
-const s = document.currentScript;
-document.body.append(String(s));
-import("./panel.ts").then((m) => m.hello());
+// The script-tag entry, built to dist/widget.js. It must stay under 2 KB gzip, so it is plain DOM:
+// a launcher in its own shadow root, the theme, a command queue, and a dynamic import of the
+// panel (Preact, styles, conversation) once the visitor reaches for the launcher.
+import type { MountContext, PanelHandle, WidgetOptions, WidgetTheme } from "./mount.ts";
+
+export type WidgetEvent = "open" | "close" | "message" | "sources" | "feedback" | "error";
+type Listener = (detail: unknown) => void;
+
+export interface WidgetHandle {
+  element: HTMLElement;
+  open(request?: { message?: string }): void;
+  close(): void;
+  reset(): void;
+  /** Subscribes to a widget event; returns the unsubscribe function. */
+  on(event: WidgetEvent, listener: Listener): () => void;
+  unmount(): void;
+}
+
+type Command = [string, ...unknown[]];
+type Method = "open" | "close" | "reset";
+
+export interface LoreWidgetGlobal {
+  mount(options: WidgetOptions): WidgetHandle;
+  open(request?: { message?: string }): void;
+  close(): void;
+  reset(): void;
+  on(event: WidgetEvent, listener: Listener): () => void;
+  q: { push(command: Command): void };
+}
+
+// Launcher styles. `all: initial` on the host keeps inherited page styles out of the shadow tree.
+const launcherCss =
+  ":host{all:initial!important}" +
+  ".launcher{all:initial;position:fixed;bottom:calc(20px + env(safe-area-inset-bottom));right:20px;z-index:var(--lore-z,2147483000);width:56px;height:56px;border-radius:50%;display:grid;place-items:center;cursor:pointer;background:var(--lore-primary,#2563eb);color:var(--lore-on-primary,#fff);box-shadow:0 4px 16px #0003}" +
+  ":host([data-position=bottom-left]) .launcher{right:auto;left:20px}" +
+  ".launcher:hover{filter:brightness(1.1)}" +
+  ".launcher:focus-visible{outline:3px solid var(--lore-primary,#2563eb);outline-offset:3px}" +
+  "svg{width:28px;fill:none;stroke:currentColor;stroke-width:2;stroke-linecap:round}" +
+  "[data-x],[aria-expanded=true] [data-c]{display:none}" +
+  "[aria-expanded=true] [data-x]{display:block}";
+
+const doc = document;
+const script = doc.currentScript as HTMLScriptElement | null;
+const nonce = script?.nonce;
+const scriptOrigin = script?.src ? new URL(script.src).origin : location.origin;
+const listen = (target: EventTarget, event: WidgetEvent, fn: Listener) => {
+  const wrapped = (e: Event) => fn((e as CustomEvent).detail);
+  target.addEventListener(`lore:${event}`, wrapped);
+  return () => target.removeEventListener(`lore:${event}`, wrapped);
+};
+
+/** Black or white, whichever reads better on the primary colour (#rgb, #rgba, #rrggbb, #rrggbbaa). */
+const textOn = (color: string) => {
+  const short = color.length < 7;
+  const channel = (i: number) =>
+    Number.parseInt(short ? color.charAt(i + 1).repeat(2) : color.slice(2 * i + 1, 2 * i + 3), 16);
+  return 0.299 * channel(0) + 0.587 * channel(1) + 0.114 * channel(2) > 165 ? "#111" : "#fff";
+};
+const setAttr = (el: Element, name: string, value: string) => el.setAttribute(name, value);
+
+function mount(options: WidgetOptions): WidgetHandle {
+  const server = (options.server || scriptOrigin).replace(/\/+$/, "");
+  const host = doc.createElement("lore-widget");
+  setAttr(host, "data-widget-id", options.widgetId);
+  const shadow = host.attachShadow({ mode: "open" });
+  // Constructable stylesheets are not subject to style-src; the <style nonce> is for old browsers.
+  const adoptStyles = (css: string) => {
+    if (shadow.adoptedStyleSheets) {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync(css);
+      shadow.adoptedStyleSheets = [...shadow.adoptedStyleSheets, sheet];
+    } else {
+      const style = doc.createElement("style");
+      if (nonce) style.nonce = nonce;
+      style.textContent = css;
+      shadow.prepend(style);
+    }
+  };
+  adoptStyles(launcherCss);
+
+  const applyTheme = (agent: WidgetTheme) => {
+    const theme = { ...agent, ...options.theme };
+    const set = (name: string, value: string) => host.style.setProperty(`--lore-${name}`, value);
+    const color = theme.primaryColor;
+    if (color && /^#[\da-f]{3,8}$/i.test(color)) {
+      set("primary", color);
+      set("on-primary", textOn(color));
+    }
+    if (Number(theme.radius) >= 0) set("radius", `${Number(theme.radius)}px`);
+    if (Number(theme.zIndex) >= 0) set("z", `${Number(theme.zIndex)}`);
+    host.dataset.position = theme.position || "";
+    host.dataset.scheme = theme.colorScheme || "light";
+  };
+  applyTheme({});
+
+  const launcher = doc.createElement("button");
+  launcher.type = "button";
+  launcher.className = "launcher";
+  launcher.dataset.lore = "launcher";
+  setAttr(launcher, "aria-expanded", "false");
+  setAttr(launcher, "aria-label", "Open chat");
+  for (const [attr, d] of [
+    ["data-c", "M4 5h16v11H9l-5 4z"],
+    ["data-x", "M6 6l12 12M18 6L6 18"],
+  ]) {
+    // No aria-hidden needed: a button's children are presentational, its aria-label names it.
+    const svg = doc.createElementNS("http://www.w3.org/2000/svg", "svg");
+    const path = doc.createElementNS("http://www.w3.org/2000/svg", "path");
+    setAttr(svg, "viewBox", "0 0 24 24");
+    setAttr(svg, `${attr}`, "");
+    setAttr(path, "d", `${d}`);
+    svg.append(path);
+    launcher.append(svg);
+  }
+  shadow.append(launcher);
+
+  // Fetched now, so the launcher wears the agent's colours and side before anyone touches it.
+  const configResponse = fetch(
+    `${server}${options.apiPrefix || "/api"}/widget/${encodeURIComponent(options.widgetId)}/config/`,
+    { credentials: "omit" },
+  );
+  configResponse
+    .then((r) => (r.ok ? r.clone().json() : 0))
+    .then(
+      (c) => c && applyTheme(c.theme),
+      () => {},
+    );
+
+  let panel: Promise<PanelHandle | undefined> | undefined;
+  const load = () => {
+    const context: MountContext = { host, shadow, launcher, adoptStyles, applyTheme, configResponse };
+    panel ||= import("./panel.ts").then(
+      (m) => m.mountWidget({ ...options, server }, context),
+      (error): undefined => {
+        panel = undefined;
+        host.dispatchEvent(
+          new CustomEvent("lore:error", {
+            detail: { code: "load_failed", message: `${error}` },
+            bubbles: true,
+          }),
+        );
+      },
+    );
+    return panel;
+  };
+  const call = (fn: (p: PanelHandle) => void) => load().then((p) => p && fn(p));
+  launcher.addEventListener("pointerenter", load);
+  launcher.addEventListener("focus", load);
+  launcher.addEventListener("click", () => call((p) => p.toggle()));
+
+  const attach = () => (options.target || doc.body).append(host);
+  if (doc.body) attach();
+  else doc.addEventListener("DOMContentLoaded", attach);
+
+  return {
+    element: host,
+    open: (request) => call((p) => p.open(request)),
+    close: () => panel && call((p) => p.close()),
+    reset: () => call((p) => p.reset()),
+    on: (event, fn) => listen(host, event, fn),
+    unmount() {
+      panel?.then((p) => p?.unmount());
+      host.remove();
+    },
+  };
+}
+
+// Before this script runs, a page may have set `LoreWidget = { q: [[method, ...args], ...] }`.
+const win = window as unknown as { LoreWidget?: LoreWidgetGlobal | { q?: Command[]; mount?: undefined } };
+if (!win.LoreWidget?.mount) {
+  const queued = (win.LoreWidget?.q as Command[] | undefined) || [];
+  const waiting: [Method, { message?: string }?][] = [];
+  let first: WidgetHandle | undefined;
+  // Page-level calls go to the first widget; calls made before it exists wait for it.
+  const later =
+    (name: Method) =>
+    (request?: { message?: string }): void => {
+      if (first) first[name](request);
+      else waiting.push([name, request]);
+    };
+  const api: LoreWidgetGlobal = {
+    mount(options) {
+      const handle = mount(options);
+      if (!first) {
+        first = handle;
+        for (const [name, request] of waiting.splice(0)) handle[name](request);
+      }
+      return handle;
+    },
+    open: later("open"),
+    close: later("close"),
+    reset: later("reset"),
+    on: (event, fn) => listen(doc, event, fn),
+    q: {
+      push: ([name, ...args]) =>
+        (api as unknown as Record<string, (...a: unknown[]) => void>)[name]?.(...args),
+    },
+  };
+  win.LoreWidget = api;
+  const data = script?.dataset;
+  if (data?.widgetId) {
+    const { widgetId, server, apiPrefix, locale, ...theme } = data;
+    api.mount({ widgetId, server, apiPrefix, locale, theme: theme as WidgetTheme });
+  }
+  for (const command of queued) api.q.push(command);
+}

@@ -45,7 +45,8 @@ export function parseMarkdown(source: string): Block[] {
       const marker = open[1] ?? "```";
       const body: string[] = [];
       i++;
-      while (i < lines.length && !(lines[i] ?? "").trimStart().startsWith(marker)) body.push(lines[i++] ?? "");
+      while (i < lines.length && !(lines[i] ?? "").trimStart().startsWith(marker))
+        body.push(lines[i++] ?? "");
       i++;
       blocks.push({ t: "pre", lang: open[2] ?? "", v: body.join("\n") });
       continue;
@@ -213,7 +214,9 @@ function parseLink(rest: string): { label: string; url: string; length: number }
     }
   }
   if (close < 0 || rest[close + 1] !== "(") return null;
-  const target = /^\(\s*<?([^\s()<>]*(?:\([^\s()<>]*\)[^\s()<>]*)*)>?(?:\s+"[^"]*")?\s*\)/.exec(rest.slice(close + 1));
+  const target = /^\(\s*<?([^\s()<>]*(?:\([^\s()<>]*\)[^\s()<>]*)*)>?(?:\s+"[^"]*")?\s*\)/.exec(
+    rest.slice(close + 1),
+  );
   if (!target) return null;
   return { label: rest.slice(1, close), url: target[1] ?? "", length: close + 1 + target[0].length };
 }
@@ -240,20 +243,35 @@ function parseEmphasis(source: string, i: number): { node: Inline; end: number }
       !(!double && afterClose === ch);
     if (okClose && !inner.includes("\n\n")) {
       const children = parseInline(inner);
-      return { node: double ? { t: "strong", c: children } : { t: "em", c: children }, end: end + marker.length };
+      return {
+        node: double ? { t: "strong", c: children } : { t: "em", c: children },
+        end: end + marker.length,
+      };
     }
     search = end + marker.length;
   }
 }
 
-const namedEntities: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0" };
+const namedEntities: Record<string, string> = {
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  nbsp: "\u00a0",
+};
 
 /** Decodes character references into characters; the result is only ever rendered as text. */
 export function decodeEntities(value: string): string {
   return value.replace(/&(#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]+);/gi, (whole, ref: string) => {
     if (ref[0] !== "#") return namedEntities[ref.toLowerCase()] ?? whole;
-    const code = ref[1] === "x" || ref[1] === "X" ? Number.parseInt(ref.slice(2), 16) : Number.parseInt(ref.slice(1), 10);
-    return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : "\ufffd";
+    const code =
+      ref[1] === "x" || ref[1] === "X"
+        ? Number.parseInt(ref.slice(2), 16)
+        : Number.parseInt(ref.slice(1), 10);
+    return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff)
+      ? String.fromCodePoint(code)
+      : "\ufffd";
   });
 }
 
@@ -261,7 +279,9 @@ export function decodeEntities(value: string): string {
 export function safeHref(raw: string): string | null {
   try {
     const url = new URL(raw.trim());
-    return url.protocol === "https:" || url.protocol === "http:" || url.protocol === "mailto:" ? url.href : null;
+    return url.protocol === "https:" || url.protocol === "http:" || url.protocol === "mailto:"
+      ? url.href
+      : null;
   } catch {
     return null;
   }

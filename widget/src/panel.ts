@@ -1,2 +1,2 @@
-import css from "./x.css?inline";
-export function hello() { console.log("hi", css); }
+// The lazily loaded half of the widget; the loader imports this chunk (assets/panel-<hash>.js).
+export { mountWidget } from "./mount.ts";

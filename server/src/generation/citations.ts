@@ -56,7 +56,10 @@ function rewriteMarker(inner: string, sourceCount: number, order: number[]): str
 /** Rewrites [n] (prompt numbers) to ranks in order of first citation; `order[rank - 1]` is the cited chunk number. */
 export function renumberCitations(answer: string, sourceCount: number): { answer: string; order: number[] } {
   const order: number[] = [];
-  const rewritten = answer.replace(MARKER, (whole, inner: string) => rewriteMarker(inner, sourceCount, order) ?? whole);
+  const rewritten = answer.replace(
+    MARKER,
+    (whole, inner: string) => rewriteMarker(inner, sourceCount, order) ?? whole,
+  );
   return { answer: rewritten, order };
 }
 

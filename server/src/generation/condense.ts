@@ -45,7 +45,8 @@ const QUESTION_FILLERS = new Set([
   "else",
 ]);
 
-const ELLIPTIC_START = /^\s*(?:and|also|but|so|then|what about|how about|what of|and what|and how|same for|else)\b/i;
+const ELLIPTIC_START =
+  /^\s*(?:and|also|but|so|then|what about|how about|what of|and what|and how|same for|else)\b/i;
 
 /** True when a question leans on earlier turns: a pronoun, an elliptic opening ("and…", "what about…"), or very few words. */
 export function looksLikeFollowUp(question: string): boolean {
@@ -70,7 +71,8 @@ export function condenseHeuristically(question: string, history: ChatMessage[]):
   const previous = earlier.at(-2);
   const topicSources = looksLikeFollowUp(last) && previous !== undefined ? [previous, last] : [last];
 
-  const replacesSubject = /^\s*(?:and\s+)?(?:what|how)\s+(?:about|of)\b/i.test(trimmed) && hasProperName(trimmed);
+  const replacesSubject =
+    /^\s*(?:and\s+)?(?:what|how)\s+(?:about|of)\b/i.test(trimmed) && hasProperName(trimmed);
   const present = new Set(tokenizeWords(trimmed));
   const carried: string[] = [];
   const seen = new Set<string>();

@@ -17,7 +17,14 @@ export interface ExtractiveOptions {
   /** A sentence of another chunk must score at least this share of the best (cited separately). */
   otherChunkRatio: number;
   /** Weights of the sentence score: own coverage, coverage with neighbours, chunk coverage, bigrams, answer type, retrieval rank. */
-  weights: { sentence: number; window: number; chunk: number; bigram: number; answerType: number; rank: number };
+  weights: {
+    sentence: number;
+    window: number;
+    chunk: number;
+    bigram: number;
+    answerType: number;
+    rank: number;
+  };
 }
 
 const DEFAULTS: ExtractiveOptions = {
@@ -52,7 +59,12 @@ export function createExtractiveModel(options: Partial<ExtractiveOptions> = {}):
   return {
     name: "extractive",
     async *generate(input: GenerateInput): AsyncIterable<GenerationEvent> {
-      const { answer, usedChunks } = composeExtractiveAnswer(input.question, input.chunks, input.fallbackMessage, settings);
+      const { answer, usedChunks } = composeExtractiveAnswer(
+        input.question,
+        input.chunks,
+        input.fallbackMessage,
+        settings,
+      );
       for (const token of splitIntoTokens(answer)) {
         if (input.signal?.aborted) return;
         yield { type: "token", token };
@@ -84,13 +96,19 @@ export function composeExtractiveAnswer(
   if (chunks.length === 0 || questionTerms.length === 0) return fallback;
 
   const sentences = chunks.flatMap((chunk, chunkIndex) =>
-    splitSentences(chunk.text).map((s, position) => ({ chunkIndex, position, text: s.text, terms: tokenizeTerms(s.text) })),
+    splitSentences(chunk.text).map((s, position) => ({
+      chunkIndex,
+      position,
+      text: s.text,
+      terms: tokenizeTerms(s.text),
+    })),
   );
   if (sentences.length === 0) return fallback;
 
   // IDF over the retrieved sentences: a question term that occurs everywhere tells sentences apart poorly.
   const documentFrequency = new Map<string, number>();
-  for (const s of sentences) for (const t of new Set(s.terms)) documentFrequency.set(t, (documentFrequency.get(t) ?? 0) + 1);
+  for (const s of sentences)
+    for (const t of new Set(s.terms)) documentFrequency.set(t, (documentFrequency.get(t) ?? 0) + 1);
   const n = sentences.length;
   const idf = (term: string) => {
     const df = documentFrequency.get(term) ?? 0;
@@ -103,7 +121,9 @@ export function composeExtractiveAnswer(
   const questionWords = new Set(tokenizeWords(question));
 
   // Terms of each chunk, so a sentence whose subject was named a sentence earlier still gets context credit.
-  const chunkTerms = chunks.map((_, i) => new Set(sentences.filter((s) => s.chunkIndex === i).flatMap((s) => s.terms)));
+  const chunkTerms = chunks.map(
+    (_, i) => new Set(sentences.filter((s) => s.chunkIndex === i).flatMap((s) => s.terms)),
+  );
 
   const scored: ScoredSentence[] = sentences.map((s, index) => {
     const own = new Set(s.terms);
@@ -116,11 +136,14 @@ export function composeExtractiveAnswer(
     const chunkCoverage = weightedCoverage(chunkTerms[s.chunkIndex] ?? own, weights, totalWeight);
     const sentenceBigrams = bigrams(s.terms);
     const bigramShare =
-      questionBigrams.size === 0 ? 0 : [...questionBigrams].filter((b) => sentenceBigrams.has(b)).length / questionBigrams.size;
+      questionBigrams.size === 0
+        ? 0
+        : [...questionBigrams].filter((b) => sentenceBigrams.has(b)).length / questionBigrams.size;
     const novel = s.terms.filter((t) => !weights.has(t)).length;
     const words = s.text.split(/\s+/).length;
     const w = settings.weights;
-    let score = w.sentence * coverage + w.window * windowCoverage + w.chunk * chunkCoverage + w.bigram * bigramShare;
+    let score =
+      w.sentence * coverage + w.window * windowCoverage + w.chunk * chunkCoverage + w.bigram * bigramShare;
     if (matchesAnswerType(s.text, answerType, questionWords)) score += w.answerType;
     // A sentence that only repeats the question cannot hold its answer.
     if (novel === 0) score *= 0.3;
@@ -129,7 +152,9 @@ export function composeExtractiveAnswer(
     return { chunkIndex: s.chunkIndex, position: s.position, text: s.text, words, score, coverage };
   });
 
-  const ranked = [...scored].sort((a, b) => b.score - a.score || a.chunkIndex - b.chunkIndex || a.position - b.position);
+  const ranked = [...scored].sort(
+    (a, b) => b.score - a.score || a.chunkIndex - b.chunkIndex || a.position - b.position,
+  );
   const best = ranked[0];
   if (best === undefined || best.coverage < settings.relevanceFloor) return fallback;
 
@@ -151,7 +176,9 @@ export function composeExtractiveAnswer(
 
   // Readable order: the best chunk first, then each chunk's sentences in document order.
   const chunkOrder = [...new Set(picked.map((s) => s.chunkIndex))];
-  picked.sort((a, b) => chunkOrder.indexOf(a.chunkIndex) - chunkOrder.indexOf(b.chunkIndex) || a.position - b.position);
+  picked.sort(
+    (a, b) => chunkOrder.indexOf(a.chunkIndex) - chunkOrder.indexOf(b.chunkIndex) || a.position - b.position,
+  );
 
   // Adjacent sentences of one chunk share one marker: "S1 S2 [1]".
   const parts: string[] = [];
@@ -188,11 +215,17 @@ function bigrams(terms: string[]): Set<string> {
 
 function detectAnswerType(question: string): AnswerType {
   const q = question.toLowerCase();
-  if (/\bhow (?:many|much|long|old|far|large|big|tall|high|deep|often)\b|\bwhat (?:percentage|percent|number|amount)\b/.test(q))
+  if (
+    /\bhow (?:many|much|long|old|far|large|big|tall|high|deep|often)\b|\bwhat (?:percentage|percent|number|amount)\b/.test(
+      q,
+    )
+  )
     return "number";
-  if (/\bwhen\b|\b(?:what|which) (?:year|date|day|month|century|decade|time|period|era)\b/.test(q)) return "date";
+  if (/\bwhen\b|\b(?:what|which) (?:year|date|day|month|century|decade|time|period|era)\b/.test(q))
+    return "date";
   if (/\bwho(?:m|se)?\b/.test(q)) return "person";
-  if (/\bwhere\b|\b(?:what|which) (?:city|country|state|place|region|town|continent|location)\b/.test(q)) return "place";
+  if (/\bwhere\b|\b(?:what|which) (?:city|country|state|place|region|town|continent|location)\b/.test(q))
+    return "place";
   return "other";
 }
 

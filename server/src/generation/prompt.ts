@@ -28,7 +28,9 @@ export function formatSources(input: Pick<GenerateInput, "chunks">): string {
 export function buildMessages(input: GenerateInput): ChatMessage[] {
   const instructions = input.instructions.trim();
   const system = [
-    instructions.length > 0 ? instructions : "You are a helpful assistant that answers questions about a knowledge base.",
+    instructions.length > 0
+      ? instructions
+      : "You are a helpful assistant that answers questions about a knowledge base.",
     "",
     groundingRules(input.fallbackMessage),
     "",

@@ -12,10 +12,30 @@ export interface LogisticModel {
   weights: readonly number[];
 }
 
-export const keywordFeatureNames = ["bm25Norm", "bm25Rel", "coverage", "proximity", "bigram", "title"] as const;
+export const keywordFeatureNames = [
+  "bm25Norm",
+  "bm25Rel",
+  "coverage",
+  "proximity",
+  "bigram",
+  "title",
+  "sentence",
+  "numberMatch",
+  "numberMissing",
+] as const;
 
 export function keywordFeatures(f: LexicalFeatures): number[] {
-  return [f.bm25Norm, f.bm25Rel, f.coverage, f.proximity, f.bigram, f.title];
+  return [
+    f.bm25Norm,
+    f.bm25Rel,
+    f.coverage,
+    f.proximity,
+    f.bigram,
+    f.title,
+    f.sentence,
+    f.numberMatch,
+    f.numberMissing,
+  ];
 }
 
 /** Cosine similarity and cosine relative to the query's best vector hit. */
@@ -33,7 +53,16 @@ export function applyModel(model: LogisticModel, features: readonly number[]): n
   return 1 / (1 + Math.exp(-z));
 }
 
-// Fitted weights (see the comment at the top); refit when features change.
-export const keywordModel: LogisticModel = { bias: -6, weights: [2, 3, 1, 2, 1, 0.5] };
-export const semanticModel: LogisticModel = { bias: -6, weights: [4, 3] };
-export const hybridModel: LogisticModel = { bias: -7, weights: [2, 3, 1, 2, 1, 0.5, 2, 2] };
+// Fitted by `bench/src/retrieval-quality.ts --fit` (results in bench/results/retrieval-fit.json): listwise
+// conditional logit for the ranking, then a Platt step for calibration. The semantic and hybrid models
+// were fitted with the hashed n-gram embedder (`hashed:256`); another embedding model has its own cosine
+// scale, so refit when changing the default model.
+export const keywordModel: LogisticModel = {
+  bias: -4.9009,
+  weights: [0.7784, 1.6831, 1.2764, 1.0834, 0.8209, 0.0734, 1.1626, -0.0119, 0.0292],
+};
+export const semanticModel: LogisticModel = { bias: -8.8911, weights: [3.1061, 5.7039] };
+export const hybridModel: LogisticModel = {
+  bias: -5.0077,
+  weights: [0.6874, 1.498, 1.1328, 0.9647, 0.6616, 0.0693, 1.0251, 0.1135, 0.0001, 0.2503, 0.4439],
+};

@@ -2,12 +2,12 @@ import { randomUUID } from "node:crypto";
 import { type Connection, Index, type Table } from "@lancedb/lancedb";
 import type { DocumentKind, RetrievalMode } from "@lore/shared";
 import {
+  type Table as ArrowTable,
   Field,
   FixedSizeList,
   Float32,
   Float64,
   Int32,
-  type Table as ArrowTable,
   Schema,
   Utf8,
 } from "apache-arrow";
@@ -24,7 +24,12 @@ import {
   semanticModel,
 } from "./calibration.ts";
 import type { Embedder } from "./embedder.ts";
-import { defaultLexicalParams, type LexicalFeatures, LexicalIndex, type LexicalParams } from "./lexical-index.ts";
+import {
+  defaultLexicalParams,
+  type LexicalFeatures,
+  LexicalIndex,
+  type LexicalParams,
+} from "./lexical-index.ts";
 import { jaccard, normalizeForDedup, shingleHashes } from "./text-analysis.ts";
 
 export interface ChunkRecord {
@@ -121,7 +126,11 @@ interface Slot {
   source: number;
 }
 
-type ChunkRow = Omit<StoredChunk, "headingPath"> & { headingPath: string; writeId: string; indexedAt: number };
+type ChunkRow = Omit<StoredChunk, "headingPath"> & {
+  headingPath: string;
+  writeId: string;
+  indexedAt: number;
+};
 
 type VectorRow = {
   id: string;
@@ -149,7 +158,9 @@ function sqlList(values: Iterable<string>): string {
 
 function assertUuid(id: string, field: string): void {
   if (!uuidPattern.test(id)) {
-    throw new AppError("validation_error", `${field} must be a UUID`, { fields: { [field]: ["must be a UUID"] } });
+    throw new AppError("validation_error", `${field} must be a UUID`, {
+      fields: { [field]: ["must be a UUID"] },
+    });
   }
 }
 
@@ -200,7 +211,10 @@ export class ChunkIndex {
       if (names.has(options.vectorsTable)) {
         vectors = await db.openTable(options.vectorsTable);
         const field = (await vectors.schema()).fields.find((f) => f.name === "vector");
-        const dims = field?.type instanceof FixedSizeList ? field.type.listSize : -1;
+        // Duck-typed: LanceDB may hand back arrow classes from its own copy of apache-arrow.
+        const type: unknown = field?.type;
+        const dims =
+          typeof type === "object" && type !== null && "listSize" in type ? Number(type.listSize) : -1;
         // A model with other dimensions makes every stored vector useless: start over and re-embed.
         if (dims !== opts.embedder.dimensions) {
           await db.dropTable(options.vectorsTable);
@@ -244,7 +258,8 @@ export class ChunkIndex {
     }
     const writeId = randomUUID();
     // Embedding (possibly a remote call) happens before the write queue so other writes are not held up.
-    const vectors = this.embedder && chunks.length > 0 ? await this.embedAll(chunks.map(embeddingText)) : null;
+    const vectors =
+      this.embedder && chunks.length > 0 ? await this.embedAll(chunks.map(embeddingText)) : null;
     await this.writes.run(async () => {
       const indexedAt = Date.now();
       if (chunks.length > 0) {
@@ -318,7 +333,12 @@ export class ChunkIndex {
     }
     for (const id of params.dataSourceIds) assertUuid(id, "dataSourceIds");
     const mode: RetrievalMode = this.embedder && this.vectors ? params.mode : "keyword";
-    const result: SearchResult = { hits: [], requestedMode: params.mode, mode, fellBack: mode !== params.mode };
+    const result: SearchResult = {
+      hits: [],
+      requestedMode: params.mode,
+      mode,
+      fellBack: mode !== params.mode,
+    };
     throwIfAborted(params.signal);
     const allowed = new Set<number>();
     for (const id of params.dataSourceIds) {
@@ -402,7 +422,7 @@ export class ChunkIndex {
         await this.vectors.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
       }
     });
-    if (this.lexical.deadSlots > Math.max(1000, this.lexical.size * 0.2)) this.compactMemory();
+    if (this.lexical.deadSlots > 0 && this.lexical.deadSlots >= this.lexical.size * 0.2) this.compactMemory();
   }
 
   private async load(): Promise<void> {
@@ -520,7 +540,7 @@ export class ChunkIndex {
       .vectorSearch(vector)
       .distanceType("cosine")
       .where(`dataSourceId IN (${sqlList(sources)})`)
-      .select(["id", "writeId"])
+      .select(["id", "writeId", "_distance"])
       .limit(limit);
     if (this.vectorIndexBuilt) query = query.nprobes(20).refineFactor(4);
     const rows = await query.toArray();

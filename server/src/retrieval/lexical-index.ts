@@ -10,7 +10,8 @@ export interface LexicalParams {
   candidates: number;
 }
 
-export const defaultLexicalParams: LexicalParams = { k1: 1.2, b: 0.75, window: 12, candidates: 100 };
+// k1, b and window chosen by the grid in `bench/src/retrieval-quality.ts --fit` on the tuning slice.
+export const defaultLexicalParams: LexicalParams = { k1: 1.2, b: 0.4, window: 8, candidates: 100 };
 
 /** Per-candidate lexical evidence; every feature but `bm25` lies in 0..1. */
 export interface LexicalFeatures {
@@ -27,6 +28,12 @@ export interface LexicalFeatures {
   bigram: number;
   /** IDF-weighted share of the query's terms found in the title or heading path. */
   title: number;
+  /** IDF-weighted share of the query's terms found in the chunk's best-matching sentence. */
+  sentence: number;
+  /** 1 when the question asks for a quantity or date and the best sentence holds a number it does not. */
+  numberMatch: number;
+  /** 1 when the question asks for a quantity or date and the chunk holds no number at all. */
+  numberMissing: number;
 }
 
 export interface LexicalCandidate {
@@ -61,6 +68,16 @@ interface PreparedQuery {
   /** Pair keys of adjacent query terms and their weights. */
   bigrams: Map<number, number>;
   bigramWeight: number;
+  expectsNumber: boolean;
+}
+
+// Questions whose answer is a number or a date (answer-type matching, a classic QA retrieval feature).
+const quantityQuestion =
+  /\b(when|what year|which year|what decade|which decade|what century|how many|how much|how long|how old|how far|how large|how big|how tall|how often|what percentage|what percent|what date|what time|what number)\b/i;
+
+/** Sentence-ish spans: split after . ! ? or line breaks. */
+function splitSentences(text: string): string[] {
+  return text.split(/(?<=[.!?])\s+|\n+/).filter((s) => s.trim() !== "");
 }
 
 const pairKey = (a: number, b: number): number => a * 16_777_216 + b;
@@ -75,6 +92,8 @@ export class LexicalIndex {
   private postings: Postings[] = [];
   private docTerms: (Int32Array | null)[] = [];
   private titleTerms: (Int32Array | null)[] = [];
+  private sentenceStarts: (Int32Array | null)[] = [];
+  private numeric: number[] = [];
   private docSource: number[] = [];
   private totalLength = 0;
   private liveCount = 0;
@@ -98,7 +117,12 @@ export class LexicalIndex {
   /** Adds one chunk; returns its slot. `source` is a small integer naming its data source. */
   add(text: string, titleText: string, source: number): number {
     const slot = this.docTerms.length;
-    const terms = analyze(text);
+    const terms: string[] = [];
+    const starts: number[] = [];
+    for (const sentence of splitSentences(text)) {
+      starts.push(terms.length);
+      for (const term of analyze(sentence)) terms.push(term);
+    }
     const ids = new Int32Array(terms.length);
     const tf = new Map<number, number>();
     for (let i = 0; i < terms.length; i++) {
@@ -114,6 +138,7 @@ export class LexicalIndex {
     for (const term of analyze(titleText)) titleIds.add(this.termId(term));
     this.docTerms.push(ids);
     this.titleTerms.push(Int32Array.from(titleIds));
+    this.sentenceStarts.push(Int32Array.from(starts));
     this.docSource.push(source);
     this.totalLength += ids.length;
     this.liveCount++;
@@ -127,6 +152,7 @@ export class LexicalIndex {
     this.totalLength -= ids.length;
     this.docTerms[slot] = null;
     this.titleTerms[slot] = null;
+    this.sentenceStarts[slot] = null;
     this.liveCount--;
     this.deadCount++;
   }
@@ -143,6 +169,7 @@ export class LexicalIndex {
     const remap = new Int32Array(this.docTerms.length).fill(-1);
     const docTerms: Int32Array[] = [];
     const titleTerms: Int32Array[] = [];
+    const sentenceStarts: Int32Array[] = [];
     const docSource: number[] = [];
     for (let slot = 0; slot < this.docTerms.length; slot++) {
       const ids = this.docTerms[slot];
@@ -150,6 +177,7 @@ export class LexicalIndex {
       remap[slot] = docTerms.length;
       docTerms.push(ids);
       titleTerms.push(this.titleTerms[slot] ?? new Int32Array(0));
+      sentenceStarts.push(this.sentenceStarts[slot] ?? new Int32Array(0));
       docSource.push(this.docSource[slot] ?? -1);
     }
     this.postings = this.postings.map(() => new Postings());
@@ -160,13 +188,18 @@ export class LexicalIndex {
     }
     this.docTerms = docTerms;
     this.titleTerms = titleTerms;
+    this.sentenceStarts = sentenceStarts;
     this.docSource = docSource;
     this.deadCount = 0;
     return remap;
   }
 
   /** BM25 candidates among live slots whose source is allowed, with reranking features. */
-  search(query: string, allowedSources: ReadonlySet<number>, limit = this.params.candidates): LexicalCandidate[] {
+  search(
+    query: string,
+    allowedSources: ReadonlySet<number>,
+    limit = this.params.candidates,
+  ): LexicalCandidate[] {
     const prepared = this.prepare(query);
     if (prepared.termIds.length === 0 || this.liveCount === 0) return [];
     const { k1, b } = this.params;
@@ -217,13 +250,17 @@ export class LexicalIndex {
       let score = 0;
       prepared.termIds.forEach((id, q) => {
         const f = tf.get(id);
-        if (f) score += ((prepared.weights[q] as number) * f * (k1 + 1)) / (f + k1 * (1 - b + (b * ids.length) / avgLength));
+        if (f)
+          score +=
+            ((prepared.weights[q] as number) * f * (k1 + 1)) /
+            (f + k1 * (1 - b + (b * ids.length) / avgLength));
       });
       raw.set(slot, score);
     }
     const best = Math.max(1e-9, ...raw.values());
     const maxPossible = prepared.totalWeight * (k1 + 1);
-    for (const [slot, score] of raw) out.set(slot, this.features(slot, prepared, score, score / maxPossible, score / best));
+    for (const [slot, score] of raw)
+      out.set(slot, this.features(slot, prepared, score, score / maxPossible, score / best));
     return out;
   }
 
@@ -260,7 +297,14 @@ export class LexicalIndex {
     }
     const totalWeight = weights.reduce((s, w) => s + w, 0);
     // Negative ids (unknown terms) have no postings; they only add to the totals above.
-    return { termIds, weights, totalWeight, bigrams, bigramWeight };
+    return {
+      termIds,
+      weights,
+      totalWeight,
+      bigrams,
+      bigramWeight,
+      expectsNumber: quantityQuestion.test(query),
+    };
   }
 
   private features(
@@ -315,6 +359,36 @@ export class LexicalIndex {
         }
       }
     }
+    // Best sentence: coverage restricted to one sentence; also whether it holds a number the query lacks.
+    const starts = this.sentenceStarts[slot] ?? new Int32Array(0);
+    let bestSentence = 0;
+    let bestSentenceHasNumber = false;
+    let anyNumber = false;
+    const inSentence = new Uint8Array(q.termIds.length);
+    for (let si = 0; si < starts.length; si++) {
+      const from = starts[si] as number;
+      const to = si + 1 < starts.length ? (starts[si + 1] as number) : ids.length;
+      inSentence.fill(0);
+      let weight = 0;
+      let hasNumber = false;
+      for (let i = from; i < to; i++) {
+        const id = ids[i] as number;
+        const p = position.get(id);
+        if (p !== undefined) {
+          if (!inSentence[p]) {
+            inSentence[p] = 1;
+            weight += q.weights[p] as number;
+          }
+        } else if (this.numeric[id] === 1) {
+          hasNumber = true;
+        }
+      }
+      if (hasNumber) anyNumber = true;
+      if (weight > bestSentence) {
+        bestSentence = weight;
+        bestSentenceHasNumber = hasNumber;
+      }
+    }
     let titleHit = 0;
     for (const id of this.titleTerms[slot] ?? []) {
       const p = position.get(id);
@@ -328,6 +402,9 @@ export class LexicalIndex {
       proximity: bestWindow / total,
       bigram: q.bigramWeight > 0 ? bigramHit / q.bigramWeight : 0,
       title: titleHit / total,
+      sentence: bestSentence / total,
+      numberMatch: q.expectsNumber && bestSentenceHasNumber ? 1 : 0,
+      numberMissing: q.expectsNumber && !anyNumber ? 1 : 0,
     };
   }
 
@@ -337,6 +414,7 @@ export class LexicalIndex {
       id = this.df.length;
       this.termIdByTerm.set(term, id);
       this.df.push(0);
+      this.numeric.push(/^[0-9]/.test(term) ? 1 : 0);
       this.postings.push(new Postings());
     }
     return id;

@@ -28,7 +28,10 @@ const tokenPattern = /[\p{L}\p{N}]+/gu;
 
 /** Lowercased, accent-folded word tokens (letters and digits), in order. */
 export function tokenize(text: string): string[] {
-  const folded = text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase();
+  const folded = text
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase();
   return folded.match(tokenPattern) ?? [];
 }
 

@@ -11,7 +11,7 @@ const ABBREVIATIONS = new Set(
     "mr mrs ms dr prof sr jr st mt ft rev gen col lt sgt capt cmdr adm gov sen rep pres hon messrs mme mlle " +
     "vs etc al cf approx ca inc ltd co corp bros dept est fig figs vol vols no nos op pp ed eds trans univ assn " +
     "jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun " +
-    "ave blvd rd hwy bldg apt ste dist div mrs e.g i.e a.m p.m u.s u.k u.n d.c ph.d b.a m.a b.sc m.sc " +
+    "ave blvd rd hwy bldg apt ste dist div mrs e.g i.e u.s u.k u.n d.c ph.d b.a m.a b.sc m.sc " +
     "c ch sec art para"
   ).split(" "),
 );
@@ -60,9 +60,11 @@ function endsSentence(before: string, punct: string, next: string): boolean {
   if (/^\p{Lu}$/u.test(lastWord)) return false;
   // Dotted abbreviations such as "U.S." or "Ph.D." unless they clearly end the sentence.
   const lower = lastWord.toLowerCase().replace(/\.$/, "");
-  if (ABBREVIATIONS.has(lower)) return false;
-  if (/^(?:\p{L}\.)+\p{L}$/u.test(lastWord)) return /^(?:The|This|It|In|He|She|They|A|An)\b/.test(next);
-  return true;
+  // "U.S. Army" goes on, "in the U.S. The" ends; "2 p.m. Shipping" ends.
+  if (/^(?:\p{L}\.)+\p{L}$/u.test(lastWord)) {
+    return ABBREVIATIONS.has(lower) ? /^(?:The|This|It|In|He|She|They|A|An)\b/.test(next) : true;
+  }
+  return !ABBREVIATIONS.has(lower);
 }
 
 function push(text: string, start: number, end: number, out: Sentence[]): void {

@@ -23,7 +23,9 @@ export function Citations({ sources, expanded, onToggle, idPrefix }: CitationsPr
           const open = expanded.includes(source.rank);
           const href = safeHttpUrl(source.sourceUrl);
           const snippet =
-            source.content.length > SNIPPET_LIMIT ? `${source.content.slice(0, SNIPPET_LIMIT)}…` : source.content;
+            source.content.length > SNIPPET_LIMIT
+              ? `${source.content.slice(0, SNIPPET_LIMIT)}…`
+              : source.content;
           return (
             <li key={source.rank} class="source" data-lore="source" data-rank={source.rank}>
               <button
@@ -43,7 +45,12 @@ export function Citations({ sources, expanded, onToggle, idPrefix }: CitationsPr
                 </span>
                 <span class="chevron" aria-hidden="true" />
               </button>
-              <div id={`${idPrefix}${source.rank}`} class="source-body" hidden={!open} data-lore="source-body">
+              <div
+                id={`${idPrefix}${source.rank}`}
+                class="source-body"
+                hidden={!open}
+                data-lore="source-body"
+              >
                 <p class="snippet">{snippet}</p>
                 {href && (
                   <a href={href} target="_blank" rel="noopener noreferrer nofollow" data-lore="source-link">

@@ -12,7 +12,10 @@ export function LauncherSync({ launcher, panelId }: { launcher: HTMLButtonElemen
     const title = ui.title.value;
     launcher.setAttribute("aria-expanded", String(open));
     launcher.setAttribute("aria-controls", panelId);
-    launcher.setAttribute("aria-label", open ? i18n.t("closeChat") : title ? `${i18n.t("openChat")}: ${title}` : i18n.t("openChat"));
+    launcher.setAttribute(
+      "aria-label",
+      open ? i18n.t("closeChat") : title ? `${i18n.t("openChat")}: ${title}` : i18n.t("openChat"),
+    );
   });
   return null;
 }

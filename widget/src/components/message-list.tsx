@@ -43,7 +43,9 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
     const rank = focusRank.current;
     if (rank === null) return;
     focusRank.current = null;
-    const toggle = root.current?.querySelector<HTMLElement>(`[data-lore="source"][data-rank="${rank}"] button`);
+    const toggle = root.current?.querySelector<HTMLElement>(
+      `[data-lore="source"][data-rank="${rank}"] button`,
+    );
     toggle?.focus();
     toggle?.scrollIntoView?.({ block: "nearest" });
   });

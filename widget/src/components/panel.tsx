@@ -1,8 +1,8 @@
 import { useSignalEffect } from "@preact/signals";
 import { useLayoutEffect, useRef } from "preact/hooks";
 import { safeHttpUrl } from "../markdown.ts";
-import { useWidget } from "./context.ts";
 import { Composer } from "./composer.tsx";
+import { useWidget } from "./context.ts";
 import { Icon } from "./icons.tsx";
 import { MessageList } from "./message-list.tsx";
 import { NoticeBanner, Welcome } from "./states.tsx";
@@ -42,7 +42,9 @@ export function Panel({ id }: { id: string }) {
     }
     // Only the full-screen sheet is modal; the desktop panel lets focus move on to the page.
     if (event.key !== "Tab" || !ui.sheet.value || !panel.current) return;
-    const items = [...panel.current.querySelectorAll<HTMLElement>(focusable)].filter((el) => !el.closest("[hidden]"));
+    const items = [...panel.current.querySelectorAll<HTMLElement>(focusable)].filter(
+      (el) => !el.closest("[hidden]"),
+    );
     const first = items[0];
     const last = items.at(-1);
     const active = (panel.current.getRootNode() as ShadowRoot).activeElement;

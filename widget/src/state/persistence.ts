@@ -60,7 +60,12 @@ export function loadConversation(
   }
 }
 
-export function saveConversation(storage: Storage | null, key: string, now: number, value: SavedConversation): void {
+export function saveConversation(
+  storage: Storage | null,
+  key: string,
+  now: number,
+  value: SavedConversation,
+): void {
   if (!storage) return;
   try {
     if (value.messages.length === 0 && !value.conversationId) {

@@ -1,7 +1,13 @@
 import type { Citation, WidgetConfig } from "@lore/shared";
 import { batch, computed, type ReadonlySignal, type Signal, signal } from "@preact/signals";
 import { ApiError, createClient, type FetchFn } from "../api/client.ts";
-import { DEFAULT_TTL_MS, defaultStorage, loadConversation, saveConversation, storageKey } from "./persistence.ts";
+import {
+  DEFAULT_TTL_MS,
+  defaultStorage,
+  loadConversation,
+  saveConversation,
+  storageKey,
+} from "./persistence.ts";
 import type { ChatMessage, Emit, Notice } from "./types.ts";
 
 export interface StoreOptions {
@@ -57,7 +63,7 @@ export function createStore(options: StoreOptions): WidgetStore {
   let visitorToken = saved?.visitorToken ?? null;
   let controller: AbortController | null = null;
   let ticker: ReturnType<typeof setInterval> | undefined;
-    let counter = 0;
+  let counter = 0;
 
   const config = signal<WidgetConfig | null>(null);
   const configState = signal<"loading" | "ready" | "failed">("loading");
@@ -74,7 +80,9 @@ export function createStore(options: StoreOptions): WidgetStore {
   });
   const retryIn = computed(() => {
     const current = notice.value;
-    return current?.kind === "rate_limited" ? Math.max(0, Math.ceil((current.retryAt - clock.value) / 1000)) : 0;
+    return current?.kind === "rate_limited"
+      ? Math.max(0, Math.ceil((current.retryAt - clock.value) / 1000))
+      : 0;
   });
   const canSend = computed(
     () =>
@@ -96,12 +104,17 @@ export function createStore(options: StoreOptions): WidgetStore {
     );
   });
 
-  const persist = () => saveConversation(storage, key, now(), { conversationId, visitorToken, messages: messages.value });
+  const persist = () =>
+    saveConversation(storage, key, now(), { conversationId, visitorToken, messages: messages.value });
   const update = (id: string, change: (m: ChatMessage) => Partial<ChatMessage>) => {
     messages.value = messages.value.map((m) => (m.id === id ? { ...m, ...change(m) } : m));
   };
   const find = (id: string) => messages.value.find((m) => m.id === id);
-  const newMessage = (role: ChatMessage["role"], content: string, status: ChatMessage["status"]): ChatMessage => ({
+  const newMessage = (
+    role: ChatMessage["role"],
+    content: string,
+    status: ChatMessage["status"],
+  ): ChatMessage => ({
     id: `m${now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`,
     role,
     content,
@@ -133,7 +146,11 @@ export function createStore(options: StoreOptions): WidgetStore {
 
   const noticeFor = (error: unknown): { notice: Notice; code: string; message: string } => {
     if (error instanceof ApiError) {
-      const n = noticeForCode(error.code, error.status, now() + (error.retryAfter ?? DEFAULT_RETRY_AFTER_S) * 1000);
+      const n = noticeForCode(
+        error.code,
+        error.status,
+        now() + (error.retryAfter ?? DEFAULT_RETRY_AFTER_S) * 1000,
+      );
       return { notice: n, code: error.code, message: error.message };
     }
     // fetch rejects with a TypeError when the network is down or the request is blocked.
@@ -178,7 +195,12 @@ export function createStore(options: StoreOptions): WidgetStore {
     await ask(user, answer.id, message, true);
   }
 
-  async function ask(user: ChatMessage, answerId: string, message: string, mayRenewToken: boolean): Promise<void> {
+  async function ask(
+    user: ChatMessage,
+    answerId: string,
+    message: string,
+    mayRenewToken: boolean,
+  ): Promise<void> {
     const own = new AbortController();
     controller = own;
     let started = false;

@@ -1,0 +1,273 @@
+import { randomUUID } from "node:crypto";
+import type { AnswerEvent, Citation, QueryResponse } from "@lore/shared";
+import type { AgentsService } from "../agents/agents-service.ts";
+import type { ConversationsService } from "../conversations/conversations-service.ts";
+import { AppError } from "../errors.ts";
+import { buildSources, createCitationRenumberer } from "../generation/citations.ts";
+import { HISTORY_WINDOW } from "../generation/prompt.ts";
+import type { ChatMessage, ChatModel, RetrievedChunk } from "../generation/types.ts";
+import type { ChunkIndex } from "../retrieval/chunk-index.ts";
+import type { AgentRecord, ConversationRecord, MessageRecord } from "../store/records.ts";
+import type { Store } from "../store/store.ts";
+import { countTokens } from "../text/tokens.ts";
+import type { AnswerRecorder } from "./answer-record.ts";
+
+export interface AnswerDeps {
+  store: Store;
+  index: ChunkIndex;
+  agents: AgentsService;
+  conversations: ConversationsService;
+  recorder: AnswerRecorder;
+  /** The chat model for an agent's `model` setting. */
+  modelFor: (model: string) => ChatModel;
+}
+
+export interface AnswerInput {
+  agent: AgentRecord;
+  message: string;
+  conversationId?: string;
+  dataSourceIds?: string[];
+  channel: "api" | "widget" | "openai";
+  streamed: boolean;
+  callerId: string;
+  /** Widget conversations belong to one visitor. */
+  visitorId?: string | null;
+  /** History supplied by the caller (chat completions) instead of a stored conversation. */
+  history?: ChatMessage[];
+  signal: AbortSignal;
+}
+
+/** Checks a question can be answered now: sources attached and ready (503 with Retry-After otherwise). */
+export function resolveSources(deps: Pick<AnswerDeps, "store" | "agents">, agent: AgentRecord, requested?: string[]): string[] {
+  if (requested) {
+    const unknown = requested.filter((id) => !agent.dataSourceIds.includes(id));
+    if (unknown.length > 0) {
+      throw new AppError("validation_error", "Some data sources are not attached to this agent", {
+        fields: { dataSourceIds: unknown.map((id) => `not attached: ${id}`) },
+      });
+    }
+  }
+  const wanted = requested ?? agent.dataSourceIds;
+  const live = wanted.filter((id) => {
+    const s = deps.store.dataSources.get(id);
+    return s !== undefined && s.deletedAt === null;
+  });
+  const notReady = live.filter((id) => !deps.store.dataSources.get(id)?.everReady);
+  if (notReady.length > 0) {
+    throw new AppError(
+      "agent_processing",
+      "The agent is still processing its data sources; retry shortly",
+      { agentId: agent.id, dataSourceIds: notReady },
+      { "Retry-After": "5" },
+    );
+  }
+  return live;
+}
+
+/**
+ * Answers one question as a stream of events: start, token*, sources, then done or error.
+ * Validation failures throw before `start`; anything after is reported as an `error` event.
+ * The user's message is stored before generation, the answer (complete, stopped or failed) after.
+ */
+export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): AsyncGenerator<AnswerEvent> {
+  const started = performance.now();
+  const at = new Date().toISOString();
+  const { agent } = input;
+  const sourceIds = resolveSources(deps, agent, input.dataSourceIds);
+  let conversation: ConversationRecord;
+  let newConversation = false;
+  if (input.conversationId) {
+    conversation = deps.conversations.get(agent.id, input.conversationId);
+    if (input.visitorId !== undefined && conversation.visitorId !== input.visitorId) {
+      throw new AppError("not_found", "conversation not found", { resource: "conversation", id: input.conversationId });
+    }
+  } else {
+    newConversation = true;
+    conversation = deps.conversations.create({
+      agentId: agent.id,
+      workspaceId: agent.workspaceId,
+      title: input.message,
+      channel: input.channel === "widget" ? "widget" : "api",
+      visitorId: input.visitorId ?? null,
+    });
+  }
+
+  const model = deps.modelFor(agent.model);
+  const history: ChatMessage[] =
+    input.history ??
+    (await deps.conversations.messages(conversation.id))
+      .filter((m) => m.content.length > 0)
+      .slice(-HISTORY_WINDOW)
+      .map((m) => ({ role: m.role, content: m.content }));
+  const userMessage = messageRecord(agent, conversation.id, "user", input.message);
+  // Made durable while retrieval and generation run; awaited before the answer is stored.
+  const created = conversation;
+  const userStored = (async () => {
+    if (newConversation) await deps.conversations.save(created);
+    await deps.conversations.append(userMessage);
+  })();
+  userStored.catch(() => undefined);
+
+  const messageId = randomUUID();
+  yield { type: "start", query_id: randomUUID(), conversationId: conversation.id, messageId };
+
+  let answer = "";
+  let retrievalTime = 0;
+  let generationTime = 0;
+  let tokensUsed = 0;
+  let sources: Citation[] = [];
+  let status: MessageRecord["status"] = "complete";
+  let errorCode: string | null = null;
+  let chunks: RetrievedChunk[] = [];
+  try {
+    const retrievalStart = performance.now();
+    const standalone = history.length > 0 ? await model.condense(input.message, history, input.signal) : input.message;
+    chunks = sourceIds.length === 0 ? [] : await retrieve(deps, agent, standalone, sourceIds, input.signal);
+    retrievalTime = performance.now() - retrievalStart;
+
+    const generationStart = performance.now();
+    const renumber = createCitationRenumberer(chunks.length);
+    let raw = "";
+    let usage: { promptTokens: number; completionTokens: number } | null = null;
+    for await (const event of model.generate({
+      question: standalone,
+      history,
+      chunks,
+      instructions: agent.instructions,
+      fallbackMessage: agent.fallbackMessage,
+      temperature: agent.temperature,
+      maxTokens: agent.maxTokens,
+      signal: input.signal,
+    })) {
+      if (event.type === "usage") {
+        usage = event;
+        continue;
+      }
+      raw += event.token;
+      const text = renumber.push(event.token);
+      if (text) yield { type: "token", token: text };
+    }
+    const tail = renumber.flush();
+    if (tail) yield { type: "token", token: tail };
+    generationTime = performance.now() - generationStart;
+    if (input.signal.aborted) status = "stopped";
+    const isFallback = chunks.length === 0 || raw.trim() === agent.fallbackMessage.trim();
+    const built = buildSources(raw, chunks, { isFallback, question: standalone });
+    answer = built.answer;
+    sources = built.sources;
+    tokensUsed = usage ? usage.promptTokens + usage.completionTokens : countTokens(standalone) + countTokens(answer);
+    const latency = Math.round(performance.now() - started);
+    await userStored;
+    await deps.conversations.append({ ...messageRecord(agent, conversation.id, "assistant", answer, messageId), sources, model: model.name, latency, tokensUsed, retrievalTime: round(retrievalTime), generationTime: round(generationTime), status });
+    yield { type: "sources", sources };
+    const done: Omit<QueryResponse, "response"> = {
+      conversationId: conversation.id,
+      messageId,
+      sources,
+      latency,
+      model: model.name,
+      retrievedChunks: chunks.length,
+      metadata: { tokensUsed, retrievalTime: round(retrievalTime), generationTime: round(generationTime) },
+    };
+    record(deps, input, { conversation, messageId, at, newConversation, answered: !isFallback, error: null, latency, retrievalTime, generationTime, tokensUsed, sources });
+    yield { type: "done", ...done };
+  } catch (error) {
+    const aborted = input.signal.aborted;
+    status = aborted ? "stopped" : "failed";
+    errorCode = error instanceof AppError ? error.code : aborted ? "cancelled" : "internal_error";
+    const latency = Math.round(performance.now() - started);
+    // The partial answer is kept: a stopped or failed answer is still part of the conversation.
+    await userStored;
+    await deps.conversations.append({ ...messageRecord(agent, conversation.id, "assistant", answer, messageId), sources, model: model.name, latency, tokensUsed, retrievalTime: round(retrievalTime), generationTime: round(generationTime), status });
+    record(deps, input, { conversation, messageId, at, newConversation, answered: false, error: errorCode, latency, retrievalTime, generationTime, tokensUsed, sources });
+    if (aborted) return;
+    throw error;
+  }
+}
+
+async function retrieve(deps: AnswerDeps, agent: AgentRecord, query: string, sourceIds: string[], signal: AbortSignal): Promise<RetrievedChunk[]> {
+  const hits = await deps.index.search({
+    query,
+    dataSourceIds: sourceIds,
+    topK: agent.retrieval.topK,
+    minScore: agent.retrieval.minScore,
+    mode: agent.retrieval.mode,
+    signal,
+  });
+  return hits.map(({ chunk, score }) => ({
+    chunkId: chunk.id,
+    documentId: chunk.documentId,
+    dataSourceId: chunk.dataSourceId,
+    dataSourceName: deps.store.dataSources.get(chunk.dataSourceId)?.name ?? "",
+    kind: chunk.kind,
+    title: chunk.title,
+    sourceUrl: chunk.sourceUrl,
+    text: chunk.text,
+    score,
+    page: chunk.page,
+    headingPath: chunk.headingPath,
+  }));
+}
+
+function messageRecord(agent: AgentRecord, conversationId: string, role: "user" | "assistant", content: string, id: string = randomUUID()): MessageRecord {
+  return {
+    id,
+    conversationId,
+    agentId: agent.id,
+    workspaceId: agent.workspaceId,
+    role,
+    content,
+    sources: [],
+    model: null,
+    latency: null,
+    tokensUsed: null,
+    retrievalTime: null,
+    generationTime: null,
+    status: "complete",
+    feedback: null,
+    feedbackComment: null,
+    createdAt: new Date().toISOString(),
+  };
+}
+
+function record(
+  deps: AnswerDeps,
+  input: AnswerInput,
+  r: {
+    conversation: ConversationRecord;
+    messageId: string;
+    at: string;
+    newConversation: boolean;
+    answered: boolean;
+    error: string | null;
+    latency: number;
+    retrievalTime: number;
+    generationTime: number;
+    tokensUsed: number;
+    sources: Citation[];
+  },
+): void {
+  deps.recorder.record({
+    agentId: input.agent.id,
+    workspaceId: input.agent.workspaceId,
+    conversationId: r.conversation.id,
+    messageId: r.messageId,
+    at: r.at,
+    channel: input.channel,
+    streamed: input.streamed,
+    callerId: input.callerId,
+    question: input.message,
+    newConversation: r.newConversation,
+    answered: r.answered,
+    error: r.error,
+    latency: r.latency,
+    retrievalTime: round(r.retrievalTime),
+    generationTime: round(r.generationTime),
+    tokensUsed: r.tokensUsed,
+    cited: r.sources.map((s) => ({ documentId: s.documentId, title: s.title, dataSourceId: s.dataSourceId ?? "" })),
+  });
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}

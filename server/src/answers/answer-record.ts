@@ -1,0 +1,31 @@
+/** What every answer leaves for analytics, whatever the channel. */
+export interface AnsweredQuery {
+  agentId: string;
+  workspaceId: string;
+  conversationId: string;
+  messageId: string;
+  /** ISO time the question arrived. */
+  at: string;
+  channel: "api" | "widget" | "openai";
+  streamed: boolean;
+  /** Visitor id, user id or API key id: distinct callers are counted from it. */
+  callerId: string;
+  question: string;
+  newConversation: boolean;
+  /** False when the answer is the agent's fallback message. */
+  answered: boolean;
+  /** Error code when the answer failed. */
+  error: string | null;
+  latency: number;
+  retrievalTime: number;
+  generationTime: number;
+  tokensUsed: number;
+  cited: Array<{ documentId: string; title: string; dataSourceId: string }>;
+}
+
+export interface AnswerRecorder {
+  /** Must not throw and must not block the answer. */
+  record(query: AnsweredQuery): void;
+}
+
+export const noopRecorder: AnswerRecorder = { record() {} };

@@ -1,0 +1,35 @@
+/** Domain events other parts react to (webhooks, analytics); delivery is the listener's job. */
+export type DomainEvent =
+  | { type: "data_source.sync.completed"; workspaceId: string; dataSourceId: string; syncRunId: string; counts: Record<string, number> }
+  | { type: "data_source.sync.failed"; workspaceId: string; dataSourceId: string; syncRunId: string; error: string }
+  | { type: "agent.ready"; workspaceId: string; agentId: string }
+  | {
+      type: "message.feedback";
+      workspaceId: string;
+      agentId: string;
+      conversationId: string;
+      messageId: string;
+      rating: "up" | "down";
+      comment: string | null;
+    };
+
+export type DomainEventType = DomainEvent["type"];
+
+export class EventBus {
+  private readonly listeners: Array<(event: DomainEvent) => void | Promise<void>> = [];
+
+  subscribe(listener: (event: DomainEvent) => void | Promise<void>): void {
+    this.listeners.push(listener);
+  }
+
+  /** Listeners run after the caller's work; a failing listener never fails the emitter. */
+  emit(event: DomainEvent): void {
+    for (const listener of this.listeners) {
+      queueMicrotask(() => {
+        Promise.resolve()
+          .then(() => listener(event))
+          .catch(() => undefined);
+      });
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { countTokens } from "../text/tokens.ts";
+import { createExtractiveModel } from "./extractive-model.ts";
+import { HANDBOOK } from "./test-chunks.ts";
+import type { GenerateInput, GenerationEvent } from "./types.ts";
+
+const FALLBACK = "Sorry, I couldn't find that in the handbook.";
+
+function input(question: string, overrides: Partial<GenerateInput> = {}): GenerateInput {
+  return {
+    question,
+    history: [],
+    chunks: HANDBOOK,
+    instructions: "",
+    fallbackMessage: FALLBACK,
+    temperature: 0,
+    maxTokens: 500,
+    ...overrides,
+  };
+}
+
+async function collect(events: AsyncIterable<GenerationEvent>) {
+  const tokens: string[] = [];
+  const usage: Array<{ promptTokens: number; completionTokens: number }> = [];
+  for await (const event of events) {
+    if (event.type === "token") tokens.push(event.token);
+    else usage.push({ promptTokens: event.promptTokens, completionTokens: event.completionTokens });
+  }
+  return { tokens, answer: tokens.join(""), usage };
+}
+
+describe("extractive model", () => {
+  const model = createExtractiveModel();
+
+  it.each([
+    [
+      "How long do I have to request a refund?",
+      "Customers can request a refund within 30 days of purchase. [1]",
+    ],
+    ["When was Acme founded?", "Acme Corp. was founded in 1998 by Dr. Jane Smith in Portland, Oregon. [3]"],
+    ["How much does shipping to Canada cost?", "Shipping to Canada and Mexico costs $15. [2]"],
+    ["Where is the headquarters?", "The company moved its headquarters to Seattle in 2010. [3]"],
+    [
+      "How many people does Acme employ?",
+      "Acme Corp. was founded in 1998 by Dr. Jane Smith in Portland, Oregon. It employs about 1,200 people. [3]",
+    ],
+    ["Are digital downloads refundable?", "Digital downloads are not refundable once opened. [1]"],
+  ])("answers %j with the cited best sentences", async (question, expected) => {
+    const { answer } = await collect(model.generate(input(question)));
+    expect(answer).toBe(expected);
+  });
+
+  it("streams word by word and then reports usage counted with the tokenizer", async () => {
+    const question = "How long do I have to request a refund?";
+    const { tokens, answer, usage } = await collect(model.generate(input(question)));
+    expect(tokens.slice(0, 3)).toEqual(["Customers", " can", " request"]);
+    expect(tokens.length).toBe(answer.split(" ").length);
+    expect(usage).toEqual([
+      {
+        promptTokens: countTokens(`${question}\n${HANDBOOK[0]?.text}`),
+        completionTokens: countTokens(answer),
+      },
+    ]);
+  });
+
+  it("answers with exactly the fallback message when nothing is relevant", async () => {
+    expect((await collect(model.generate(input("What is the capital of Mars?")))).answer).toBe(FALLBACK);
+    expect((await collect(model.generate(input("How long do refunds take?", { chunks: [] })))).answer).toBe(
+      FALLBACK,
+    );
+  });
+
+  it("gives the same answer every time", async () => {
+    const first = await collect(model.generate(input("Who founded Acme?")));
+    const second = await collect(model.generate(input("Who founded Acme?")));
+    expect(second.answer).toBe(first.answer);
+  });
+
+  it("stops emitting once the signal is aborted", async () => {
+    const controller = new AbortController();
+    const tokens: string[] = [];
+    for await (const event of model.generate(
+      input("How many people does Acme employ?", { signal: controller.signal }),
+    )) {
+      if (event.type === "token") tokens.push(event.token);
+      if (tokens.length === 2) controller.abort();
+    }
+    expect(tokens).toEqual(["Acme", " Corp."]);
+  });
+
+  it("makes a follow-up standalone with the last question's topic", async () => {
+    const history = [
+      { role: "user" as const, content: "Tell me about Acme Corp." },
+      { role: "assistant" as const, content: "Acme Corp. was founded in 1998. [1]" },
+    ];
+    expect(await model.condense("Where is its headquarters?", history)).toBe(
+      "Where is its headquarters? Acme Corp",
+    );
+    expect(await model.condense("How much does express shipping cost?", history)).toBe(
+      "How much does express shipping cost?",
+    );
+  });
+});

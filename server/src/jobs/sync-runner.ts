@@ -1,0 +1,287 @@
+import { randomUUID } from "node:crypto";
+import type { SyncRun } from "@lore/shared";
+import type { EventBus } from "../events/event-bus.ts";
+import type { Logger } from "../http/logger.ts";
+import type { DataSourceRecord, SyncRunRecord } from "../store/records.ts";
+import type { Store } from "../store/store.ts";
+import { type SyncCounts, type SyncDeps, syncSource } from "../sources/sync-source.ts";
+
+export interface SyncRunnerOptions {
+  concurrency: number;
+  maxAttempts?: number;
+  leaseMs?: number;
+  tickMs?: number;
+  /** Purges everything a deleted source owned (chunks, documents, files). Must be idempotent. */
+  purge: (source: DataSourceRecord) => Promise<void>;
+}
+
+const ACTIVE = new Set<SyncRun["status"]>(["queued", "running"]);
+
+/**
+ * Durable sync jobs: each run is a row with a lease and attempts. A crash leaves the row `running`
+ * with a lapsing lease; the next process takes it over. Failures retry with backoff, then fail with the reason.
+ */
+export class SyncRunner {
+  private readonly running = new Map<string, AbortController>();
+  private timer: NodeJS.Timeout | null = null;
+  private ticking = false;
+  private readonly maxAttempts: number;
+  private readonly leaseMs: number;
+
+  constructor(
+    private readonly store: Store,
+    private readonly deps: Omit<SyncDeps, "onProgress">,
+    private readonly events: EventBus,
+    private readonly logger: Logger,
+    private readonly options: SyncRunnerOptions,
+  ) {
+    this.maxAttempts = options.maxAttempts ?? 3;
+    this.leaseMs = options.leaseMs ?? 60_000;
+  }
+
+  /** Resumes what a previous process left: orphaned runs (this process owns the data dir) and unfinished purges. */
+  async start(): Promise<void> {
+    const orphaned = this.store.syncRuns.filter((r) => r.status === "running");
+    await this.store.syncRuns.putMany(orphaned.map((r) => ({ ...r, status: "queued", leaseUntil: null })));
+    this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 200);
+    this.timer.unref();
+    void this.tick();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    for (const controller of this.running.values()) controller.abort(new Error("server shutting down"));
+    while (this.ticking || this.running.size > 0) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  activeRun(dataSourceId: string): SyncRunRecord | undefined {
+    return this.store.syncRuns.find((r) => r.dataSourceId === dataSourceId && ACTIVE.has(r.status));
+  }
+
+  /** Queues a sync, or returns the one already queued or running. */
+  async enqueue(source: DataSourceRecord, trigger: SyncRun["trigger"]): Promise<SyncRunRecord> {
+    const run = await this.store.syncRuns.transact(() => {
+      const active = this.activeRun(source.id);
+      if (active) return { rows: [], result: active };
+      const now = new Date().toISOString();
+      const created: SyncRunRecord = {
+        id: randomUUID(),
+        dataSourceId: source.id,
+        workspaceId: source.workspaceId,
+        status: "queued",
+        trigger,
+        added: 0,
+        updated: 0,
+        removed: 0,
+        unchanged: 0,
+        failed: 0,
+        attempts: 0,
+        error: null,
+        queuedAt: now,
+        startedAt: null,
+        finishedAt: null,
+        durationMs: null,
+        leaseUntil: null,
+        nextAttemptAt: now,
+      };
+      return { rows: [created], result: created };
+    });
+    if (run.status === "queued" && source.status !== "syncing") await this.setSource(source.id, { status: "queued" });
+    void this.tick();
+    return run;
+  }
+
+  /** Stops a running sync of a source and cancels queued ones. */
+  async cancel(dataSourceId: string): Promise<void> {
+    this.running.get(dataSourceId)?.abort(new Error("cancelled"));
+    const active = this.store.syncRuns.filter((r) => r.dataSourceId === dataSourceId && ACTIVE.has(r.status));
+    const now = new Date().toISOString();
+    await this.store.syncRuns.putMany(active.map((r) => ({ ...r, status: "cancelled", finishedAt: now, leaseUntil: null })));
+  }
+
+  /** Waits until no run of this source is queued or running (tests, CLI). */
+  async settled(dataSourceId: string, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.activeRun(dataSourceId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      await this.purgeDeleted();
+      await this.enqueueScheduled();
+      const now = Date.now();
+      const due = this.store.syncRuns
+        .filter(
+          (r) =>
+            (r.status === "queued" && Date.parse(r.nextAttemptAt) <= now) ||
+            (r.status === "running" && r.leaseUntil !== null && Date.parse(r.leaseUntil) < now && !this.running.has(r.dataSourceId)),
+        )
+        .sort((a, b) => a.queuedAt.localeCompare(b.queuedAt));
+      for (const run of due) {
+        if (this.running.size >= this.options.concurrency) break;
+        if (this.running.has(run.dataSourceId)) continue;
+        void this.execute(run);
+      }
+    } catch (error) {
+      this.logger.error("sync runner tick failed", { error: String(error) });
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async purgeDeleted(): Promise<void> {
+    for (const source of this.store.dataSources.filter((s) => s.deletedAt !== null)) {
+      if (this.running.has(source.id)) continue;
+      await this.options.purge(source);
+    }
+  }
+
+  private async enqueueScheduled(): Promise<void> {
+    const now = Date.now();
+    for (const source of this.store.dataSources.all()) {
+      if (!source.schedule || source.deletedAt || this.activeRun(source.id)) continue;
+      const last = source.lastSyncedAt ? Date.parse(source.lastSyncedAt) : Date.parse(source.createdAt);
+      if (now - last >= source.schedule.intervalMinutes * 60_000) await this.enqueue(source, "schedule");
+    }
+  }
+
+  private async execute(queued: SyncRunRecord): Promise<void> {
+    const source = this.store.dataSources.get(queued.dataSourceId);
+    const controller = new AbortController();
+    this.running.set(queued.dataSourceId, controller);
+    const started = Date.now();
+    let run: SyncRunRecord = {
+      ...queued,
+      status: "running",
+      attempts: queued.attempts + 1,
+      startedAt: new Date(started).toISOString(),
+      leaseUntil: new Date(started + this.leaseMs).toISOString(),
+    };
+    const renew = setInterval(() => {
+      run = { ...run, leaseUntil: new Date(Date.now() + this.leaseMs).toISOString() };
+      void this.store.syncRuns.put(run).catch(() => undefined);
+    }, this.leaseMs / 3);
+    try {
+      if (!source || source.deletedAt) {
+        await this.store.syncRuns.put({ ...run, status: "cancelled", finishedAt: new Date().toISOString(), leaseUntil: null });
+        return;
+      }
+      await this.store.syncRuns.put(run);
+      await this.setSource(source.id, { status: "syncing", progress: { total: 0, processed: 0 } });
+      const counts = await syncSource(
+        {
+          ...this.deps,
+          onProgress: async (processed, c) => {
+            if (processed % 10 === 0) await this.setSource(source.id, { progress: { total: 0, processed } });
+            run = { ...run, ...c };
+          },
+        },
+        source,
+        controller.signal,
+      );
+      await this.complete(run, source, counts, started);
+    } catch (error) {
+      await this.fail(run, error, controller.signal.aborted, started);
+    } finally {
+      clearInterval(renew);
+      this.running.delete(queued.dataSourceId);
+    }
+  }
+
+  private async complete(run: SyncRunRecord, source: DataSourceRecord, counts: SyncCounts, started: number): Promise<void> {
+    const finishedAt = new Date().toISOString();
+    await this.store.syncRuns.put({
+      ...run,
+      ...counts,
+      status: "completed",
+      error: null,
+      finishedAt,
+      durationMs: Date.now() - started,
+      leaseUntil: null,
+    });
+    const docs = this.store.documents.filter((d) => d.dataSourceId === source.id);
+    const indexed = docs.filter((d) => d.status === "indexed");
+    const failedDocs = docs.filter((d) => d.error !== null);
+    const allFailed = docs.length > 0 && indexed.length === 0;
+    const wasReady = this.store.dataSources.get(source.id)?.everReady ?? false;
+    const processingBefore = this.processingAgents(source);
+    await this.setSource(source.id, {
+      status: allFailed ? "failed" : "ready",
+      everReady: wasReady || !allFailed,
+      lastSyncedAt: finishedAt,
+      lastError: failedDocs.length > 0 ? `${failedDocs.length} document(s) could not be read: ${failedDocs[0]?.error}` : null,
+      documentCount: indexed.length,
+      chunkCount: indexed.reduce((n, d) => n + d.chunkCount, 0),
+      progress: { total: docs.length, processed: docs.length },
+    });
+    this.events.emit({
+      type: "data_source.sync.completed",
+      workspaceId: source.workspaceId,
+      dataSourceId: source.id,
+      syncRunId: run.id,
+      counts: { ...counts },
+    });
+    for (const agentId of processingBefore) {
+      const agent = this.store.agents.get(agentId);
+      const stillProcessing = agent?.dataSourceIds.some((id) => {
+        const s = this.store.dataSources.get(id);
+        return s && !s.deletedAt && !s.everReady;
+      });
+      if (agent && !stillProcessing) this.events.emit({ type: "agent.ready", workspaceId: agent.workspaceId, agentId });
+    }
+  }
+
+  private processingAgents(source: DataSourceRecord): string[] {
+    return this.store.agents
+      .filter((a) => a.workspaceId === source.workspaceId && a.dataSourceIds.includes(source.id))
+      .filter((a) => a.dataSourceIds.some((id) => !this.store.dataSources.get(id)?.everReady))
+      .map((a) => a.id);
+  }
+
+  private async fail(run: SyncRunRecord, error: unknown, aborted: boolean, started: number): Promise<void> {
+    const message = error instanceof Error ? error.message : String(error);
+    const source = this.store.dataSources.get(run.dataSourceId);
+    if (aborted || !source || source.deletedAt) {
+      await this.store.syncRuns.put({ ...run, status: "cancelled", error: message, finishedAt: new Date().toISOString(), leaseUntil: null });
+      return;
+    }
+    this.logger.warn("sync attempt failed", { dataSourceId: run.dataSourceId, attempt: run.attempts, error: message });
+    if (run.attempts < this.maxAttempts) {
+      const backoff = 2 ** run.attempts * 1000;
+      await this.store.syncRuns.put({
+        ...run,
+        status: "queued",
+        error: message,
+        leaseUntil: null,
+        nextAttemptAt: new Date(Date.now() + backoff).toISOString(),
+      });
+      return;
+    }
+    await this.store.syncRuns.put({
+      ...run,
+      status: "failed",
+      error: message,
+      finishedAt: new Date().toISOString(),
+      durationMs: Date.now() - started,
+      leaseUntil: null,
+    });
+    await this.setSource(source.id, { status: "failed", lastError: message });
+    this.events.emit({
+      type: "data_source.sync.failed",
+      workspaceId: source.workspaceId,
+      dataSourceId: source.id,
+      syncRunId: run.id,
+      error: message,
+    });
+  }
+
+  private async setSource(id: string, patch: Partial<DataSourceRecord>): Promise<void> {
+    await this.store.dataSources.transact(() => {
+      const current = this.store.dataSources.get(id);
+      if (!current || current.deletedAt) return { rows: [], result: null };
+      return { rows: [{ ...current, ...patch, updatedAt: new Date().toISOString() }], result: null };
+    });
+  }
+}

@@ -1,0 +1,155 @@
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { type ErrorCode, errorBodySchema } from "@lore/shared";
+import { statusByCode } from "../errors.ts";
+import { pathParams, type RouteSpec, routeErrors, routesTable, type Tag } from "./routes-table.ts";
+
+type OpenApiDocument = ReturnType<OpenAPIHono["getOpenAPI31Document"]>;
+
+const tagDescriptions: Record<Tag, string> = {
+  Meta: "Health and this document",
+  Auth: "Log in, refresh, log out: JWT access and refresh tokens",
+  Workspaces: "Tenancy: workspaces, members and their roles (owner, admin, editor, viewer)",
+  Agents: "Configurable assistants answering from a workspace's data sources",
+  "API keys": "Per-agent secrets for server-to-server calls (managed with a user token only)",
+  "Data sources": "The knowledge base: files, web pages, Notion, inline text; sync and its history",
+  Answers: "Grounded answers with citations, whole or streamed",
+  Conversations: "Stored conversations of an agent",
+  Analytics: "Usage and answer quality per agent",
+  Webhooks: "Signed outbound notifications of a workspace's events",
+  Widget: "The embeddable widget's public routes (Origin-checked, no secret)",
+};
+
+const rateLimitHeaders = {
+  "X-RateLimit-Limit": { $ref: "#/components/headers/X-RateLimit-Limit" },
+  "X-RateLimit-Remaining": { $ref: "#/components/headers/X-RateLimit-Remaining" },
+  "X-RateLimit-Reset": { $ref: "#/components/headers/X-RateLimit-Reset" },
+};
+
+function operationId(route: RouteSpec): string {
+  const words = route.path
+    .replace(/^~/, "")
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w.replace(/^./, (ch) => ch.toUpperCase()));
+  return `${route.method}${words.join("")}`;
+}
+
+function security(route: RouteSpec): Array<Record<string, string[]>> {
+  if (route.auth === "none") return [];
+  if (route.auth === "user") return [{ userToken: [] }];
+  return [{ userToken: [] }, { apiKey: [] }];
+}
+
+function paramsSchema(path: string) {
+  const names = pathParams(path);
+  if (names.length === 0) return undefined;
+  const shape: Record<string, z.ZodType> = {};
+  for (const name of names) {
+    shape[name] = name === "widgetId" ? z.string().openapi({ example: "wgt_Q2x9…" }) : z.string().uuid();
+  }
+  return z.object(shape);
+}
+
+function errorResponses(route: RouteSpec) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of routeErrors(route)) {
+    const status = statusByCode[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<string, { description: string; content: { "application/json": { schema: typeof errorBodySchema } } }> =
+    {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    out[String(status)] = {
+      description: `\`error\` is one of: ${codes.map((c) => `\`${c}\``).join(", ")}`,
+      content: { "application/json": { schema: errorBodySchema } },
+    };
+  }
+  return out;
+}
+
+function successResponse(route: RouteSpec) {
+  const content: Record<string, { schema: z.ZodType }> = {};
+  if (route.response) content["application/json"] = { schema: route.response };
+  if (route.stream) content["text/event-stream"] = { schema: route.stream };
+  return {
+    description: route.stream
+      ? "JSON by default; with `Accept: text/event-stream`, one `data: {json}` line per event (start, token…, sources, then done or error)"
+      : route.status === 204
+        ? "Done; no body"
+        : "Success",
+    ...(Object.keys(content).length > 0 ? { content } : {}),
+    ...(route.path.startsWith("~") ? {} : { headers: rateLimitHeaders }),
+  };
+}
+
+function requestBody(route: RouteSpec) {
+  const content: Record<string, { schema: z.ZodType }> = {};
+  if (route.body) content["application/json"] = { schema: route.body };
+  if (route.multipart) content["multipart/form-data"] = { schema: route.multipart };
+  return Object.keys(content).length > 0 ? { content, required: true } : undefined;
+}
+
+const cache = new Map<string, OpenApiDocument>();
+
+/** The OpenAPI 3.1 document of the whole API, built from the routes table and shared/'s zod schemas. */
+export function buildOpenApiDocument(prefix: string, serverUrl?: string): OpenApiDocument {
+  const key = `${prefix} ${serverUrl ?? ""}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
+
+  const app = new OpenAPIHono();
+  const registry = app.openAPIRegistry;
+  registry.registerComponent("securitySchemes", "userToken", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description: "The access token from `POST /auth/login/` (1 h by default; refresh with `POST /auth/token/refresh/`).",
+  });
+  registry.registerComponent("securitySchemes", "apiKey", {
+    type: "http",
+    scheme: "bearer",
+    description: "An agent's API key (`lore_sk_…`): full access to its own agent, 403 anywhere else.",
+  });
+  const header = (description: string) => ({ description, schema: { type: "integer" as const } });
+  registry.registerComponent("headers", "X-RateLimit-Limit", header("The limit of the window with the fewest requests left"));
+  registry.registerComponent("headers", "X-RateLimit-Remaining", header("Requests left in that window"));
+  registry.registerComponent("headers", "X-RateLimit-Reset", header("Unix time (seconds) when that window resets"));
+  registry.register("Error", errorBodySchema);
+
+  for (const route of routesTable) {
+    const outside = route.path.startsWith("~");
+    const params = paramsSchema(route.path);
+    const body = requestBody(route);
+    registry.registerPath({
+      method: route.method,
+      path: outside ? route.path.slice(1) : route.path,
+      operationId: operationId(route),
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      tags: [route.tag],
+      security: security(route),
+      ...(outside ? { servers: [{ url: serverUrl ?? "/" }] } : {}),
+      request: {
+        ...(params ? { params } : {}),
+        ...(route.query ? { query: route.query } : {}),
+        ...(body ? { body } : {}),
+      },
+      responses: { [String(route.status)]: successResponse(route), ...errorResponses(route) },
+    });
+  }
+
+  const document = app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "Lore API",
+      version: "1.0.0",
+      description:
+        "Every path ends with `/` (a request without it gets 308 to the slash form). Errors are `{error, message, details}`. See docs/api.md.",
+    },
+    servers: [{ url: `${serverUrl ?? ""}${prefix}` }],
+    tags: Object.entries(tagDescriptions).map(([name, description]) => ({ name, description })),
+  });
+  if (cache.size >= 16) cache.clear(); // the server URL comes from the request: keep the cache bounded
+  cache.set(key, document);
+  return document;
+}

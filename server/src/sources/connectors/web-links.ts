@@ -1,0 +1,60 @@
+import { Parser } from "htmlparser2";
+
+/** What the crawler needs from an HTML page, read with a fast streaming scan (no DOM). */
+export interface PageLinks {
+  canonical: string | null;
+  links: string[];
+  title: string | null;
+  noindex: boolean;
+  nofollow: boolean;
+}
+
+function resolveHttp(href: string | undefined, base: string): string | null {
+  if (!href) return null;
+  try {
+    const url = new URL(href.trim(), base);
+    return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+export function scanPageLinks(html: string, pageUrl: string): PageLinks {
+  let base = pageUrl;
+  let canonical: string | null = null;
+  const hrefs: string[] = [];
+  let title: string | null = null;
+  let inTitle = false;
+  let titleText = "";
+  let robots = "";
+  const parser = new Parser(
+    {
+      onopentag(name, attrs) {
+        if (name === "base" && attrs.href) base = resolveHttp(attrs.href, pageUrl) ?? base;
+        else if (name === "link" && (attrs.rel ?? "").toLowerCase().split(/\s+/).includes("canonical")) canonical ??= attrs.href ?? null;
+        else if (name === "a" && attrs.href && !(attrs.rel ?? "").toLowerCase().includes("nofollow")) hrefs.push(attrs.href);
+        else if (name === "meta" && /^(robots|lorebot)$/i.test(attrs.name ?? "")) robots += `,${(attrs.content ?? "").toLowerCase()}`;
+        else if (name === "title" && title === null) inTitle = true;
+      },
+      ontext(text) {
+        if (inTitle) titleText += text;
+      },
+      onclosetag(name) {
+        if (name === "title" && inTitle) {
+          inTitle = false;
+          title = titleText.replace(/\s+/g, " ").trim() || null;
+        }
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  parser.end(html);
+  const links = hrefs.map((h) => resolveHttp(h, base)).filter((u): u is string => u !== null);
+  return {
+    canonical: canonical ? resolveHttp(canonical, base) : null,
+    links,
+    title,
+    noindex: /\b(noindex|none)\b/.test(robots),
+    nofollow: /\b(nofollow|none)\b/.test(robots),
+  };
+}

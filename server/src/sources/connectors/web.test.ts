@@ -1,0 +1,133 @@
+import type { WebConfig } from "@lore/shared";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestSite, type TestSite } from "../../../../test/fakes/web-site.ts";
+import { createGuardedFetch } from "../../net/outbound.ts";
+import type { RawDocument } from "../documents.ts";
+import { parseDocument } from "../parsing/parse-document.ts";
+import { crawlWeb, normaliseUrl } from "./web.ts";
+import { parseRobots } from "./web-robots.ts";
+
+let site: TestSite;
+const guarded = createGuardedFetch({ allowlist: ["127.0.0.1"], timeoutMs: 5000 });
+
+beforeAll(async () => {
+  site = await startTestSite();
+});
+afterAll(() => site.close());
+
+function config(partial: Partial<WebConfig>): WebConfig {
+  return { url: site.url, mode: "crawl", maxPages: 100, maxDepth: 5, include: [], exclude: [], ...partial };
+}
+async function collect(cfg: WebConfig, fetch = guarded): Promise<RawDocument[]> {
+  const docs: RawDocument[] = [];
+  for await (const doc of crawlWeb(cfg, { fetch, delayMs: 0 })) docs.push(doc);
+  return docs;
+}
+const paths = (docs: RawDocument[]) => docs.map((d) => new URL(d.externalId).pathname).sort();
+
+describe("parseRobots", () => {
+  it("picks the LoreBot group over *, longest match wins, Allow wins ties", () => {
+    const robots = parseRobots("User-agent: *\nDisallow: /\n\nUser-agent: lorebot\nDisallow: /a/\nAllow: /a/b\nDisallow: /*.pdf$\nCrawl-delay: 2\n", "LoreBot");
+    expect(robots.isAllowed("/x")).toBe(true);
+    expect(robots.isAllowed("/a/c")).toBe(false);
+    expect(robots.isAllowed("/a/b/c")).toBe(true);
+    expect(robots.isAllowed("/files/x.pdf")).toBe(false);
+    expect(robots.isAllowed("/files/x.pdf?v=1")).toBe(true);
+    expect(robots.crawlDelay).toBe(2);
+    expect(parseRobots("User-agent: *\nDisallow: /\n", "LoreBot").isAllowed("/x")).toBe(false);
+  });
+});
+
+describe("normaliseUrl", () => {
+  it("drops fragments, tracking parameters and default ports and sorts the query", () => {
+    expect(normaliseUrl("HTTP://Example.COM:80/a?b=2&utm_source=x&a=1#top")).toBe("http://example.com/a?a=1&b=2");
+  });
+});
+
+describe("crawlWeb", () => {
+  it("crawls the site breadth-first, honouring robots.txt, canonical links and redirects", async () => {
+    const docs = await collect(config({}));
+    expect(paths(docs)).toEqual([
+      "/",
+      "/blog/",
+      "/blog/post-1",
+      "/blog/post-2",
+      "/blog/post-3",
+      "/docs/",
+      "/docs/configure",
+      "/docs/guide",
+      "/docs/install",
+      "/docs/manual.pdf",
+    ]);
+    expect(site.requests.some((r) => r.startsWith("/private/"))).toBe(false);
+    const install = docs.find((d) => d.externalId.endsWith("/docs/install"));
+    expect(install).toMatchObject({ kind: "web", sourceUrl: `${site.url}/docs/install` });
+    const pdf = docs.find((d) => d.externalId.endsWith(".pdf"));
+    expect(pdf?.kind).toBe("pdf");
+    expect(new Set(docs.map((d) => d.externalId)).size).toBe(docs.length);
+  });
+
+  it("yields pages whose main content parses without the boilerplate", async () => {
+    const docs = await collect(config({ mode: "page", url: `${site.url}/docs/install` }));
+    expect(docs).toHaveLength(1);
+    const first = docs[0];
+    if (!first) throw new Error("no document");
+    const parsed = await parseDocument(first);
+    expect(parsed.kind).toBe("web");
+    expect(parsed.title).toBe("Install");
+    const text = parsed.sections.map((s) => s.text).join("\n");
+    expect(text).toContain("installation takes about four minutes");
+    expect(text).not.toMatch(/cookies|Copyright|Popular/);
+  });
+
+  it("stops at maxDepth and maxPages", async () => {
+    // Depth 1 = the links of the home page, its sidebar included.
+    expect(paths(await collect(config({ maxDepth: 1 })))).toEqual(["/", "/blog/", "/blog/post-1", "/docs/"]);
+    expect(await collect(config({ maxPages: 4 }))).toHaveLength(4);
+  });
+
+  it("applies include and exclude globs while still crawling through the home page", async () => {
+    const before = site.requests.length;
+    const docs = await collect(config({ include: ["/docs/**"], exclude: ["**/*.pdf", "/docs/configure"] }));
+    expect(paths(docs)).toEqual(["/docs/", "/docs/guide", "/docs/install"]);
+    expect(site.requests.slice(before)).not.toContain("/docs/configure");
+  });
+
+  it("reads a sitemap index with a gzip'd child sitemap", async () => {
+    const docs = await collect(config({ mode: "sitemap", url: `${site.url}/sitemap.xml` }));
+    // /private/secret is listed in the sitemap but robots.txt disallows it.
+    expect(paths(docs)).toEqual(["/", "/blog/", "/blog/post-1", "/blog/post-2", "/blog/post-3", "/docs/", "/docs/configure", "/docs/guide", "/docs/install", "/docs/manual.pdf"]);
+    // Pointing sitemap mode at the site root finds the sitemap through robots.txt.
+    expect(await collect(config({ mode: "sitemap", url: `${site.url}/`, maxPages: 3 }))).toHaveLength(3);
+  });
+
+  it("sees edits, removals and additions on the next crawl", async () => {
+    site.setPage("/docs/configure", { title: "Configure", html: "<h1>Configure</h1><p>Now with dark mode.</p>" });
+    site.removePage("/docs/guide");
+    site.setPage("/docs/new", { title: "New", html: "<h1>New</h1><p>Fresh page.</p>" });
+    try {
+      const docs = await collect(config({ mode: "sitemap", url: `${site.url}/sitemap.xml` }));
+      expect(paths(docs)).toContain("/docs/new");
+      expect(paths(docs)).not.toContain("/docs/guide");
+      const configure = docs.find((d) => d.externalId.endsWith("/docs/configure"));
+      expect(new TextDecoder().decode(configure?.body as Uint8Array)).toContain("dark mode");
+    } finally {
+      site.removePage("/docs/new");
+    }
+  });
+
+  it("waits the politeness delay between requests", async () => {
+    const t0 = Date.now();
+    const docs: RawDocument[] = [];
+    for await (const d of crawlWeb(config({ maxDepth: 1 }), { fetch: guarded, delayMs: 60 })) docs.push(d);
+    // robots.txt + 4 pages (+ 404 /legal) = at least 4 gaps.
+    expect(docs).toHaveLength(4);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(240);
+  });
+
+  it("yields nothing from a loopback site the outbound guard does not allow", async () => {
+    const before = site.requests.length;
+    expect(await collect(config({}), createGuardedFetch())).toEqual([]);
+    expect(site.requests.length).toBe(before);
+  });
+});

@@ -1,0 +1,277 @@
+import type { WebConfig } from "@lore/shared";
+import picomatch from "picomatch";
+import { type GuardedFetch, type GuardedResponse, OutboundError } from "../../net/outbound.ts";
+import type { RawDocument } from "../documents.ts";
+import { scanPageLinks } from "./web-links.ts";
+import { ALLOW_ALL, parseRobots, type RobotsRules } from "./web-robots.ts";
+import { parseSitemap } from "./web-sitemap.ts";
+
+/** The robots.txt product token Lore obeys (and the `*` group otherwise). */
+export const CRAWLER_AGENT = "LoreBot";
+export const DEFAULT_CRAWL_DELAY_MS = 500;
+/** A robots.txt Crawl-delay above this is capped rather than stalling a sync for hours. */
+export const MAX_CRAWL_DELAY_MS = 10_000;
+
+export interface CrawlLog {
+  (message: string, data?: Record<string, unknown>): void;
+}
+
+export interface CrawlContext {
+  fetch: GuardedFetch;
+  signal?: AbortSignal;
+  /** Politeness delay between requests to the site (robots.txt Crawl-delay wins when longer). */
+  delayMs?: number;
+  log?: CrawlLog;
+}
+
+const TRACKING_PARAMS = /^(utm_[a-z]+|gclid|fbclid|msclkid|mc_cid|mc_eid|_ga|ref_src)$/i;
+
+/** One spelling per page: no fragment, no tracking parameters, sorted query, default port dropped. */
+export function normaliseUrl(input: string): string {
+  const url = new URL(input);
+  url.hash = "";
+  const params = [...url.searchParams.entries()].filter(([k]) => !TRACKING_PARAMS.test(k)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  url.search = new URLSearchParams(params).toString();
+  if (url.pathname === "") url.pathname = "/";
+  return url.href;
+}
+
+const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
+const TEXT_TYPES = new Set(["text/plain", "text/markdown", "text/x-markdown"]);
+
+function pathWithQuery(url: URL): string {
+  return url.pathname + url.search;
+}
+
+function matcher(config: WebConfig): (url: URL) => boolean {
+  const opts = { dot: true };
+  const include = config.include.length > 0 ? picomatch(config.include, opts) : null;
+  const exclude = config.exclude.length > 0 ? picomatch(config.exclude, opts) : null;
+  // Patterns apply to the path ("/docs/**") or to the whole URL ("https://x.test/docs/**").
+  const test = (m: picomatch.Matcher, url: URL) => m(url.pathname) || m(pathWithQuery(url)) || m(url.href) || m(url.href.replace(/^https?:\/\//, ""));
+  return (url) => (!include || test(include, url)) && !(exclude && test(exclude, url));
+}
+
+function excluded(config: WebConfig): (url: URL) => boolean {
+  if (config.exclude.length === 0) return () => false;
+  const m = picomatch(config.exclude, { dot: true });
+  return (url) => m(url.pathname) || m(pathWithQuery(url)) || m(url.href) || m(url.href.replace(/^https?:\/\//, ""));
+}
+
+function fileNameOf(url: URL): string | undefined {
+  const last = url.pathname.split("/").filter(Boolean).pop();
+  return last ? decodeURIComponent(last) : undefined;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}
+
+/**
+ * Crawls a web source: one `page`, the pages of a `sitemap` (index and .gz included), or a same-origin
+ * breadth-first `crawl` within maxDepth/maxPages. robots.txt (LoreBot, else *) and its Crawl-delay are
+ * honoured, include/exclude globs filter URLs, canonical URLs are de-duplicated, only HTML, text,
+ * markdown and PDF are yielded. Fetch failures of single pages are logged and skipped.
+ */
+export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIterable<RawDocument> {
+  const log = ctx.log ?? (() => undefined);
+  const start = new URL(normaliseUrl(config.url));
+  const robotsByOrigin = new Map<string, RobotsRules>();
+  let lastRequestAt = 0;
+  let delayMs = ctx.delayMs ?? DEFAULT_CRAWL_DELAY_MS;
+
+  const politeFetch = async (url: string): Promise<GuardedResponse> => {
+    ctx.signal?.throwIfAborted();
+    const wait = lastRequestAt + delayMs - Date.now();
+    if (lastRequestAt > 0) await sleep(wait, ctx.signal);
+    lastRequestAt = Date.now();
+    return ctx.fetch(url, {
+      signal: ctx.signal,
+      headers: { accept: "text/html,application/xhtml+xml,text/plain;q=0.9,text/markdown;q=0.9,application/pdf;q=0.8,*/*;q=0.1" },
+    });
+  };
+
+  const robotsFor = async (url: URL): Promise<RobotsRules> => {
+    const cached = robotsByOrigin.get(url.origin);
+    if (cached) return cached;
+    let rules = ALLOW_ALL;
+    try {
+      const res = await politeFetch(`${url.origin}/robots.txt`);
+      if (res.status >= 200 && res.status < 300) rules = parseRobots(new TextDecoder().decode(res.body), CRAWLER_AGENT);
+      // 4xx: no robots.txt, everything allowed (RFC 9309); 5xx: assume the site is unavailable.
+      else if (res.status >= 500) rules = { isAllowed: () => false, crawlDelay: null, sitemaps: [] };
+    } catch (err) {
+      if (!(err instanceof OutboundError)) throw err;
+      log("robots.txt unavailable", { origin: url.origin, error: err.message });
+    }
+    if (rules.crawlDelay !== null) delayMs = Math.max(delayMs, Math.min(rules.crawlDelay * 1000, MAX_CRAWL_DELAY_MS));
+    robotsByOrigin.set(url.origin, rules);
+    return rules;
+  };
+
+  const fetchPage = async (url: URL): Promise<GuardedResponse | null> => {
+    const robots = await robotsFor(url);
+    if (!robots.isAllowed(pathWithQuery(url))) {
+      log("disallowed by robots.txt", { url: url.href });
+      return null;
+    }
+    try {
+      const res = await politeFetch(url.href);
+      if (res.status < 200 || res.status > 299) {
+        log("skipped: HTTP status", { url: url.href, status: res.status });
+        return null;
+      }
+      return res;
+    } catch (err) {
+      if (!(err instanceof OutboundError)) throw err;
+      log("skipped: fetch failed", { url: url.href, code: err.code, error: err.message });
+      return null;
+    }
+  };
+
+  const wanted = matcher(config);
+  const isExcluded = excluded(config);
+  const yielded = new Set<string>();
+
+  /** Turns a fetched page into a document (or null), and returns its links for the crawl. */
+  const toDocument = (res: GuardedResponse): { doc: RawDocument | null; links: string[]; followLinks: boolean } => {
+    const finalUrl = new URL(normaliseUrl(res.url));
+    const type = res.contentType ?? "";
+    if (HTML_TYPES.has(type) || (type === "" && /<html|<!doctype html/i.test(new TextDecoder().decode(res.body.subarray(0, 512))))) {
+      const html = new TextDecoder().decode(res.body);
+      const page = scanPageLinks(html, finalUrl.href);
+      // A canonical link is trusted only within the page's own origin.
+      const canonical = page.canonical && new URL(page.canonical).origin === finalUrl.origin ? normaliseUrl(page.canonical) : finalUrl.href;
+      if (page.noindex || yielded.has(canonical)) return { doc: null, links: page.links, followLinks: !page.nofollow };
+      return {
+        doc: { externalId: canonical, title: page.title ?? "", sourceUrl: canonical, kind: "web", mediaType: type || "text/html", body: res.body },
+        links: page.links,
+        followLinks: !page.nofollow,
+      };
+    }
+    if (yielded.has(finalUrl.href)) return { doc: null, links: [], followLinks: false };
+    const fileName = fileNameOf(finalUrl);
+    if (type === "application/pdf") {
+      return {
+        doc: { externalId: finalUrl.href, title: "", sourceUrl: finalUrl.href, kind: "pdf", mediaType: type, fileName, body: res.body },
+        links: [],
+        followLinks: false,
+      };
+    }
+    if (TEXT_TYPES.has(type)) {
+      return {
+        doc: { externalId: finalUrl.href, title: fileName ?? "", sourceUrl: finalUrl.href, kind: null, mediaType: type, fileName, body: res.body },
+        links: [],
+        followLinks: false,
+      };
+    }
+    log("skipped: unsupported content type", { url: finalUrl.href, contentType: type });
+    return { doc: null, links: [], followLinks: false };
+  };
+
+  if (config.mode === "page") {
+    const res = await fetchPage(start);
+    const doc = res ? toDocument(res).doc : null;
+    if (doc) yield doc;
+    return;
+  }
+
+  if (config.mode === "sitemap") {
+    const pages: string[] = [];
+    const seenMaps = new Set<string>();
+    const queue: { url: string; depth: number }[] = [{ url: start.href, depth: 0 }];
+    while (queue.length > 0 && pages.length < config.maxPages * 2) {
+      const next = queue.shift();
+      if (!next || seenMaps.has(next.url)) continue;
+      seenMaps.add(next.url);
+      const res = await fetchPage(new URL(next.url));
+      if (!res) continue;
+      let content: ReturnType<typeof parseSitemap>;
+      try {
+        content = parseSitemap(res.body);
+      } catch {
+        log("skipped: unreadable sitemap", { url: next.url });
+        continue;
+      }
+      if (content.urls.length === 0 && content.sitemaps.length === 0 && next.depth === 0) {
+        // Pointed at a site rather than a sitemap: use the sitemaps robots.txt names, else /sitemap.xml.
+        const robots = await robotsFor(start);
+        const named = robots.sitemaps.length > 0 ? robots.sitemaps : [`${start.origin}/sitemap.xml`];
+        for (const url of named) queue.push({ url, depth: 1 });
+        continue;
+      }
+      pages.push(...content.urls);
+      if (next.depth < 3) for (const url of content.sitemaps) queue.push({ url, depth: next.depth + 1 });
+    }
+    const seen = new Set<string>();
+    let count = 0;
+    for (const raw of pages) {
+      if (count >= config.maxPages) break;
+      let url: URL;
+      try {
+        url = new URL(normaliseUrl(raw));
+      } catch {
+        continue;
+      }
+      // The sitemap protocol only vouches for URLs on the sitemap's own host.
+      if (url.origin !== start.origin || seen.has(url.href) || yielded.has(url.href) || !wanted(url)) continue;
+      seen.add(url.href);
+      const res = await fetchPage(url);
+      const doc = res ? toDocument(res).doc : null;
+      if (!doc || yielded.has(doc.externalId)) continue;
+      yielded.add(doc.externalId);
+      count++;
+      yield doc;
+    }
+    return;
+  }
+
+  // Crawl: breadth-first within the start origin. Excluded URLs are never fetched; pages outside
+  // `include` are still read for their links (a crawl from "/" reaches "/docs/**") but not yielded.
+  const fetchBudget = config.maxPages * 3 + 10;
+  let fetched = 0;
+  const visited = new Set<string>([start.href]);
+  const frontier: { url: URL; depth: number }[] = [{ url: start, depth: 0 }];
+  while (frontier.length > 0 && yielded.size < config.maxPages && fetched < fetchBudget) {
+    const next = frontier.shift();
+    if (!next) break;
+    fetched++;
+    const res = await fetchPage(next.url);
+    if (!res) continue;
+    const finalUrl = new URL(normaliseUrl(res.url));
+    if (finalUrl.origin !== start.origin) {
+      log("skipped: redirected off-site", { url: next.url.href, to: finalUrl.href });
+      continue;
+    }
+    visited.add(finalUrl.href);
+    const { doc, links, followLinks } = toDocument(res);
+    if (doc && wanted(new URL(doc.externalId)) && wanted(finalUrl)) {
+      visited.add(doc.externalId);
+      yielded.add(doc.externalId);
+      yield doc;
+    }
+    if (!followLinks || next.depth >= config.maxDepth) continue;
+    for (const link of links) {
+      let url: URL;
+      try {
+        url = new URL(normaliseUrl(link));
+      } catch {
+        continue;
+      }
+      if (url.origin !== start.origin || visited.has(url.href) || isExcluded(url)) continue;
+      visited.add(url.href);
+      frontier.push({ url, depth: next.depth + 1 });
+    }
+  }
+}

@@ -1,0 +1,205 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { docxParagraph, docxTable, makeDocx, makeDocxBomb } from "../../../../test/fixtures/docx.ts";
+import { makePdf } from "../../../../test/fixtures/pdf.ts";
+import type { RawDocument } from "../documents.ts";
+import { ParseError } from "../documents.ts";
+import { detectKind, parseDocument, UnsupportedTypeError } from "./parse-document.ts";
+import { listZipEntries } from "./zip.ts";
+
+const SAMPLES = "/work/shared/datasets/py-pdf-sample-files";
+
+function raw(body: Uint8Array | string, fileName?: string, extra: Partial<RawDocument> = {}): RawDocument {
+  return { externalId: fileName ?? "x", title: "", sourceUrl: null, kind: null, fileName, body, ...extra };
+}
+function sample(path: string): Uint8Array {
+  return new Uint8Array(readFileSync(join(SAMPLES, path)));
+}
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
+describe("detectKind", () => {
+  it("trusts the content over a misleading file name", () => {
+    expect(detectKind(raw(makePdf([["hi"]]), "notes.txt"))).toBe("pdf");
+    expect(detectKind(raw(makeDocx(docxParagraph("x")), "report.pdf"))).toBe("docx");
+    expect(detectKind(raw(utf8("<!doctype html><html><body><p>x</p></body></html>"), "page.txt.bin"))).toBe("html");
+    expect(detectKind(raw(utf8("just words"), "fake.pdf"))).toBe("text");
+  });
+
+  it("tells text formats apart by name and content", () => {
+    expect(detectKind(raw(utf8("a,b\n1,2\n"), "data.csv"))).toBe("csv");
+    expect(detectKind(raw(utf8("# Title\n\nbody"), "readme"))).toBe("markdown");
+    expect(detectKind(raw(utf8("plain words only"), "notes"))).toBe("text");
+    expect(detectKind(raw(utf8("<html><body>hi</body></html>"), undefined, { kind: "web" }))).toBe("web");
+  });
+
+  it("refuses images, archives and other binaries with a typed error", () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+    expect(() => detectKind(raw(png, "photo.pdf"))).toThrow(UnsupportedTypeError);
+    expect(() => detectKind(raw(new Uint8Array([1, 2, 3, 0, 0, 5, 6]), "blob.txt"))).toThrow(UnsupportedTypeError);
+    try {
+      detectKind(raw(png, "photo.png"));
+    } catch (err) {
+      expect(err).toBeInstanceOf(UnsupportedTypeError);
+      expect((err as UnsupportedTypeError).supported).toContain(".pdf");
+      expect((err as Error).message).toMatch(/PNG/);
+    }
+  });
+});
+
+describe("PDF", () => {
+  it("keeps page numbers and turns large lines into headings", async () => {
+    const pdf = makePdf(
+      [
+        [{ text: "Installation Guide", size: 20 }, "Run the installer and accept the licence.", "", "Restart when asked."],
+        [{ text: "Troubleshooting", size: 20 }, "If the fan is loud, clean the vents."],
+      ],
+      { title: "Widget Manual" },
+    );
+    const doc = await parseDocument(raw(pdf, "manual.pdf"));
+    expect(doc.kind).toBe("pdf");
+    expect(doc.title).toBe("Widget Manual");
+    expect(doc.pageCount).toBe(2);
+    expect(doc.sections).toEqual([
+      { headingPath: ["Installation Guide"], text: "Run the installer and accept the licence.\n\nRestart when asked.", page: 1 },
+      { headingPath: ["Troubleshooting"], text: "If the fan is loud, clean the vents.", page: 2 },
+    ]);
+  });
+
+  it("reads real PDFs with the page counts their maintainers list", async () => {
+    const expected = JSON.parse(readFileSync(join(SAMPLES, "files.json"), "utf8")) as {
+      data: { path: string; pages: number; encrypted: boolean }[];
+    };
+    const cases = ["004-pdflatex-4-pages/pdflatex-4-pages.pdf", "026-latex-multicolumn/multicolumn.pdf", "011-google-doc-document/google-doc-document.pdf"];
+    for (const path of cases) {
+      const doc = await parseDocument(raw(sample(path), path.split("/").pop()));
+      expect(doc.pageCount, path).toBe(expected.data.find((d) => d.path === path)?.pages);
+      expect(doc.sections.every((s) => s.page !== null && s.page >= 1 && s.page <= (doc.pageCount ?? 0))).toBe(true);
+    }
+    const google = await parseDocument(raw(sample("011-google-doc-document/google-doc-document.pdf"), "g.pdf"));
+    expect(google.sections.map((s) => s.text).join(" ")).toContain("Beautiful is better than ugly.");
+  });
+
+  it("reports an encrypted PDF as a ParseError naming the reason", async () => {
+    const err = await parseDocument(raw(sample("005-libreoffice-writer-password/libreoffice-writer-password.pdf"))).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ParseError);
+    expect((err as Error).message).toMatch(/encrypted/);
+  });
+
+  it("reports broken and image-only PDFs as ParseErrors instead of crashing", async () => {
+    const broken = await parseDocument(raw(sample("017-unreadable-meta-data/unreadablemetadata.pdf"))).catch((e: unknown) => e);
+    expect(broken).toBeInstanceOf(ParseError);
+    expect((broken as Error).message).toMatch(/malformed/);
+    const scanned = await parseDocument(raw(sample("007-imagemagick-images/imagemagick-images.pdf"))).catch((e: unknown) => e);
+    expect(scanned).toBeInstanceOf(ParseError);
+    expect((scanned as Error).message).toMatch(/no text layer/);
+    const truncated = makePdf([["Half a file"]]).slice(0, 120);
+    await expect(parseDocument(raw(truncated, "t.pdf"))).rejects.toBeInstanceOf(ParseError);
+  });
+});
+
+describe("DOCX", () => {
+  it("maps heading styles to the heading path and keeps tables as rows", async () => {
+    const body = [
+      docxParagraph("Employee Handbook", "Title"),
+      docxParagraph("Leave", "Heading1"),
+      docxParagraph("Everyone gets 25 days of paid leave."),
+      docxParagraph("Sick leave", "Heading2"),
+      docxParagraph("Tell your manager before 10am.", undefined, true),
+      docxParagraph("Benefits", "Kop1"),
+      docxTable([
+        ["Benefit", "Amount"],
+        ["Gym", "50 EUR"],
+        ["Lunch", "8 EUR"],
+      ]),
+    ].join("");
+    const doc = await parseDocument(raw(makeDocx(body), "handbook.docx"));
+    expect(doc.kind).toBe("docx");
+    expect(doc.title).toBe("Employee Handbook");
+    expect(doc.sections).toEqual([
+      { headingPath: ["Leave"], text: "Everyone gets 25 days of paid leave.", page: null },
+      { headingPath: ["Leave", "Sick leave"], text: "- Tell your manager before 10am.", page: null },
+      { headingPath: ["Benefits"], text: "Benefit: Gym; Amount: 50 EUR\nBenefit: Lunch; Amount: 8 EUR", page: null, isTable: true },
+    ]);
+  });
+
+  it("stops inflating a decompression bomb past the size cap", async () => {
+    const bomb = makeDocxBomb(60 * 1024 * 1024);
+    expect(bomb.length).toBeLessThan(200_000);
+    const err = await parseDocument(raw(bomb, "bomb.docx")).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ParseError);
+    expect((err as Error).message).toMatch(/inflates past/);
+  });
+
+  it("reports a damaged archive as a ParseError", async () => {
+    const docx = makeDocx(docxParagraph("Hello"));
+    const damaged = docx.slice();
+    const entry = listZipEntries(docx).find((e) => e.name === "word/document.xml");
+    // Corrupt the deflate stream of document.xml while keeping the zip directory intact.
+    const start = (entry?.localHeaderOffset ?? 0) + 30 + "word/document.xml".length;
+    for (let i = start; i < start + 20; i++) damaged[i] = 0xff;
+    await expect(parseDocument(raw(damaged, "d.docx"))).rejects.toBeInstanceOf(ParseError);
+  });
+});
+
+describe("HTML", () => {
+  const page = `<!doctype html><html><head><title>Pricing | Acme</title>
+    <link rel="canonical" href="/pricing/"></head><body>
+    <header><a href="/">Acme</a><nav><a href="/docs">Docs</a></nav></header>
+    <div class="cookie-banner">We use cookies</div>
+    <main><h1>Pricing</h1><p>Plans start at <b>10 dollars</b> a month.</p>
+      <h2>Enterprise</h2><p>Call sales.</p><ul><li>SSO</li><li>Audit log</li></ul>
+      <table><tr><th>Plan</th><th>Seats</th></tr><tr><td>Team</td><td>10</td></tr></table>
+      <pre>curl -X POST /api\n  --data x</pre>
+      <script>var tracking = 1;</script><form><input name="q"></form></main>
+    <aside>Related posts</aside><footer>© Acme</footer></body></html>`;
+
+  it("keeps the main content with headings and drops chrome and boilerplate", async () => {
+    const doc = await parseDocument(raw(utf8(page), "pricing.html"));
+    expect(doc.kind).toBe("html");
+    expect(doc.title).toBe("Pricing");
+    const all = doc.sections.map((s) => s.text).join("\n");
+    expect(all).not.toMatch(/cookies|Related posts|© Acme|Docs|tracking/);
+    expect(doc.sections[0]).toEqual({ headingPath: ["Pricing"], text: "Plans start at 10 dollars a month.", page: null });
+    expect(doc.sections[1]?.headingPath).toEqual(["Pricing", "Enterprise"]);
+    expect(doc.sections[1]?.text).toBe("Call sales.\n\n- SSO\n\n- Audit log");
+    expect(doc.sections.find((s) => s.isTable)?.text).toBe("Plan: Team; Seats: 10");
+    expect(all).toContain("curl -X POST /api\n  --data x");
+  });
+
+  it("parses kind web as HTML and keeps the kind", async () => {
+    const doc = await parseDocument(raw(page, undefined, { kind: "web", sourceUrl: "https://acme.test/pricing" }));
+    expect(doc.kind).toBe("web");
+    expect(doc.sections.length).toBeGreaterThan(0);
+  });
+});
+
+describe("Markdown, CSV, text", () => {
+  it("turns markdown headings into paths and keeps code fences verbatim", async () => {
+    const md = "---\ntitle: Guide\n---\n# Setup\nInstall it.\n\n```sh\n# not a heading\n  npm i\n```\n\n## Config\nSet [the key](http://x).\n\n| a | b |\n|---|---|\n| 1 | 2 |\n";
+    const doc = await parseDocument(raw(utf8(md), "guide.md"));
+    expect(doc.title).toBe("Guide");
+    expect(doc.sections).toEqual([
+      { headingPath: ["Setup"], text: "Install it.\n\n```sh\n# not a heading\n  npm i\n```", page: null },
+      { headingPath: ["Setup", "Config"], text: "Set the key.", page: null },
+      { headingPath: ["Setup", "Config"], text: "a: 1; b: 2", page: null, isTable: true },
+    ]);
+  });
+
+  it("renders CSV rows as column: value lines, quotes and all", async () => {
+    const doc = await parseDocument(raw(utf8('name,city\n"Smith, Jo",Oslo\nAnn,"Rio ""RJ"""\n'), "people.csv"));
+    expect(doc.kind).toBe("csv");
+    expect(doc.sections).toEqual([{ headingPath: [], text: 'name: Smith, Jo; city: Oslo\nname: Ann; city: Rio "RJ"', page: null, isTable: true }]);
+  });
+
+  it("reads legacy-encoded text and refuses an empty file", async () => {
+    const latin1 = new Uint8Array([0x63, 0x61, 0x66, 0xe9]); // "café" in Windows-1252
+    expect((await parseDocument(raw(latin1, "a.txt"))).sections[0]?.text).toBe("café");
+    await expect(parseDocument(raw(utf8("  \n "), "empty.txt"))).rejects.toBeInstanceOf(ParseError);
+  });
+
+  it("keeps the connector's title for notion and text entries", async () => {
+    const doc = await parseDocument(raw("# Heading\n\nBody", undefined, { kind: "notion", title: "Team wiki" }));
+    expect(doc).toMatchObject({ kind: "notion", title: "Team wiki" });
+  });
+});

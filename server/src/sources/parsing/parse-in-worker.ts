@@ -1,0 +1,158 @@
+import { availableParallelism } from "node:os";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { ParsedDocument, RawDocument } from "../documents.ts";
+import { ParseError } from "../documents.ts";
+import { UnsupportedTypeError } from "./detect-kind.ts";
+import type { ParseReply } from "./parse-worker.ts";
+
+export const DEFAULT_PARSE_TIMEOUT_MS = 120_000;
+
+export interface ParseWorkerPool {
+  /** Parses in a worker thread; a timeout terminates that worker and throws ParseError("timed out …"). */
+  parse(raw: RawDocument, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<ParsedDocument>;
+  close(): Promise<void>;
+}
+
+/**
+ * Worker bootstrap: the server runs TypeScript through tsx (and tests through vitest), but on Node 20 a
+ * worker's `--import` loader is not active for its entry module, so the worker registers tsx's ESM
+ * hooks itself and then imports the TypeScript entry.
+ */
+function workerSource(): string {
+  const require = createRequire(import.meta.url);
+  const tsxApi = pathToFileURL(join(dirname(require.resolve("tsx/package.json")), "dist", "esm", "api", "index.mjs")).href;
+  const entry = new URL("./parse-worker.ts", import.meta.url).href;
+  return `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+}
+
+interface Job {
+  raw: RawDocument;
+  timeoutMs: number;
+  resolve: (doc: ParsedDocument) => void;
+  reject: (err: Error) => void;
+  signal?: AbortSignal;
+}
+
+interface Slot {
+  worker: Worker | null;
+  job: Job | null;
+  timer: NodeJS.Timeout | null;
+  onAbort: (() => void) | null;
+}
+
+/** A small pool (1–2 threads) that keeps CPU-heavy parsing (PDF, DOCX) off the event loop. */
+export function createParseWorkerPool(opts: { size?: number; maxMemoryMb?: number } = {}): ParseWorkerPool {
+  const size = Math.min(2, Math.max(1, opts.size ?? availableParallelism() - 1));
+  const slots: Slot[] = Array.from({ length: size }, () => ({ worker: null, job: null, timer: null, onAbort: null }));
+  const queue: Job[] = [];
+  let nextId = 1;
+  let closed = false;
+
+  const finish = (slot: Slot): Job | null => {
+    const job = slot.job;
+    if (slot.timer) clearTimeout(slot.timer);
+    if (slot.onAbort && job?.signal) job.signal.removeEventListener("abort", slot.onAbort);
+    slot.job = null;
+    slot.timer = null;
+    slot.onAbort = null;
+    slot.worker?.unref();
+    return job;
+  };
+
+  const kill = (slot: Slot, reason: Error): void => {
+    const worker = slot.worker;
+    slot.worker = null;
+    const job = finish(slot);
+    job?.reject(reason);
+    void worker?.terminate();
+    pump();
+  };
+
+  const spawn = (slot: Slot): Worker => {
+    const worker = new Worker(workerSource(), {
+      eval: true,
+      // The parent's own loader flags are not needed (and would register tsx twice).
+      execArgv: [],
+      // A runaway document hits this ceiling and kills only its worker.
+      resourceLimits: { maxOldGenerationSizeMb: opts.maxMemoryMb ?? 1024 },
+    });
+    worker.on("message", (reply: ParseReply) => {
+      const job = finish(slot);
+      if (!job) return;
+      if (reply.ok) job.resolve(reply.doc);
+      else if (reply.error.kind === "unsupported") job.reject(new UnsupportedTypeError(reply.error.detected ?? "unknown"));
+      else if (reply.error.kind === "parse") job.reject(new ParseError(reply.error.message));
+      else job.reject(new Error(reply.error.message));
+      pump();
+    });
+    worker.on("error", (err) => {
+      if (slot.worker === worker) kill(slot, new ParseError(`parser crashed: ${err.message}`));
+    });
+    worker.on("exit", (code) => {
+      if (slot.worker === worker) kill(slot, new ParseError(`parser exited with code ${code}`));
+    });
+    worker.unref();
+    return worker;
+  };
+
+  const pump = (): void => {
+    for (const slot of slots) {
+      if (slot.job || closed) continue;
+      const job = queue.shift();
+      if (!job) return;
+      if (job.signal?.aborted) {
+        job.reject(new ParseError("parse cancelled"));
+        continue;
+      }
+      slot.worker ??= spawn(slot);
+      slot.job = job;
+      slot.worker.ref();
+      slot.timer = setTimeout(() => kill(slot, new ParseError(`parse timed out after ${job.timeoutMs} ms`)), job.timeoutMs);
+      if (job.signal) {
+        slot.onAbort = () => kill(slot, new ParseError("parse cancelled"));
+        job.signal.addEventListener("abort", slot.onAbort, { once: true });
+      }
+      slot.worker.postMessage({ id: nextId++, raw: job.raw });
+    }
+  };
+
+  return {
+    parse(raw, { timeoutMs = DEFAULT_PARSE_TIMEOUT_MS, signal } = {}) {
+      if (closed) return Promise.reject(new Error("parse worker pool is closed"));
+      return new Promise<ParsedDocument>((resolve, reject) => {
+        queue.push({ raw, timeoutMs, resolve, reject, signal });
+        pump();
+      });
+    },
+    async close() {
+      closed = true;
+      for (const job of queue.splice(0)) job.reject(new ParseError("parse worker pool closed"));
+      await Promise.all(
+        slots.map(async (slot) => {
+          const worker = slot.worker;
+          slot.worker = null;
+          finish(slot)?.reject(new ParseError("parse worker pool closed"));
+          await worker?.terminate();
+        }),
+      );
+    },
+  };
+}
+
+let defaultPool: ParseWorkerPool | null = null;
+
+/** parseDocument in the shared worker pool (created on first use). */
+export function parseInWorker(raw: RawDocument, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<ParsedDocument> {
+  defaultPool ??= createParseWorkerPool();
+  return defaultPool.parse(raw, opts);
+}
+
+/** Terminates the shared pool's threads (graceful shutdown, test teardown). */
+export async function closeParseWorkers(): Promise<void> {
+  const pool = defaultPool;
+  defaultPool = null;
+  await pool?.close();
+}

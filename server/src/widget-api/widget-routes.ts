@@ -1,0 +1,119 @@
+import { randomUUID } from "node:crypto";
+import { feedbackRequestSchema, queryRequestSchema, type WidgetConfig } from "@lore/shared";
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { z } from "zod";
+import { collectResponse } from "../answers/answers-routes.ts";
+import { answerQuestion } from "../answers/answer-question.ts";
+import { AppError } from "../errors.ts";
+import { chargeQuery } from "../http/middleware.ts";
+import { requestUrl } from "../http/pagination.ts";
+import type { AppEnv } from "../http/principal.ts";
+import { linkedController, streamEvents, wantsStream } from "../http/sse.ts";
+import { readJson } from "../http/validate.ts";
+import type { Services } from "../services.ts";
+import type { AgentRecord } from "../store/records.ts";
+
+const widgetQuerySchema = queryRequestSchema
+  .omit({ dataSourceIds: true })
+  .extend({ visitorToken: z.string().max(4000).optional() });
+const widgetFeedbackSchema = feedbackRequestSchema.extend({ visitorToken: z.string().min(1).max(4000) });
+
+/** The page's origin: `Origin`, else the origin of `Referer` (same-origin GETs carry no Origin). */
+function pageOrigin(c: Context): string | null {
+  const origin = c.req.header("origin");
+  if (origin) return origin === "null" ? null : origin.toLowerCase();
+  const referer = c.req.header("referer");
+  if (!referer) return null;
+  try {
+    return new URL(referer).origin.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/** Exact origin match only: `https://allowed.com` never admits `https://allowed.com.evil.com` or `https://evil-allowed.com`. */
+export function originAllowed(agent: AgentRecord, origin: string | null, ownOrigin: string): boolean {
+  if (!origin) return false;
+  if (origin === ownOrigin) return true; // the demo page and console served by this server
+  return agent.allowedOrigins.some((allowed) => allowed === "*" || allowed === origin);
+}
+
+/** The public routes the widget calls: no secret, an origin check, and a signed visitor token. */
+export function widgetRoutes(s: Services) {
+  const { agents, config, tokens } = s;
+
+  const agentFor = (c: Context<AppEnv>): AgentRecord => {
+    const widgetId = c.req.param("widgetId") ?? "";
+    const agent = /^wgt_[A-Za-z0-9_-]{8,64}$/.test(widgetId) ? agents.byWidgetId(widgetId) : undefined;
+    if (!agent) throw new AppError("not_found", "widget not found", { resource: "widget", id: widgetId });
+    const origin = pageOrigin(c);
+    if (!originAllowed(agent, origin, requestUrl(c, config.trustProxy).origin.toLowerCase())) {
+      throw new AppError("origin_not_allowed", "This site may not use this chat widget", { origin });
+    }
+    return agent;
+  };
+
+  const visitorOf = async (agent: AgentRecord, token: string | undefined): Promise<string | null> => {
+    if (!token) return null;
+    const claims = await tokens.verify(token, "visitor", agent.id);
+    return claims.sub;
+  };
+
+  return new Hono<AppEnv>()
+    .get("/:widgetId/config/", (c) => {
+      const agent = agentFor(c);
+      const body: WidgetConfig = {
+        widgetId: agent.widgetId,
+        name: agent.name,
+        welcomeMessage: agent.welcomeMessage,
+        suggestedQuestions: agent.suggestedQuestions,
+        theme: agent.theme,
+        status: agents.isProcessing(agent) ? "processing" : "ready",
+      };
+      c.header("Cache-Control", "no-cache");
+      return c.json(body);
+    })
+    .post("/:widgetId/query/", async (c) => {
+      const agent = agentFor(c);
+      chargeQuery(config, s, c, agent.id);
+      const body = await readJson(c, widgetQuerySchema);
+      let visitorId = await visitorOf(agent, body.visitorToken);
+      if (body.conversationId && !visitorId) {
+        throw new AppError("not_found", "conversation not found", { resource: "conversation", id: body.conversationId });
+      }
+      visitorId ??= randomUUID();
+      const visitorToken = await tokens.sign({ sub: visitorId, kind: "visitor", ver: 0, aud: agent.id });
+      const stream = wantsStream(c.req.header("accept"));
+      const controller = linkedController(c.req.raw.signal);
+      const events = answerQuestion(s.answerDeps, {
+        agent,
+        message: body.message,
+        conversationId: body.conversationId,
+        channel: "widget",
+        streamed: stream,
+        callerId: `visitor:${visitorId}`,
+        visitorId,
+        signal: controller.signal,
+      });
+      if (stream) {
+        return streamEvents(events, controller, {}, (event) =>
+          `data: ${JSON.stringify(event.type === "start" ? { ...event, visitorToken } : event)}\n\n`,
+        );
+      }
+      return c.json({ ...(await collectResponse(events)), visitorToken });
+    })
+    .post("/:widgetId/messages/:messageId/feedback/", async (c) => {
+      const agent = agentFor(c);
+      const body = await readJson(c, widgetFeedbackSchema);
+      const visitorId = await visitorOf(agent, body.visitorToken);
+      const message = await s.conversations.findMessage(agent.id, c.req.param("messageId") ?? "");
+      const conversation = s.store.conversations.get(message.conversationId);
+      if (!conversation || conversation.visitorId !== visitorId) {
+        throw new AppError("not_found", "message not found", { resource: "message", id: message.id });
+      }
+      await s.feedback(agent, message, body.rating, body.comment ?? null);
+      return c.body(null, 204);
+    });
+}
+

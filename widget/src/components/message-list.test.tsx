@@ -1,0 +1,113 @@
+import { fireEvent, screen, waitFor } from "@testing-library/preact";
+import { describe, expect, it } from "vitest";
+import { answerResponse, citation, createStream, defaultIds } from "../test-support.ts";
+import { MessageList } from "./message-list.tsx";
+import { renderInWidget } from "./render-support.tsx";
+
+describe("MessageList", () => {
+  it("shows the question, a typing indicator, then tokens as they stream", async () => {
+    let push: ReturnType<typeof createStream> | undefined;
+    const { store, container } = renderInWidget(<MessageList />, {
+      routes: {
+        "POST /query/": (_req, signal) => {
+          push = createStream(signal);
+          return push.response;
+        },
+      },
+    });
+    void store.send("How do refunds work?");
+    await screen.findByText("How do refunds work?");
+    expect(screen.getByRole("img", { name: "Thinking…" })).toBeTruthy();
+    await waitFor(() => expect(push).toBeDefined());
+    push?.send({ type: "start", query_id: "q", conversationId: defaultIds.conversationId, messageId: "m1" });
+    push?.send({ type: "token", token: "Refunds take " });
+    await screen.findByText("Refunds take");
+    const answer = container.querySelector('[data-role="assistant"]');
+    expect(answer?.getAttribute("aria-busy")).toBe("true");
+    push?.send({ type: "token", token: "**five** days." });
+    await waitFor(() => expect(answer?.querySelector("strong")?.textContent).toBe("five"));
+    expect(container.querySelector('[data-lore="copy"]')).toBeNull();
+    push?.end();
+  });
+
+  it("offers copy and feedback on a complete answer, and marks the chosen rating", async () => {
+    const { store, requests } = renderInWidget(<MessageList />, {
+      routes: {
+        "POST /query/": () => answerResponse(["Done."]),
+        "POST /feedback/": () => new Response(null, { status: 204 }),
+      },
+    });
+    await store.send("Q");
+    const up = await screen.findByRole("button", { name: "Helpful" });
+    expect(screen.getByRole("button", { name: "Copy answer" })).toBeTruthy();
+    expect(up.getAttribute("aria-pressed")).toBe("false");
+    fireEvent.click(up);
+    await waitFor(() => expect(up.getAttribute("aria-pressed")).toBe("true"));
+    expect(screen.getByRole("button", { name: "Not helpful" }).getAttribute("aria-pressed")).toBe("false");
+    expect(screen.getByText("Thanks for your feedback")).toBeTruthy();
+    expect(requests.at(-1)?.body).toMatchObject({ rating: "up" });
+  });
+
+  it("labels stopped answers and unanswered questions", async () => {
+    const { store } = renderInWidget(<MessageList />, {
+      routes: {
+        "POST /query/": () => {
+          throw new TypeError("Failed to fetch");
+        },
+      },
+    });
+    await store.send("Offline question");
+    expect(await screen.findByText("Not answered")).toBeTruthy();
+  });
+});
+
+describe("citations", () => {
+  const sources = [citation(1, { title: "Refund policy" }), citation(2, { title: "Shipping", sourceUrl: "" })];
+
+  it("[n] markers open and focus the matching source card", async () => {
+    const { store, container } = renderInWidget(<MessageList />, {
+      routes: { "POST /query/": () => answerResponse(["Refunds take 5 days [1]. Shipping is free [2]."], sources) },
+    });
+    await store.send("Q");
+    const marker = await screen.findByRole("button", { name: "Show source 2: Shipping" });
+    const cards = container.querySelectorAll('[data-lore="source"]');
+    expect(cards).toHaveLength(2);
+    const body = (rank: number) => container.querySelector(`[data-lore="source"][data-rank="${rank}"] [data-lore="source-body"]`);
+    expect(body(2)?.hasAttribute("hidden")).toBe(true);
+    fireEvent.click(marker);
+    await waitFor(() => expect(body(2)?.hasAttribute("hidden")).toBe(false));
+    expect(marker.getAttribute("aria-expanded")).toBe("true");
+    expect(body(1)?.hasAttribute("hidden")).toBe(true);
+    const toggle = container.querySelector('[data-rank="2"] [data-lore="source-toggle"]');
+    await waitFor(() => expect(document.activeElement).toBe(toggle));
+    expect(marker.getAttribute("aria-controls")).toBe(body(2)?.id);
+  });
+
+  it("cards expand and collapse, showing snippet and a link only for http(s) sources", async () => {
+    const { store, container } = renderInWidget(<MessageList />, {
+      routes: { "POST /query/": () => answerResponse(["See [1] and [2]."], sources) },
+    });
+    await store.send("Q");
+    const toggle = await screen.findByRole("button", { name: /^Refund policy/ });
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+    fireEvent.click(toggle);
+    expect(toggle.getAttribute("aria-expanded")).toBe("true");
+    const card1 = container.querySelector('[data-rank="1"] [data-lore="source-body"]');
+    expect(card1?.textContent).toContain("Snippet number 1 about refunds.");
+    expect(card1?.querySelector("a")?.getAttribute("href")).toBe("https://docs.example.com/1");
+    fireEvent.click(toggle);
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+    expect(card1?.hasAttribute("hidden")).toBe(true);
+    fireEvent.click(screen.getByRole("button", { name: /^Shipping/ }));
+    expect(container.querySelector('[data-rank="2"] [data-lore="source-body"] a')).toBeNull();
+  });
+
+  it("a marker without a matching source stays plain text", async () => {
+    const { store, container } = renderInWidget(<MessageList />, {
+      routes: { "POST /query/": () => answerResponse(["Claim [7]."], sources) },
+    });
+    await store.send("Q");
+    await screen.findByText("[7]", { exact: false });
+    expect(container.querySelector('[data-lore="cite"]')).toBeNull();
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { decodeEntities, parseInline, parseMarkdown, safeHref } from "./markdown.ts";
+
+describe("parseMarkdown", () => {
+  it("parses paragraphs, headings, lists, code blocks and quotes", () => {
+    const blocks = parseMarkdown(
+      "# Title\n\nFirst line\nsecond line\n\n- one\n- two\n  continued\n\n3. three\n4. four\n\n```js\nconst x = 1;\n```\n\n> quoted",
+    );
+    expect(blocks.map((b) => b.t)).toEqual(["h", "p", "ul", "ol", "pre", "quote"]);
+    expect(blocks[2]).toMatchObject({ t: "ul", items: [[{ t: "text", v: "one" }], [{ t: "text", v: "two" }, { t: "br" }, { t: "text", v: "continued" }]] });
+    expect(blocks[3]).toMatchObject({ t: "ol", start: 3 });
+    expect(blocks[4]).toEqual({ t: "pre", lang: "js", v: "const x = 1;" });
+  });
+
+  it("keeps an unclosed code fence (mid-stream) as code", () => {
+    expect(parseMarkdown("Look:\n```\npartial")).toEqual([
+      { t: "p", c: [{ t: "text", v: "Look:" }] },
+      { t: "pre", lang: "", v: "partial" },
+    ]);
+  });
+});
+
+describe("parseInline", () => {
+  it("parses strong, emphasis, code and links", () => {
+    expect(parseInline("**bold** and *it* and `x*y` and [site](https://a.test/p)")).toEqual([
+      { t: "strong", c: [{ t: "text", v: "bold" }] },
+      { t: "text", v: " and " },
+      { t: "em", c: [{ t: "text", v: "it" }] },
+      { t: "text", v: " and " },
+      { t: "code", v: "x*y" },
+      { t: "text", v: " and " },
+      { t: "link", href: "https://a.test/p", c: [{ t: "text", v: "site" }] },
+    ]);
+  });
+
+  it("reads [n] and [n, m] as citation markers but not links", () => {
+    expect(parseInline("Yes [1][2] and [3, 4]. [5](https://x.test)")).toEqual([
+      { t: "text", v: "Yes " },
+      { t: "cite", n: 1 },
+      { t: "cite", n: 2 },
+      { t: "text", v: " and " },
+      { t: "cite", n: 3 },
+      { t: "cite", n: 4 },
+      { t: "text", v: ". " },
+      { t: "link", href: "https://x.test/", c: [{ t: "text", v: "5" }] },
+    ]);
+  });
+
+  it("leaves snake_case and lone asterisks alone and links bare URLs without trailing punctuation", () => {
+    expect(parseInline("use snake_case_name, 2 * 3 * 4")).toEqual([{ t: "text", v: "use snake_case_name, 2 * 3 * 4" }]);
+    expect(parseInline("See https://a.test/x.")).toEqual([
+      { t: "text", v: "See " },
+      { t: "link", href: "https://a.test/x", c: [{ t: "text", v: "https://a.test/x" }] },
+      { t: "text", v: "." },
+    ]);
+  });
+});
+
+describe("safeHref", () => {
+  it.each([
+    ["https://a.test/x", "https://a.test/x"],
+    ["http://a.test", "http://a.test/"],
+    ["mailto:help@a.test", "mailto:help@a.test"],
+    ["javascript:alert(1)", null],
+    [" JavaScript:alert(1)", null],
+    ["java\tscript:alert(1)", null],
+    ["data:text/html;base64,PHNjcmlwdD4=", null],
+    ["vbscript:msgbox(1)", null],
+    ["jav&#x61;script:alert(1)", null],
+    ["//evil.test/x", null],
+    ["/relative", null],
+    ["file:///etc/passwd", null],
+  ])("%s → %s", (input, expected) => {
+    expect(safeHref(input)).toBe(expected);
+  });
+});
+
+describe("decodeEntities", () => {
+  it("decodes named and numeric references to plain characters", () => {
+    expect(decodeEntities("&lt;b&gt; &amp; &#39;x&#x27; &nbsp;&bogus; &#0;")).toBe("<b> & 'x' \u00a0&bogus; \ufffd");
+  });
+});

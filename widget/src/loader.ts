@@ -115,20 +115,20 @@ function mount(options: WidgetOptions): WidgetHandle {
   shadow.append(launcher);
 
   // Fetched now, so the launcher wears the agent's colours and side before anyone touches it.
-  const configResponse = fetch(
+  const prefetchedConfig = fetch(
     `${server}${options.apiPrefix || "/api"}/widget/${encodeURIComponent(options.widgetId)}/config/`,
     { credentials: "omit" },
-  );
-  configResponse
-    .then((r) => (r.ok ? r.clone().json() : 0))
-    .then(
-      (c) => c && applyTheme(c.theme),
-      () => {},
-    );
+  ).then(async (r) => {
+    const body = await r.json().catch(() => null);
+    if (r.ok && body) applyTheme(body.theme);
+    return { status: r.status, retryAfter: r.headers.get("Retry-After"), body };
+  });
+  // A failure here is the panel's to report, once it loads.
+  prefetchedConfig.catch(() => {});
 
   let panel: Promise<PanelHandle | undefined> | undefined;
   const load = () => {
-    const context: MountContext = { host, shadow, launcher, adoptStyles, applyTheme, configResponse };
+    const context: MountContext = { host, shadow, launcher, adoptStyles, applyTheme, prefetchedConfig };
     panel ||= import("./panel.ts").then(
       (m) => m.mountWidget({ ...options, server }, context),
       (error): undefined => {

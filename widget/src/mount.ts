@@ -1,6 +1,6 @@
 import { computed, signal } from "@preact/signals";
 import { h, render } from "preact";
-import type { FetchFn } from "./api/client.ts";
+import type { FetchFn, PrefetchedConfig } from "./api/client.ts";
 import { App } from "./components/app.tsx";
 import { WidgetContext, type WidgetUi } from "./components/context.ts";
 import { createTranslator, resolveLanguage } from "./i18n.ts";
@@ -41,7 +41,7 @@ export interface MountContext {
   adoptStyles: (cssText: string) => void;
   /** Applies the agent's theme (merged under the page's options) to the host's CSS variables. */
   applyTheme?: (theme: WidgetTheme) => void;
-  configResponse?: Promise<Response>;
+  prefetchedConfig?: Promise<PrefetchedConfig>;
   fetch?: FetchFn;
   storage?: Storage | null;
 }
@@ -68,7 +68,7 @@ export function mountWidget(options: WidgetOptions, ctx: MountContext): PanelHan
     fetch: ctx.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     emit,
     ...(options.apiPrefix ? { apiPrefix: options.apiPrefix } : {}),
-    ...(ctx.configResponse ? { configResponse: ctx.configResponse } : {}),
+    ...(ctx.prefetchedConfig ? { prefetchedConfig: ctx.prefetchedConfig } : {}),
     ...(ctx.storage !== undefined ? { storage: ctx.storage } : {}),
   });
   const i18n = createTranslator(

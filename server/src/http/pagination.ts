@@ -4,13 +4,17 @@ import type { Context } from "hono";
 /** The request's own absolute URL, honouring X-Forwarded-Proto/Host when the proxy is trusted. */
 export function requestUrl(c: Context, trustProxy: boolean): URL {
   const url = new URL(c.req.url);
-  if (trustProxy) {
-    const proto = c.req.header("x-forwarded-proto")?.split(",")[0]?.trim();
-    const host = c.req.header("x-forwarded-host")?.split(",")[0]?.trim();
-    if (proto === "http" || proto === "https") url.protocol = `${proto}:`;
-    if (host && /^[A-Za-z0-9.:[\]-]+$/.test(host)) url.host = host;
+  if (!trustProxy) return url;
+  const proto = c.req.header("x-forwarded-proto")?.split(",")[0]?.trim();
+  const host = c.req.header("x-forwarded-host")?.split(",")[0]?.trim();
+  const scheme = proto === "http" || proto === "https" ? proto : url.protocol.slice(0, -1);
+  const authority = host && /^[A-Za-z0-9.:[\]-]+$/.test(host) ? host : url.host;
+  // Rebuilt rather than assigning url.host: a forwarded host without a port must drop ours.
+  try {
+    return new URL(`${url.pathname}${url.search}`, `${scheme}://${authority}`);
+  } catch {
+    return url; // a malformed forwarded host (e.g. "[::1") is ignored
   }
-  return url;
 }
 
 /** Slices one page and builds absolute next/previous links from the request URL. */

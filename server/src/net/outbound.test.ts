@@ -92,9 +92,12 @@ describe("blockedRange", () => {
     expect(blockedRange(address)).toBe(range);
   });
 
-  it.each(["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"])("allows public %s", (address) => {
-    expect(blockedRange(address)).toBeNull();
-  });
+  it.each(["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"])(
+    "allows public %s",
+    (address) => {
+      expect(blockedRange(address)).toBeNull();
+    },
+  );
 });
 
 describe("assertPublicUrl", () => {
@@ -119,7 +122,13 @@ describe("assertPublicUrl", () => {
   });
 
   it("refuses other schemes and embedded credentials", async () => {
-    for (const url of ["file:///etc/passwd", "ftp://example.com/", "gopher://x/", "http://user:pw@example.com/", "not a url"]) {
+    for (const url of [
+      "file:///etc/passwd",
+      "ftp://example.com/",
+      "gopher://x/",
+      "http://user:pw@example.com/",
+      "not a url",
+    ]) {
       const err = await assertPublicUrl(url).catch((e: unknown) => e);
       expect((err as OutboundError).code, url).toBe("invalid_url");
     }
@@ -130,8 +139,12 @@ describe("assertPublicUrl", () => {
       { address: "93.184.216.34", family: 4 as const },
       { address: "10.0.0.5", family: 4 as const },
     ];
-    await expect(assertPublicUrl("https://mixed.test/", [], resolve)).rejects.toMatchObject({ code: "blocked_address" });
-    await expect(assertPublicUrl("https://mixed.test/", ["10.0.0.0/8"], resolve)).resolves.toBeInstanceOf(URL);
+    await expect(assertPublicUrl("https://mixed.test/", [], resolve)).rejects.toMatchObject({
+      code: "blocked_address",
+    });
+    await expect(assertPublicUrl("https://mixed.test/", ["10.0.0.0/8"], resolve)).resolves.toBeInstanceOf(
+      URL,
+    );
   });
 
   it("lets the allowlist name hosts, wildcard hosts, IPs and CIDRs", async () => {
@@ -139,13 +152,23 @@ describe("assertPublicUrl", () => {
     await expect(assertPublicUrl("http://127.0.0.1/", ["127.0.0.0/8"])).resolves.toBeInstanceOf(URL);
     await expect(assertPublicUrl("http://[::1]/", ["::1"])).resolves.toBeInstanceOf(URL);
     const resolve = async () => [{ address: "10.9.9.9", family: 4 as const }];
-    await expect(assertPublicUrl("http://wiki.corp.test/", ["*.corp.test"], resolve)).resolves.toBeInstanceOf(URL);
-    await expect(assertPublicUrl("http://corp.test.evil/", ["*.corp.test"], resolve)).rejects.toMatchObject({ code: "blocked_address" });
+    await expect(assertPublicUrl("http://wiki.corp.test/", ["*.corp.test"], resolve)).resolves.toBeInstanceOf(
+      URL,
+    );
+    await expect(assertPublicUrl("http://corp.test.evil/", ["*.corp.test"], resolve)).rejects.toMatchObject({
+      code: "blocked_address",
+    });
   });
 });
 
 describe("createGuardedFetch", () => {
-  const fetchLocal = createGuardedFetch({ allowlist: ["127.0.0.1"], maxBytes: 100_000, timeoutMs: 1500, maxRedirects: 3, userAgent: "LoreBot/test" });
+  const fetchLocal = createGuardedFetch({
+    allowlist: ["127.0.0.1"],
+    maxBytes: 100_000,
+    timeoutMs: 1500,
+    maxRedirects: 3,
+    userAgent: "LoreBot/test",
+  });
 
   it("fetches from an allow-listed loopback host with its user agent", async () => {
     const res = await fetchLocal(`http://127.0.0.1:${port}/ok`);
@@ -156,7 +179,11 @@ describe("createGuardedFetch", () => {
   it("refuses loopback before connecting when nothing is allow-listed", async () => {
     hits = [];
     const guarded = createGuardedFetch();
-    for (const url of [`http://127.0.0.1:${port}/ok`, `http://localhost:${port}/ok`, `http://2130706433:${port}/ok`]) {
+    for (const url of [
+      `http://127.0.0.1:${port}/ok`,
+      `http://localhost:${port}/ok`,
+      `http://2130706433:${port}/ok`,
+    ]) {
       await expect(guarded(url)).rejects.toMatchObject({ code: "blocked_address" });
     }
     expect(hits).toEqual([]);
@@ -164,8 +191,16 @@ describe("createGuardedFetch", () => {
 
   it("checks every redirect hop and never connects to a non-allowed address", async () => {
     decoyHits = 0;
-    for (const to of [`http://127.0.0.2:${port2}/`, `http://0x7f000002:${port2}/`, `http://[::1]:${port}/ok`, "http://10.0.0.1/", "http://169.254.169.254/latest/meta-data/"]) {
-      const err = await fetchLocal(`http://127.0.0.1:${port}/redirect?to=${encodeURIComponent(to)}`).catch((e: unknown) => e);
+    for (const to of [
+      `http://127.0.0.2:${port2}/`,
+      `http://0x7f000002:${port2}/`,
+      `http://[::1]:${port}/ok`,
+      "http://10.0.0.1/",
+      "http://169.254.169.254/latest/meta-data/",
+    ]) {
+      const err = await fetchLocal(`http://127.0.0.1:${port}/redirect?to=${encodeURIComponent(to)}`).catch(
+        (e: unknown) => e,
+      );
       expect((err as OutboundError).code, to).toBe("blocked_address");
     }
     expect(decoyHits).toBe(0);
@@ -180,7 +215,10 @@ describe("createGuardedFetch", () => {
   it("pins the connection to the address it checked (no second DNS answer is used)", async () => {
     let calls = 0;
     // A rebinding DNS server: the checked answer is allowed, later answers would point elsewhere.
-    const resolve = async () => (calls++ === 0 ? [{ address: "127.0.0.1", family: 4 as const }] : [{ address: "10.0.0.1", family: 4 as const }]);
+    const resolve = async () =>
+      calls++ === 0
+        ? [{ address: "127.0.0.1", family: 4 as const }]
+        : [{ address: "10.0.0.1", family: 4 as const }];
     const guarded = createGuardedFetch({ allowlist: ["127.0.0.1"], resolve, timeoutMs: 1500 });
     const res = await guarded(`http://rebind.test:${port}/ok`);
     expect(res.status).toBe(200);
@@ -188,7 +226,9 @@ describe("createGuardedFetch", () => {
   });
 
   it("stops too many redirects, oversized bodies, decompression bombs and silent servers", async () => {
-    await expect(fetchLocal(`http://127.0.0.1:${port}/loop`)).rejects.toMatchObject({ code: "too_many_redirects" });
+    await expect(fetchLocal(`http://127.0.0.1:${port}/loop`)).rejects.toMatchObject({
+      code: "too_many_redirects",
+    });
     await expect(fetchLocal(`http://127.0.0.1:${port}/big`)).rejects.toMatchObject({ code: "too_large" });
     await expect(fetchLocal(`http://127.0.0.1:${port}/bomb`)).rejects.toMatchObject({ code: "too_large" });
     const quick = createGuardedFetch({ allowlist: ["127.0.0.1"], timeoutMs: 300 });
@@ -196,8 +236,13 @@ describe("createGuardedFetch", () => {
   });
 
   it("decodes gzip and reports statuses, throwing bad_status only when asked", async () => {
-    expect(new TextDecoder().decode((await fetchLocal(`http://127.0.0.1:${port}/gzip`)).body)).toBe("compressed hello");
+    expect(new TextDecoder().decode((await fetchLocal(`http://127.0.0.1:${port}/gzip`)).body)).toBe(
+      "compressed hello",
+    );
     expect((await fetchLocal(`http://127.0.0.1:${port}/missing`)).status).toBe(404);
-    await expect(fetchLocal(`http://127.0.0.1:${port}/missing`, { requireOk: true })).rejects.toMatchObject({ code: "bad_status", status: 404 });
+    await expect(fetchLocal(`http://127.0.0.1:${port}/missing`, { requireOk: true })).rejects.toMatchObject({
+      code: "bad_status",
+      status: 404,
+    });
   });
 });

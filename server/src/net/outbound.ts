@@ -1,5 +1,5 @@
-import { lookup as dnsLookup } from "node:dns/promises";
 import type { LookupAddress } from "node:dns";
+import { lookup as dnsLookup } from "node:dns/promises";
 import type { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import ipaddr from "ipaddr.js";
@@ -102,7 +102,10 @@ function parseAllowlist(entries: readonly string[]): Allowlist {
   const hosts: string[] = [];
   const cidrs: [ipaddr.IPv4 | ipaddr.IPv6, number][] = [];
   for (const raw of entries) {
-    const entry = raw.trim().toLowerCase().replace(/^\[|\]$/g, "");
+    const entry = raw
+      .trim()
+      .toLowerCase()
+      .replace(/^\[|\]$/g, "");
     if (!entry) continue;
     if (entry.includes("/") && ipaddr.isValidCIDR(entry)) cidrs.push(ipaddr.parseCIDR(entry));
     else if (ipaddr.isValid(entry)) {
@@ -113,7 +116,8 @@ function parseAllowlist(entries: readonly string[]): Allowlist {
   const normalise = (address: string): (ipaddr.IPv4 | ipaddr.IPv6)[] => {
     if (!ipaddr.isValid(address)) return [];
     const ip = ipaddr.parse(address);
-    if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress()) return [ip, (ip as ipaddr.IPv6).toIPv4Address()];
+    if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress())
+      return [ip, (ip as ipaddr.IPv6).toIPv4Address()];
     return [ip];
   };
   return {
@@ -122,7 +126,9 @@ function parseAllowlist(entries: readonly string[]): Allowlist {
       return hosts.some((e) => e === h || (e.startsWith("*.") && h.endsWith(e.slice(1))));
     },
     allowsAddress(address) {
-      return normalise(address).some((ip) => cidrs.some(([range, bits]) => ip.kind() === range.kind() && ip.match(range, bits)));
+      return normalise(address).some((ip) =>
+        cidrs.some(([range, bits]) => ip.kind() === range.kind() && ip.match(range, bits)),
+      );
     },
   };
 }
@@ -142,16 +148,27 @@ function parseHttpUrl(input: string): URL {
     throw new OutboundError("invalid_url", `not a valid URL: ${input}`, input);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new OutboundError("invalid_url", `only http and https URLs may be fetched, not ${url.protocol}`, input);
+    throw new OutboundError(
+      "invalid_url",
+      `only http and https URLs may be fetched, not ${url.protocol}`,
+      input,
+    );
   }
-  if (url.username || url.password) throw new OutboundError("invalid_url", "URLs with credentials are not fetched", input);
+  if (url.username || url.password)
+    throw new OutboundError("invalid_url", "URLs with credentials are not fetched", input);
   return url;
 }
 
-async function checkTarget(url: URL, allowlist: Allowlist, resolve: Resolver, deadline: Promise<never>): Promise<CheckedTarget> {
+async function checkTarget(
+  url: URL,
+  allowlist: Allowlist,
+  resolve: Resolver,
+  deadline: Promise<never>,
+): Promise<CheckedTarget> {
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
   let addresses: { address: string; family: 4 | 6 }[];
-  if (ipaddr.isValid(hostname)) addresses = [{ address: hostname, family: ipaddr.parse(hostname).kind() === "ipv6" ? 6 : 4 }];
+  if (ipaddr.isValid(hostname))
+    addresses = [{ address: hostname, family: ipaddr.parse(hostname).kind() === "ipv6" ? 6 : 4 }];
   else {
     try {
       addresses = await Promise.race([resolve(hostname), deadline]);
@@ -159,14 +176,19 @@ async function checkTarget(url: URL, allowlist: Allowlist, resolve: Resolver, de
       if (err instanceof OutboundError) throw err;
       throw new OutboundError("dns_failed", `could not resolve ${hostname}`, url.href);
     }
-    if (addresses.length === 0) throw new OutboundError("dns_failed", `no addresses for ${hostname}`, url.href);
+    if (addresses.length === 0)
+      throw new OutboundError("dns_failed", `no addresses for ${hostname}`, url.href);
   }
   const hostAllowed = allowlist.allowsHost(hostname);
   // Every address must pass: a name resolving to one public and one private address is refused.
   for (const { address } of addresses) {
     const range = blockedRange(address);
     if (range && !hostAllowed && !allowlist.allowsAddress(address)) {
-      throw new OutboundError("blocked_address", `refusing to connect to ${hostname} (${address}: ${range} address)`, url.href);
+      throw new OutboundError(
+        "blocked_address",
+        `refusing to connect to ${hostname} (${address}: ${range} address)`,
+        url.href,
+      );
     }
   }
   const first = addresses[0];
@@ -175,7 +197,11 @@ async function checkTarget(url: URL, allowlist: Allowlist, resolve: Resolver, de
 }
 
 /** Validates a URL an owner configured (webhook, model endpoint): http(s), and not private unless allow-listed. */
-export async function assertPublicUrl(url: string, allowlist: readonly string[] = [], resolve: Resolver = systemResolver): Promise<URL> {
+export async function assertPublicUrl(
+  url: string,
+  allowlist: readonly string[] = [],
+  resolve: Resolver = systemResolver,
+): Promise<URL> {
   const parsed = parseHttpUrl(url);
   const never = new Promise<never>(() => undefined);
   await checkTarget(parsed, parseAllowlist(allowlist), resolve, never);
@@ -245,7 +271,8 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
       rejectDeadline = reject;
     });
     deadline.catch(() => undefined);
-    const onAbort = (): void => rejectDeadline(new OutboundError("timeout", `no answer within ${timeoutMs} ms`, input));
+    const onAbort = (): void =>
+      rejectDeadline(new OutboundError("timeout", `no answer within ${timeoutMs} ms`, input));
     timeout.addEventListener("abort", onAbort, { once: true });
 
     let url = parseHttpUrl(input);
@@ -271,9 +298,13 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
           const location = headerValue(res.headers.location);
           if ([301, 302, 303, 307, 308].includes(res.statusCode) && location) {
             discard(res.body);
-            if (hop >= maxRedirects) throw new OutboundError("too_many_redirects", `more than ${maxRedirects} redirects`, url.href);
+            if (hop >= maxRedirects)
+              throw new OutboundError("too_many_redirects", `more than ${maxRedirects} redirects`, url.href);
             url = parseHttpUrl(new URL(location, url).href);
-            if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === "POST")) {
+            if (
+              res.statusCode === 303 ||
+              ((res.statusCode === 301 || res.statusCode === 302) && method === "POST")
+            ) {
               method = "GET";
               body = undefined;
             }
@@ -282,7 +313,11 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
           const declared = Number(headerValue(res.headers["content-length"]) ?? Number.NaN);
           if (Number.isFinite(declared) && declared > maxBytes) {
             discard(res.body);
-            throw new OutboundError("too_large", `response of ${declared} bytes exceeds the ${maxBytes} byte limit`, url.href);
+            throw new OutboundError(
+              "too_large",
+              `response of ${declared} bytes exceeds the ${maxBytes} byte limit`,
+              url.href,
+            );
           }
           const parts: Uint8Array[] = [];
           let total = 0;
@@ -302,7 +337,11 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
           } catch (err) {
             if (err instanceof OutboundError) throw err;
             if (signal.aborted) throw err;
-            throw new OutboundError("network_error", `reading the response failed: ${(err as Error).message}`, url.href);
+            throw new OutboundError(
+              "network_error",
+              `reading the response failed: ${(err as Error).message}`,
+              url.href,
+            );
           }
           const out = new Uint8Array(total);
           let offset = 0;
@@ -317,7 +356,12 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
           }
           const contentType = headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() || null;
           if (init.requireOk && (res.statusCode < 200 || res.statusCode > 299)) {
-            throw new OutboundError("bad_status", `${url.href} answered ${res.statusCode}`, url.href, res.statusCode);
+            throw new OutboundError(
+              "bad_status",
+              `${url.href} answered ${res.statusCode}`,
+              url.href,
+              res.statusCode,
+            );
           }
           return { url: url.href, status: res.statusCode, headers, body: out, contentType };
         } finally {
@@ -329,7 +373,11 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
       if (err instanceof OutboundError) throw err;
       if (timeout.aborted) throw new OutboundError("timeout", `no answer within ${timeoutMs} ms`, url.href);
       if (init.signal?.aborted) throw err;
-      throw new OutboundError("network_error", `request to ${url.href} failed: ${(err as Error).message}`, url.href);
+      throw new OutboundError(
+        "network_error",
+        `request to ${url.href} failed: ${(err as Error).message}`,
+        url.href,
+      );
     } finally {
       timeout.removeEventListener("abort", onAbort);
     }

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import { z } from "zod";
 import { AppError } from "../errors.ts";
+import { assertPublicUrl, OutboundError } from "../net/outbound.ts";
 import { paginate } from "../http/pagination.ts";
 import type { AppEnv } from "../http/principal.ts";
 import { parseQuery, parseWith, pathId, readJson } from "../http/validate.ts";
@@ -50,6 +51,18 @@ async function readMultipart(c: Context): Promise<{ fields: Record<string, strin
   return { fields, files };
 }
 
+/** A web source must point at a public address (or one the allowlist names): refused up front, checked again on every fetch. */
+async function checkOutboundUrl(url: string, allowlist: readonly string[]): Promise<void> {
+  try {
+    await assertPublicUrl(url, allowlist);
+  } catch (error) {
+    if (error instanceof OutboundError) {
+      throw new AppError("validation_error", "The URL cannot be fetched", { fields: { "config.url": [error.message] } });
+    }
+    throw error;
+  }
+}
+
 export function sourcesRoutes(s: Services) {
   const { access, sources, config } = s;
   const owned = (c: Context<AppEnv>, minRole: "viewer" | "editor") => {
@@ -85,12 +98,14 @@ export function sourcesRoutes(s: Services) {
       const body = await readJson(c, createDataSourceRequestSchema);
       const workspaceId = body.workspaceId ?? access.defaultWorkspaceId(user.id);
       access.requireWorkspace(c.get("principal"), workspaceId, "editor");
+      if (body.type === "web") await checkOutboundUrl(body.config.url, config.outboundAllowlist);
       return c.json(sources.toDataSource(await sources.create(workspaceId, body)), 201);
     })
     .get("/:id/", (c) => c.json(sources.toDataSource(owned(c, "viewer"))))
     .patch("/:id/", async (c) => {
       const source = owned(c, "editor");
       const body = await readJson(c, updateDataSourceRequestSchema);
+      if (source.type === "web" && typeof body.config?.url === "string") await checkOutboundUrl(body.config.url, config.outboundAllowlist);
       return c.json(sources.toDataSource(await sources.update(source, body)));
     })
     .delete("/:id/", async (c) => {

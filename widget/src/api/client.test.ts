@@ -26,11 +26,25 @@ describe("createClient", () => {
       server: "https://lore.example.com",
       widgetId: "w1",
       fetch: double.fetch,
-      configResponse: Promise.resolve(jsonResponse(200, widgetConfig({ name: "Prefetched" }))),
+      prefetchedConfig: Promise.resolve({ status: 200, retryAfter: null, body: widgetConfig({ name: "Prefetched" }) }),
     });
     expect((await client.getConfig()).name).toBe("Prefetched");
     expect((await client.getConfig()).name).toBe("Fresh");
     expect(double.requests).toHaveLength(1);
+  });
+
+  it("reports a prefetched error response like a fetched one", async () => {
+    const client = createClient({
+      server: "https://lore.example.com",
+      widgetId: "w1",
+      fetch: createFetchDouble({}).fetch,
+      prefetchedConfig: Promise.resolve({
+        status: 403,
+        retryAfter: null,
+        body: { error: "origin_not_allowed", message: "no", details: {} },
+      }),
+    });
+    await expect(client.getConfig()).rejects.toMatchObject({ status: 403, code: "origin_not_allowed" });
   });
 
   it("turns error bodies into ApiError with code and Retry-After", async () => {

@@ -22,8 +22,15 @@ export interface ClientOptions {
   fetch: FetchFn;
   /** Base path of the API on the server; the server's LORE_API_PREFIX. */
   apiPrefix?: string;
-  /** A config request the loader already started, used once instead of a new request. */
-  configResponse?: Promise<Response>;
+  /** The config the loader already requested, used once instead of a new request. */
+  prefetchedConfig?: Promise<PrefetchedConfig>;
+}
+
+/** A config response the loader read (it needed the theme before this bundle loaded). */
+export interface PrefetchedConfig {
+  status: number;
+  retryAfter: string | null;
+  body: unknown;
 }
 
 export interface WidgetClient {
@@ -39,7 +46,7 @@ export interface WidgetClient {
 export function createClient(options: ClientOptions): WidgetClient {
   const prefix = (options.apiPrefix ?? "/api").replace(/\/+$/, "");
   const base = `${options.server.replace(/\/+$/, "")}${prefix}/widget/${encodeURIComponent(options.widgetId)}`;
-  let prefetched = options.configResponse;
+  let prefetched = options.prefetchedConfig;
   const json = { "Content-Type": "application/json" };
   // The widget never sends cookies: it holds no session, only the visitor token in the body.
   const call = (path: string, init: RequestInit) =>
@@ -47,9 +54,14 @@ export function createClient(options: ClientOptions): WidgetClient {
 
   return {
     async getConfig(signal) {
-      const pending = prefetched ?? call("/config/", { signal, headers: { Accept: "application/json" } });
+      const early = prefetched;
       prefetched = undefined;
-      const response = await pending;
+      if (early) {
+        const { status, retryAfter, body } = await early;
+        if (status >= 200 && status < 300 && body) return body as WidgetConfig;
+        throw apiError(status, "", body, retryAfter);
+      }
+      const response = await call("/config/", { signal, headers: { Accept: "application/json" } });
       await throwIfError(response);
       return (await response.json()) as WidgetConfig;
     },
@@ -77,18 +89,24 @@ export function createClient(options: ClientOptions): WidgetClient {
 
 async function throwIfError(response: Response): Promise<void> {
   if (response.ok) return;
-  let code = response.status === 429 ? "rate_limited" : response.status >= 500 ? "internal_error" : "unknown";
-  let message = response.statusText;
+  let body: unknown = null;
   try {
-    const body: unknown = await response.json();
-    if (typeof body === "object" && body !== null) {
-      if ("error" in body && typeof body.error === "string") code = body.error;
-      if ("message" in body && typeof body.message === "string") message = body.message;
-    }
+    body = await response.json();
   } catch {
-    // Not JSON (a proxy's error page): keep the status-derived code.
+    // Not JSON (a proxy's error page): the status alone decides.
   }
-  throw new ApiError(response.status, code, message, parseRetryAfter(response.headers.get("Retry-After")));
+  throw apiError(response.status, response.statusText, body, response.headers.get("Retry-After"));
+}
+
+/** An ApiError from a status and an error body `{error, message}`, whatever the body turned out to be. */
+function apiError(status: number, statusText: string, body: unknown, retryAfter: string | null): ApiError {
+  let code = status === 429 ? "rate_limited" : status >= 500 || status === 0 ? "internal_error" : "unknown";
+  let message = statusText;
+  if (typeof body === "object" && body !== null) {
+    if ("error" in body && typeof body.error === "string") code = body.error;
+    if ("message" in body && typeof body.message === "string") message = body.message;
+  }
+  return new ApiError(status, code, message, parseRetryAfter(retryAfter));
 }
 
 /** Retry-After as seconds; the header may hold seconds or an HTTP date. */

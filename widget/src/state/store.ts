@@ -1,6 +1,6 @@
 import type { Citation, WidgetConfig } from "@lore/shared";
 import { batch, computed, type ReadonlySignal, type Signal, signal } from "@preact/signals";
-import { ApiError, createClient, type FetchFn } from "../api/client.ts";
+import { ApiError, createClient, type FetchFn, type PrefetchedConfig } from "../api/client.ts";
 import {
   DEFAULT_TTL_MS,
   defaultStorage,
@@ -15,8 +15,8 @@ export interface StoreOptions {
   widgetId: string;
   fetch: FetchFn;
   apiPrefix?: string;
-  /** The config request the loader started while the launcher rendered. */
-  configResponse?: Promise<Response>;
+  /** The config the loader requested while the launcher rendered. */
+  prefetchedConfig?: Promise<PrefetchedConfig>;
   /** Where the conversation is kept; defaults to localStorage, null keeps nothing. */
   storage?: Storage | null;
   ttlMs?: number;

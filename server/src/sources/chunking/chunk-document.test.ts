@@ -4,12 +4,20 @@ import type { ParsedDocument, ParsedSection } from "../documents.ts";
 import { chunkDocument, DEFAULT_MAX_TOKENS } from "./chunk-document.ts";
 
 const sentence = (i: number) => `Sentence number ${i} talks about topic ${i % 7} in some detail.`;
-const paragraph = (from: number, n: number) => Array.from({ length: n }, (_, i) => sentence(from + i)).join(" ");
-const doc = (sections: ParsedSection[]): ParsedDocument => ({ title: "T", kind: "text", sections, pageCount: null });
+const paragraph = (from: number, n: number) =>
+  Array.from({ length: n }, (_, i) => sentence(from + i)).join(" ");
+const doc = (sections: ParsedSection[]): ParsedDocument => ({
+  title: "T",
+  kind: "text",
+  sections,
+  pageCount: null,
+});
 
 describe("chunkDocument", () => {
   it("keeps a short section whole with its heading path as a context line", () => {
-    const chunks = chunkDocument(doc([{ headingPath: ["Billing", "Refunds"], text: "Refunds take 30 days.", page: 3 }]));
+    const chunks = chunkDocument(
+      doc([{ headingPath: ["Billing", "Refunds"], text: "Refunds take 30 days.", page: 3 }]),
+    );
     expect(chunks).toEqual([
       {
         ordinal: 0,
@@ -24,7 +32,10 @@ describe("chunkDocument", () => {
 
   it("splits long sections within the token limit, at sentence ends, with overlap", () => {
     const text = [paragraph(0, 30), paragraph(30, 30), paragraph(60, 30)].join("\n\n");
-    const chunks = chunkDocument(doc([{ headingPath: ["Long"], text, page: null }]), { maxTokens: 128, overlapTokens: 30 });
+    const chunks = chunkDocument(doc([{ headingPath: ["Long"], text, page: null }]), {
+      maxTokens: 128,
+      overlapTokens: 30,
+    });
     expect(chunks.length).toBeGreaterThan(5);
     for (const c of chunks) {
       expect(c.tokenCount).toBeLessThanOrEqual(128);
@@ -63,8 +74,13 @@ describe("chunkDocument", () => {
   });
 
   it("never cuts a table row and repeats no rows", () => {
-    const rows = Array.from({ length: 200 }, (_, i) => `Name: Person ${i}; City: Town ${i}; Role: Engineer level ${i % 5}`);
-    const chunks = chunkDocument(doc([{ headingPath: ["Staff"], text: rows.join("\n"), page: null, isTable: true }]));
+    const rows = Array.from(
+      { length: 200 },
+      (_, i) => `Name: Person ${i}; City: Town ${i}; Role: Engineer level ${i % 5}`,
+    );
+    const chunks = chunkDocument(
+      doc([{ headingPath: ["Staff"], text: rows.join("\n"), page: null, isTable: true }]),
+    );
     const seen = chunks.flatMap((c) => c.body.split("\n"));
     expect(seen).toEqual(rows);
     for (const c of chunks) expect(c.tokenCount).toBeLessThanOrEqual(DEFAULT_MAX_TOKENS);
@@ -72,7 +88,9 @@ describe("chunkDocument", () => {
 
   it("hard-splits a single endless sentence without losing words", () => {
     const words = Array.from({ length: 1000 }, (_, i) => `w${i}`);
-    const chunks = chunkDocument(doc([{ headingPath: [], text: words.join(" "), page: null }]), { overlapTokens: 0 });
+    const chunks = chunkDocument(doc([{ headingPath: [], text: words.join(" "), page: null }]), {
+      overlapTokens: 0,
+    });
     expect(chunks.flatMap((c) => c.body.split(" "))).toEqual(words);
     for (const c of chunks) expect(c.tokenCount).toBeLessThanOrEqual(DEFAULT_MAX_TOKENS);
   });

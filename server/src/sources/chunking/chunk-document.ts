@@ -23,7 +23,7 @@ interface Unit {
   sep: "\n\n" | " " | "\n";
 }
 
-const SENTENCE_END = /(?<=[.!?…。！？]["'’”)\]]?)\s+(?=["'‘“(\[]?[\p{Lu}\p{N}])/u;
+const SENTENCE_END = /(?<=[.!?…。！？]["'’”)\]]?)\s+(?=["'‘“([]?[\p{Lu}\p{N}])/u;
 
 function splitWords(text: string, budget: number, sep: Unit["sep"]): Unit[] {
   const words = text.split(/\s+/).filter(Boolean);
@@ -135,12 +135,21 @@ function groupSections(sections: ParsedSection[], maxTokens: number, minTokens: 
       const inlineHeading = (path: string[]) => path.slice(shared.length).join(HEADING_SEPARATOR);
       const prevHeading = inlineHeading(prev.headingPath);
       const nextHeading = inlineHeading(section.headingPath);
-      prev.text = [prevHeading ? `${prevHeading}\n${prev.text}` : prev.text, nextHeading ? `${nextHeading}\n${section.text}` : section.text].join("\n\n");
+      prev.text = [
+        prevHeading ? `${prevHeading}\n${prev.text}` : prev.text,
+        nextHeading ? `${nextHeading}\n${section.text}` : section.text,
+      ].join("\n\n");
       prev.headingPath = shared;
       prev.tokens += tokens + 8;
       continue;
     }
-    groups.push({ headingPath: [...section.headingPath], page: section.page, isTable: section.isTable ?? false, text: section.text, tokens });
+    groups.push({
+      headingPath: [...section.headingPath],
+      page: section.page,
+      isTable: section.isTable ?? false,
+      text: section.text,
+      tokens,
+    });
   }
   return groups;
 }
@@ -164,15 +173,29 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = {}): Chu
     const prefixTokens = context ? countTokens(context) + 1 : 0;
     // A pathological heading path may not eat the whole budget.
     const budget = Math.max(8, maxTokens - Math.min(prefixTokens, Math.floor(maxTokens / 2)));
-    const overlap = group.isTable ? 0 : Math.min(opts.overlapTokens ?? DEFAULT_OVERLAP_TOKENS, Math.floor(budget / 2));
+    const overlap = group.isTable
+      ? 0
+      : Math.min(opts.overlapTokens ?? DEFAULT_OVERLAP_TOKENS, Math.floor(budget / 2));
     const emit = (units: Unit[]): void => {
       const body = joinUnits(units).trim();
       if (!body) return;
       const text = context ? `${context}\n\n${body}` : body;
-      chunks.push({ ordinal: chunks.length, text, body, headingPath: group.headingPath, page: group.page, tokenCount: countTokens(text) });
+      chunks.push({
+        ordinal: chunks.length,
+        text,
+        body,
+        headingPath: group.headingPath,
+        page: group.page,
+        tokenCount: countTokens(text),
+      });
     };
 
-    const section: ParsedSection = { headingPath: group.headingPath, text: group.text, page: group.page, isTable: group.isTable };
+    const section: ParsedSection = {
+      headingPath: group.headingPath,
+      text: group.text,
+      page: group.page,
+      isTable: group.isTable,
+    };
     if (group.tokens <= budget) {
       emit([{ text: group.text, tokens: group.tokens, sep: "\n\n" }]);
       continue;

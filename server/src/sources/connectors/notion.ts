@@ -94,7 +94,10 @@ function renderProperties(properties: Json): string[] {
         value = isObject(v) ? str(v.name) : "";
         break;
       case "multi_select":
-        value = asArray(v).map((o) => (isObject(o) ? str(o.name) : "")).filter(Boolean).join(", ");
+        value = asArray(v)
+          .map((o) => (isObject(o) ? str(o.name) : ""))
+          .filter(Boolean)
+          .join(", ");
         break;
       case "date":
         value = isObject(v) ? [str(v.start), str(v.end)].filter(Boolean).join(" → ") : "";
@@ -108,7 +111,10 @@ function renderProperties(properties: Json): string[] {
         value = str(v);
         break;
       case "people":
-        value = asArray(v).map((p) => (isObject(p) ? str(p.name) : "")).filter(Boolean).join(", ");
+        value = asArray(v)
+          .map((p) => (isObject(p) ? str(p.name) : ""))
+          .filter(Boolean)
+          .join(", ");
         break;
       default:
         continue;
@@ -157,7 +163,8 @@ export async function* readNotion(config: NotionConfig, ctx: NotionContext = {})
       const message = str(payload.message) || res.statusText;
       if ((res.status === 429 || res.status >= 500) && attempt < MAX_ATTEMPTS) {
         const retryAfter = Number(res.headers.get("retry-after"));
-        const wait = Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : 500 * 2 ** (attempt - 1);
+        const wait =
+          Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : 500 * 2 ** (attempt - 1);
         log("notion: retrying", { path, status: res.status, waitMs: wait });
         await sleep(Math.min(wait, MAX_RETRY_AFTER_MS), ctx.signal);
         continue;
@@ -167,7 +174,11 @@ export async function* readNotion(config: NotionConfig, ctx: NotionContext = {})
         log("notion: not found or not shared with the integration", { path, code });
         return null;
       }
-      throw new NotionError(`Notion API ${method} ${path} failed: ${res.status} ${code}: ${message}`, res.status, code);
+      throw new NotionError(
+        `Notion API ${method} ${path} failed: ${res.status} ${code}: ${message}`,
+        res.status,
+        code,
+      );
     }
   };
 
@@ -177,7 +188,10 @@ export async function* readNotion(config: NotionConfig, ctx: NotionContext = {})
       const sep = path.includes("?") ? "&" : "?";
       const result: Json | null =
         method === "GET"
-          ? await api("GET", `${path}${sep}page_size=100${cursor ? `&start_cursor=${encodeURIComponent(cursor)}` : ""}`)
+          ? await api(
+              "GET",
+              `${path}${sep}page_size=100${cursor ? `&start_cursor=${encodeURIComponent(cursor)}` : ""}`,
+            )
           : await api("POST", path, { page_size: 100, ...(cursor ? { start_cursor: cursor } : {}) });
       if (!result) return;
       for (const item of asArray(result.results)) if (isObject(item)) yield item;
@@ -235,7 +249,8 @@ export async function* readNotion(config: NotionConfig, ctx: NotionContext = {})
         case "bookmark":
         case "embed":
         case "link_preview":
-          if (str(data.url)) out.push(`${indent}${richTextToPlain(data.caption) || str(data.url)} (${str(data.url)})`);
+          if (str(data.url))
+            out.push(`${indent}${richTextToPlain(data.caption) || str(data.url)} (${str(data.url)})`);
           break;
         case "image":
         case "video":
@@ -254,7 +269,13 @@ export async function* readNotion(config: NotionConfig, ctx: NotionContext = {})
           const [head, ...rest] = rows;
           if (head) {
             // Without a column header the first row is still used as one: rows must stay self-describing.
-            out.push("", `| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rest.map((r) => `| ${r.join(" | ")} |`), "");
+            out.push(
+              "",
+              `| ${head.join(" | ")} |`,
+              `|${head.map(() => "---").join("|")}|`,
+              ...rest.map((r) => `| ${r.join(" | ")} |`),
+              "",
+            );
           }
           continue;
         }
@@ -294,7 +315,10 @@ export async function* readNotion(config: NotionConfig, ctx: NotionContext = {})
       sourceUrl: str(page.url) || null,
       kind: "notion",
       mediaType: "text/markdown",
-      body: lines.join("\n").replace(/\n{3,}/g, "\n\n").trim(),
+      body: lines
+        .join("\n")
+        .replace(/\n{3,}/g, "\n\n")
+        .trim(),
     };
   };
 
@@ -306,7 +330,8 @@ export async function* readNotion(config: NotionConfig, ctx: NotionContext = {})
       const page = await api("GET", `/v1/pages/${pageId}`);
       if (!page) continue;
       const doc = await pageDocument(page, isObject(page.parent) && page.parent.type === "database_id");
-      if (doc && typeof doc.body === "string" && (doc.body.length > 0 || doc.title !== "Untitled")) {
+      // A page with nothing but child pages (a hub) has no text of its own to index.
+      if (doc && doc.body.length > 0) {
         yielded++;
         yield doc;
       }
@@ -321,7 +346,7 @@ export async function* readNotion(config: NotionConfig, ctx: NotionContext = {})
       if (seenPages.has(normaliseId(id))) continue;
       seenPages.add(normaliseId(id));
       const doc = await pageDocument(row, true);
-      if (doc) {
+      if (doc && doc.body.length > 0) {
         yielded++;
         yield doc;
       }

@@ -31,9 +31,12 @@ export function scanPageLinks(html: string, pageUrl: string): PageLinks {
     {
       onopentag(name, attrs) {
         if (name === "base" && attrs.href) base = resolveHttp(attrs.href, pageUrl) ?? base;
-        else if (name === "link" && (attrs.rel ?? "").toLowerCase().split(/\s+/).includes("canonical")) canonical ??= attrs.href ?? null;
-        else if (name === "a" && attrs.href && !(attrs.rel ?? "").toLowerCase().includes("nofollow")) hrefs.push(attrs.href);
-        else if (name === "meta" && /^(robots|lorebot)$/i.test(attrs.name ?? "")) robots += `,${(attrs.content ?? "").toLowerCase()}`;
+        else if (name === "link" && (attrs.rel ?? "").toLowerCase().split(/\s+/).includes("canonical"))
+          canonical ??= attrs.href ?? null;
+        else if (name === "a" && attrs.href && !(attrs.rel ?? "").toLowerCase().includes("nofollow"))
+          hrefs.push(attrs.href);
+        else if (name === "meta" && /^(robots|lorebot)$/i.test(attrs.name ?? ""))
+          robots += `,${(attrs.content ?? "").toLowerCase()}`;
         else if (name === "title" && title === null) inTitle = true;
       },
       ontext(text) {

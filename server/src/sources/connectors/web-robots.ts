@@ -76,7 +76,12 @@ export function parseRobots(text: string, agent: string): RobotsRules {
       let best: Rule | null = null;
       for (const rule of rules) {
         if (!rule.regex.test(path)) continue;
-        if (!best || rule.pattern.length > best.pattern.length || (rule.pattern.length === best.pattern.length && rule.allow)) best = rule;
+        if (
+          !best ||
+          rule.pattern.length > best.pattern.length ||
+          (rule.pattern.length === best.pattern.length && rule.allow)
+        )
+          best = rule;
       }
       return best ? best.allow : true;
     },

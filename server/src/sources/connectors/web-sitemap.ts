@@ -10,7 +10,8 @@ export interface SitemapContent {
 
 /** Parses sitemap XML (gzip-compressed bodies too, inflated under `maxBytes`). */
 export function parseSitemap(body: Uint8Array, maxBytes = 50 * 1024 * 1024): SitemapContent {
-  const xmlBytes = body[0] === 0x1f && body[1] === 0x8b ? gunzipSync(body, { maxOutputLength: maxBytes }) : body;
+  const xmlBytes =
+    body[0] === 0x1f && body[1] === 0x8b ? gunzipSync(body, { maxOutputLength: maxBytes }) : body;
   const xml = new TextDecoder().decode(xmlBytes);
   const urls: string[] = [];
   const sitemaps: string[] = [];

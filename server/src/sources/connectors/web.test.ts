@@ -27,7 +27,10 @@ const paths = (docs: RawDocument[]) => docs.map((d) => new URL(d.externalId).pat
 
 describe("parseRobots", () => {
   it("picks the LoreBot group over *, longest match wins, Allow wins ties", () => {
-    const robots = parseRobots("User-agent: *\nDisallow: /\n\nUser-agent: lorebot\nDisallow: /a/\nAllow: /a/b\nDisallow: /*.pdf$\nCrawl-delay: 2\n", "LoreBot");
+    const robots = parseRobots(
+      "User-agent: *\nDisallow: /\n\nUser-agent: lorebot\nDisallow: /a/\nAllow: /a/b\nDisallow: /*.pdf$\nCrawl-delay: 2\n",
+      "LoreBot",
+    );
     expect(robots.isAllowed("/x")).toBe(true);
     expect(robots.isAllowed("/a/c")).toBe(false);
     expect(robots.isAllowed("/a/b/c")).toBe(true);
@@ -40,7 +43,9 @@ describe("parseRobots", () => {
 
 describe("normaliseUrl", () => {
   it("drops fragments, tracking parameters and default ports and sorts the query", () => {
-    expect(normaliseUrl("HTTP://Example.COM:80/a?b=2&utm_source=x&a=1#top")).toBe("http://example.com/a?a=1&b=2");
+    expect(normaliseUrl("HTTP://Example.COM:80/a?b=2&utm_source=x&a=1#top")).toBe(
+      "http://example.com/a?a=1&b=2",
+    );
   });
 });
 
@@ -96,13 +101,27 @@ describe("crawlWeb", () => {
   it("reads a sitemap index with a gzip'd child sitemap", async () => {
     const docs = await collect(config({ mode: "sitemap", url: `${site.url}/sitemap.xml` }));
     // /private/secret is listed in the sitemap but robots.txt disallows it.
-    expect(paths(docs)).toEqual(["/", "/blog/", "/blog/post-1", "/blog/post-2", "/blog/post-3", "/docs/", "/docs/configure", "/docs/guide", "/docs/install", "/docs/manual.pdf"]);
+    expect(paths(docs)).toEqual([
+      "/",
+      "/blog/",
+      "/blog/post-1",
+      "/blog/post-2",
+      "/blog/post-3",
+      "/docs/",
+      "/docs/configure",
+      "/docs/guide",
+      "/docs/install",
+      "/docs/manual.pdf",
+    ]);
     // Pointing sitemap mode at the site root finds the sitemap through robots.txt.
     expect(await collect(config({ mode: "sitemap", url: `${site.url}/`, maxPages: 3 }))).toHaveLength(3);
   });
 
   it("sees edits, removals and additions on the next crawl", async () => {
-    site.setPage("/docs/configure", { title: "Configure", html: "<h1>Configure</h1><p>Now with dark mode.</p>" });
+    site.setPage("/docs/configure", {
+      title: "Configure",
+      html: "<h1>Configure</h1><p>Now with dark mode.</p>",
+    });
     site.removePage("/docs/guide");
     site.setPage("/docs/new", { title: "New", html: "<h1>New</h1><p>Fresh page.</p>" });
     try {

@@ -12,9 +12,7 @@ export const DEFAULT_CRAWL_DELAY_MS = 500;
 /** A robots.txt Crawl-delay above this is capped rather than stalling a sync for hours. */
 export const MAX_CRAWL_DELAY_MS = 10_000;
 
-export interface CrawlLog {
-  (message: string, data?: Record<string, unknown>): void;
-}
+export type CrawlLog = (message: string, data?: Record<string, unknown>) => void;
 
 export interface CrawlContext {
   fetch: GuardedFetch;
@@ -30,7 +28,9 @@ const TRACKING_PARAMS = /^(utm_[a-z]+|gclid|fbclid|msclkid|mc_cid|mc_eid|_ga|ref
 export function normaliseUrl(input: string): string {
   const url = new URL(input);
   url.hash = "";
-  const params = [...url.searchParams.entries()].filter(([k]) => !TRACKING_PARAMS.test(k)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const params = [...url.searchParams.entries()]
+    .filter(([k]) => !TRACKING_PARAMS.test(k))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   url.search = new URLSearchParams(params).toString();
   if (url.pathname === "") url.pathname = "/";
   return url.href;
@@ -48,14 +48,16 @@ function matcher(config: WebConfig): (url: URL) => boolean {
   const include = config.include.length > 0 ? picomatch(config.include, opts) : null;
   const exclude = config.exclude.length > 0 ? picomatch(config.exclude, opts) : null;
   // Patterns apply to the path ("/docs/**") or to the whole URL ("https://x.test/docs/**").
-  const test = (m: picomatch.Matcher, url: URL) => m(url.pathname) || m(pathWithQuery(url)) || m(url.href) || m(url.href.replace(/^https?:\/\//, ""));
+  const test = (m: picomatch.Matcher, url: URL) =>
+    m(url.pathname) || m(pathWithQuery(url)) || m(url.href) || m(url.href.replace(/^https?:\/\//, ""));
   return (url) => (!include || test(include, url)) && !(exclude && test(exclude, url));
 }
 
 function excluded(config: WebConfig): (url: URL) => boolean {
   if (config.exclude.length === 0) return () => false;
   const m = picomatch(config.exclude, { dot: true });
-  return (url) => m(url.pathname) || m(pathWithQuery(url)) || m(url.href) || m(url.href.replace(/^https?:\/\//, ""));
+  return (url) =>
+    m(url.pathname) || m(pathWithQuery(url)) || m(url.href) || m(url.href.replace(/^https?:\/\//, ""));
 }
 
 function fileNameOf(url: URL): string | undefined {
@@ -98,7 +100,10 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
     lastRequestAt = Date.now();
     return ctx.fetch(url, {
       signal: ctx.signal,
-      headers: { accept: "text/html,application/xhtml+xml,text/plain;q=0.9,text/markdown;q=0.9,application/pdf;q=0.8,*/*;q=0.1" },
+      headers: {
+        accept:
+          "text/html,application/xhtml+xml,text/plain;q=0.9,text/markdown;q=0.9,application/pdf;q=0.8,*/*;q=0.1",
+      },
     });
   };
 
@@ -108,14 +113,16 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
     let rules = ALLOW_ALL;
     try {
       const res = await politeFetch(`${url.origin}/robots.txt`);
-      if (res.status >= 200 && res.status < 300) rules = parseRobots(new TextDecoder().decode(res.body), CRAWLER_AGENT);
+      if (res.status >= 200 && res.status < 300)
+        rules = parseRobots(new TextDecoder().decode(res.body), CRAWLER_AGENT);
       // 4xx: no robots.txt, everything allowed (RFC 9309); 5xx: assume the site is unavailable.
       else if (res.status >= 500) rules = { isAllowed: () => false, crawlDelay: null, sitemaps: [] };
     } catch (err) {
       if (!(err instanceof OutboundError)) throw err;
       log("robots.txt unavailable", { origin: url.origin, error: err.message });
     }
-    if (rules.crawlDelay !== null) delayMs = Math.max(delayMs, Math.min(rules.crawlDelay * 1000, MAX_CRAWL_DELAY_MS));
+    if (rules.crawlDelay !== null)
+      delayMs = Math.max(delayMs, Math.min(rules.crawlDelay * 1000, MAX_CRAWL_DELAY_MS));
     robotsByOrigin.set(url.origin, rules);
     return rules;
   };
@@ -145,17 +152,33 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
   const yielded = new Set<string>();
 
   /** Turns a fetched page into a document (or null), and returns its links for the crawl. */
-  const toDocument = (res: GuardedResponse): { doc: RawDocument | null; links: string[]; followLinks: boolean } => {
+  const toDocument = (
+    res: GuardedResponse,
+  ): { doc: RawDocument | null; links: string[]; followLinks: boolean } => {
     const finalUrl = new URL(normaliseUrl(res.url));
     const type = res.contentType ?? "";
-    if (HTML_TYPES.has(type) || (type === "" && /<html|<!doctype html/i.test(new TextDecoder().decode(res.body.subarray(0, 512))))) {
+    if (
+      HTML_TYPES.has(type) ||
+      (type === "" && /<html|<!doctype html/i.test(new TextDecoder().decode(res.body.subarray(0, 512))))
+    ) {
       const html = new TextDecoder().decode(res.body);
       const page = scanPageLinks(html, finalUrl.href);
       // A canonical link is trusted only within the page's own origin.
-      const canonical = page.canonical && new URL(page.canonical).origin === finalUrl.origin ? normaliseUrl(page.canonical) : finalUrl.href;
-      if (page.noindex || yielded.has(canonical)) return { doc: null, links: page.links, followLinks: !page.nofollow };
+      const canonical =
+        page.canonical && new URL(page.canonical).origin === finalUrl.origin
+          ? normaliseUrl(page.canonical)
+          : finalUrl.href;
+      if (page.noindex || yielded.has(canonical))
+        return { doc: null, links: page.links, followLinks: !page.nofollow };
       return {
-        doc: { externalId: canonical, title: page.title ?? "", sourceUrl: canonical, kind: "web", mediaType: type || "text/html", body: res.body },
+        doc: {
+          externalId: canonical,
+          title: page.title ?? "",
+          sourceUrl: canonical,
+          kind: "web",
+          mediaType: type || "text/html",
+          body: res.body,
+        },
         links: page.links,
         followLinks: !page.nofollow,
       };
@@ -164,14 +187,30 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
     const fileName = fileNameOf(finalUrl);
     if (type === "application/pdf") {
       return {
-        doc: { externalId: finalUrl.href, title: "", sourceUrl: finalUrl.href, kind: "pdf", mediaType: type, fileName, body: res.body },
+        doc: {
+          externalId: finalUrl.href,
+          title: "",
+          sourceUrl: finalUrl.href,
+          kind: "pdf",
+          mediaType: type,
+          fileName,
+          body: res.body,
+        },
         links: [],
         followLinks: false,
       };
     }
     if (TEXT_TYPES.has(type)) {
       return {
-        doc: { externalId: finalUrl.href, title: fileName ?? "", sourceUrl: finalUrl.href, kind: null, mediaType: type, fileName, body: res.body },
+        doc: {
+          externalId: finalUrl.href,
+          title: fileName ?? "",
+          sourceUrl: finalUrl.href,
+          kind: null,
+          mediaType: type,
+          fileName,
+          body: res.body,
+        },
         links: [],
         followLinks: false,
       };
@@ -225,7 +264,8 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
         continue;
       }
       // The sitemap protocol only vouches for URLs on the sitemap's own host.
-      if (url.origin !== start.origin || seen.has(url.href) || yielded.has(url.href) || !wanted(url)) continue;
+      if (url.origin !== start.origin || seen.has(url.href) || yielded.has(url.href) || !wanted(url))
+        continue;
       seen.add(url.href);
       const res = await fetchPage(url);
       const doc = res ? toDocument(res).doc : null;

@@ -10,11 +10,23 @@ export const SUPPORTED_FILE_TYPES = [
     extensions: [".docx"],
     mediaTypes: ["application/vnd.openxmlformats-officedocument.wordprocessingml.document"],
   },
-  { kind: "markdown", extensions: [".md", ".markdown", ".mdx"], mediaTypes: ["text/markdown", "text/x-markdown"] },
-  { kind: "html", extensions: [".html", ".htm", ".xhtml"], mediaTypes: ["text/html", "application/xhtml+xml"] },
+  {
+    kind: "markdown",
+    extensions: [".md", ".markdown", ".mdx"],
+    mediaTypes: ["text/markdown", "text/x-markdown"],
+  },
+  {
+    kind: "html",
+    extensions: [".html", ".htm", ".xhtml"],
+    mediaTypes: ["text/html", "application/xhtml+xml"],
+  },
   { kind: "text", extensions: [".txt", ".text", ".log"], mediaTypes: ["text/plain"] },
   { kind: "csv", extensions: [".csv", ".tsv"], mediaTypes: ["text/csv", "text/tab-separated-values"] },
-] as const satisfies readonly { kind: DocumentKind; extensions: readonly string[]; mediaTypes: readonly string[] }[];
+] as const satisfies readonly {
+  kind: DocumentKind;
+  extensions: readonly string[];
+  mediaTypes: readonly string[];
+}[];
 
 /** Flat list for error details: [".pdf", ".docx", …, "application/pdf", …]. */
 export const SUPPORTED_EXTENSIONS: readonly string[] = SUPPORTED_FILE_TYPES.flatMap((t) => t.extensions);
@@ -101,7 +113,8 @@ export function detectKind(raw: Pick<RawDocument, "body" | "kind" | "fileName" |
     if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04]) || startsWith(bytes, [0x50, 0x4b, 0x05, 0x06])) {
       if (zipHasEntry(bytes, "word/document.xml")) return "docx";
       if (zipHasEntry(bytes, "xl/workbook.xml")) throw new UnsupportedTypeError("Excel workbook (.xlsx)");
-      if (zipHasEntry(bytes, "ppt/presentation.xml")) throw new UnsupportedTypeError("PowerPoint presentation (.pptx)");
+      if (zipHasEntry(bytes, "ppt/presentation.xml"))
+        throw new UnsupportedTypeError("PowerPoint presentation (.pptx)");
       throw new UnsupportedTypeError("zip archive");
     }
     for (const magic of MAGIC) if (startsWith(bytes, magic.bytes)) throw new UnsupportedTypeError(magic.name);

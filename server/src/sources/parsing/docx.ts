@@ -19,7 +19,10 @@ function readStyles(xml: string): Map<string, StyleInfo> {
     if (!current) return;
     const byName = /^heading\s*(\d)$/i.exec(current.name) ?? /^Heading(\d)$/.exec(current.id);
     const level = byName ? Number(byName[1]) : current.outline !== null ? current.outline + 1 : null;
-    styles.set(current.id, { headingLevel: level, isTitle: /^title$/i.test(current.name) || current.id === "Title" });
+    styles.set(current.id, {
+      headingLevel: level,
+      isTitle: /^title$/i.test(current.name) || current.id === "Title",
+    });
   };
   const parser = new Parser(
     {
@@ -43,7 +46,9 @@ function readStyles(xml: string): Map<string, StyleInfo> {
 
 function readCoreTitle(xml: string): string | null {
   const m = /<dc:title>([^<]*)<\/dc:title>/.exec(xml);
-  return m?.[1] ? collapseWhitespace(m[1].replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">")) || null : null;
+  return m?.[1]
+    ? collapseWhitespace(m[1].replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">")) || null
+    : null;
 }
 
 /**
@@ -51,7 +56,11 @@ function readCoreTitle(xml: string): string | null {
  * levels, or built-in heading names), tables as row lines, list paragraphs prefixed with "- ".
  * Every zip part is inflated under DOCX_MAX_INFLATED_BYTES.
  */
-export function parseDocx(bytes: Uint8Array, fallbackTitle: string, maxBytes = DOCX_MAX_INFLATED_BYTES): ParsedDocument {
+export function parseDocx(
+  bytes: Uint8Array,
+  fallbackTitle: string,
+  maxBytes = DOCX_MAX_INFLATED_BYTES,
+): ParsedDocument {
   const entries = listZipEntries(bytes);
   const find = (name: string) => entries.find((e) => e.name === name);
   const main = find("word/document.xml");
@@ -59,7 +68,9 @@ export function parseDocx(bytes: Uint8Array, fallbackTitle: string, maxBytes = D
   const decoder = new TextDecoder();
   const documentXml = decoder.decode(readZipEntry(bytes, main, maxBytes));
   const stylesEntry = find("word/styles.xml");
-  const styles = stylesEntry ? readStyles(decoder.decode(readZipEntry(bytes, stylesEntry, maxBytes))) : new Map();
+  const styles = stylesEntry
+    ? readStyles(decoder.decode(readZipEntry(bytes, stylesEntry, maxBytes)))
+    : new Map();
   const coreEntry = find("docProps/core.xml");
   let title = coreEntry ? readCoreTitle(decoder.decode(readZipEntry(bytes, coreEntry, maxBytes))) : null;
 
@@ -92,7 +103,8 @@ export function parseDocx(bytes: Uint8Array, fallbackTitle: string, maxBytes = D
       return;
     }
     const style = styles.get(styleId);
-    const level = style?.headingLevel ?? (outline !== null ? outline + 1 : (/^Heading(\d)$/.exec(styleId)?.[1] ?? null));
+    const level =
+      style?.headingLevel ?? (outline !== null ? outline + 1 : (/^Heading(\d)$/.exec(styleId)?.[1] ?? null));
     if (!text) return;
     if (style?.isTitle || styleId === "Title") {
       title ??= text;

@@ -1,5 +1,5 @@
-import { parseHTML } from "linkedom";
 import type { DocumentKind } from "@lore/shared";
+import { parseHTML } from "linkedom";
 import type { ParsedDocument, ParsedSection } from "../documents.ts";
 import { collapseWhitespace, decodeText, renderTableRows } from "./text-utils.ts";
 
@@ -17,16 +17,68 @@ export interface HtmlPageInfo {
 
 // Never content: chrome, scripts, forms and embedded media.
 const DROP_TAGS = new Set([
-  "script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form", "button", "select",
-  "input", "textarea", "iframe", "svg", "canvas", "object", "embed", "video", "audio", "map", "dialog", "head",
+  "script",
+  "style",
+  "noscript",
+  "template",
+  "nav",
+  "header",
+  "footer",
+  "aside",
+  "form",
+  "button",
+  "select",
+  "input",
+  "textarea",
+  "iframe",
+  "svg",
+  "canvas",
+  "object",
+  "embed",
+  "video",
+  "audio",
+  "map",
+  "dialog",
+  "head",
 ]);
-const DROP_ROLES = new Set(["navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar", "dialog", "alert"]);
+const DROP_ROLES = new Set([
+  "navigation",
+  "banner",
+  "contentinfo",
+  "complementary",
+  "search",
+  "menu",
+  "menubar",
+  "dialog",
+  "alert",
+]);
 // Class/id words that mark boilerplate blocks on sites without semantic tags.
 const BOILERPLATE =
   /(^|[\s_-])(nav|navbar|menu|breadcrumbs?|sidebar|side-bar|footer|header|masthead|cookies?|consent|banner|advert|ads|share|social|related|comments?|newsletter|subscribe|popup|modal|skip-link|toc)([\s_-]|$)/i;
 const BLOCK_TAGS = new Set([
-  "p", "div", "section", "article", "main", "blockquote", "ul", "ol", "dl", "dt", "dd", "figure", "figcaption",
-  "address", "details", "summary", "hr", "br", "center", "fieldset", "caption", "body", "html",
+  "p",
+  "div",
+  "section",
+  "article",
+  "main",
+  "blockquote",
+  "ul",
+  "ol",
+  "dl",
+  "dt",
+  "dd",
+  "figure",
+  "figcaption",
+  "address",
+  "details",
+  "summary",
+  "hr",
+  "br",
+  "center",
+  "fieldset",
+  "caption",
+  "body",
+  "html",
 ]);
 const HEADING = /^h([1-6])$/;
 
@@ -173,7 +225,9 @@ export function parseHtmlPage(
   opts: { baseUrl?: string | null; fallbackTitle: string; kind?: DocumentKind },
 ): HtmlPageInfo {
   const html = decodeText(body);
-  const { document } = parseHTML(html.includes("<html") ? html : `<!doctype html><html><body>${html}</body></html>`);
+  const { document } = parseHTML(
+    html.includes("<html") ? html : `<!doctype html><html><body>${html}</body></html>`,
+  );
   const doc = document as unknown as Document;
 
   const baseHref = doc.querySelector("base[href]")?.getAttribute("href");

@@ -34,7 +34,12 @@ export function parseMarkdown(body: Uint8Array | string, fallbackTitle: string):
     const end = lines.findIndex((l, i) => i > 0 && (l.trim() === "---" || l.trim() === "..."));
     if (end > 0) {
       const fm = lines.slice(1, end).find((l) => /^title\s*:/i.test(l));
-      if (fm) title = fm.replace(/^title\s*:\s*/i, "").replace(/^["']|["']$/g, "").trim() || null;
+      if (fm)
+        title =
+          fm
+            .replace(/^title\s*:\s*/i, "")
+            .replace(/^["']|["']$/g, "")
+            .trim() || null;
       lines = lines.slice(end + 1);
     }
   }
@@ -92,7 +97,8 @@ export function parseMarkdown(body: Uint8Array | string, fallbackTitle: string):
     if (line.includes("|") && TABLE_DIVIDER.test(next) && next.includes("-")) {
       const rows: string[][] = [splitTableRow(line)];
       let j = i + 2;
-      while (j < lines.length && (lines[j] ?? "").includes("|") && (lines[j] ?? "").trim()) rows.push(splitTableRow(lines[j++] ?? ""));
+      while (j < lines.length && (lines[j] ?? "").includes("|") && (lines[j] ?? "").trim())
+        rows.push(splitTableRow(lines[j++] ?? ""));
       flush();
       const text = renderTableRows(rows);
       if (text) sections.push({ headingPath: [...path], text, page: null, isTable: true });

@@ -10,7 +10,13 @@ import { parsePdf } from "./pdf.ts";
 import { parseText } from "./text.ts";
 import { titleFromFileName } from "./text-utils.ts";
 
-export { detectKind, SUPPORTED_EXTENSIONS, SUPPORTED_FILE_TYPES, SUPPORTED_MEDIA_TYPES, UnsupportedTypeError } from "./detect-kind.ts";
+export {
+  detectKind,
+  SUPPORTED_EXTENSIONS,
+  SUPPORTED_FILE_TYPES,
+  SUPPORTED_MEDIA_TYPES,
+  UnsupportedTypeError,
+} from "./detect-kind.ts";
 
 function toBytes(body: Uint8Array | string): Uint8Array {
   return typeof body === "string" ? new TextEncoder().encode(body) : body;

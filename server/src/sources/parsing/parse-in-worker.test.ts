@@ -10,23 +10,49 @@ afterAll(() => pool.close());
 
 describe("parseInWorker", () => {
   it("parses a PDF in a worker thread with the same result as in-process", async () => {
-    const doc = await pool.parse({ externalId: "a", title: "", sourceUrl: null, kind: null, fileName: "a.pdf", body: makePdf([["Hello worker"]]) });
+    const doc = await pool.parse({
+      externalId: "a",
+      title: "",
+      sourceUrl: null,
+      kind: null,
+      fileName: "a.pdf",
+      body: makePdf([["Hello worker"]]),
+    });
     expect(doc).toMatchObject({ kind: "pdf", pageCount: 1, sections: [{ text: "Hello worker", page: 1 }] });
   });
 
   it("brings typed errors back across the thread boundary", async () => {
-    const encrypted = new Uint8Array(readFileSync("/work/shared/datasets/py-pdf-sample-files/005-libreoffice-writer-password/libreoffice-writer-password.pdf"));
-    await expect(pool.parse({ externalId: "e", title: "", sourceUrl: null, kind: null, body: encrypted })).rejects.toThrow(ParseError);
+    const encrypted = new Uint8Array(
+      readFileSync(
+        "/work/shared/datasets/py-pdf-sample-files/005-libreoffice-writer-password/libreoffice-writer-password.pdf",
+      ),
+    );
+    await expect(
+      pool.parse({ externalId: "e", title: "", sourceUrl: null, kind: null, body: encrypted }),
+    ).rejects.toThrow(ParseError);
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3, 4]);
-    await expect(pool.parse({ externalId: "p", title: "", sourceUrl: null, kind: null, body: png })).rejects.toThrow(UnsupportedTypeError);
+    await expect(
+      pool.parse({ externalId: "p", title: "", sourceUrl: null, kind: null, body: png }),
+    ).rejects.toThrow(UnsupportedTypeError);
   });
 
   it("kills a parse that exceeds its timeout and keeps serving afterwards", async () => {
-    const big = new Uint8Array(readFileSync("/work/shared/datasets/py-pdf-sample-files/009-pdflatex-geotopo/GeoTopo-komprimiert.pdf"));
-    const err = await pool.parse({ externalId: "g", title: "", sourceUrl: null, kind: null, body: big }, { timeoutMs: 50 }).catch((e: unknown) => e);
+    const big = new Uint8Array(
+      readFileSync("/work/shared/datasets/py-pdf-sample-files/009-pdflatex-geotopo/GeoTopo-komprimiert.pdf"),
+    );
+    const err = await pool
+      .parse({ externalId: "g", title: "", sourceUrl: null, kind: null, body: big }, { timeoutMs: 50 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ParseError);
     expect((err as Error).message).toMatch(/timed out/);
-    const next = await pool.parse({ externalId: "t", title: "", sourceUrl: null, kind: null, fileName: "t.txt", body: "still alive" });
+    const next = await pool.parse({
+      externalId: "t",
+      title: "",
+      sourceUrl: null,
+      kind: null,
+      fileName: "t.txt",
+      body: "still alive",
+    });
     expect(next.sections[0]?.text).toBe("still alive");
   });
 });

@@ -1,5 +1,5 @@
-import { availableParallelism } from "node:os";
 import { createRequire } from "node:module";
+import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -23,7 +23,9 @@ export interface ParseWorkerPool {
  */
 function workerSource(): string {
   const require = createRequire(import.meta.url);
-  const tsxApi = pathToFileURL(join(dirname(require.resolve("tsx/package.json")), "dist", "esm", "api", "index.mjs")).href;
+  const tsxApi = pathToFileURL(
+    join(dirname(require.resolve("tsx/package.json")), "dist", "esm", "api", "index.mjs"),
+  ).href;
   const entry = new URL("./parse-worker.ts", import.meta.url).href;
   return `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
 }
@@ -46,7 +48,12 @@ interface Slot {
 /** A small pool (1–2 threads) that keeps CPU-heavy parsing (PDF, DOCX) off the event loop. */
 export function createParseWorkerPool(opts: { size?: number; maxMemoryMb?: number } = {}): ParseWorkerPool {
   const size = Math.min(2, Math.max(1, opts.size ?? availableParallelism() - 1));
-  const slots: Slot[] = Array.from({ length: size }, () => ({ worker: null, job: null, timer: null, onAbort: null }));
+  const slots: Slot[] = Array.from({ length: size }, () => ({
+    worker: null,
+    job: null,
+    timer: null,
+    onAbort: null,
+  }));
   const queue: Job[] = [];
   let nextId = 1;
   let closed = false;
@@ -83,7 +90,8 @@ export function createParseWorkerPool(opts: { size?: number; maxMemoryMb?: numbe
       const job = finish(slot);
       if (!job) return;
       if (reply.ok) job.resolve(reply.doc);
-      else if (reply.error.kind === "unsupported") job.reject(new UnsupportedTypeError(reply.error.detected ?? "unknown"));
+      else if (reply.error.kind === "unsupported")
+        job.reject(new UnsupportedTypeError(reply.error.detected ?? "unknown"));
       else if (reply.error.kind === "parse") job.reject(new ParseError(reply.error.message));
       else job.reject(new Error(reply.error.message));
       pump();
@@ -110,7 +118,10 @@ export function createParseWorkerPool(opts: { size?: number; maxMemoryMb?: numbe
       slot.worker ??= spawn(slot);
       slot.job = job;
       slot.worker.ref();
-      slot.timer = setTimeout(() => kill(slot, new ParseError(`parse timed out after ${job.timeoutMs} ms`)), job.timeoutMs);
+      slot.timer = setTimeout(
+        () => kill(slot, new ParseError(`parse timed out after ${job.timeoutMs} ms`)),
+        job.timeoutMs,
+      );
       if (job.signal) {
         slot.onAbort = () => kill(slot, new ParseError("parse cancelled"));
         job.signal.addEventListener("abort", slot.onAbort, { once: true });
@@ -145,7 +156,10 @@ export function createParseWorkerPool(opts: { size?: number; maxMemoryMb?: numbe
 let defaultPool: ParseWorkerPool | null = null;
 
 /** parseDocument in the shared worker pool (created on first use). */
-export function parseInWorker(raw: RawDocument, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<ParsedDocument> {
+export function parseInWorker(
+  raw: RawDocument,
+  opts: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<ParsedDocument> {
   defaultPool ??= createParseWorkerPool();
   return defaultPool.parse(raw, opts);
 }

@@ -11,16 +11,27 @@ export interface ParseRequest {
 }
 export type ParseReply =
   | { id: number; ok: true; doc: Awaited<ReturnType<typeof parseDocument>> }
-  | { id: number; ok: false; error: { kind: "parse" | "unsupported" | "other"; message: string; detected?: string } };
+  | {
+      id: number;
+      ok: false;
+      error: { kind: "parse" | "unsupported" | "other"; message: string; detected?: string };
+    };
 
 parentPort?.on("message", async ({ id, raw }: ParseRequest) => {
   let reply: ParseReply;
   try {
     reply = { id, ok: true, doc: await parseDocument(raw) };
   } catch (err) {
-    if (err instanceof UnsupportedTypeError) reply = { id, ok: false, error: { kind: "unsupported", message: err.message, detected: err.detected } };
-    else if (err instanceof ParseError) reply = { id, ok: false, error: { kind: "parse", message: err.message } };
-    else reply = { id, ok: false, error: { kind: "other", message: err instanceof Error ? err.message : String(err) } };
+    if (err instanceof UnsupportedTypeError)
+      reply = { id, ok: false, error: { kind: "unsupported", message: err.message, detected: err.detected } };
+    else if (err instanceof ParseError)
+      reply = { id, ok: false, error: { kind: "parse", message: err.message } };
+    else
+      reply = {
+        id,
+        ok: false,
+        error: { kind: "other", message: err instanceof Error ? err.message : String(err) },
+      };
   }
   parentPort?.postMessage(reply);
 });

@@ -31,7 +31,8 @@ function toLines(items: unknown[]): PdfLine[] {
   for (const item of items) {
     if (!isPositionedItem(item)) continue;
     const y = num(item.transform[5]);
-    const size = Math.abs(num(item.transform[3])) || Math.hypot(num(item.transform[2]), num(item.transform[3]));
+    const size =
+      Math.abs(num(item.transform[3])) || Math.hypot(num(item.transform[2]), num(item.transform[3]));
     if (current && Math.abs(current.y - y) > Math.max(2, current.size * 0.5) && item.str.trim()) {
       lines.push(current);
       current = null;
@@ -103,7 +104,8 @@ export async function parsePdf(bytes: Uint8Array, fallbackTitle: string): Promis
     pdf = await getDocumentProxy(bytes.slice(), { verbosity: 0, stopAtErrors: false });
   } catch (err) {
     const name = err instanceof Error ? err.name : "";
-    if (name === "PasswordException") throw new ParseError("encrypted PDF: a password is required to read it");
+    if (name === "PasswordException")
+      throw new ParseError("encrypted PDF: a password is required to read it");
     throw new ParseError(`malformed PDF: ${describe(err)}`);
   }
   try {
@@ -126,7 +128,12 @@ export async function parsePdf(bytes: Uint8Array, fallbackTitle: string): Promis
     }
     const body = bodySize(pages);
     const headingSizes = [
-      ...new Set(pages.flat().filter((l) => looksLikeHeading(l, body)).map((l) => Math.round(l.size))),
+      ...new Set(
+        pages
+          .flat()
+          .filter((l) => looksLikeHeading(l, body))
+          .map((l) => Math.round(l.size)),
+      ),
     ].sort((a, b) => b - a);
     // Only the two largest heading sizes make structure; finer ones are usually emphasis.
     const levelOf = (size: number): number | null => {
@@ -148,14 +155,24 @@ export async function parsePdf(bytes: Uint8Array, fallbackTitle: string): Promis
       };
       const flush = (): void => {
         endParagraph();
-        if (paragraphs.length) sections.push({ headingPath: [...path], text: paragraphs.join("\n\n"), page: pageNumber });
+        if (paragraphs.length)
+          sections.push({ headingPath: [...path], text: paragraphs.join("\n\n"), page: pageNumber });
         paragraphs = [];
       };
       for (const line of lines) {
         const level = looksLikeHeading(line, body) ? levelOf(line.size) : null;
         if (level !== null) {
           // Consecutive heading lines of one size are one wrapped heading.
-          if (prev && prev.size === line.size && paragraph === "" && paragraphs.length === 0 && path.length > 0 && levels.at(-1) === level && prev.y - line.y < line.size * 2 && (path.at(-1) ?? "").length + line.text.length < 150) {
+          if (
+            prev &&
+            prev.size === line.size &&
+            paragraph === "" &&
+            paragraphs.length === 0 &&
+            path.length > 0 &&
+            levels.at(-1) === level &&
+            prev.y - line.y < line.size * 2 &&
+            (path.at(-1) ?? "").length + line.text.length < 150
+          ) {
             path[path.length - 1] = `${path[path.length - 1] ?? ""} ${line.text}`;
           } else {
             flush();
@@ -173,7 +190,8 @@ export async function parsePdf(bytes: Uint8Array, fallbackTitle: string): Promis
           const gap = prev.y - line.y;
           const lineHeight = Math.max(prev.size, line.size, 1);
           // A wide gap, a move up the page (next column) or a change of font size starts a paragraph.
-          if (gap > lineHeight * 1.7 || gap < -lineHeight || Math.abs(prev.size - line.size) > 1.5) endParagraph();
+          if (gap > lineHeight * 1.7 || gap < -lineHeight || Math.abs(prev.size - line.size) > 1.5)
+            endParagraph();
         }
         paragraph = appendLine(paragraph, line.text);
         prev = line;
@@ -181,7 +199,9 @@ export async function parsePdf(bytes: Uint8Array, fallbackTitle: string): Promis
       flush();
     });
     if (sections.length === 0) {
-      throw new ParseError(`no text layer in ${pdf.numPages} page(s): image-only or scanned PDF (OCR is not supported)`);
+      throw new ParseError(
+        `no text layer in ${pdf.numPages} page(s): image-only or scanned PDF (OCR is not supported)`,
+      );
     }
     return { title, kind: "pdf", sections, pageCount: pdf.numPages };
   } catch (err) {

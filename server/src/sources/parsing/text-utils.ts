@@ -31,13 +31,18 @@ export function collapseWhitespace(text: string): string {
 export function titleFromFileName(fileName: string | undefined): string | null {
   if (!fileName) return null;
   const base = fileName.split(/[\\/]/).pop() ?? fileName;
-  const stem = base.replace(/\.[a-z0-9]{1,5}$/i, "").replace(/[_-]+/g, " ").trim();
+  const stem = base
+    .replace(/\.[a-z0-9]{1,5}$/i, "")
+    .replace(/[_-]+/g, " ")
+    .trim();
   return stem.length > 0 ? stem : null;
 }
 
 /** Renders table rows as one line each, "header: value; header: value", so every row stands alone. */
 export function renderTableRows(rows: string[][]): string {
-  const cleaned = rows.map((row) => row.map((cell) => collapseWhitespace(cell))).filter((row) => row.some((c) => c));
+  const cleaned = rows
+    .map((row) => row.map((cell) => collapseWhitespace(cell)))
+    .filter((row) => row.some((c) => c));
   const [header, ...body] = cleaned;
   if (!header) return "";
   // A lone row (or a table whose first row is not a plausible header) is rendered as plain cells.

@@ -36,7 +36,8 @@ export function listZipEntries(bytes: Uint8Array): ZipEntry[] {
   const entries: ZipEntry[] = [];
   const decoder = new TextDecoder();
   for (let i = 0; i < count; i++) {
-    if (offset + 46 > bytes.length || u32(bytes, offset) !== 0x02014b50) throw new ParseError("malformed zip: bad central directory");
+    if (offset + 46 > bytes.length || u32(bytes, offset) !== 0x02014b50)
+      throw new ParseError("malformed zip: bad central directory");
     const nameLength = u16(bytes, offset + 28);
     const extraLength = u16(bytes, offset + 30);
     const commentLength = u16(bytes, offset + 32);
@@ -57,7 +58,8 @@ export function listZipEntries(bytes: Uint8Array): ZipEntry[] {
  */
 export function readZipEntry(bytes: Uint8Array, entry: ZipEntry, maxBytes: number): Uint8Array {
   const at = entry.localHeaderOffset;
-  if (u32(bytes, at) !== 0x04034b50) throw new ParseError(`malformed zip: bad local header for ${entry.name}`);
+  if (u32(bytes, at) !== 0x04034b50)
+    throw new ParseError(`malformed zip: bad local header for ${entry.name}`);
   const start = at + 30 + u16(bytes, at + 26) + u16(bytes, at + 28);
   const data = bytes.subarray(start, start + entry.compressedSize);
   if (entry.method === 0) {
@@ -69,16 +71,20 @@ export function readZipEntry(bytes: Uint8Array, entry: ZipEntry, maxBytes: numbe
   let total = 0;
   const inflate = new Inflate((chunk) => {
     total += chunk.length;
-    if (total > maxBytes) throw new ZipTooLargeError(`${entry.name} inflates past ${maxBytes} bytes (decompression bomb?)`);
+    if (total > maxBytes)
+      throw new ZipTooLargeError(`${entry.name} inflates past ${maxBytes} bytes (decompression bomb?)`);
     parts.push(chunk);
   });
   const step = 16 * 1024;
   try {
-    for (let o = 0; o < data.length; o += step) inflate.push(data.subarray(o, Math.min(o + step, data.length)), o + step >= data.length);
+    for (let o = 0; o < data.length; o += step)
+      inflate.push(data.subarray(o, Math.min(o + step, data.length)), o + step >= data.length);
     if (data.length === 0) inflate.push(new Uint8Array(0), true);
   } catch (err) {
     if (err instanceof ParseError) throw err;
-    throw new ParseError(`malformed zip entry ${entry.name}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ParseError(
+      `malformed zip entry ${entry.name}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   const out = new Uint8Array(total);
   let o = 0;

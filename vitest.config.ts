@@ -4,7 +4,14 @@ export default defineConfig({
   esbuild: { jsx: "automatic", jsxImportSource: "preact" },
   test: {
     projects: [
-      { extends: true, test: { name: "unit", include: ["shared/src/**/*.test.ts", "server/src/**/*.test.ts"], environment: "node" } },
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["shared/src/**/*.test.ts", "server/src/**/*.test.ts"],
+          environment: "node",
+        },
+      },
       {
         extends: true,
         test: { name: "widget", include: ["widget/src/**/*.test.{ts,tsx}"], environment: "happy-dom" },

@@ -87,7 +87,11 @@ async function toError(res) {
     body = null;
   }
   if (!body || typeof body.error !== "string") {
-    body = { error: "http_error", message: `The server answered ${res.status} ${res.statusText}`, details: {} };
+    body = {
+      error: "http_error",
+      message: `The server answered ${res.status} ${res.statusText}`,
+      details: {},
+    };
   }
   return new ApiError(res.status, body);
 }

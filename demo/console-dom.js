@@ -41,7 +41,10 @@ export function append(parent, children) {
 }
 
 /** Replaces an element's children. */
-export function replace(/** @type {Element} */ parent, /** @type {Array<Node | string | null | undefined | false>} */ ...children) {
+export function replace(
+  /** @type {Element} */ parent,
+  /** @type {Array<Node | string | null | undefined | false>} */ ...children
+) {
   parent.replaceChildren();
   append(parent, children);
 }

@@ -27,7 +27,8 @@ export interface AppOptions {
 export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
   const { config } = s;
   const prefix = config.apiPrefix;
-  const isQueryPath = (path: string) => path.startsWith(prefix) && (options.isQueryPath?.(path.slice(prefix.length)) ?? false);
+  const isQueryPath = (path: string) =>
+    path.startsWith(prefix) && (options.isQueryPath?.(path.slice(prefix.length)) ?? false);
   const app = new Hono<AppEnv>();
 
   app.use("*", requestContext(config, s));
@@ -41,7 +42,13 @@ export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
       origin: config.corsOrigins.includes("*") ? "*" : [...config.corsOrigins],
       allowHeaders: ["Authorization", "Content-Type", "Accept", "X-Request-ID"],
       allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
-      exposeHeaders: ["X-Request-ID", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"],
+      exposeHeaders: [
+        "X-Request-ID",
+        "X-RateLimit-Limit",
+        "X-RateLimit-Remaining",
+        "X-RateLimit-Reset",
+        "Retry-After",
+      ],
       maxAge: 600,
     }),
   );
@@ -60,7 +67,12 @@ export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
 
   // Exempt from the trailing slash (it ends with .json); servers[0] is this server's API base.
   app.get(`${prefix}/openapi.json`, (c) =>
-    c.json(buildOpenApiDocument(prefix, config.publicUrl?.replace(/\/$/, "") ?? requestUrl(c, config.trustProxy).origin)),
+    c.json(
+      buildOpenApiDocument(
+        prefix,
+        config.publicUrl?.replace(/\/$/, "") ?? requestUrl(c, config.trustProxy).origin,
+      ),
+    ),
   );
 
   const api = new Hono<AppEnv>();
@@ -75,14 +87,24 @@ export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
     .filter((r) => r.method !== "ALL")
     .map((r) => ({
       method: r.method,
-      re: new RegExp(`^${r.path.replace(/\/$/, "").replace(/\/:[^/]+/g, "/[^/]+").replace(/\*/g, ".*")}/?$`),
+      re: new RegExp(
+        `^${r.path
+          .replace(/\/$/, "")
+          .replace(/\/:[^/]+/g, "/[^/]+")
+          .replace(/\*/g, ".*")}/?$`,
+      ),
     }));
 
   app.notFound((c) => {
     const allowed = [...new Set(patterns.filter((p) => p.re.test(c.req.path)).map((p) => p.method))];
     const error =
       allowed.length > 0
-        ? new AppError("method_not_allowed", `${c.req.method} is not allowed here`, { allowed }, { Allow: allowed.join(", ") })
+        ? new AppError(
+            "method_not_allowed",
+            `${c.req.method} is not allowed here`,
+            { allowed },
+            { Allow: allowed.join(", ") },
+          )
         : new AppError("not_found", "No such endpoint", { resource: "endpoint", id: c.req.path });
     return render(c, error);
   });
@@ -90,11 +112,25 @@ export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
   app.onError((err, c) => {
     if (err instanceof AppError) return render(c, err);
     if (err instanceof HTTPException) {
-      const code = err.status === 413 ? "payload_too_large" : err.status === 400 ? "validation_error" : "internal_error";
-      return render(c, new AppError(code, err.message || "Request failed", code === "validation_error" ? { fields: { body: [err.message] } } : {}));
+      const code =
+        err.status === 413 ? "payload_too_large" : err.status === 400 ? "validation_error" : "internal_error";
+      return render(
+        c,
+        new AppError(
+          code,
+          err.message || "Request failed",
+          code === "validation_error" ? { fields: { body: [err.message] } } : {},
+        ),
+      );
     }
-    s.logger.error("unhandled error", { requestId: c.get("requestId"), error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
-    return render(c, new AppError("internal_error", "Something went wrong on our side", { requestId: c.get("requestId") }));
+    s.logger.error("unhandled error", {
+      requestId: c.get("requestId"),
+      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    });
+    return render(
+      c,
+      new AppError("internal_error", "Something went wrong on our side", { requestId: c.get("requestId") }),
+    );
   });
 
   return app;

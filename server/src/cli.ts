@@ -49,7 +49,12 @@ async function run(argv: string[]): Promise<number> {
       const { email, password } = opts;
       if (sub === "create") {
         const user = await withStore((store) =>
-          new UsersService(store).createUser({ email, password, firstName: opts["first-name"], lastName: opts["last-name"] }),
+          new UsersService(store).createUser({
+            email,
+            password,
+            firstName: opts["first-name"],
+            lastName: opts["last-name"],
+          }),
         );
         console.log(`created user ${user.email} (${user.id})`);
         return 0;
@@ -88,7 +93,8 @@ run(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof ConfigError) console.error(error.message);
-    else if (error instanceof AppError) console.error(`${error.code}: ${error.message} ${JSON.stringify(error.details)}`);
+    else if (error instanceof AppError)
+      console.error(`${error.code}: ${error.message} ${JSON.stringify(error.details)}`);
     else console.error(error instanceof Error ? error.message : String(error));
     process.exit(1);
   },

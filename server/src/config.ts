@@ -86,7 +86,9 @@ export class ConfigError extends Error {
 
 /** Parses the environment once; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith("LORE_") && v !== undefined));
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([k, v]) => k.startsWith("LORE_") && v !== undefined),
+  );
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`);
@@ -94,9 +96,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   const e = parsed.data;
   if ((e.LORE_ADMIN_EMAIL === undefined) !== (e.LORE_ADMIN_PASSWORD === undefined)) {
-    throw new ConfigError("Invalid configuration:\n  LORE_ADMIN_EMAIL and LORE_ADMIN_PASSWORD must be set together");
+    throw new ConfigError(
+      "Invalid configuration:\n  LORE_ADMIN_EMAIL and LORE_ADMIN_PASSWORD must be set together",
+    );
   }
-  if ((e.LORE_CHAT_MODEL.startsWith("openai:") || e.LORE_EMBEDDING_MODEL.startsWith("openai:")) && !e.LORE_OPENAI_BASE_URL) {
+  if (
+    (e.LORE_CHAT_MODEL.startsWith("openai:") || e.LORE_EMBEDDING_MODEL.startsWith("openai:")) &&
+    !e.LORE_OPENAI_BASE_URL
+  ) {
     throw new ConfigError("Invalid configuration:\n  LORE_OPENAI_BASE_URL is required for openai: models");
   }
   const dataDir = resolve(e.LORE_DATA_DIR);
@@ -130,7 +137,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     outboundAllowlist: list(e.LORE_OUTBOUND_ALLOWLIST),
     chatModel: e.LORE_CHAT_MODEL,
     embeddingModel: e.LORE_EMBEDDING_MODEL,
-    openai: { baseUrl: e.LORE_OPENAI_BASE_URL ?? null, apiKey: e.LORE_OPENAI_API_KEY, timeoutMs: e.LORE_OPENAI_TIMEOUT_MS },
+    openai: {
+      baseUrl: e.LORE_OPENAI_BASE_URL ?? null,
+      apiKey: e.LORE_OPENAI_API_KEY,
+      timeoutMs: e.LORE_OPENAI_TIMEOUT_MS,
+    },
     notionBaseUrl: e.LORE_NOTION_BASE_URL,
     maxUploadBytes: e.LORE_MAX_UPLOAD_BYTES,
     maxJsonBytes: e.LORE_MAX_JSON_BYTES,

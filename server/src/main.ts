@@ -44,7 +44,11 @@ export async function main(env: Record<string, string | undefined>): Promise<voi
     throw error;
   }
   const running = await startServer(config);
-  running.services.logger.info("listening", { url: running.url, api: `${running.url}${config.apiPrefix}/`, dataDir: config.dataDir });
+  running.services.logger.info("listening", {
+    url: running.url,
+    api: `${running.url}${config.apiPrefix}/`,
+    dataDir: config.dataDir,
+  });
   console.log(`Lore is running at ${running.url}/ (API under ${running.url}${config.apiPrefix}/)`);
   let closing = false;
   const shutdown = async (signal: string) => {

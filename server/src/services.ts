@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import { AgentsService } from "./agents/agents-service.ts";
 import { ApiKeysService } from "./agents/api-keys-service.ts";
+import { AnalyticsService } from "./analytics/analytics-service.ts";
 import type { AnswerDeps } from "./answers/answer-question.ts";
-import { type AnswerRecorder, noopRecorder } from "./answers/answer-record.ts";
+import type { AnswerRecorder } from "./answers/answer-record.ts";
 import { Access } from "./auth/access.ts";
 import { AuthService } from "./auth/auth-service.ts";
 import { TokenSigner } from "./auth/tokens.ts";
@@ -23,7 +24,7 @@ import type { Embedder } from "./retrieval/embedder.ts";
 import { createHashedEmbedder } from "./retrieval/embedders/hashed-embedder.ts";
 import { createOpenAIEmbedder } from "./retrieval/embedders/openai-embedder.ts";
 import { createDocumentLister } from "./sources/connectors/index.ts";
-import { createWebLister, createNotionLister } from "./sources/connectors/remote.ts";
+import { createNotionLister, createWebLister } from "./sources/connectors/remote.ts";
 import { FileStorage } from "./sources/file-storage.ts";
 import { closeParseWorkers, parseInWorker } from "./sources/parsing/parse-in-worker.ts";
 import { SourcesService } from "./sources/sources-service.ts";
@@ -49,15 +50,22 @@ export interface Services {
   sources: SourcesService;
   conversations: ConversationsService;
   answerDeps: AnswerDeps;
+  /** Per-agent usage: the default answer recorder and the analytics reader. */
+  analytics: AnalyticsService;
   /** Records a visitor's or caller's rating of an answer. */
-  feedback(agent: AgentRecord, message: MessageRecord, rating: "up" | "down", comment: string | null): Promise<void>;
+  feedback(
+    agent: AgentRecord,
+    message: MessageRecord,
+    rating: "up" | "down",
+    comment: string | null,
+  ): Promise<void>;
   /** Background work to stop on shutdown. */
   stop(): Promise<void>;
 }
 
 export interface ServiceOverrides {
   logger?: Logger;
-  recorder?: (services: Omit<Services, "answerDeps" | "feedback" | "stop">) => AnswerRecorder;
+  recorder?: (services: Omit<Services, "answerDeps" | "analytics" | "feedback" | "stop">) => AnswerRecorder;
 }
 
 function createEmbedder(config: Config): Embedder | null {
@@ -103,7 +111,10 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     { store, index, parse: (raw) => parseInWorker(raw), listDocuments },
     events,
     logger,
-    { concurrency: config.syncConcurrency, purge: (source) => (sources ? sources.purge(source) : Promise.resolve()) },
+    {
+      concurrency: config.syncConcurrency,
+      purge: (source) => (sources ? sources.purge(source) : Promise.resolve()),
+    },
   );
   sources = new SourcesService(store, runner, index, files, secrets, agents);
 
@@ -121,14 +132,35 @@ export async function createServices(config: Config, overrides: ServiceOverrides
         timeoutMs: config.openai.timeoutMs,
       });
     } else {
-      throw new AppError("upstream_error", `The model ${name} is not configured on this server (set LORE_OPENAI_BASE_URL)`);
+      throw new AppError(
+        "upstream_error",
+        `The model ${name} is not configured on this server (set LORE_OPENAI_BASE_URL)`,
+      );
     }
     models.set(name, model);
     return model;
   };
 
-  const base = { config, logger, store, events, tokens, secrets, users, auth, access, agents, apiKeys, limiter, index, runner, sources, conversations };
-  const recorder = overrides.recorder?.(base) ?? noopRecorder;
+  const base = {
+    config,
+    logger,
+    store,
+    events,
+    tokens,
+    secrets,
+    users,
+    auth,
+    access,
+    agents,
+    apiKeys,
+    limiter,
+    index,
+    runner,
+    sources,
+    conversations,
+  };
+  const analytics = await AnalyticsService.open(store.db, { logger, events });
+  const recorder = overrides.recorder?.(base) ?? analytics;
   const answerDeps: AnswerDeps = { store, index, agents, conversations, recorder, modelFor };
 
   const admin = await users.ensureAdmin(config.admin);
@@ -136,18 +168,31 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   await runner.start();
 
   const timers = [
-    setInterval(() => void apiKeys.flushLastUsed().catch((e) => logger.warn("api key flush failed", { error: String(e) })), 10_000),
-    setInterval(() => void store.compact().catch((e) => logger.warn("compaction failed", { error: String(e) })), 60_000),
-    setInterval(() => void index.optimize().catch((e) => logger.warn("index optimize failed", { error: String(e) })), 5 * 60_000),
+    setInterval(
+      () =>
+        void apiKeys.flushLastUsed().catch((e) => logger.warn("api key flush failed", { error: String(e) })),
+      10_000,
+    ),
+    setInterval(
+      () => void store.compact().catch((e) => logger.warn("compaction failed", { error: String(e) })),
+      60_000,
+    ),
+    setInterval(
+      () => void index.optimize().catch((e) => logger.warn("index optimize failed", { error: String(e) })),
+      5 * 60_000,
+    ),
   ];
   for (const t of timers) t.unref();
 
   return {
     ...base,
     answerDeps,
+    analytics,
     async feedback(agent, message, rating, comment) {
       if (message.role !== "assistant") {
-        throw new AppError("validation_error", "Only answers can be rated", { fields: { messageId: ["not an answer"] } });
+        throw new AppError("validation_error", "Only answers can be rated", {
+          fields: { messageId: ["not an answer"] },
+        });
       }
       await conversations.setFeedback(message, rating, comment);
       events.emit({
@@ -163,6 +208,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     async stop() {
       for (const t of timers) clearInterval(t);
       await runner.stop();
+      await analytics.stop();
       await apiKeys.flushLastUsed();
       await closeParseWorkers();
       await store.close();

@@ -1,8 +1,8 @@
-import type { AppOptions } from "./app.ts";
 import { answersRoutes } from "./answers/answers-routes.ts";
+import type { AppOptions } from "./app.ts";
 import type { Services } from "./services.ts";
-import { sourcesRoutes } from "./sources/sources-routes.ts";
 import { mountSite } from "./site/site-routes.ts";
+import { sourcesRoutes } from "./sources/sources-routes.ts";
 import { widgetRoutes } from "./widget-api/widget-routes.ts";
 
 /** The domains beyond the foundation, mounted by createApp. */
@@ -14,6 +14,7 @@ export function appOptions(_s: Services): AppOptions {
       ["/widget/", widgetRoutes],
     ],
     site: mountSite,
-    isQueryPath: (path) => /^\/agents\/[^/]+\/(query|chat\/completions)\/$/.test(path) || /^\/widget\/[^/]+\/query\/$/.test(path),
+    isQueryPath: (path) =>
+      /^\/agents\/[^/]+\/(query|chat\/completions)\/$/.test(path) || /^\/widget\/[^/]+\/query\/$/.test(path),
   };
 }

@@ -101,5 +101,7 @@ export const apiKeySchema = z
   })
   .openapi("ApiKey");
 export type ApiKey = z.infer<typeof apiKeySchema>;
-export const createApiKeyRequestSchema = z.object({ name: z.string().trim().min(1).max(100).default("API key") });
+export const createApiKeyRequestSchema = z.object({
+  name: z.string().trim().min(1).max(100).default("API key"),
+});
 export const createdApiKeySchema = apiKeySchema.extend({ key: z.string() }).openapi("CreatedApiKey");

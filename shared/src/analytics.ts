@@ -7,14 +7,24 @@ export type AnalyticsInterval = z.infer<typeof analyticsIntervalSchema>;
 const isoDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date like 2025-01-31")
-  .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), "not a valid date");
+  .refine(
+    (s) =>
+      !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s),
+    "not a valid date",
+  );
 
 /** `from`/`to` are whole UTC days, both inclusive; default the last 30 days ending today. */
 export const analyticsQuerySchema = z.object({
   from: isoDate.optional().openapi({ description: "First UTC day (inclusive); default 29 days before `to`" }),
   to: isoDate.optional().openapi({ description: "Last UTC day (inclusive); default today" }),
   interval: analyticsIntervalSchema.default("day"),
-  limit: z.coerce.number().int().min(1).max(100).default(10).openapi({ description: "Entries in each top list" }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(10)
+    .openapi({ description: "Entries in each top list" }),
 });
 export type AnalyticsQuery = z.infer<typeof analyticsQuerySchema>;
 
@@ -28,7 +38,10 @@ const latencyStatsSchema = z.object({
 export const analyticsTotalsSchema = z.object({
   queries: z.number().int(),
   conversations: z.number().int(),
-  visitors: z.number().int().openapi({ description: "Distinct callers (HyperLogLog estimate, ±3% above a few dozen)" }),
+  visitors: z
+    .number()
+    .int()
+    .openapi({ description: "Distinct callers (HyperLogLog estimate, ±3% above a few dozen)" }),
   tokensUsed: z.number().int(),
   streamedShare: z.number().min(0).max(1),
   widgetShare: z.number().min(0).max(1),
@@ -40,7 +53,9 @@ export const analyticsTotalsSchema = z.object({
 });
 
 export const analyticsPointSchema = z.object({
-  start: z.string().openapi({ description: "Start of the interval (UTC); it runs to the next point's start" }),
+  start: z
+    .string()
+    .openapi({ description: "Start of the interval (UTC); it runs to the next point's start" }),
   queries: z.number().int(),
   conversations: z.number().int(),
   visitors: z.number().int(),
@@ -61,11 +76,24 @@ export const analyticsSchema = z
     to: z.string(),
     interval: analyticsIntervalSchema,
     totals: analyticsTotalsSchema,
-    latency: z.object({ total: latencyStatsSchema, retrieval: latencyStatsSchema, generation: latencyStatsSchema }),
+    latency: z.object({
+      total: latencyStatsSchema,
+      retrieval: latencyStatsSchema,
+      generation: latencyStatsSchema,
+    }),
     timeseries: z.array(analyticsPointSchema),
-    topSources: z.array(z.object({ documentId: z.string(), title: z.string(), dataSourceId: z.string(), citations: z.number().int() })),
+    topSources: z.array(
+      z.object({
+        documentId: z.string(),
+        title: z.string(),
+        dataSourceId: z.string(),
+        citations: z.number().int(),
+      }),
+    ),
     topQuestions: z.array(z.object({ question: z.string(), count: z.number().int() })),
-    unansweredQuestions: z.array(z.object({ question: z.string(), count: z.number().int(), lastAskedAt: z.string() })),
+    unansweredQuestions: z.array(
+      z.object({ question: z.string(), count: z.number().int(), lastAskedAt: z.string() }),
+    ),
   })
   .openapi("AgentAnalytics");
 export type AgentAnalytics = z.infer<typeof analyticsSchema>;

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { idSchema } from "./common.ts";
 import { retrievalModeSchema } from "./agents.ts";
+import { idSchema } from "./common.ts";
 
 export const MAX_MESSAGE_LENGTH = 10_000;
 
@@ -60,7 +60,13 @@ export const doneEventSchema = queryResponseSchema.omit({ response: true });
 
 /** The SSE events, in order: start, token*, sources, then done or error. */
 export const answerEventSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("start"), query_id: z.string(), conversationId: idSchema, messageId: idSchema, visitorToken: z.string().optional() }),
+  z.object({
+    type: z.literal("start"),
+    query_id: z.string(),
+    conversationId: idSchema,
+    messageId: idSchema,
+    visitorToken: z.string().optional(),
+  }),
   z.object({ type: z.literal("token"), token: z.string() }),
   z.object({ type: z.literal("sources"), sources: z.array(citationSchema) }),
   doneEventSchema.extend({ type: z.literal("done") }),
@@ -70,7 +76,10 @@ export type AnswerEvent = z.infer<typeof answerEventSchema>;
 
 export const searchRequestSchema = z
   .object({
-    query: z.string().max(MAX_MESSAGE_LENGTH).refine((m) => m.trim().length > 0, "must not be blank"),
+    query: z
+      .string()
+      .max(MAX_MESSAGE_LENGTH)
+      .refine((m) => m.trim().length > 0, "must not be blank"),
     dataSourceIds: z.array(idSchema).max(200).optional(),
     topK: z.number().int().min(1).max(100).optional(),
     mode: retrievalModeSchema.optional(),

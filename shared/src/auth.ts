@@ -36,9 +36,18 @@ export type Workspace = z.infer<typeof workspaceSchema>;
 export const meResponseSchema = z.object({ user: userSchema, workspaces: z.array(workspaceSchema) });
 
 export const memberSchema = z
-  .object({ userId: idSchema, email: z.string(), firstName: z.string(), lastName: z.string(), role: roleSchema })
+  .object({
+    userId: idSchema,
+    email: z.string(),
+    firstName: z.string(),
+    lastName: z.string(),
+    role: roleSchema,
+  })
   .openapi("Member");
 export type Member = z.infer<typeof memberSchema>;
-export const addMemberRequestSchema = z.object({ email: z.string().trim().toLowerCase().email(), role: roleSchema });
+export const addMemberRequestSchema = z.object({
+  email: z.string().trim().toLowerCase().email(),
+  role: roleSchema,
+});
 export const updateMemberRequestSchema = z.object({ role: roleSchema });
 export const createWorkspaceRequestSchema = z.object({ name: z.string().trim().min(1).max(200) });

@@ -19,7 +19,11 @@ export const textConfigSchema = z.object({ entries: z.array(textEntrySchema).min
 
 export const webConfigSchema = z
   .object({
-    url: z.string().url().max(2000).refine((u) => /^https?:\/\//i.test(u), "must be an http(s) URL"),
+    url: z
+      .string()
+      .url()
+      .max(2000)
+      .refine((u) => /^https?:\/\//i.test(u), "must be an http(s) URL"),
     mode: z.enum(["page", "sitemap", "crawl"]).default("page"),
     maxPages: z.number().int().min(1).max(10_000).default(100),
     maxDepth: z.number().int().min(0).max(10).default(2),
@@ -41,14 +45,44 @@ export type NotionConfig = z.infer<typeof notionConfigSchema>;
 export const fileConfigSchema = z.object({}).strict();
 
 export const scheduleSchema = z
-  .object({ intervalMinutes: z.number().int().min(5).max(60 * 24 * 30) })
+  .object({
+    intervalMinutes: z
+      .number()
+      .int()
+      .min(5)
+      .max(60 * 24 * 30),
+  })
   .nullable();
 
 export const createDataSourceRequestSchema = z
   .discriminatedUnion("type", [
-    z.object({ type: z.literal("text"), name: z.string().trim().min(1).max(200), workspaceId: idSchema.optional(), config: textConfigSchema, schedule: scheduleSchema.optional() }).strict(),
-    z.object({ type: z.literal("web"), name: z.string().trim().min(1).max(200), workspaceId: idSchema.optional(), config: webConfigSchema, schedule: scheduleSchema.optional() }).strict(),
-    z.object({ type: z.literal("notion"), name: z.string().trim().min(1).max(200), workspaceId: idSchema.optional(), config: notionConfigSchema, schedule: scheduleSchema.optional() }).strict(),
+    z
+      .object({
+        type: z.literal("text"),
+        name: z.string().trim().min(1).max(200),
+        workspaceId: idSchema.optional(),
+        config: textConfigSchema,
+        schedule: scheduleSchema.optional(),
+      })
+      .strict(),
+    z
+      .object({
+        type: z.literal("web"),
+        name: z.string().trim().min(1).max(200),
+        workspaceId: idSchema.optional(),
+        config: webConfigSchema,
+        schedule: scheduleSchema.optional(),
+      })
+      .strict(),
+    z
+      .object({
+        type: z.literal("notion"),
+        name: z.string().trim().min(1).max(200),
+        workspaceId: idSchema.optional(),
+        config: notionConfigSchema,
+        schedule: scheduleSchema.optional(),
+      })
+      .strict(),
   ])
   .openapi("CreateDataSource");
 export type CreateDataSourceRequest = z.infer<typeof createDataSourceRequestSchema>;

@@ -1,7 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { idSchema, pageQuerySchema } from "./common.ts";
 
-export const webhookEventSchema = z.enum(["data_source.sync.completed", "data_source.sync.failed", "agent.ready", "message.feedback"]);
+export const webhookEventSchema = z.enum([
+  "data_source.sync.completed",
+  "data_source.sync.failed",
+  "agent.ready",
+  "message.feedback",
+]);
 export type WebhookEventType = z.infer<typeof webhookEventSchema>;
 
 export const webhookSchema = z
@@ -19,7 +24,9 @@ export const webhookSchema = z
 export type Webhook = z.infer<typeof webhookSchema>;
 
 export const createdWebhookSchema = webhookSchema
-  .extend({ secret: z.string().openapi({ description: "HMAC-SHA256 signing secret (`whsec_…`), shown once" }) })
+  .extend({
+    secret: z.string().openapi({ description: "HMAC-SHA256 signing secret (`whsec_…`), shown once" }),
+  })
   .openapi("CreatedWebhook");
 export type CreatedWebhook = z.infer<typeof createdWebhookSchema>;
 
@@ -80,7 +87,9 @@ export const webhookDeliverySchema = z
   .openapi("WebhookDelivery");
 export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;
 
-export const webhookDeliveriesQuerySchema = pageQuerySchema.extend({ status: webhookDeliveryStatusSchema.optional() });
+export const webhookDeliveriesQuerySchema = pageQuerySchema.extend({
+  status: webhookDeliveryStatusSchema.optional(),
+});
 
 /** The JSON body POSTed to a subscriber. */
 export const webhookPayloadSchema = z.object({

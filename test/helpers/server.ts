@@ -204,8 +204,8 @@ function spawnServer(env: Record<string, string>, log: string[]): Promise<Spawne
     let stdout = "";
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`server process did not start within 30 s:\n${log.join("")}`));
-    }, 30_000);
+      reject(new Error(`server process did not start within 90 s:\n${log.join("")}`));
+    }, 90_000);
     child.stdout?.setEncoding("utf8");
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (chunk: string) => log.push(chunk));
@@ -290,7 +290,7 @@ export interface CliResult {
 }
 
 /** Runs one `lore` CLI command to completion (e.g. `["users", "create", "--email", …]`). */
-export function runCli(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<CliResult> {
   return new Promise((resolveRun, reject) => {
     const child = spawn(process.execPath, [...NODE_ARGS, ...args], { cwd: repoRoot, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";

@@ -1,6 +1,6 @@
 import { dataSourceSchema, documentSchema, errorBodySchema, pageSchema, syncRunSchema, type DataSource, type Page, type SyncRun } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { personalWorkspaceId, startTestServer, type TestServer } from "../helpers/server.ts";
+import { DEFAULT_PASSWORD, personalWorkspaceId, startTestServer, type TestServer } from "../helpers/server.ts";
 import { call, createAgent, createTextSource, documents, getSource, readyTextSource, syncRuns, waitForSettled } from "./source-helpers.ts";
 
 let server: TestServer;
@@ -19,9 +19,9 @@ beforeAll(async () => {
   workspaceId = personalWorkspaceId(server.services, login.user.id);
   const viewer = await server.createUser("viewer@example.com");
   await server.addMember(workspaceId, viewer.id, "viewer");
-  viewerToken = (await server.login("viewer@example.com")).access;
+  viewerToken = (await server.login("viewer@example.com", DEFAULT_PASSWORD)).access;
   await server.createUser("stranger@example.com");
-  strangerToken = (await server.login("stranger@example.com")).access;
+  strangerToken = (await server.login("stranger@example.com", DEFAULT_PASSWORD)).access;
 });
 afterAll(() => server?.close());
 

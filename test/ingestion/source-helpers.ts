@@ -72,7 +72,7 @@ export async function waitForSettled(target: ApiTarget, token: string, id: strin
     const source = await getSource(target, token, id);
     const active = runs.some((r) => r.status === "queued" || r.status === "running");
     if (!active && (source.status === "ready" || source.status === "failed")) return source;
-    if (Date.now() > deadline) throw new Error(`source ${id} did not settle: ${JSON.stringify({ source, runs })}`);
+    if (Date.now() > deadline) throw new Error(`source ${id} did not settle: ${JSON.stringify({ status: source.status, progress: source.progress, runs })}`);
     await sleep(40);
   }
 }

@@ -23,7 +23,12 @@ beforeAll(async () => {
     }
     if (req.method === "GET" && req.url === "/api/widget/w1/config/") {
       const config = widgetConfig({
-        theme: { ...widgetConfig().theme, primaryColor: "#fde047", position: "bottom-left", colorScheme: "dark" },
+        theme: {
+          ...widgetConfig().theme,
+          primaryColor: "#fde047",
+          position: "bottom-left",
+          colorScheme: "dark",
+        },
       });
       res.writeHead(200, { ...cors, "Content-Type": "application/json" }).end(JSON.stringify(config));
       return;
@@ -58,7 +63,9 @@ beforeAll(async () => {
       });
       return;
     }
-    res.writeHead(404, { ...cors, "Content-Type": "application/json" }).end('{"error":"not_found","message":"no","details":{}}');
+    res
+      .writeHead(404, { ...cors, "Content-Type": "application/json" })
+      .end('{"error":"not_found","message":"no","details":{}}');
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -120,6 +127,9 @@ describe("loader", () => {
     expect(host.style.getPropertyValue("--lore-primary")).toBe("#fde047");
     expect(host.style.getPropertyValue("--lore-on-primary")).toBe("#111");
     expect(host.style.getPropertyValue("--lore-z")).toBe("50");
+    // The panel applies the rest of the theme once it loads.
+    handle.open();
+    await waitFor(() => expect(host.style.getPropertyValue("--lore-radius")).toBe("16px"), { timeout: 5000 });
     expect(host.dataset.scheme).toBe("light");
   });
 
@@ -141,7 +151,9 @@ describe("loader", () => {
     const opened = vi.fn();
     handle.on("open", opened);
     launcherOf(handle).click();
-    await waitFor(() => expect(launcherOf(handle).getAttribute("aria-expanded")).toBe("true"), { timeout: 5000 });
+    await waitFor(() => expect(launcherOf(handle).getAttribute("aria-expanded")).toBe("true"), {
+      timeout: 5000,
+    });
     expect(opened).toHaveBeenCalledOnce();
     launcherOf(handle).click();
     await waitFor(() => expect(launcherOf(handle).getAttribute("aria-expanded")).toBe("false"));
@@ -163,7 +175,9 @@ describe("loader", () => {
     expect(shadow.querySelector('[data-lore="cite"]')?.textContent).toBe("1");
     // Calls after load go straight through the same queue interface.
     api.q.push(["close"]);
-    await waitFor(() => expect(shadow.querySelector('[data-lore="panel"]')?.hasAttribute("hidden")).toBe(true));
+    await waitFor(() =>
+      expect(shadow.querySelector('[data-lore="panel"]')?.hasAttribute("hidden")).toBe(true),
+    );
     api.q.push(["reset"]);
     await waitFor(() => expect(shadow.querySelector('[data-lore="messages"]')).toBeNull());
     host.remove();
@@ -175,7 +189,9 @@ describe("loader", () => {
     first.open({ message: "Remember this" });
     await waitFor(() => expect(queries).toHaveLength(1), { timeout: 5000 });
     await waitFor(() =>
-      expect(shadowOf(first).querySelector('[data-role="assistant"]')?.getAttribute("data-status")).toBe("complete"),
+      expect(shadowOf(first).querySelector('[data-role="assistant"]')?.getAttribute("data-status")).toBe(
+        "complete",
+      ),
     );
     first.unmount();
     api = await loadLoader();
@@ -197,7 +213,9 @@ describe("loader", () => {
     const seen = vi.fn();
     const off = handle.on("close", seen);
     handle.open();
-    await waitFor(() => expect(launcherOf(handle).getAttribute("aria-expanded")).toBe("true"), { timeout: 5000 });
+    await waitFor(() => expect(launcherOf(handle).getAttribute("aria-expanded")).toBe("true"), {
+      timeout: 5000,
+    });
     handle.close();
     await waitFor(() => expect(seen).toHaveBeenCalledOnce());
     off();

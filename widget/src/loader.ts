@@ -51,10 +51,8 @@ const listen = (target: EventTarget, event: WidgetEvent, fn: Listener) => {
 
 /** Black or white, whichever reads better on the primary colour (#rgb, #rgba, #rrggbb, #rrggbbaa). */
 const textOn = (color: string) => {
-  const short = color.length < 7;
-  const channel = (i: number) =>
-    Number.parseInt(short ? color.charAt(i + 1).repeat(2) : color.slice(2 * i + 1, 2 * i + 3), 16);
-  return 0.299 * channel(0) + 0.587 * channel(1) + 0.114 * channel(2) > 165 ? "#111" : "#fff";
+  const n = +`0x${(color.length < 7 ? color.replace(/\w/g, "$&$&") : color).slice(1, 7)}`;
+  return 0.299 * (n >> 16) + 0.587 * ((n >> 8) & 255) + 0.114 * (n & 255) > 165 ? "#111" : "#fff";
 };
 const setAttr = (el: Element, name: string, value: string) => el.setAttribute(name, value);
 
@@ -78,6 +76,7 @@ function mount(options: WidgetOptions): WidgetHandle {
   };
   adoptStyles(launcherCss);
 
+  // What the launcher needs; the panel applies the rest (radius, colour scheme) itself.
   const applyTheme = (agent: WidgetTheme) => {
     const theme = { ...agent, ...options.theme };
     const set = (name: string, value: string) => host.style.setProperty(`--lore-${name}`, value);
@@ -86,10 +85,8 @@ function mount(options: WidgetOptions): WidgetHandle {
       set("primary", color);
       set("on-primary", textOn(color));
     }
-    if (Number(theme.radius) >= 0) set("radius", `${Number(theme.radius)}px`);
     if (Number(theme.zIndex) >= 0) set("z", `${Number(theme.zIndex)}`);
     host.dataset.position = theme.position || "";
-    host.dataset.scheme = theme.colorScheme || "light";
   };
   applyTheme({});
 
@@ -99,25 +96,25 @@ function mount(options: WidgetOptions): WidgetHandle {
   launcher.dataset.lore = "launcher";
   setAttr(launcher, "aria-expanded", "false");
   setAttr(launcher, "aria-label", "Open chat");
+  // One icon per state; the stylesheet shows the one that matches aria-expanded.
+  // No aria-hidden needed: a button's children are presentational, its aria-label names it.
+  const svg = doc.createElementNS("http://www.w3.org/2000/svg", "svg");
+  setAttr(svg, "viewBox", "0 0 24 24");
   for (const [attr, d] of [
     ["data-c", "M4 5h16v11H9l-5 4z"],
     ["data-x", "M6 6l12 12M18 6L6 18"],
   ]) {
-    // No aria-hidden needed: a button's children are presentational, its aria-label names it.
-    const svg = doc.createElementNS("http://www.w3.org/2000/svg", "svg");
     const path = doc.createElementNS("http://www.w3.org/2000/svg", "path");
-    setAttr(svg, "viewBox", "0 0 24 24");
-    setAttr(svg, `${attr}`, "");
+    setAttr(path, `${attr}`, "");
     setAttr(path, "d", `${d}`);
     svg.append(path);
-    launcher.append(svg);
   }
+  launcher.append(svg);
   shadow.append(launcher);
 
   // Fetched now, so the launcher wears the agent's colours and side before anyone touches it.
   const prefetchedConfig = fetch(
     `${server}${options.apiPrefix || "/api"}/widget/${encodeURIComponent(options.widgetId)}/config/`,
-    { credentials: "omit" },
   ).then(async (r) => {
     const body = await r.json().catch(() => null);
     if (r.ok && body) applyTheme(body.theme);
@@ -135,7 +132,7 @@ function mount(options: WidgetOptions): WidgetHandle {
         panel = undefined;
         host.dispatchEvent(
           new CustomEvent("lore:error", {
-            detail: { code: "load_failed", message: `${error}` },
+            detail: { code: "load_failed", message: String(error) },
             bubbles: true,
           }),
         );

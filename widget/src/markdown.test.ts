@@ -7,7 +7,13 @@ describe("parseMarkdown", () => {
       "# Title\n\nFirst line\nsecond line\n\n- one\n- two\n  continued\n\n3. three\n4. four\n\n```js\nconst x = 1;\n```\n\n> quoted",
     );
     expect(blocks.map((b) => b.t)).toEqual(["h", "p", "ul", "ol", "pre", "quote"]);
-    expect(blocks[2]).toMatchObject({ t: "ul", items: [[{ t: "text", v: "one" }], [{ t: "text", v: "two" }, { t: "br" }, { t: "text", v: "continued" }]] });
+    expect(blocks[2]).toMatchObject({
+      t: "ul",
+      items: [
+        [{ t: "text", v: "one" }],
+        [{ t: "text", v: "two" }, { t: "br" }, { t: "text", v: "continued" }],
+      ],
+    });
     expect(blocks[3]).toMatchObject({ t: "ol", start: 3 });
     expect(blocks[4]).toEqual({ t: "pre", lang: "js", v: "const x = 1;" });
   });
@@ -47,7 +53,9 @@ describe("parseInline", () => {
   });
 
   it("leaves snake_case and lone asterisks alone and links bare URLs without trailing punctuation", () => {
-    expect(parseInline("use snake_case_name, 2 * 3 * 4")).toEqual([{ t: "text", v: "use snake_case_name, 2 * 3 * 4" }]);
+    expect(parseInline("use snake_case_name, 2 * 3 * 4")).toEqual([
+      { t: "text", v: "use snake_case_name, 2 * 3 * 4" },
+    ]);
     expect(parseInline("See https://a.test/x.")).toEqual([
       { t: "text", v: "See " },
       { t: "link", href: "https://a.test/x", c: [{ t: "text", v: "https://a.test/x" }] },
@@ -77,6 +85,8 @@ describe("safeHref", () => {
 
 describe("decodeEntities", () => {
   it("decodes named and numeric references to plain characters", () => {
-    expect(decodeEntities("&lt;b&gt; &amp; &#39;x&#x27; &nbsp;&bogus; &#0;")).toBe("<b> & 'x' \u00a0&bogus; \ufffd");
+    expect(decodeEntities("&lt;b&gt; &amp; &#39;x&#x27; &nbsp;&bogus; &#0;")).toBe(
+      "<b> & 'x' \u00a0&bogus; \ufffd",
+    );
   });
 });

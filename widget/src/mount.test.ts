@@ -14,9 +14,9 @@ import {
 
 // happy-dom's own control over the viewport size, which matchMedia follows.
 const setViewport = (size: { width: number; height: number }) =>
-  (window as unknown as { happyDOM?: { setViewport(s: { width: number; height: number }): void } }).happyDOM?.setViewport(
-    size,
-  );
+  (
+    window as unknown as { happyDOM?: { setViewport(s: { width: number; height: number }): void } }
+  ).happyDOM?.setViewport(size);
 
 const mounted: { handle: PanelHandle; host: HTMLElement }[] = [];
 
@@ -114,7 +114,11 @@ describe("mountWidget", () => {
     await waitFor(() => expect(events.filter((e) => e.type === "message")).toHaveLength(2));
     document.removeEventListener("lore:message", onPage);
     expect(events.map((e) => e.type)).toEqual(["open", "message", "sources", "message"]);
-    expect(events[3]?.detail).toMatchObject({ role: "assistant", content: "Five days [1].", messageId: defaultIds.messageId });
+    expect(events[3]?.detail).toMatchObject({
+      role: "assistant",
+      content: "Five days [1].",
+      messageId: defaultIds.messageId,
+    });
     expect(pageEvents).toEqual(["lore:message", "lore:message"]);
   });
 

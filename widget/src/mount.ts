@@ -39,7 +39,7 @@ export interface MountContext {
   launcher: HTMLButtonElement;
   /** Adds CSS to the shadow root without inline style elements (constructable stylesheets). */
   adoptStyles: (cssText: string) => void;
-  /** Applies the agent's theme (merged under the page's options) to the host's CSS variables. */
+  /** Applies the launcher's part of the agent's theme (merged under the page's options) to the host. */
   applyTheme?: (theme: WidgetTheme) => void;
   prefetchedConfig?: Promise<PrefetchedConfig>;
   fetch?: FetchFn;
@@ -110,8 +110,19 @@ export function mountWidget(options: WidgetOptions, ctx: MountContext): PanelHan
     avatarUrl: computed(() => options.theme?.avatarUrl ?? store.config.value?.theme.avatarUrl ?? null),
     close,
   };
+  const applyPanelTheme = (agent: Partial<WidgetTheme>) => {
+    const theme = { ...agent, ...options.theme };
+    const radius = Number(theme.radius);
+    if (theme.radius !== undefined && radius >= 0 && radius <= 32)
+      host.style.setProperty("--lore-radius", `${radius}px`);
+    const scheme = theme.colorScheme;
+    host.dataset.scheme = scheme === "dark" || scheme === "auto" ? scheme : "light";
+  };
+  applyPanelTheme({});
   const unsubscribeTheme = store.config.subscribe((config) => {
-    if (config) ctx.applyTheme?.(config.theme);
+    if (!config) return;
+    ctx.applyTheme?.(config.theme);
+    applyPanelTheme(config.theme);
   });
 
   const container = document.createElement("div");

@@ -97,7 +97,13 @@ export function createStream(signal: AbortSignal | null): {
 /** A complete answer stream: start, the tokens, sources, done. */
 export function answerResponse(tokens: string[], sources: Citation[] = [], ids = defaultIds): Response {
   const events: AnswerEvent[] = [
-    { type: "start", query_id: "q1", conversationId: ids.conversationId, messageId: ids.messageId, visitorToken: ids.token },
+    {
+      type: "start",
+      query_id: "q1",
+      conversationId: ids.conversationId,
+      messageId: ids.messageId,
+      visitorToken: ids.token,
+    },
     ...tokens.map((token): AnswerEvent => ({ type: "token", token })),
     { type: "sources", sources },
     {

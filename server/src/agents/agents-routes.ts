@@ -11,6 +11,7 @@ import { paginate } from "../http/pagination.ts";
 import type { AppEnv } from "../http/principal.ts";
 import { parseQuery, pathId, readJson } from "../http/validate.ts";
 import type { Services } from "../services.ts";
+import type { AgentRecord } from "../store/records.ts";
 
 const listQuerySchema = pageQuerySchema.extend({ workspace_id: z.string().uuid().optional() });
 
@@ -21,17 +22,28 @@ export function agentsRoutes(s: Services) {
     .get("/", (c) => {
       const principal = c.get("principal");
       const query = parseQuery(c, listQuerySchema);
-      let records;
+      let records: AgentRecord[];
       if (principal.kind === "apiKey") {
         const own = s.store.agents.get(principal.key.agentId);
         records = own ? [own] : [];
       } else {
         const user = access.requireUser(principal);
         const ids = new Set(access.workspacesOf(user.id).map((w) => w.workspace.id));
-        if (query.workspace_id && !ids.has(query.workspace_id)) throw new AppError("not_found", "workspace not found", { resource: "workspace", id: query.workspace_id });
+        if (query.workspace_id && !ids.has(query.workspace_id))
+          throw new AppError("not_found", "workspace not found", {
+            resource: "workspace",
+            id: query.workspace_id,
+          });
         records = agents.listForWorkspaces(query.workspace_id ? new Set([query.workspace_id]) : ids);
       }
-      return c.json(paginate(c, records.map((a) => agents.toAgent(a)), query, config.trustProxy));
+      return c.json(
+        paginate(
+          c,
+          records.map((a) => agents.toAgent(a)),
+          query,
+          config.trustProxy,
+        ),
+      );
     })
     .post("/", async (c) => {
       const user = access.requireUser(c.get("principal"));

@@ -54,7 +54,8 @@ export class AgentsService {
       workspaceId,
       name: input.name,
       description: input.description ?? "",
-      instructions: input.instructions ?? "Answer the visitor's question briefly and accurately from the sources.",
+      instructions:
+        input.instructions ?? "Answer the visitor's question briefly and accurately from the sources.",
       model: input.model ?? this.defaults.model,
       temperature: input.temperature ?? 0.2,
       maxTokens: input.maxTokens ?? 800,
@@ -83,7 +84,9 @@ export class AgentsService {
         retrieval: { ...current.retrieval, ...patch.retrieval },
         theme: { ...current.theme, ...patch.theme },
         dataSourceIds: patch.dataSourceIds ? dedupe(patch.dataSourceIds) : current.dataSourceIds,
-        allowedOrigins: patch.allowedOrigins ? dedupe(patch.allowedOrigins.map(normaliseOrigin)) : current.allowedOrigins,
+        allowedOrigins: patch.allowedOrigins
+          ? dedupe(patch.allowedOrigins.map(normaliseOrigin))
+          : current.allowedOrigins,
         updatedAt: new Date().toISOString(),
       };
       return { rows: [next], result: next };
@@ -101,7 +104,9 @@ export class AgentsService {
 
   /** Detaches a deleted source from every agent of its workspace. */
   async detachDataSource(workspaceId: string, dataSourceId: string): Promise<void> {
-    const affected = this.store.agents.filter((a) => a.workspaceId === workspaceId && a.dataSourceIds.includes(dataSourceId));
+    const affected = this.store.agents.filter(
+      (a) => a.workspaceId === workspaceId && a.dataSourceIds.includes(dataSourceId),
+    );
     await this.store.agents.putMany(
       affected.map((a) => ({ ...a, dataSourceIds: a.dataSourceIds.filter((id) => id !== dataSourceId) })),
     );

@@ -11,7 +11,14 @@ function sha256(text: string): Buffer {
 }
 
 export function toApiKey(k: ApiKeyRecord): ApiKey {
-  return { id: k.id, agentId: k.agentId, name: k.name, prefix: k.prefix, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt };
+  return {
+    id: k.id,
+    agentId: k.agentId,
+    name: k.name,
+    prefix: k.prefix,
+    createdAt: k.createdAt,
+    lastUsedAt: k.lastUsedAt,
+  };
 }
 
 /** Agent API keys: shown once, stored as SHA-256, compared in constant time. */
@@ -59,7 +66,11 @@ export class ApiKeysService {
     const digest = sha256(presented);
     const record = this.byHash.get(digest.toString("hex"));
     // The map lookup finds the candidate; the constant-time compare is the actual check.
-    if (!record || !timingSafeEqual(Buffer.from(record.hash, "hex"), digest) || !this.store.apiKeys.get(record.id)) {
+    if (
+      !record ||
+      !timingSafeEqual(Buffer.from(record.hash, "hex"), digest) ||
+      !this.store.apiKeys.get(record.id)
+    ) {
       throw new AppError("invalid_api_key", "The API key is invalid or has been revoked");
     }
     this.lastUsedFlush.set(record.id, new Date().toISOString());

@@ -38,7 +38,11 @@ export interface AnswerInput {
 }
 
 /** Checks a question can be answered now: sources attached and ready (503 with Retry-After otherwise). */
-export function resolveSources(deps: Pick<AnswerDeps, "store" | "agents">, agent: AgentRecord, requested?: string[]): string[] {
+export function resolveSources(
+  deps: Pick<AnswerDeps, "store" | "agents">,
+  agent: AgentRecord,
+  requested?: string[],
+): string[] {
   if (requested) {
     const unknown = requested.filter((id) => !agent.dataSourceIds.includes(id));
     if (unknown.length > 0) {
@@ -79,7 +83,10 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   if (input.conversationId) {
     conversation = deps.conversations.get(agent.id, input.conversationId);
     if (input.visitorId !== undefined && conversation.visitorId !== input.visitorId) {
-      throw new AppError("not_found", "conversation not found", { resource: "conversation", id: input.conversationId });
+      throw new AppError("not_found", "conversation not found", {
+        resource: "conversation",
+        id: input.conversationId,
+      });
     }
   } else {
     newConversation = true;
@@ -121,7 +128,8 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   let chunks: RetrievedChunk[] = [];
   try {
     const retrievalStart = performance.now();
-    const standalone = history.length > 0 ? await model.condense(input.message, history, input.signal) : input.message;
+    const standalone =
+      history.length > 0 ? await model.condense(input.message, history, input.signal) : input.message;
     chunks = sourceIds.length === 0 ? [] : await retrieve(deps, agent, standalone, sourceIds, input.signal);
     retrievalTime = performance.now() - retrievalStart;
 
@@ -155,10 +163,21 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     const built = buildSources(raw, chunks, { isFallback, question: standalone });
     answer = built.answer;
     sources = built.sources;
-    tokensUsed = usage ? usage.promptTokens + usage.completionTokens : countTokens(standalone) + countTokens(answer);
+    tokensUsed = usage
+      ? usage.promptTokens + usage.completionTokens
+      : countTokens(standalone) + countTokens(answer);
     const latency = Math.round(performance.now() - started);
     await userStored;
-    await deps.conversations.append({ ...messageRecord(agent, conversation.id, "assistant", answer, messageId), sources, model: model.name, latency, tokensUsed, retrievalTime: round(retrievalTime), generationTime: round(generationTime), status });
+    await deps.conversations.append({
+      ...messageRecord(agent, conversation.id, "assistant", answer, messageId),
+      sources,
+      model: model.name,
+      latency,
+      tokensUsed,
+      retrievalTime: round(retrievalTime),
+      generationTime: round(generationTime),
+      status,
+    });
     yield { type: "sources", sources };
     const done: Omit<QueryResponse, "response"> = {
       conversationId: conversation.id,
@@ -169,7 +188,19 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       retrievedChunks: chunks.length,
       metadata: { tokensUsed, retrievalTime: round(retrievalTime), generationTime: round(generationTime) },
     };
-    record(deps, input, { conversation, messageId, at, newConversation, answered: !isFallback, error: null, latency, retrievalTime, generationTime, tokensUsed, sources });
+    record(deps, input, {
+      conversation,
+      messageId,
+      at,
+      newConversation,
+      answered: !isFallback,
+      error: null,
+      latency,
+      retrievalTime,
+      generationTime,
+      tokensUsed,
+      sources,
+    });
     yield { type: "done", ...done };
   } catch (error) {
     const aborted = input.signal.aborted;
@@ -178,14 +209,41 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     const latency = Math.round(performance.now() - started);
     // The partial answer is kept: a stopped or failed answer is still part of the conversation.
     await userStored;
-    await deps.conversations.append({ ...messageRecord(agent, conversation.id, "assistant", answer, messageId), sources, model: model.name, latency, tokensUsed, retrievalTime: round(retrievalTime), generationTime: round(generationTime), status });
-    record(deps, input, { conversation, messageId, at, newConversation, answered: false, error: errorCode, latency, retrievalTime, generationTime, tokensUsed, sources });
+    await deps.conversations.append({
+      ...messageRecord(agent, conversation.id, "assistant", answer, messageId),
+      sources,
+      model: model.name,
+      latency,
+      tokensUsed,
+      retrievalTime: round(retrievalTime),
+      generationTime: round(generationTime),
+      status,
+    });
+    record(deps, input, {
+      conversation,
+      messageId,
+      at,
+      newConversation,
+      answered: false,
+      error: errorCode,
+      latency,
+      retrievalTime,
+      generationTime,
+      tokensUsed,
+      sources,
+    });
     if (aborted) return;
     throw error;
   }
 }
 
-async function retrieve(deps: AnswerDeps, agent: AgentRecord, query: string, sourceIds: string[], signal: AbortSignal): Promise<RetrievedChunk[]> {
+async function retrieve(
+  deps: AnswerDeps,
+  agent: AgentRecord,
+  query: string,
+  sourceIds: string[],
+  signal: AbortSignal,
+): Promise<RetrievedChunk[]> {
   const hits = await deps.index.search({
     query,
     dataSourceIds: sourceIds,
@@ -209,7 +267,13 @@ async function retrieve(deps: AnswerDeps, agent: AgentRecord, query: string, sou
   }));
 }
 
-function messageRecord(agent: AgentRecord, conversationId: string, role: "user" | "assistant", content: string, id: string = randomUUID()): MessageRecord {
+function messageRecord(
+  agent: AgentRecord,
+  conversationId: string,
+  role: "user" | "assistant",
+  content: string,
+  id: string = randomUUID(),
+): MessageRecord {
   return {
     id,
     conversationId,
@@ -264,7 +328,11 @@ function record(
     retrievalTime: round(r.retrievalTime),
     generationTime: round(r.generationTime),
     tokensUsed: r.tokensUsed,
-    cited: r.sources.map((s) => ({ documentId: s.documentId, title: s.title, dataSourceId: s.dataSourceId ?? "" })),
+    cited: r.sources.map((s) => ({
+      documentId: s.documentId,
+      title: s.title,
+      dataSourceId: s.dataSourceId ?? "",
+    })),
   });
 }
 

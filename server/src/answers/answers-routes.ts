@@ -115,7 +115,9 @@ export function answersRoutes(s: Services) {
       const turns = body.messages.filter((m) => m.role !== "system");
       const last = turns.at(-1);
       if (!last || last.role !== "user" || last.content.trim() === "") {
-        throw new AppError("validation_error", "The last message must be a non-empty user message", { fields: { messages: ["last message must be from the user"] } });
+        throw new AppError("validation_error", "The last message must be a non-empty user message", {
+          fields: { messages: ["last message must be from the user"] },
+        });
       }
       const controller = linkedController(c.req.raw.signal);
       const events = answerQuestion(s.answerDeps, {
@@ -131,7 +133,11 @@ export function answersRoutes(s: Services) {
       const created = Math.floor(Date.now() / 1000);
       const model = agent.model;
       if (body.stream) {
-        const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) =>
+        const chunk = (
+          delta: Record<string, unknown>,
+          finish: string | null,
+          extra: Record<string, unknown> = {},
+        ) =>
           `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
         return streamEvents(
           events,
@@ -140,7 +146,9 @@ export function answersRoutes(s: Services) {
           (event) => {
             switch (event.type) {
               case "start":
-                return chunk({ role: "assistant", content: "" }, null, { conversationId: event.conversationId });
+                return chunk({ role: "assistant", content: "" }, null, {
+                  conversationId: event.conversationId,
+                });
               case "token":
                 return chunk({ content: event.token }, null);
               case "sources":
@@ -165,7 +173,9 @@ export function answersRoutes(s: Services) {
         object: "chat.completion",
         created,
         model,
-        choices: [{ index: 0, message: { role: "assistant", content: result.response }, finish_reason: "stop" }],
+        choices: [
+          { index: 0, message: { role: "assistant", content: result.response }, finish_reason: "stop" },
+        ],
         usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: result.metadata.tokensUsed },
         sources: result.sources,
         conversationId: result.conversationId,
@@ -174,7 +184,9 @@ export function answersRoutes(s: Services) {
     .get("/:agentId/conversations/", (c) => {
       const agent = agentFor(c, "read");
       const query = parseQuery(c, pageQuerySchema);
-      return c.json(paginate(c, s.conversations.listForAgent(agent.id).map(toConversation), query, config.trustProxy));
+      return c.json(
+        paginate(c, s.conversations.listForAgent(agent.id).map(toConversation), query, config.trustProxy),
+      );
     })
     .get("/:agentId/conversations/:conversationId/", async (c) => {
       const agent = agentFor(c, "read");
@@ -184,7 +196,9 @@ export function answersRoutes(s: Services) {
     })
     .delete("/:agentId/conversations/:conversationId/", async (c) => {
       const agent = agentFor(c, "write");
-      await s.conversations.remove(s.conversations.get(agent.id, pathId(c, "conversationId", "conversation")));
+      await s.conversations.remove(
+        s.conversations.get(agent.id, pathId(c, "conversationId", "conversation")),
+      );
       return c.body(null, 204);
     })
     .post("/:agentId/messages/:messageId/feedback/", async (c) => {

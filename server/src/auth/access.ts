@@ -8,7 +8,12 @@ const roleRank: Record<Role, number> = { viewer: 0, editor: 1, admin: 2, owner: 
 
 /** What a caller wants to do with an agent, and the least workspace role that allows it. */
 export type AgentAction = "read" | "query" | "write" | "manageKeys";
-const agentActionRole: Record<AgentAction, Role> = { read: "viewer", query: "viewer", write: "editor", manageKeys: "admin" };
+const agentActionRole: Record<AgentAction, Role> = {
+  read: "viewer",
+  query: "viewer",
+  write: "editor",
+  manageKeys: "admin",
+};
 // An API key acts on its own agent only, and never manages keys.
 const keyAllows: Record<AgentAction, boolean> = { read: true, query: true, write: true, manageKeys: false };
 
@@ -17,7 +22,9 @@ export class Access {
   constructor(private readonly store: Store) {}
 
   roleIn(userId: string, workspaceId: string): Role | null {
-    return this.store.memberships.find((m) => m.userId === userId && m.workspaceId === workspaceId)?.role ?? null;
+    return (
+      this.store.memberships.find((m) => m.userId === userId && m.workspaceId === workspaceId)?.role ?? null
+    );
   }
 
   workspacesOf(userId: string): Array<{ workspace: WorkspaceRecord; role: Role }> {
@@ -51,7 +58,10 @@ export class Access {
     const role = this.roleIn(user.id, workspaceId);
     if (!role) throw notFound("workspace", workspaceId);
     if (roleRank[role] < roleRank[minRole]) {
-      throw new AppError("permission_denied", `This needs the ${minRole} role in the workspace`, { required: minRole, role });
+      throw new AppError("permission_denied", `This needs the ${minRole} role in the workspace`, {
+        required: minRole,
+        role,
+      });
     }
     return role;
   }
@@ -75,7 +85,10 @@ export class Access {
     if (!agent || !role) throw notFound("agent", agentId);
     const needed = agentActionRole[action];
     if (roleRank[role] < roleRank[needed]) {
-      throw new AppError("permission_denied", `This needs the ${needed} role in the workspace`, { required: needed, role });
+      throw new AppError("permission_denied", `This needs the ${needed} role in the workspace`, {
+        required: needed,
+        role,
+      });
     }
     return agent;
   }

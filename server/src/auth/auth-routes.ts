@@ -1,9 +1,4 @@
-import {
-
-  loginRequestSchema,
-  refreshRequestSchema,
-  type Workspace,
-} from "@lore/shared";
+import { loginRequestSchema, refreshRequestSchema, type Workspace } from "@lore/shared";
 import { Hono } from "hono";
 import type { AppEnv } from "../http/principal.ts";
 import { readJson } from "../http/validate.ts";
@@ -35,4 +30,3 @@ export function authRoutes(s: Services) {
       return c.json({ user: toUser(user), workspaces });
     });
 }
-

@@ -1,7 +1,7 @@
 import type { LoginRequest, LoginResponse } from "@lore/shared";
 import { AppError } from "../errors.ts";
-import type { Store } from "../store/store.ts";
 import type { UserRecord } from "../store/records.ts";
+import type { Store } from "../store/store.ts";
 import { dummyHashPromise, verifyPassword } from "./passwords.ts";
 import type { TokenSigner } from "./tokens.ts";
 import { toUser, type UsersService } from "./users-service.ts";
@@ -23,7 +23,10 @@ class LoginThrottle {
         throw new AppError(
           "rate_limited",
           "Too many failed logins; try again later",
-          { limit: key.startsWith("ip:") ? "login_failures_per_ip" : "login_failures_per_account", retryAfter },
+          {
+            limit: key.startsWith("ip:") ? "login_failures_per_ip" : "login_failures_per_account",
+            retryAfter,
+          },
           { "Retry-After": String(retryAfter) },
         );
       }
@@ -34,7 +37,8 @@ class LoginThrottle {
     const now = Date.now();
     for (const key of keys) {
       const entry = this.failures.get(key);
-      if (!entry || entry.resetAt <= now) this.failures.set(key, { count: 1, resetAt: now + FAILURE_WINDOW_MS });
+      if (!entry || entry.resetAt <= now)
+        this.failures.set(key, { count: 1, resetAt: now + FAILURE_WINDOW_MS });
       else entry.count += 1;
     }
     if (this.failures.size > 100_000) {
@@ -75,7 +79,8 @@ export class AuthService {
   async refresh(refreshToken: string): Promise<{ access: string; refresh: string }> {
     const claims = await this.tokens.verify(refreshToken, "refresh");
     const user = this.store.users.get(claims.sub);
-    if (!user || user.tokenVersion !== claims.ver) throw new AppError("invalid_token", "The refresh token is no longer valid");
+    if (!user || user.tokenVersion !== claims.ver)
+      throw new AppError("invalid_token", "The refresh token is no longer valid");
     return this.issue(user);
   }
 
@@ -83,7 +88,8 @@ export class AuthService {
   async userFromAccessToken(token: string): Promise<UserRecord> {
     const claims = await this.tokens.verify(token, "access");
     const user = this.store.users.get(claims.sub);
-    if (!user || user.tokenVersion !== claims.ver) throw new AppError("invalid_token", "The token is no longer valid");
+    if (!user || user.tokenVersion !== claims.ver)
+      throw new AppError("invalid_token", "The token is no longer valid");
     return user;
   }
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { User } from "@lore/shared";
 import { AppError } from "../errors.ts";
-import type { Store } from "../store/store.ts";
 import type { UserRecord, WorkspaceRecord } from "../store/records.ts";
+import type { Store } from "../store/store.ts";
 import { checkPasswordPolicy, hashPassword } from "./passwords.ts";
 
 export function toUser(u: UserRecord): User {
@@ -29,7 +29,9 @@ export class UsersService {
     const email = input.email.trim().toLowerCase();
     const problems = checkPasswordPolicy(input.password, email);
     if (problems.length > 0) {
-      throw new AppError("validation_error", "The password does not meet the policy", { fields: { password: problems } });
+      throw new AppError("validation_error", "The password does not meet the policy", {
+        fields: { password: problems },
+      });
     }
     const passwordHash = await hashPassword(input.password);
     const now = new Date().toISOString();
@@ -71,7 +73,9 @@ export class UsersService {
     if (!user) throw new AppError("not_found", "User not found", { resource: "user", id: email });
     const problems = checkPasswordPolicy(password, user.email);
     if (problems.length > 0) {
-      throw new AppError("validation_error", "The password does not meet the policy", { fields: { password: problems } });
+      throw new AppError("validation_error", "The password does not meet the policy", {
+        fields: { password: problems },
+      });
     }
     const updated = {
       ...user,
@@ -86,13 +90,21 @@ export class UsersService {
     await this.store.users.transact(() => {
       const user = this.store.users.get(userId);
       if (!user) return { rows: [], result: undefined };
-      return { rows: [{ ...user, tokenVersion: user.tokenVersion + 1, updatedAt: new Date().toISOString() }], result: undefined };
+      return {
+        rows: [{ ...user, tokenVersion: user.tokenVersion + 1, updatedAt: new Date().toISOString() }],
+        result: undefined,
+      };
     });
   }
 
   /** Creates the configured admin on an empty store (first run). */
   async ensureAdmin(admin: { email: string; password: string } | null): Promise<UserRecord | null> {
     if (!admin || this.store.users.size > 0) return null;
-    return this.createUser({ email: admin.email, password: admin.password, firstName: "Admin", lastName: "" });
+    return this.createUser({
+      email: admin.email,
+      password: admin.password,
+      firstName: "Admin",
+      lastName: "",
+    });
   }
 }

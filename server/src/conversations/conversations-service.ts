@@ -8,7 +8,13 @@ const HISTORY_CACHE_SIZE = 5_000;
 const UUID = /^[0-9a-f-]{36}$/i;
 
 export function toConversation(c: ConversationRecord): Conversation {
-  return { id: c.id, title: c.title, messageCount: c.messageCount, createdAt: c.createdAt, updatedAt: c.updatedAt };
+  return {
+    id: c.id,
+    title: c.title,
+    messageCount: c.messageCount,
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
+  };
 }
 
 export function toMessage(m: MessageRecord): Message {
@@ -36,7 +42,13 @@ export class ConversationsService {
   }
 
   /** A new conversation's record; `save` makes it durable (callers may overlap that with other work). */
-  create(input: { agentId: string; workspaceId: string; title: string; channel: ConversationRecord["channel"]; visitorId: string | null }): ConversationRecord {
+  create(input: {
+    agentId: string;
+    workspaceId: string;
+    title: string;
+    channel: ConversationRecord["channel"];
+    visitorId: string | null;
+  }): ConversationRecord {
     const now = new Date().toISOString();
     const title = input.title.replace(/\s+/g, " ").trim();
     const record: ConversationRecord = {
@@ -73,7 +85,10 @@ export class ConversationsService {
     await this.store.conversations.transact(() => {
       const current = this.store.conversations.get(message.conversationId);
       if (!current) return { rows: [], result: null };
-      return { rows: [{ ...current, messageCount: current.messageCount + 1, updatedAt: message.createdAt }], result: null };
+      return {
+        rows: [{ ...current, messageCount: current.messageCount + 1, updatedAt: message.createdAt }],
+        result: null,
+      };
     });
   }
 
@@ -103,13 +118,22 @@ export class ConversationsService {
         return hit;
       }
     }
-    const rows = await this.store.messages.table.query().where(`id = '${messageId}'`).select(["data"]).limit(1).toArray();
+    const rows = await this.store.messages.table
+      .query()
+      .where(`id = '${messageId}'`)
+      .select(["data"])
+      .limit(1)
+      .toArray();
     const message = rows[0] ? (JSON.parse(String(rows[0].data)) as MessageRecord) : null;
     if (!message || message.agentId !== agentId) throw notFound("message", messageId);
     return message;
   }
 
-  async setFeedback(message: MessageRecord, rating: "up" | "down", comment: string | null): Promise<MessageRecord> {
+  async setFeedback(
+    message: MessageRecord,
+    rating: "up" | "down",
+    comment: string | null,
+  ): Promise<MessageRecord> {
     const updated: MessageRecord = { ...message, feedback: rating, feedbackComment: comment };
     await this.store.messages.write((t) =>
       t.update({ where: `id = '${message.id}'`, values: { data: JSON.stringify(updated) } }),

@@ -1,7 +1,19 @@
 /** Domain events other parts react to (webhooks, analytics); delivery is the listener's job. */
 export type DomainEvent =
-  | { type: "data_source.sync.completed"; workspaceId: string; dataSourceId: string; syncRunId: string; counts: Record<string, number> }
-  | { type: "data_source.sync.failed"; workspaceId: string; dataSourceId: string; syncRunId: string; error: string }
+  | {
+      type: "data_source.sync.completed";
+      workspaceId: string;
+      dataSourceId: string;
+      syncRunId: string;
+      counts: Record<string, number>;
+    }
+  | {
+      type: "data_source.sync.failed";
+      workspaceId: string;
+      dataSourceId: string;
+      syncRunId: string;
+      error: string;
+    }
   | { type: "agent.ready"; workspaceId: string; agentId: string }
   | {
       type: "message.feedback";

@@ -46,7 +46,9 @@ function clientIp(c: Context, trustProxy: boolean): string {
 export function httpsPolicy(config: Config): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (config.production) {
-      const forwardedProto = config.trustProxy ? c.req.header("x-forwarded-proto")?.split(",")[0]?.trim() : undefined;
+      const forwardedProto = config.trustProxy
+        ? c.req.header("x-forwarded-proto")?.split(",")[0]?.trim()
+        : undefined;
       const secure = new URL(c.req.url).protocol === "https:" || forwardedProto === "https";
       if (!secure) throw new AppError("https_required", "Use HTTPS for every request");
       await next();
@@ -97,10 +99,29 @@ export function limitRules(config: Config, c: Context<AppEnv>, agentId?: string)
     principal.kind === "user"
       ? [{ name: "user_per_hour", key: principal.user.id, limit: config.limits.userPerHour, windowMs: HOUR }]
       : principal.kind === "apiKey"
-        ? [{ name: "user_per_hour", key: `key:${principal.key.id}`, limit: config.limits.userPerHour, windowMs: HOUR }]
-        : [{ name: "anonymous_per_hour", key: c.get("clientIp"), limit: config.limits.anonPerHour, windowMs: HOUR }];
+        ? [
+            {
+              name: "user_per_hour",
+              key: `key:${principal.key.id}`,
+              limit: config.limits.userPerHour,
+              windowMs: HOUR,
+            },
+          ]
+        : [
+            {
+              name: "anonymous_per_hour",
+              key: c.get("clientIp"),
+              limit: config.limits.anonPerHour,
+              windowMs: HOUR,
+            },
+          ];
   if (agentId) {
-    rules.push({ name: "agent_queries_per_minute", key: agentId, limit: config.limits.agentQueriesPerMinute, windowMs: MINUTE });
+    rules.push({
+      name: "agent_queries_per_minute",
+      key: agentId,
+      limit: config.limits.agentQueriesPerMinute,
+      windowMs: MINUTE,
+    });
   }
   return rules;
 }
@@ -112,7 +133,11 @@ export function setLimitHeaders(c: Context, state: LimitState): void {
 }
 
 /** Charges the request before its handler runs; query routes charge themselves (they add the agent's limit). */
-export function rateLimit(config: Config, services: Services, isQueryPath: (path: string) => boolean): MiddlewareHandler<AppEnv> {
+export function rateLimit(
+  config: Config,
+  services: Services,
+  isQueryPath: (path: string) => boolean,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (!isQueryPath(new URL(c.req.url).pathname)) {
       const state = services.limiter.charge(limitRules(config, c));

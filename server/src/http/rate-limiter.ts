@@ -48,7 +48,12 @@ export function createMemoryRateLimiter(): RateLimiter {
         throw new AppError(
           "rate_limited",
           "Rate limit exceeded; retry after the delay in Retry-After",
-          { limit: exhausted.rule.name, max: exhausted.rule.limit, windowSeconds: exhausted.rule.windowMs / 1000, retryAfter },
+          {
+            limit: exhausted.rule.name,
+            max: exhausted.rule.limit,
+            windowSeconds: exhausted.rule.windowMs / 1000,
+            retryAfter,
+          },
           {
             "Retry-After": String(retryAfter),
             "X-RateLimit-Limit": String(exhausted.rule.limit),
@@ -60,7 +65,12 @@ export function createMemoryRateLimiter(): RateLimiter {
       let tightest: LimitState | null = null;
       for (const { rule, w } of states) {
         w.count += 1;
-        const state = { name: rule.name, limit: rule.limit, remaining: rule.limit - w.count, reset: Math.ceil(w.resetAt / 1000) };
+        const state = {
+          name: rule.name,
+          limit: rule.limit,
+          remaining: rule.limit - w.count,
+          reset: Math.ceil(w.resetAt / 1000),
+        };
         if (!tightest || state.remaining < tightest.remaining) tightest = state;
       }
       if (!tightest) throw new Error("charge() needs at least one rule");

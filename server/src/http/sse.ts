@@ -43,7 +43,10 @@ export async function streamEvents(
         if (!first.done) send(encode(first.value));
         for await (const event of events) send(encode(event));
       } catch (error) {
-        const e = error instanceof AppError ? error : new AppError("internal_error", "The answer could not be completed");
+        const e =
+          error instanceof AppError
+            ? error
+            : new AppError("internal_error", "The answer could not be completed");
         send(encode({ type: "error", error: e.code, message: e.message }));
       } finally {
         clearInterval(heartbeat);
@@ -67,6 +70,9 @@ export async function streamEvents(
 export function linkedController(requestSignal: AbortSignal): AbortController {
   const controller = new AbortController();
   if (requestSignal.aborted) controller.abort();
-  else requestSignal.addEventListener("abort", () => controller.abort(new Error("client disconnected")), { once: true });
+  else
+    requestSignal.addEventListener("abort", () => controller.abort(new Error("client disconnected")), {
+      once: true,
+    });
   return controller;
 }

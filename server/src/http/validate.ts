@@ -18,14 +18,18 @@ export async function readJson<S extends z.ZodTypeAny>(c: Context, schema: S): P
     text = await c.req.text();
   } catch (error) {
     if (error instanceof AppError) throw error;
-    throw new AppError("validation_error", "The request body could not be read", { fields: { body: ["unreadable"] } });
+    throw new AppError("validation_error", "The request body could not be read", {
+      fields: { body: ["unreadable"] },
+    });
   }
   let data: unknown;
   try {
     data = text.trim() === "" ? {} : JSON.parse(text, rejectPollution);
   } catch (error) {
     if (error instanceof AppError) throw error;
-    throw new AppError("validation_error", "The body is not valid JSON", { fields: { body: ["malformed JSON"] } });
+    throw new AppError("validation_error", "The body is not valid JSON", {
+      fields: { body: ["malformed JSON"] },
+    });
   }
   return parseWith(schema, data);
 }
@@ -43,7 +47,9 @@ export function parseQuery<S extends z.ZodTypeAny>(c: Context, schema: S): z.inf
 // Keys that could reach Object.prototype are refused outright rather than silently dropped.
 function rejectPollution(key: string, value: unknown): unknown {
   if (FORBIDDEN_KEYS.has(key)) {
-    throw new AppError("validation_error", "The body contains a forbidden key", { fields: { [key]: ["forbidden key"] } });
+    throw new AppError("validation_error", "The body contains a forbidden key", {
+      fields: { [key]: ["forbidden key"] },
+    });
   }
   return value;
 }

@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { SyncRun } from "@lore/shared";
 import type { EventBus } from "../events/event-bus.ts";
 import type { Logger } from "../http/logger.ts";
+import { type SyncCounts, type SyncDeps, syncSource } from "../sources/sync-source.ts";
 import type { DataSourceRecord, SyncRunRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
-import { type SyncCounts, type SyncDeps, syncSource } from "../sources/sync-source.ts";
 
 export interface SyncRunnerOptions {
   concurrency: number;
@@ -86,7 +86,8 @@ export class SyncRunner {
       };
       return { rows: [created], result: created };
     });
-    if (run.status === "queued" && source.status !== "syncing") await this.setSource(source.id, { status: "queued" });
+    if (run.status === "queued" && source.status !== "syncing")
+      await this.setSource(source.id, { status: "queued" });
     void this.tick();
     return run;
   }
@@ -96,7 +97,9 @@ export class SyncRunner {
     this.running.get(dataSourceId)?.abort(new Error("cancelled"));
     const active = this.store.syncRuns.filter((r) => r.dataSourceId === dataSourceId && ACTIVE.has(r.status));
     const now = new Date().toISOString();
-    await this.store.syncRuns.putMany(active.map((r) => ({ ...r, status: "cancelled", finishedAt: now, leaseUntil: null })));
+    await this.store.syncRuns.putMany(
+      active.map((r) => ({ ...r, status: "cancelled", finishedAt: now, leaseUntil: null })),
+    );
   }
 
   /** Waits until no run of this source is queued or running (tests, CLI). */
@@ -116,7 +119,10 @@ export class SyncRunner {
         .filter(
           (r) =>
             (r.status === "queued" && Date.parse(r.nextAttemptAt) <= now) ||
-            (r.status === "running" && r.leaseUntil !== null && Date.parse(r.leaseUntil) < now && !this.running.has(r.dataSourceId)),
+            (r.status === "running" &&
+              r.leaseUntil !== null &&
+              Date.parse(r.leaseUntil) < now &&
+              !this.running.has(r.dataSourceId)),
         )
         .sort((a, b) => a.queuedAt.localeCompare(b.queuedAt));
       for (const run of due) {
@@ -165,7 +171,12 @@ export class SyncRunner {
     }, this.leaseMs / 3);
     try {
       if (!source || source.deletedAt) {
-        await this.store.syncRuns.put({ ...run, status: "cancelled", finishedAt: new Date().toISOString(), leaseUntil: null });
+        await this.store.syncRuns.put({
+          ...run,
+          status: "cancelled",
+          finishedAt: new Date().toISOString(),
+          leaseUntil: null,
+        });
         return;
       }
       await this.store.syncRuns.put(run);
@@ -190,7 +201,12 @@ export class SyncRunner {
     }
   }
 
-  private async complete(run: SyncRunRecord, source: DataSourceRecord, counts: SyncCounts, started: number): Promise<void> {
+  private async complete(
+    run: SyncRunRecord,
+    source: DataSourceRecord,
+    counts: SyncCounts,
+    started: number,
+  ): Promise<void> {
     const finishedAt = new Date().toISOString();
     await this.store.syncRuns.put({
       ...run,
@@ -211,7 +227,10 @@ export class SyncRunner {
       status: allFailed ? "failed" : "ready",
       everReady: wasReady || !allFailed,
       lastSyncedAt: finishedAt,
-      lastError: failedDocs.length > 0 ? `${failedDocs.length} document(s) could not be read: ${failedDocs[0]?.error}` : null,
+      lastError:
+        failedDocs.length > 0
+          ? `${failedDocs.length} document(s) could not be read: ${failedDocs[0]?.error}`
+          : null,
       documentCount: indexed.length,
       chunkCount: indexed.reduce((n, d) => n + d.chunkCount, 0),
       progress: { total: docs.length, processed: docs.length },
@@ -229,7 +248,8 @@ export class SyncRunner {
         const s = this.store.dataSources.get(id);
         return s && !s.deletedAt && !s.everReady;
       });
-      if (agent && !stillProcessing) this.events.emit({ type: "agent.ready", workspaceId: agent.workspaceId, agentId });
+      if (agent && !stillProcessing)
+        this.events.emit({ type: "agent.ready", workspaceId: agent.workspaceId, agentId });
     }
   }
 
@@ -244,10 +264,20 @@ export class SyncRunner {
     const message = error instanceof Error ? error.message : String(error);
     const source = this.store.dataSources.get(run.dataSourceId);
     if (aborted || !source || source.deletedAt) {
-      await this.store.syncRuns.put({ ...run, status: "cancelled", error: message, finishedAt: new Date().toISOString(), leaseUntil: null });
+      await this.store.syncRuns.put({
+        ...run,
+        status: "cancelled",
+        error: message,
+        finishedAt: new Date().toISOString(),
+        leaseUntil: null,
+      });
       return;
     }
-    this.logger.warn("sync attempt failed", { dataSourceId: run.dataSourceId, attempt: run.attempts, error: message });
+    this.logger.warn("sync attempt failed", {
+      dataSourceId: run.dataSourceId,
+      attempt: run.attempts,
+      error: message,
+    });
     if (run.attempts < this.maxAttempts) {
       const backoff = 2 ** run.attempts * 1000;
       await this.store.syncRuns.put({

@@ -30,7 +30,7 @@ import {
   LexicalIndex,
   type LexicalParams,
 } from "./lexical-index.ts";
-import { jaccard, normalizeForDedup, shingleHashes } from "./text-analysis.ts";
+import { jaccard } from "./text-analysis.ts";
 
 export interface ChunkRecord {
   id: string;
@@ -555,18 +555,20 @@ export class ChunkIndex {
 
   private pickTop(scored: { slot: number; score: number }[], topK: number, minScore: number): SearchHit[] {
     const hits: SearchHit[] = [];
-    const kept: { exact: string; shingles: Set<number> }[] = [];
+    const kept: { exact: number; shingles: Set<number> }[] = [];
     for (const { slot, score } of scored) {
       if (hits.length >= topK || score < minScore) break;
       const entry = this.slots[slot];
       if (!entry) continue;
-      const exact = normalizeForDedup(entry.chunk.text);
-      const shingles = shingleHashes(entry.chunk.text);
+      // Same analysed text, or most word 3-shingles shared (Jaccard), counts as a near-duplicate.
+      const signature = this.lexical.signature(slot);
       const duplicate = kept.some(
-        (k) => k.exact === exact || jaccard(k.shingles, shingles) >= this.options.nearDuplicateThreshold,
+        (k) =>
+          k.exact === signature.exact ||
+          jaccard(k.shingles, signature.shingles) >= this.options.nearDuplicateThreshold,
       );
       if (duplicate) continue;
-      kept.push({ exact, shingles });
+      kept.push(signature);
       hits.push({ chunk: entry.chunk, score });
     }
     return hits;

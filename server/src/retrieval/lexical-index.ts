@@ -194,6 +194,28 @@ export class LexicalIndex {
     return remap;
   }
 
+  /**
+   * Near-duplicate signature of a slot: a hash of its whole term sequence and the hashes of its term
+   * 3-shingles (computed from the forward index, so no re-tokenising at query time).
+   */
+  signature(slot: number): { exact: number; shingles: Set<number> } {
+    const ids = this.docTerms[slot] ?? new Int32Array(0);
+    let exact = 0x811c9dc5;
+    const shingles = new Set<number>();
+    for (let i = 0; i < ids.length; i++) {
+      exact = Math.imul(exact ^ (ids[i] as number), 0x01000193) >>> 0;
+      if (i >= 2) {
+        const h =
+          Math.imul(ids[i - 2] as number, 73_856_093) ^
+          Math.imul(ids[i - 1] as number, 19_349_663) ^
+          Math.imul(ids[i] as number, 83_492_791);
+        shingles.add(h >>> 0);
+      }
+    }
+    if (ids.length > 0 && ids.length < 3) shingles.add(exact);
+    return { exact, shingles };
+  }
+
   /** BM25 candidates among live slots whose source is allowed, with reranking features. */
   search(
     query: string,

@@ -45,23 +45,6 @@ export function analyze(text: string): string[] {
   return terms;
 }
 
-/** Text reduced for duplicate detection: tokens joined by single spaces. */
-export function normalizeForDedup(text: string): string {
-  return tokenize(text).join(" ");
-}
-
-/** Hashes of the word 3-shingles of a text (for near-duplicate detection). */
-export function shingleHashes(text: string, size = 3): Set<number> {
-  const tokens = tokenize(text);
-  const out = new Set<number>();
-  if (tokens.length < size) {
-    if (tokens.length > 0) out.add(hashString(tokens.join(" ")));
-    return out;
-  }
-  for (let i = 0; i + size <= tokens.length; i++) out.add(hashString(tokens.slice(i, i + size).join(" ")));
-  return out;
-}
-
 /** Jaccard overlap of two shingle sets (0..1). */
 export function jaccard(a: ReadonlySet<number>, b: ReadonlySet<number>): number {
   if (a.size === 0 && b.size === 0) return 1;
@@ -69,14 +52,4 @@ export function jaccard(a: ReadonlySet<number>, b: ReadonlySet<number>): number 
   let shared = 0;
   for (const h of small) if (large.has(h)) shared++;
   return shared / (a.size + b.size - shared);
-}
-
-function hashString(s: string): number {
-  // FNV-1a, 32 bit.
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
 }

@@ -28,7 +28,13 @@ function readUnder(root: string, relative: string): Buffer | null {
   return readFileSync(path);
 }
 
-function send(c: Context, body: Buffer, file: string, cacheControl: string, extra: Record<string, string> = {}): Response {
+function send(
+  c: Context,
+  body: Buffer,
+  file: string,
+  cacheControl: string,
+  extra: Record<string, string> = {},
+): Response {
   const ext = file.slice(file.lastIndexOf("."));
   return new Response(new Uint8Array(body), {
     headers: {
@@ -76,7 +82,11 @@ export function mountSite(app: Hono<AppEnv>, s: Services): void {
 
   app.get("/widget.js", (c) => {
     const body = readUnder(widgetDist, "widget.js");
-    if (!body) throw new AppError("not_found", "The widget is not built; run npm start", { resource: "file", id: "widget.js" });
+    if (!body)
+      throw new AppError("not_found", "The widget is not built; run npm start", {
+        resource: "file",
+        id: "widget.js",
+      });
     return send(c, body, "widget.js", "public, max-age=300");
   });
   app.get("/assets/:file", (c) => {

@@ -3,10 +3,10 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import { z } from "zod";
 import { AppError } from "../errors.ts";
-import { assertPublicUrl, OutboundError } from "../net/outbound.ts";
 import { paginate } from "../http/pagination.ts";
 import type { AppEnv } from "../http/principal.ts";
 import { parseQuery, parseWith, pathId, readJson } from "../http/validate.ts";
+import { assertPublicUrl, OutboundError } from "../net/outbound.ts";
 import type { Services } from "../services.ts";
 import type { UploadedFile } from "./sources-service.ts";
 
@@ -33,7 +33,9 @@ async function readMultipart(c: Context): Promise<{ fields: Record<string, strin
     form = await c.req.parseBody({ all: true });
   } catch (error) {
     if (error instanceof AppError) throw error;
-    throw new AppError("validation_error", "The multipart body could not be read", { fields: { body: ["malformed multipart"] } });
+    throw new AppError("validation_error", "The multipart body could not be read", {
+      fields: { body: ["malformed multipart"] },
+    });
   }
   const fields: Record<string, string> = {};
   const files: UploadedFile[] = [];
@@ -41,12 +43,18 @@ async function readMultipart(c: Context): Promise<{ fields: Record<string, strin
     for (const item of Array.isArray(value) ? value : [value]) {
       if (typeof item === "string") fields[key] = item;
       else if (key === "files" || key === "file" || key === "files[]") {
-        files.push({ name: item.name || "upload", type: item.type, bytes: new Uint8Array(await item.arrayBuffer()) });
+        files.push({
+          name: item.name || "upload",
+          type: item.type,
+          bytes: new Uint8Array(await item.arrayBuffer()),
+        });
       }
     }
   }
   if (files.length === 0) {
-    throw new AppError("validation_error", "Attach at least one file as a 'files' part", { fields: { files: ["required"] } });
+    throw new AppError("validation_error", "Attach at least one file as a 'files' part", {
+      fields: { files: ["required"] },
+    });
   }
   return { fields, files };
 }
@@ -57,7 +65,9 @@ async function checkOutboundUrl(url: string, allowlist: readonly string[]): Prom
     await assertPublicUrl(url, allowlist);
   } catch (error) {
     if (error instanceof OutboundError) {
-      throw new AppError("validation_error", "The URL cannot be fetched", { fields: { "config.url": [error.message] } });
+      throw new AppError("validation_error", "The URL cannot be fetched", {
+        fields: { "config.url": [error.message] },
+      });
     }
     throw error;
   }
@@ -71,7 +81,8 @@ export function sourcesRoutes(s: Services) {
       access.requireWorkspace(c.get("principal"), source.workspaceId, minRole);
     } catch (error) {
       // Another tenant's source does not exist for the caller.
-      if (error instanceof AppError && error.code === "not_found") throw new AppError("not_found", "data_source not found", { resource: "data_source", id: source.id });
+      if (error instanceof AppError && error.code === "not_found")
+        throw new AppError("not_found", "data_source not found", { resource: "data_source", id: source.id });
       throw error;
     }
     return source;
@@ -82,9 +93,20 @@ export function sourcesRoutes(s: Services) {
       const user = access.requireUser(c.get("principal"));
       const query = parseQuery(c, listQuerySchema);
       const ids = new Set(access.workspacesOf(user.id).map((w) => w.workspace.id));
-      if (query.workspace_id && !ids.has(query.workspace_id)) throw new AppError("not_found", "workspace not found", { resource: "workspace", id: query.workspace_id });
+      if (query.workspace_id && !ids.has(query.workspace_id))
+        throw new AppError("not_found", "workspace not found", {
+          resource: "workspace",
+          id: query.workspace_id,
+        });
       const records = sources.list(query.workspace_id ? new Set([query.workspace_id]) : ids, query);
-      return c.json(paginate(c, records.map((r) => sources.toDataSource(r)), query, config.trustProxy));
+      return c.json(
+        paginate(
+          c,
+          records.map((r) => sources.toDataSource(r)),
+          query,
+          config.trustProxy,
+        ),
+      );
     })
     .post("/", async (c) => {
       const user = access.requireUser(c.get("principal"));
@@ -93,7 +115,10 @@ export function sourcesRoutes(s: Services) {
         const input = parseWith(multipartFieldsSchema, fields);
         const workspaceId = input.workspaceId ?? access.defaultWorkspaceId(user.id);
         access.requireWorkspace(c.get("principal"), workspaceId, "editor");
-        return c.json(sources.toDataSource(await sources.createFileSource(workspaceId, input.name, files)), 201);
+        return c.json(
+          sources.toDataSource(await sources.createFileSource(workspaceId, input.name, files)),
+          201,
+        );
       }
       const body = await readJson(c, createDataSourceRequestSchema);
       const workspaceId = body.workspaceId ?? access.defaultWorkspaceId(user.id);
@@ -105,7 +130,8 @@ export function sourcesRoutes(s: Services) {
     .patch("/:id/", async (c) => {
       const source = owned(c, "editor");
       const body = await readJson(c, updateDataSourceRequestSchema);
-      if (source.type === "web" && typeof body.config?.url === "string") await checkOutboundUrl(body.config.url, config.outboundAllowlist);
+      if (source.type === "web" && typeof body.config?.url === "string")
+        await checkOutboundUrl(body.config.url, config.outboundAllowlist);
       return c.json(sources.toDataSource(await sources.update(source, body)));
     })
     .delete("/:id/", async (c) => {
@@ -116,11 +142,19 @@ export function sourcesRoutes(s: Services) {
     .post("/:id/files/", async (c) => {
       const source = owned(c, "editor");
       if (!isMultipart(c)) {
-        throw new AppError("unsupported_media_type", "Upload files as multipart/form-data", { supported: ["multipart/form-data"] });
+        throw new AppError("unsupported_media_type", "Upload files as multipart/form-data", {
+          supported: ["multipart/form-data"],
+        });
       }
       const { files } = await readMultipart(c);
       const { documents, syncRun } = await sources.addFiles(source, files);
-      return c.json({ documents: documents.map(({ workspaceId: _w, externalId: _e, storedFile: _s, ...d }) => d), syncRun }, 201);
+      return c.json(
+        {
+          documents: documents.map(({ workspaceId: _w, externalId: _e, storedFile: _s, ...d }) => d),
+          syncRun,
+        },
+        201,
+      );
     })
     .delete("/:id/files/:documentId/", async (c) => {
       const source = owned(c, "editor");
@@ -130,13 +164,17 @@ export function sourcesRoutes(s: Services) {
     .get("/:id/documents/", (c) => {
       const source = owned(c, "viewer");
       const query = parseQuery(c, pageQuerySchema);
-      const docs = sources.documents(source.id).map(({ workspaceId: _w, externalId: _e, storedFile: _s, ...d }) => d);
+      const docs = sources
+        .documents(source.id)
+        .map(({ workspaceId: _w, externalId: _e, storedFile: _s, ...d }) => d);
       return c.json(paginate(c, docs, query, config.trustProxy));
     })
     .get("/:id/syncs/", (c) => {
       const source = owned(c, "viewer");
       const query = parseQuery(c, pageQuerySchema);
-      const runs = sources.syncRuns(source.id).map(({ workspaceId: _w, leaseUntil: _l, nextAttemptAt: _n, ...r }) => r);
+      const runs = sources
+        .syncRuns(source.id)
+        .map(({ workspaceId: _w, leaseUntil: _l, nextAttemptAt: _n, ...r }) => r);
       return c.json(paginate(c, runs, query, config.trustProxy));
     });
 }

@@ -73,12 +73,18 @@ export class SourcesService {
   async create(workspaceId: string, input: CreateDataSourceRequest): Promise<DataSourceRecord> {
     const config: Record<string, unknown> = { ...input.config };
     if (input.type === "notion") config.token = this.secrets.seal(input.config.token);
-    const record = await this.store.dataSources.put(this.newRecord(workspaceId, input.name, input.type, config, input.schedule ?? null));
+    const record = await this.store.dataSources.put(
+      this.newRecord(workspaceId, input.name, input.type, config, input.schedule ?? null),
+    );
     await this.runner.enqueue(record, "create");
     return this.get(record.id);
   }
 
-  async createFileSource(workspaceId: string, name: string, uploads: UploadedFile[]): Promise<DataSourceRecord> {
+  async createFileSource(
+    workspaceId: string,
+    name: string,
+    uploads: UploadedFile[],
+  ): Promise<DataSourceRecord> {
     const checked = uploads.map(checkUpload);
     const record = await this.store.dataSources.put(this.newRecord(workspaceId, name, "file", {}, null));
     await this.storeFiles(record, checked);
@@ -86,9 +92,14 @@ export class SourcesService {
     return this.get(record.id);
   }
 
-  async addFiles(source: DataSourceRecord, uploads: UploadedFile[]): Promise<{ documents: DocumentRecord[]; syncRun: SyncRunRecord }> {
+  async addFiles(
+    source: DataSourceRecord,
+    uploads: UploadedFile[],
+  ): Promise<{ documents: DocumentRecord[]; syncRun: SyncRunRecord }> {
     if (source.type !== "file") {
-      throw new AppError("validation_error", "Files can only be added to a file source", { fields: { type: ["must be file"] } });
+      throw new AppError("validation_error", "Files can only be added to a file source", {
+        fields: { type: ["must be file"] },
+      });
     }
     const documents = await this.storeFiles(source, uploads.map(checkUpload));
     const syncRun = await this.runner.enqueue(source, "files");
@@ -111,7 +122,9 @@ export class SourcesService {
     let config = source.config;
     if (patch.config) {
       if (source.type === "file") {
-        throw new AppError("validation_error", "File sources have no config", { fields: { config: ["not allowed for file sources"] } });
+        throw new AppError("validation_error", "File sources have no config", {
+          fields: { config: ["not allowed for file sources"] },
+        });
       }
       const incoming = { ...patch.config };
       // A masked or missing token keeps the stored one.
@@ -119,7 +132,8 @@ export class SourcesService {
         incoming.token = this.secrets.open(String(source.config.token));
       }
       const parsed = parseWith(configSchemas[source.type], incoming) as Record<string, unknown>;
-      config = source.type === "notion" ? { ...parsed, token: this.secrets.seal(String(parsed.token)) } : parsed;
+      config =
+        source.type === "notion" ? { ...parsed, token: this.secrets.seal(String(parsed.token)) } : parsed;
     }
     const updated = await this.store.dataSources.put({
       ...source,
@@ -142,9 +156,13 @@ export class SourcesService {
   /** Idempotent: safe to run again after a crash mid-purge. */
   async purge(source: DataSourceRecord): Promise<void> {
     await this.index.deleteDataSource(source.id);
-    await this.store.documents.delete(this.store.documents.filter((d) => d.dataSourceId === source.id).map((d) => d.id));
+    await this.store.documents.delete(
+      this.store.documents.filter((d) => d.dataSourceId === source.id).map((d) => d.id),
+    );
     await this.files.removeAll(source.id);
-    await this.store.syncRuns.delete(this.store.syncRuns.filter((r) => r.dataSourceId === source.id).map((r) => r.id));
+    await this.store.syncRuns.delete(
+      this.store.syncRuns.filter((r) => r.dataSourceId === source.id).map((r) => r.id),
+    );
     await this.store.dataSources.delete([source.id]);
   }
 
@@ -159,7 +177,9 @@ export class SourcesService {
   }
 
   syncRuns(sourceId: string): SyncRunRecord[] {
-    return this.store.syncRuns.filter((r) => r.dataSourceId === sourceId).sort((a, b) => b.queuedAt.localeCompare(a.queuedAt));
+    return this.store.syncRuns
+      .filter((r) => r.dataSourceId === sourceId)
+      .sort((a, b) => b.queuedAt.localeCompare(a.queuedAt));
   }
 
   /** Decrypted config for connectors. */
@@ -184,7 +204,10 @@ export class SourcesService {
     });
   }
 
-  private async storeFiles(source: DataSourceRecord, uploads: Array<UploadedFile & { kind: DocumentRecord["kind"] }>): Promise<DocumentRecord[]> {
+  private async storeFiles(
+    source: DataSourceRecord,
+    uploads: Array<UploadedFile & { kind: DocumentRecord["kind"] }>,
+  ): Promise<DocumentRecord[]> {
     const docs: DocumentRecord[] = [];
     for (const upload of uploads) {
       const fileId = await this.files.save(source.id, upload.bytes);
@@ -244,10 +267,17 @@ export class SourcesService {
 /** Refuses empty and unsupported files up front (415 lists what is supported). */
 function checkUpload(upload: UploadedFile): UploadedFile & { kind: DocumentRecord["kind"] } {
   if (upload.bytes.byteLength === 0) {
-    throw new AppError("validation_error", `The file ${upload.name} is empty`, { fields: { files: [`${upload.name} is empty`] } });
+    throw new AppError("validation_error", `The file ${upload.name} is empty`, {
+      fields: { files: [`${upload.name} is empty`] },
+    });
   }
   try {
-    const kind = detectKind({ body: upload.bytes, kind: null, fileName: upload.name, mediaType: upload.type });
+    const kind = detectKind({
+      body: upload.bytes,
+      kind: null,
+      fileName: upload.name,
+      mediaType: upload.type,
+    });
     return { ...upload, kind };
   } catch (error) {
     if (error instanceof UnsupportedTypeError) {

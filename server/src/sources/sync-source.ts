@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from "node:crypto";
-import { chunkDocument } from "./chunking/chunk-document.ts";
-import { ParseError, type RawDocument } from "./documents.ts";
-import { UnsupportedTypeError } from "./parsing/parse-document.ts";
-import type { ParsedDocument } from "./documents.ts";
 import type { ChunkIndex, StoredChunk } from "../retrieval/chunk-index.ts";
 import type { DataSourceRecord, DocumentRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
+import { chunkDocument } from "./chunking/chunk-document.ts";
+import type { ParsedDocument } from "./documents.ts";
+import { ParseError, type RawDocument } from "./documents.ts";
+import { UnsupportedTypeError } from "./parsing/parse-document.ts";
 
 export interface SyncCounts {
   added: number;
@@ -33,11 +33,16 @@ export function contentHash(body: Uint8Array | string): string {
  * what vanished. Each document is replaced atomically in the index before its record moves to the
  * new version, so a crash at any point leaves either version searchable and the next run finishes it.
  */
-export async function syncSource(deps: SyncDeps, source: DataSourceRecord, signal: AbortSignal): Promise<SyncCounts> {
+export async function syncSource(
+  deps: SyncDeps,
+  source: DataSourceRecord,
+  signal: AbortSignal,
+): Promise<SyncCounts> {
   const { store, index } = deps;
   const counts: SyncCounts = { added: 0, updated: 0, removed: 0, unchanged: 0, failed: 0 };
   const existing = new Map<string, DocumentRecord>();
-  for (const doc of store.documents.filter((d) => d.dataSourceId === source.id)) existing.set(doc.externalId, doc);
+  for (const doc of store.documents.filter((d) => d.dataSourceId === source.id))
+    existing.set(doc.externalId, doc);
   const seen = new Set<string>();
   let processed = 0;
 
@@ -131,7 +136,11 @@ async function indexDocument(
     if (!(error instanceof ParseError || error instanceof UnsupportedTypeError)) throw error;
     if (previous?.status === "indexed") {
       // The previous version keeps serving; the hash stays old so the next sync tries again.
-      await deps.store.documents.put({ ...previous, error: error.message, updatedAt: new Date().toISOString() });
+      await deps.store.documents.put({
+        ...previous,
+        error: error.message,
+        updatedAt: new Date().toISOString(),
+      });
       return "failed";
     }
     await deps.store.documents.put({

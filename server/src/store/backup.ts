@@ -1,5 +1,5 @@
-import { cp, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
+import { cp, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 export interface BackupManifest {
@@ -23,7 +23,8 @@ export async function backupDataDir(dataDir: string, target: string): Promise<Ba
 }
 
 export async function restoreDataDir(source: string, dataDir: string): Promise<void> {
-  if (!existsSync(join(source, "backup.json"))) throw new Error(`${source} is not a Lore backup (no backup.json)`);
+  if (!existsSync(join(source, "backup.json")))
+    throw new Error(`${source} is not a Lore backup (no backup.json)`);
   if (existsSync(join(dataDir, "lore.lock"))) throw new Error("Stop the server before restoring");
   await rm(dataDir, { recursive: true, force: true });
   await cp(source, dataDir, { recursive: true });

@@ -73,7 +73,11 @@ export interface ConversationRecord {
   updatedAt: string;
 }
 
-export type MessageRecord = Message & { agentId: string; workspaceId: string; feedbackComment: string | null };
+export type MessageRecord = Message & {
+  agentId: string;
+  workspaceId: string;
+  feedbackComment: string | null;
+};
 
 export interface MetaRecord {
   id: string;

@@ -4,6 +4,7 @@ import { type Connection, connect } from "@lancedb/lancedb";
 import { Field, Int32, Schema, Utf8 } from "apache-arrow";
 import { BatchedLog } from "./batched-log.ts";
 import { migrations } from "./migrations.ts";
+import { RecordTable } from "./record-table.ts";
 import type {
   AgentRecord,
   ApiKeyRecord,
@@ -16,7 +17,6 @@ import type {
   UserRecord,
   WorkspaceRecord,
 } from "./records.ts";
-import { RecordTable } from "./record-table.ts";
 
 export type MessageRow = {
   id: string;
@@ -58,19 +58,29 @@ export class Store {
     const lockFile = acquireLock(dataDir);
     try {
       const db = await connect(join(dataDir, "lance"));
-      const [meta, users, workspaces, memberships, agents, apiKeys, dataSources, documents, syncRuns, conversations] =
-        await Promise.all([
-          RecordTable.open<MetaRecord>(db, "meta"),
-          RecordTable.open<UserRecord>(db, "users"),
-          RecordTable.open<WorkspaceRecord>(db, "workspaces"),
-          RecordTable.open<MembershipRecord>(db, "memberships"),
-          RecordTable.open<AgentRecord>(db, "agents"),
-          RecordTable.open<ApiKeyRecord>(db, "api_keys"),
-          RecordTable.open<DataSourceRecord>(db, "data_sources"),
-          RecordTable.open<DocumentRecord>(db, "documents"),
-          RecordTable.open<SyncRunRecord>(db, "sync_runs"),
-          RecordTable.open<ConversationRecord>(db, "conversations"),
-        ]);
+      const [
+        meta,
+        users,
+        workspaces,
+        memberships,
+        agents,
+        apiKeys,
+        dataSources,
+        documents,
+        syncRuns,
+        conversations,
+      ] = await Promise.all([
+        RecordTable.open<MetaRecord>(db, "meta"),
+        RecordTable.open<UserRecord>(db, "users"),
+        RecordTable.open<WorkspaceRecord>(db, "workspaces"),
+        RecordTable.open<MembershipRecord>(db, "memberships"),
+        RecordTable.open<AgentRecord>(db, "agents"),
+        RecordTable.open<ApiKeyRecord>(db, "api_keys"),
+        RecordTable.open<DataSourceRecord>(db, "data_sources"),
+        RecordTable.open<DocumentRecord>(db, "documents"),
+        RecordTable.open<SyncRunRecord>(db, "sync_runs"),
+        RecordTable.open<ConversationRecord>(db, "conversations"),
+      ]);
       const messages = await BatchedLog.open<MessageRow>(db, "messages", messageSchema);
       const store = new Store(
         db,

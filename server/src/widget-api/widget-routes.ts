@@ -3,8 +3,8 @@ import { feedbackRequestSchema, queryRequestSchema, type WidgetConfig } from "@l
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { z } from "zod";
-import { collectResponse } from "../answers/answers-routes.ts";
 import { answerQuestion } from "../answers/answer-question.ts";
+import { collectResponse } from "../answers/answers-routes.ts";
 import { AppError } from "../errors.ts";
 import { chargeQuery } from "../http/middleware.ts";
 import { requestUrl } from "../http/pagination.ts";
@@ -80,7 +80,10 @@ export function widgetRoutes(s: Services) {
       const body = await readJson(c, widgetQuerySchema);
       let visitorId = await visitorOf(agent, body.visitorToken);
       if (body.conversationId && !visitorId) {
-        throw new AppError("not_found", "conversation not found", { resource: "conversation", id: body.conversationId });
+        throw new AppError("not_found", "conversation not found", {
+          resource: "conversation",
+          id: body.conversationId,
+        });
       }
       visitorId ??= randomUUID();
       const visitorToken = await tokens.sign({ sub: visitorId, kind: "visitor", ver: 0, aud: agent.id });
@@ -97,8 +100,12 @@ export function widgetRoutes(s: Services) {
         signal: controller.signal,
       });
       if (stream) {
-        return streamEvents(events, controller, {}, (event) =>
-          `data: ${JSON.stringify(event.type === "start" ? { ...event, visitorToken } : event)}\n\n`,
+        return streamEvents(
+          events,
+          controller,
+          {},
+          (event) =>
+            `data: ${JSON.stringify(event.type === "start" ? { ...event, visitorToken } : event)}\n\n`,
         );
       }
       return c.json({ ...(await collectResponse(events)), visitorToken });
@@ -116,4 +123,3 @@ export function widgetRoutes(s: Services) {
       return c.body(null, 204);
     });
 }
-

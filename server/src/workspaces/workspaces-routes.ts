@@ -18,7 +18,13 @@ export function workspacesRoutes(s: Services) {
 
   const toMember = (m: MembershipRecord): Member => {
     const u = store.users.get(m.userId);
-    return { userId: m.userId, email: u?.email ?? "", firstName: u?.firstName ?? "", lastName: u?.lastName ?? "", role: m.role };
+    return {
+      userId: m.userId,
+      email: u?.email ?? "",
+      firstName: u?.firstName ?? "",
+      lastName: u?.lastName ?? "",
+      role: m.role,
+    };
   };
   const membership = (workspaceId: string, userId: string) => {
     const m = store.memberships.find((x) => x.workspaceId === workspaceId && x.userId === userId);
@@ -45,8 +51,17 @@ export function workspacesRoutes(s: Services) {
       const now = new Date().toISOString();
       const workspace = { id: randomUUID(), name: body.name, personal: false, createdAt: now };
       await store.workspaces.put(workspace);
-      await store.memberships.put({ id: randomUUID(), workspaceId: workspace.id, userId: user.id, role: "owner", createdAt: now });
-      return c.json({ id: workspace.id, name: workspace.name, role: "owner", createdAt: now } satisfies Workspace, 201);
+      await store.memberships.put({
+        id: randomUUID(),
+        workspaceId: workspace.id,
+        userId: user.id,
+        role: "owner",
+        createdAt: now,
+      });
+      return c.json(
+        { id: workspace.id, name: workspace.name, role: "owner", createdAt: now } satisfies Workspace,
+        201,
+      );
     })
     .get("/:id/members/", (c) => {
       const id = pathId(c, "id", "workspace");
@@ -58,12 +73,21 @@ export function workspacesRoutes(s: Services) {
       const id = pathId(c, "id", "workspace");
       const myRole = access.requireWorkspace(c.get("principal"), id, "admin");
       const body = await readJson(c, addMemberRequestSchema);
-      if (body.role === "owner" && myRole !== "owner") throw new AppError("permission_denied", "Only owners can add owners");
+      if (body.role === "owner" && myRole !== "owner")
+        throw new AppError("permission_denied", "Only owners can add owners");
       const user = s.users.findByEmail(body.email);
       if (!user) {
-        throw new AppError("validation_error", "No user has this email", { fields: { email: ["no user with this email"] } });
+        throw new AppError("validation_error", "No user has this email", {
+          fields: { email: ["no user with this email"] },
+        });
       }
-      const record: MembershipRecord = { id: randomUUID(), workspaceId: id, userId: user.id, role: body.role, createdAt: new Date().toISOString() };
+      const record: MembershipRecord = {
+        id: randomUUID(),
+        workspaceId: id,
+        userId: user.id,
+        role: body.role,
+        createdAt: new Date().toISOString(),
+      };
       await store.memberships.transact(() => {
         if (store.memberships.find((m) => m.workspaceId === id && m.userId === user.id)) {
           throw new AppError("conflict", "This user is already a member", { userId: user.id });
@@ -93,8 +117,10 @@ export function workspacesRoutes(s: Services) {
       const me = access.requireUser(principal);
       // Anyone may leave; removing others needs admin, removing an owner needs owner.
       const myRole = access.requireWorkspace(principal, id, target.userId === me.id ? "viewer" : "admin");
-      if (target.role === "owner" && myRole !== "owner") throw new AppError("permission_denied", "Only owners can remove owners");
-      if (target.role === "owner" && owners(id) <= 1) throw new AppError("conflict", "A workspace keeps at least one owner");
+      if (target.role === "owner" && myRole !== "owner")
+        throw new AppError("permission_denied", "Only owners can remove owners");
+      if (target.role === "owner" && owners(id) <= 1)
+        throw new AppError("conflict", "A workspace keeps at least one owner");
       await store.memberships.delete([target.id]);
       return c.body(null, 204);
     });

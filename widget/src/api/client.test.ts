@@ -21,12 +21,18 @@ describe("createClient", () => {
   });
 
   it("uses the loader's config request once, then asks again", async () => {
-    const double = createFetchDouble({ "GET /config/": () => jsonResponse(200, widgetConfig({ name: "Fresh" })) });
+    const double = createFetchDouble({
+      "GET /config/": () => jsonResponse(200, widgetConfig({ name: "Fresh" })),
+    });
     const client = createClient({
       server: "https://lore.example.com",
       widgetId: "w1",
       fetch: double.fetch,
-      prefetchedConfig: Promise.resolve({ status: 200, retryAfter: null, body: widgetConfig({ name: "Prefetched" }) }),
+      prefetchedConfig: Promise.resolve({
+        status: 200,
+        retryAfter: null,
+        body: widgetConfig({ name: "Prefetched" }),
+      }),
     });
     expect((await client.getConfig()).name).toBe("Prefetched");
     expect((await client.getConfig()).name).toBe("Fresh");

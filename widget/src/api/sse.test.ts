@@ -47,7 +47,9 @@ describe("readSseData", () => {
   });
 
   it("handles CRLF line endings, multi-line data and fields it does not use", async () => {
-    const body = chunked(splitAt("event: x\r\nid: 7\r\ndata: line one\r\ndata:line two\r\n\r\n", [3, 17, 30]));
+    const body = chunked(
+      splitAt("event: x\r\nid: 7\r\ndata: line one\r\ndata:line two\r\n\r\n", [3, 17, 30]),
+    );
     expect(await collect(readSseData(body))).toEqual(["line one\nline two"]);
   });
 

@@ -13,7 +13,7 @@ const corpus = [
   "<svg onload=alert(1)><script>alert(2)</script></svg>",
   '<svg><a xlink:href="javascript:alert(1)"><text>x</text></a></svg>',
   '<a href="javascript:alert(1)">click</a>',
-  "<iframe src=\"https://evil.test\"></iframe><object data=x></object><embed src=x>",
+  '<iframe src="https://evil.test"></iframe><object data=x></object><embed src=x>',
   "<style>*{display:none}</style><link rel=stylesheet href=https://evil.test/x.css>",
   "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>",
   "[click](javascript:alert(1))",
@@ -107,7 +107,12 @@ describe("source cards", () => {
     const { container } = renderInWidget(
       <Citations
         sources={[
-          citation(1, { title: payload, dataSourceName: payload, content: payload, sourceUrl: "javascript:alert(1)" }),
+          citation(1, {
+            title: payload,
+            dataSourceName: payload,
+            content: payload,
+            sourceUrl: "javascript:alert(1)",
+          }),
           citation(2, { content: payload, sourceUrl: "data:text/html,<script>alert(1)</script>" }),
         ]}
         expanded={[1, 2]}

@@ -62,17 +62,23 @@ describe("MessageList", () => {
 });
 
 describe("citations", () => {
-  const sources = [citation(1, { title: "Refund policy" }), citation(2, { title: "Shipping", sourceUrl: "" })];
+  const sources = [
+    citation(1, { title: "Refund policy" }),
+    citation(2, { title: "Shipping", sourceUrl: "" }),
+  ];
 
   it("[n] markers open and focus the matching source card", async () => {
     const { store, container } = renderInWidget(<MessageList />, {
-      routes: { "POST /query/": () => answerResponse(["Refunds take 5 days [1]. Shipping is free [2]."], sources) },
+      routes: {
+        "POST /query/": () => answerResponse(["Refunds take 5 days [1]. Shipping is free [2]."], sources),
+      },
     });
     await store.send("Q");
     const marker = await screen.findByRole("button", { name: "Show source 2: Shipping" });
     const cards = container.querySelectorAll('[data-lore="source"]');
     expect(cards).toHaveLength(2);
-    const body = (rank: number) => container.querySelector(`[data-lore="source"][data-rank="${rank}"] [data-lore="source-body"]`);
+    const body = (rank: number) =>
+      container.querySelector(`[data-lore="source"][data-rank="${rank}"] [data-lore="source-body"]`);
     expect(body(2)?.hasAttribute("hidden")).toBe(true);
     fireEvent.click(marker);
     await waitFor(() => expect(body(2)?.hasAttribute("hidden")).toBe(false));

@@ -13,7 +13,11 @@ afterEach(() => cleanup());
 
 export function renderInWidget(
   children: ComponentChildren,
-  options: { routes?: Parameters<typeof createFetchDouble>[0]; lang?: string; store?: Partial<StoreOptions> } = {},
+  options: {
+    routes?: Parameters<typeof createFetchDouble>[0];
+    lang?: string;
+    store?: Partial<StoreOptions>;
+  } = {},
 ) {
   const double = createFetchDouble({
     "GET /config/": () => jsonResponse(200, widgetConfig()),
@@ -37,6 +41,8 @@ export function renderInWidget(
     },
   };
   const i18n = createTranslator(options.lang ?? "en");
-  const result = render(<WidgetContext.Provider value={{ store, ui, i18n }}>{children}</WidgetContext.Provider>);
+  const result = render(
+    <WidgetContext.Provider value={{ store, ui, i18n }}>{children}</WidgetContext.Provider>,
+  );
   return { ...result, store, ui, requests: double.requests };
 }

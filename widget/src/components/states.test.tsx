@@ -28,7 +28,9 @@ afterEach(() => {
 
 describe("states", () => {
   it("shows the welcome message and suggested questions, which ask when clicked", async () => {
-    const { store, requests } = renderInWidget(<View />, { routes: { "POST /query/": () => answerResponse(["Hi"]) } });
+    const { store, requests } = renderInWidget(<View />, {
+      routes: { "POST /query/": () => answerResponse(["Hi"]) },
+    });
     await store.loadConfig();
     expect(await screen.findByText("Acme", { selector: "strong" })).toBeTruthy();
     fireEvent.click(screen.getByRole("button", { name: "Where is my order?" }));
@@ -64,7 +66,10 @@ describe("states", () => {
   it("503 agent_processing: says the assistant is still learning, with a retry", async () => {
     renderInWidget(<View />, {
       routes: {
-        "POST /query/": [() => errorResponse(503, "agent_processing", { "Retry-After": "20" }), () => answerResponse(["Ok"])],
+        "POST /query/": [
+          () => errorResponse(503, "agent_processing", { "Retry-After": "20" }),
+          () => answerResponse(["Ok"]),
+        ],
       },
     });
     ask("Hello");
@@ -74,7 +79,9 @@ describe("states", () => {
   });
 
   it("403 origin_not_allowed: says the chat isn't enabled here and disables the box", async () => {
-    const { store } = renderInWidget(<View />, { routes: { "GET /config/": () => errorResponse(403, "origin_not_allowed") } });
+    const { store } = renderInWidget(<View />, {
+      routes: { "GET /config/": () => errorResponse(403, "origin_not_allowed") },
+    });
     await store.loadConfig();
     expect((await screen.findByRole("alert")).textContent).toBe("This chat isn't enabled on this site.");
     expect(input().disabled).toBe(true);
@@ -101,7 +108,10 @@ describe("states", () => {
   it("upstream and server errors each get a message and a retry", async () => {
     renderInWidget(<View />, {
       routes: {
-        "POST /query/": [() => errorResponse(502, "upstream_error"), () => errorResponse(500, "internal_error")],
+        "POST /query/": [
+          () => errorResponse(502, "upstream_error"),
+          () => errorResponse(500, "internal_error"),
+        ],
       },
     });
     ask("One");
@@ -132,7 +142,9 @@ describe("states", () => {
   });
 
   it("Enter sends, Shift+Enter does not", async () => {
-    const { requests } = renderInWidget(<View />, { routes: { "POST /query/": () => answerResponse(["x"]) } });
+    const { requests } = renderInWidget(<View />, {
+      routes: { "POST /query/": () => answerResponse(["x"]) },
+    });
     fireEvent.input(input(), { target: { value: "line" } });
     fireEvent.keyDown(input(), { key: "Enter", shiftKey: true });
     expect(requests.filter((r) => r.method === "POST")).toHaveLength(0);

@@ -16,7 +16,11 @@ import { createStore, plainText } from "./store.ts";
 const server = "https://lore.example.com";
 const until = (check: () => boolean) => vi.waitFor(() => expect(check()).toBe(true));
 
-function setup(routes: Parameters<typeof createFetchDouble>[0], storage = memoryStorage(), now?: () => number) {
+function setup(
+  routes: Parameters<typeof createFetchDouble>[0],
+  storage = memoryStorage(),
+  now?: () => number,
+) {
   const double = createFetchDouble({ "GET /config/": () => jsonResponse(200, widgetConfig()), ...routes });
   const events: { name: string; detail: Record<string, unknown> }[] = [];
   const store = createStore({
@@ -68,10 +72,14 @@ describe("sending", () => {
 
     const [user, answer] = store.messages.value;
     expect(user).toMatchObject({ role: "user", content: "How do refunds work?", status: "complete" });
-    expect(answer).toMatchObject({ role: "assistant", content: "Refunds take 5 days [1].", status: "complete" });
+    expect(answer).toMatchObject({
+      role: "assistant",
+      content: "Refunds take 5 days [1].",
+      status: "complete",
+    });
     expect(answer?.sources.map((s) => s.rank)).toEqual([1]);
     expect(store.busy.value).toBe(false);
-    expect(store.announcement.value).toBe("Refunds take 5 days .");
+    expect(store.announcement.value).toBe("Refunds take 5 days.");
     expect(requests.at(-1)?.body).toEqual({ message: "How do refunds work?" });
     expect(requests.at(-1)?.headers.accept).toBe("text/event-stream");
   });
@@ -92,7 +100,11 @@ describe("sending", () => {
     const { store, events } = setup({ "POST /query/": () => answerResponse(["Yes [1]"], [citation(1)]) });
     await store.send("Is it?");
     expect(events.map((e) => e.name)).toEqual(["message", "sources", "message"]);
-    expect(events[2]?.detail).toMatchObject({ role: "assistant", content: "Yes [1]", messageId: defaultIds.messageId });
+    expect(events[2]?.detail).toMatchObject({
+      role: "assistant",
+      content: "Yes [1]",
+      messageId: defaultIds.messageId,
+    });
   });
 
   it("ignores blank questions", async () => {
@@ -131,7 +143,9 @@ describe("sending", () => {
 describe("failures", () => {
   it("429 shows a countdown from Retry-After, gives the question back, then re-enables sending", async () => {
     vi.useFakeTimers({ now: 1_000_000 });
-    const { store, events } = setup({ "POST /query/": () => errorResponse(429, "rate_limited", { "Retry-After": "3" }) });
+    const { store, events } = setup({
+      "POST /query/": () => errorResponse(429, "rate_limited", { "Retry-After": "3" }),
+    });
     await store.send("Too fast?");
     expect(store.notice.value?.kind).toBe("rate_limited");
     expect(store.retryIn.value).toBe(3);
@@ -149,7 +163,10 @@ describe("failures", () => {
 
   it("503 agent_processing says the assistant is still learning and offers a retry", async () => {
     const { store } = setup({
-      "POST /query/": [() => errorResponse(503, "agent_processing", { "Retry-After": "30" }), () => answerResponse(["Ready now"])],
+      "POST /query/": [
+        () => errorResponse(503, "agent_processing", { "Retry-After": "30" }),
+        () => answerResponse(["Ready now"]),
+      ],
     });
     await store.send("Anyone there?");
     expect(store.notice.value?.kind).toBe("processing");
@@ -212,7 +229,9 @@ describe("failures", () => {
   });
 
   it("a 500 with a non-JSON body is a server error", async () => {
-    const { store } = setup({ "POST /query/": () => new Response("<html>Bad gateway</html>", { status: 500 }) });
+    const { store } = setup({
+      "POST /query/": () => new Response("<html>Bad gateway</html>", { status: 500 }),
+    });
     await store.send("Q");
     expect(store.notice.value?.kind).toBe("server");
   });
@@ -221,7 +240,13 @@ describe("failures", () => {
     const storage = memoryStorage();
     storage.setItem(
       storageKey(server, "w1"),
-      JSON.stringify({ v: 1, savedAt: Date.now(), conversationId: "c-old", visitorToken: "expired", messages: [] }),
+      JSON.stringify({
+        v: 1,
+        savedAt: Date.now(),
+        conversationId: "c-old",
+        visitorToken: "expired",
+        messages: [],
+      }),
     );
     const { store, requests } = setup(
       { "POST /query/": [() => errorResponse(401, "invalid_token"), () => answerResponse(["Fresh"])] },
@@ -273,8 +298,24 @@ describe("persistence", () => {
         conversationId: "c",
         visitorToken: "t",
         messages: [
-          { id: "a", role: "user", content: "Q", sources: [], status: "complete", messageId: null, feedback: null },
-          { id: "b", role: "assistant", content: "Half", sources: [], status: "streaming", messageId: "m", feedback: null },
+          {
+            id: "a",
+            role: "user",
+            content: "Q",
+            sources: [],
+            status: "complete",
+            messageId: null,
+            feedback: null,
+          },
+          {
+            id: "b",
+            role: "assistant",
+            content: "Half",
+            sources: [],
+            status: "streaming",
+            messageId: "m",
+            feedback: null,
+          },
         ],
       }),
     );
@@ -332,8 +373,8 @@ describe("feedback", () => {
 
 describe("plainText", () => {
   it("drops Markdown punctuation and citation markers for screen readers", () => {
-    expect(plainText("**Refunds** take `5` days [1][2]. See [the policy](https://x.test).")).toBe(
-      "Refunds take 5 days . See the policy.",
+    expect(plainText("**Refunds** take `5` days [1][2]. See [the policy](https://x.test).\n- one\n2. two")).toBe(
+      "Refunds take 5 days. See the policy.\none\ntwo",
     );
   });
 });

@@ -417,7 +417,8 @@ function noticeForCode(code: string, status: number, retryAt: number): Notice {
 export function plainText(markdown: string): string {
   return markdown
     .replace(/```[^\n]*\n?/g, "")
-    .replace(/\[(\d+(?:\s*,\s*\d+)*)\]/g, "")
+    .replace(/\s*\[(\d+(?:\s*,\s*\d+)*)\]/g, "")
+    .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, "")
     .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
     .replace(/[*_`#>]+/g, "")
     .replace(/[ \t]+/g, " ")

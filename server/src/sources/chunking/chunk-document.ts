@@ -25,22 +25,32 @@ interface Unit {
 
 const SENTENCE_END = /(?<=[.!?…。！？]["'’”)\]]?)\s+(?=["'‘“([]?[\p{Lu}\p{N}])/u;
 
+/** Hard split of one over-long sentence: the longest word prefix within budget, found by binary search. */
 function splitWords(text: string, budget: number, sep: Unit["sep"]): Unit[] {
   const words = text.split(/\s+/).filter(Boolean);
   const out: Unit[] = [];
-  let current: string[] = [];
-  let tokens = 0;
-  for (const word of words) {
-    const t = countTokens(` ${word}`);
-    if (current.length > 0 && tokens + t > budget) {
-      out.push({ text: current.join(" "), tokens, sep: out.length === 0 ? sep : " " });
-      current = [];
-      tokens = 0;
+  let from = 0;
+  while (from < words.length) {
+    let lo = from + 1;
+    let hi = Math.min(words.length, from + budget);
+    let best = lo;
+    let bestTokens = countTokens(words.slice(from, lo).join(" "));
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const tokens = countTokens(words.slice(from, mid).join(" "));
+      if (tokens <= budget) {
+        best = mid;
+        bestTokens = tokens;
+        lo = mid + 1;
+      } else hi = mid - 1;
     }
-    current.push(word);
-    tokens += t;
+    out.push({
+      text: words.slice(from, best).join(" "),
+      tokens: bestTokens,
+      sep: out.length === 0 ? sep : " ",
+    });
+    from = best;
   }
-  if (current.length > 0) out.push({ text: current.join(" "), tokens, sep: out.length === 0 ? sep : " " });
   return out;
 }
 

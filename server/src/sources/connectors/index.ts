@@ -15,18 +15,30 @@ export interface ConnectorContext {
 
 /** The documents a source holds now, whatever its type. */
 export function createDocumentLister(ctx: ConnectorContext) {
-  return async function* listDocuments(source: DataSourceRecord, signal: AbortSignal): AsyncIterable<RawDocument> {
+  return async function* listDocuments(
+    source: DataSourceRecord,
+    signal: AbortSignal,
+  ): AsyncIterable<RawDocument> {
     const config = ctx.config(source);
     switch (source.type) {
       case "text":
         yield* readTextEntries((config.entries as TextEntry[]) ?? []);
         return;
       case "file":
-        for (const doc of ctx.store.documents.filter((d) => d.dataSourceId === source.id && d.storedFile !== null)) {
+        for (const doc of ctx.store.documents.filter(
+          (d) => d.dataSourceId === source.id && d.storedFile !== null,
+        )) {
           signal.throwIfAborted();
           const body = await ctx.files.read(source.id, doc.storedFile ?? "");
           // No title: the parser takes the document's own, else the file name.
-          yield { externalId: doc.externalId, title: "", fileName: doc.title, sourceUrl: null, kind: null, body };
+          yield {
+            externalId: doc.externalId,
+            title: "",
+            fileName: doc.title,
+            sourceUrl: null,
+            kind: null,
+            body,
+          };
         }
         return;
       case "web":

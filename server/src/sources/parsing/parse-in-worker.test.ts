@@ -8,7 +8,8 @@ import { createParseWorkerPool } from "./parse-in-worker.ts";
 const pool = createParseWorkerPool({ size: 1 });
 afterAll(() => pool.close());
 
-describe("parseInWorker", () => {
+// Worker start-up (tsx + pdf.js load) takes about a second, more on a busy machine.
+describe("parseInWorker", { timeout: 20_000 }, () => {
   it("parses a PDF in a worker thread with the same result as in-process", async () => {
     const doc = await pool.parse({
       externalId: "a",

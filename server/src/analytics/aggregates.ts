@@ -1,0 +1,415 @@
+import type { AgentAnalytics, AnalyticsInterval, AnalyticsPoint } from "@lore/shared";
+import type { AnsweredQuery } from "../answers/answer-record.ts";
+import { DistinctAccumulator, DistinctCounter, hashCaller } from "./hyperloglog.ts";
+import { denseHistogram, percentile, SparseHistogram } from "./histogram.ts";
+import { normalizeQuestion } from "./normalize-question.ts";
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+/** Entries kept per agent and day in each top list; the rest are approximate (least-counted dropped). */
+export const TOP_PER_DAY = 500;
+
+/** The counters of one agent in one UTC hour. */
+export interface HourCounters {
+  queries: number;
+  conversations: number;
+  tokensUsed: number;
+  streamed: number;
+  widget: number;
+  api: number;
+  errors: number;
+  unanswered: number;
+  feedbackUp: number;
+  feedbackDown: number;
+  latencySum: number;
+  retrievalSum: number;
+  generationSum: number;
+}
+
+const COUNTER_KEYS = [
+  "queries",
+  "conversations",
+  "tokensUsed",
+  "streamed",
+  "widget",
+  "api",
+  "errors",
+  "unanswered",
+  "feedbackUp",
+  "feedbackDown",
+  "latencySum",
+  "retrievalSum",
+  "generationSum",
+] as const satisfies ReadonlyArray<keyof HourCounters>;
+
+function zeroCounters(): HourCounters {
+  return {
+    queries: 0,
+    conversations: 0,
+    tokensUsed: 0,
+    streamed: 0,
+    widget: 0,
+    api: 0,
+    errors: 0,
+    unanswered: 0,
+    feedbackUp: 0,
+    feedbackDown: 0,
+    latencySum: 0,
+    retrievalSum: 0,
+    generationSum: 0,
+  };
+}
+
+export class HourBucket {
+  counters = zeroCounters();
+  latency = new SparseHistogram();
+  retrieval = new SparseHistogram();
+  generation = new SparseHistogram();
+  callers = new DistinctCounter();
+
+  toJSON(): HourBucketJson {
+    return {
+      c: COUNTER_KEYS.map((k) => this.counters[k]),
+      l: this.latency.toJSON(),
+      r: this.retrieval.toJSON(),
+      g: this.generation.toJSON(),
+      v: this.callers.toJSON(),
+    };
+  }
+
+  static fromJSON(data: HourBucketJson): HourBucket {
+    const b = new HourBucket();
+    COUNTER_KEYS.forEach((k, i) => {
+      b.counters[k] = data.c[i] ?? 0;
+    });
+    b.latency = SparseHistogram.fromJSON(data.l);
+    b.retrieval = SparseHistogram.fromJSON(data.r);
+    b.generation = SparseHistogram.fromJSON(data.g);
+    b.callers = DistinctCounter.fromJSON(data.v);
+    return b;
+  }
+}
+
+export interface HourBucketJson {
+  c: number[];
+  l: [number[], number[]];
+  r: [number[], number[]];
+  g: [number[], number[]];
+  v: { s: number[] } | { r: string };
+}
+
+interface Counted {
+  count: number;
+  last: number;
+}
+interface CitedDoc {
+  title: string;
+  dataSourceId: string;
+  count: number;
+}
+
+/** The top lists of one agent in one UTC day, bounded to TOP_PER_DAY entries each. */
+export class DayTops {
+  questions = new Map<string, Counted>();
+  unanswered = new Map<string, Counted>();
+  sources = new Map<string, CitedDoc>();
+
+  addQuestion(map: Map<string, Counted>, key: string, at: number): void {
+    const entry = map.get(key);
+    if (entry) {
+      entry.count += 1;
+      if (at > entry.last) entry.last = at;
+    } else {
+      map.set(key, { count: 1, last: at });
+      if (map.size > 2 * TOP_PER_DAY) prune(map);
+    }
+  }
+
+  addSource(documentId: string, title: string, dataSourceId: string): void {
+    const entry = this.sources.get(documentId);
+    if (entry) {
+      entry.count += 1;
+      entry.title = title;
+    } else {
+      this.sources.set(documentId, { title, dataSourceId, count: 1 });
+      if (this.sources.size > 2 * TOP_PER_DAY) prune(this.sources);
+    }
+  }
+
+  toJSON(): DayTopsJson {
+    return {
+      q: [...this.questions].map(([k, v]) => [k, v.count, v.last]),
+      u: [...this.unanswered].map(([k, v]) => [k, v.count, v.last]),
+      s: [...this.sources].map(([k, v]) => [k, v.title, v.dataSourceId, v.count]),
+    };
+  }
+
+  static fromJSON(data: DayTopsJson): DayTops {
+    const d = new DayTops();
+    for (const [k, count, last] of data.q) d.questions.set(k, { count, last });
+    for (const [k, count, last] of data.u) d.unanswered.set(k, { count, last });
+    for (const [k, title, dataSourceId, count] of data.s) d.sources.set(k, { title, dataSourceId, count });
+    return d;
+  }
+}
+
+export interface DayTopsJson {
+  q: Array<[string, number, number]>;
+  u: Array<[string, number, number]>;
+  s: Array<[string, string, string, number]>;
+}
+
+// Keeps the most counted half: a question that fell out can come back, its earlier count lost.
+function prune<V extends { count: number }>(map: Map<string, V>): void {
+  const keep = [...map].sort((a, b) => b[1].count - a[1].count).slice(0, TOP_PER_DAY);
+  map.clear();
+  for (const [k, v] of keep) map.set(k, v);
+}
+
+/** An error that counts: a visitor pressing Stop is not one. */
+export function isError(q: Pick<AnsweredQuery, "error">): boolean {
+  return q.error !== null && q.error !== "cancelled";
+}
+
+/** Fell back to the fallback message (not an error). */
+export function isUnanswered(q: Pick<AnsweredQuery, "answered" | "error">): boolean {
+  return !q.answered && q.error === null;
+}
+
+/** Per-agent hour buckets and day top lists, all in memory; persistence is the caller's. */
+export class Aggregates {
+  readonly hours = new Map<string, Map<number, HourBucket>>();
+  readonly days = new Map<string, Map<number, DayTops>>();
+  readonly dirtyHours = new Set<string>();
+  readonly dirtyDays = new Set<string>();
+
+  hour(agentId: string, hour: number): HourBucket {
+    let perAgent = this.hours.get(agentId);
+    if (!perAgent) {
+      perAgent = new Map();
+      this.hours.set(agentId, perAgent);
+    }
+    let bucket = perAgent.get(hour);
+    if (!bucket) {
+      bucket = new HourBucket();
+      perAgent.set(hour, bucket);
+    }
+    this.dirtyHours.add(`${agentId}:${hour}`);
+    return bucket;
+  }
+
+  day(agentId: string, day: number): DayTops {
+    let perAgent = this.days.get(agentId);
+    if (!perAgent) {
+      perAgent = new Map();
+      this.days.set(agentId, perAgent);
+    }
+    let tops = perAgent.get(day);
+    if (!tops) {
+      tops = new DayTops();
+      perAgent.set(day, tops);
+    }
+    this.dirtyDays.add(`${agentId}:${day}`);
+    return tops;
+  }
+
+  addQuery(q: AnsweredQuery): void {
+    const at = Date.parse(q.at);
+    if (!Number.isFinite(at)) return;
+    const b = this.hour(q.agentId, Math.floor(at / HOUR_MS));
+    const c = b.counters;
+    c.queries += 1;
+    if (q.newConversation) c.conversations += 1;
+    c.tokensUsed += q.tokensUsed;
+    if (q.streamed) c.streamed += 1;
+    if (q.channel === "widget") c.widget += 1;
+    else c.api += 1;
+    if (isError(q)) c.errors += 1;
+    const unanswered = isUnanswered(q);
+    if (unanswered) c.unanswered += 1;
+    c.latencySum += q.latency;
+    c.retrievalSum += q.retrievalTime;
+    c.generationSum += q.generationTime;
+    b.latency.add(q.latency);
+    b.retrieval.add(q.retrievalTime);
+    b.generation.add(q.generationTime);
+    b.callers.add(hashCaller(q.callerId));
+
+    const tops = this.day(q.agentId, Math.floor(at / DAY_MS));
+    const question = normalizeQuestion(q.question);
+    if (question) {
+      tops.addQuestion(tops.questions, question, at);
+      if (unanswered) tops.addQuestion(tops.unanswered, question, at);
+    }
+    for (const doc of q.cited) tops.addSource(doc.documentId, doc.title, doc.dataSourceId);
+  }
+
+  /** Adds (+1) or withdraws (-1) a rating given at `at`. */
+  addFeedback(agentId: string, at: number, rating: "up" | "down", sign: 1 | -1): void {
+    const c = this.hour(agentId, Math.floor(at / HOUR_MS)).counters;
+    if (rating === "up") c.feedbackUp = Math.max(0, c.feedbackUp + sign);
+    else c.feedbackDown = Math.max(0, c.feedbackDown + sign);
+  }
+
+  report(agentId: string, range: ReportRange): AgentAnalytics {
+    return buildReport(this, agentId, range);
+  }
+}
+
+export interface ReportRange {
+  /** First day (YYYY-MM-DD, UTC, inclusive). */
+  from: string;
+  /** Last day (inclusive). */
+  to: string;
+  interval: AnalyticsInterval;
+  limit: number;
+}
+
+/** Point starts (ms) covering [fromMs, endMs): hours, days, or ISO weeks (Monday) clipped to the range. */
+export function intervalStarts(fromMs: number, endMs: number, interval: AnalyticsInterval): number[] {
+  const starts: number[] = [];
+  if (interval === "hour") for (let t = fromMs; t < endMs; t += HOUR_MS) starts.push(t);
+  else if (interval === "day") for (let t = fromMs; t < endMs; t += DAY_MS) starts.push(t);
+  else {
+    starts.push(fromMs);
+    const weekday = (new Date(fromMs).getUTCDay() + 6) % 7; // Monday = 0
+    for (let t = fromMs + (7 - weekday) * DAY_MS; t < endMs; t += 7 * DAY_MS) starts.push(t);
+  }
+  return starts;
+}
+
+const r1 = (n: number | null): number | null => (n === null ? null : Math.round(n * 10) / 10);
+const share = (part: number, whole: number): number => (whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 10_000);
+
+function buildReport(agg: Aggregates, agentId: string, range: ReportRange): AgentAnalytics {
+  const fromMs = Date.parse(`${range.from}T00:00:00Z`);
+  const endMs = Date.parse(`${range.to}T00:00:00Z`) + DAY_MS;
+  const starts = intervalStarts(fromMs, endMs, range.interval);
+  const pointCounters = starts.map(() => zeroCounters());
+  const pointLatency = starts.map(() => denseHistogram());
+  const pointCallers = starts.map(() => new DistinctAccumulator());
+  const totals = zeroCounters();
+  const latency = denseHistogram();
+  const retrieval = denseHistogram();
+  const generation = denseHistogram();
+  const callers = new DistinctAccumulator();
+
+  const hours = agg.hours.get(agentId);
+  if (hours) {
+    let point = 0;
+    for (let h = fromMs / HOUR_MS; h < endMs / HOUR_MS; h++) {
+      const t = h * HOUR_MS;
+      while (point + 1 < starts.length && (starts[point + 1] ?? Number.POSITIVE_INFINITY) <= t) point += 1;
+      const bucket = hours.get(h);
+      if (!bucket) continue;
+      const pc = pointCounters[point];
+      const pl = pointLatency[point];
+      const pv = pointCallers[point];
+      if (!pc || !pl || !pv) continue;
+      for (const k of COUNTER_KEYS) {
+        pc[k] += bucket.counters[k];
+        totals[k] += bucket.counters[k];
+      }
+      bucket.latency.mergeInto(pl);
+      bucket.latency.mergeInto(latency);
+      bucket.retrieval.mergeInto(retrieval);
+      bucket.generation.mergeInto(generation);
+      bucket.callers.mergeInto(pv);
+      bucket.callers.mergeInto(callers);
+    }
+  }
+
+  const timeseries: AnalyticsPoint[] = starts.map((start, i) => {
+    const c = pointCounters[i] ?? zeroCounters();
+    const l = pointLatency[i] ?? denseHistogram();
+    return {
+      start: new Date(start).toISOString(),
+      queries: c.queries,
+      conversations: c.conversations,
+      visitors: pointCallers[i]?.estimate() ?? 0,
+      errors: c.errors,
+      unanswered: c.unanswered,
+      tokensUsed: c.tokensUsed,
+      feedbackUp: c.feedbackUp,
+      feedbackDown: c.feedbackDown,
+      latencyP50: r1(percentile(l, 0.5)),
+      latencyP95: r1(percentile(l, 0.95)),
+    };
+  });
+
+  const avg = (sum: number) => (totals.queries === 0 ? null : r1(sum / totals.queries));
+  const stats = (dense: Float64Array, sum: number) => ({ p50: r1(percentile(dense, 0.5)), p95: r1(percentile(dense, 0.95)), avg: avg(sum) });
+
+  const tops = topLists(agg, agentId, fromMs, endMs, range.limit);
+  return {
+    agentId,
+    from: range.from,
+    to: range.to,
+    interval: range.interval,
+    totals: {
+      queries: totals.queries,
+      conversations: totals.conversations,
+      visitors: callers.estimate(),
+      tokensUsed: totals.tokensUsed,
+      streamedShare: share(totals.streamed, totals.queries),
+      widgetShare: share(totals.widget, totals.queries),
+      apiShare: share(totals.api, totals.queries),
+      errors: totals.errors,
+      unanswered: totals.unanswered,
+      feedbackUp: totals.feedbackUp,
+      feedbackDown: totals.feedbackDown,
+    },
+    latency: {
+      total: stats(latency, totals.latencySum),
+      retrieval: stats(retrieval, totals.retrievalSum),
+      generation: stats(generation, totals.generationSum),
+    },
+    timeseries,
+    ...tops,
+  };
+}
+
+function topLists(agg: Aggregates, agentId: string, fromMs: number, endMs: number, limit: number) {
+  const questions = new Map<string, Counted>();
+  const unanswered = new Map<string, Counted>();
+  const sources = new Map<string, CitedDoc>();
+  const days = agg.days.get(agentId);
+  if (days) {
+    for (let d = fromMs / DAY_MS; d < endMs / DAY_MS; d++) {
+      const tops = days.get(d);
+      if (!tops) continue;
+      mergeCounted(questions, tops.questions);
+      mergeCounted(unanswered, tops.unanswered);
+      for (const [id, doc] of tops.sources) {
+        const e = sources.get(id);
+        if (e) e.count += doc.count;
+        else sources.set(id, { ...doc });
+      }
+    }
+  }
+  const byCount = <V extends { count: number }>(a: [string, V], b: [string, V]) => b[1].count - a[1].count || a[0].localeCompare(b[0]);
+  return {
+    topSources: [...sources]
+      .sort(byCount)
+      .slice(0, limit)
+      .map(([documentId, d]) => ({ documentId, title: d.title, dataSourceId: d.dataSourceId, citations: d.count })),
+    topQuestions: [...questions]
+      .sort(byCount)
+      .slice(0, limit)
+      .map(([question, q]) => ({ question, count: q.count })),
+    unansweredQuestions: [...unanswered]
+      .sort(byCount)
+      .slice(0, limit)
+      .map(([question, q]) => ({ question, count: q.count, lastAskedAt: new Date(q.last).toISOString() })),
+  };
+}
+
+function mergeCounted(into: Map<string, Counted>, from: Map<string, Counted>): void {
+  for (const [k, v] of from) {
+    const e = into.get(k);
+    if (e) {
+      e.count += v.count;
+      if (v.last > e.last) e.last = v.last;
+    } else into.set(k, { count: v.count, last: v.last });
+  }
+}

@@ -1,0 +1,305 @@
+import type { AgentAnalytics, AnalyticsQuery } from "@lore/shared";
+import type { Connection, Table } from "@lancedb/lancedb";
+import { Field, Float64, Schema, Utf8 } from "apache-arrow";
+import type { AnsweredQuery, AnswerRecorder } from "../answers/answer-record.ts";
+import { AppError } from "../errors.ts";
+import type { DomainEvent, EventBus } from "../events/event-bus.ts";
+import type { Logger } from "../http/logger.ts";
+import { BatchedLog } from "../store/batched-log.ts";
+import { WriteQueue } from "../store/write-queue.ts";
+import { Aggregates, DAY_MS, DayTops, type DayTopsJson, HourBucket, type HourBucketJson } from "./aggregates.ts";
+
+/** One raw analytics event: the source of truth the aggregates are rebuilt from. */
+type RawRow = {
+  seq: number;
+  id: string;
+  agent_id: string;
+  kind: "query" | "feedback";
+  at: number;
+  data: string;
+};
+
+const rawSchema = new Schema([
+  new Field("seq", new Float64(), false),
+  new Field("id", new Utf8(), false),
+  new Field("agent_id", new Utf8(), false),
+  new Field("kind", new Utf8(), false),
+  new Field("at", new Float64(), false),
+  new Field("data", new Utf8(), false),
+]);
+const aggregateSchema = new Schema([new Field("id", new Utf8(), false), new Field("data", new Utf8(), false)]);
+
+const RAW_TABLE = "analytics_events";
+const AGGREGATE_TABLE = "analytics_aggregates";
+/** Widest range one request may ask for, and the widest with hourly points. */
+export const MAX_RANGE_DAYS = 400;
+export const MAX_HOURLY_RANGE_DAYS = 31;
+
+export interface AnalyticsOptions {
+  logger: Logger;
+  events?: EventBus;
+  /** How often dirty buckets are written (ms). */
+  flushMs?: number;
+  /** "Now", for the default range. */
+  now?: () => number;
+}
+
+interface Rating {
+  agentId: string;
+  rating: "up" | "down";
+  at: number;
+}
+
+/**
+ * Analytics recording and reading. Every answer is appended to a raw log (group commit, off the
+ * answer's path) and folded at once into per-agent hourly buckets in memory (counters, latency
+ * histograms, distinct-caller sketches) and daily top lists. Buckets are written every few seconds
+ * with the log sequence number they include; on start, log rows past that number are replayed,
+ * so nothing the log holds is lost or counted twice. Reads merge at most a few hundred buckets.
+ */
+export class AnalyticsService implements AnswerRecorder {
+  private seq = 0;
+  private readonly ratings = new Map<string, Rating>();
+  private flushing: Promise<void> | null = null;
+  private readonly aggregateQueue = new WriteQueue();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly retrying = new Set<Promise<void>>();
+  private flushesSinceOptimize = 0;
+  private stopped = false;
+
+  private constructor(
+    readonly aggregates: Aggregates,
+    private readonly log: BatchedLog<RawRow>,
+    private readonly table: Table,
+    private readonly options: AnalyticsOptions,
+  ) {}
+
+  static async open(db: Connection, options: AnalyticsOptions): Promise<AnalyticsService> {
+    const log = await BatchedLog.open<RawRow>(db, RAW_TABLE, rawSchema);
+    const names = await db.tableNames();
+    const table = names.includes(AGGREGATE_TABLE)
+      ? await db.openTable(AGGREGATE_TABLE)
+      : await db.createEmptyTable(AGGREGATE_TABLE, aggregateSchema, { mode: "create", existOk: true });
+    const service = new AnalyticsService(new Aggregates(), log, table, options);
+    await service.load();
+    options.events?.subscribe((event) => service.onEvent(event));
+    const flush = setInterval(() => void service.flush().catch((e) => options.logger.warn("analytics flush failed", { error: String(e) })), options.flushMs ?? 2000);
+    const compact = setInterval(() => void service.compact().catch((e) => options.logger.warn("analytics compaction failed", { error: String(e) })), 60_000);
+    for (const t of [flush, compact]) {
+      t.unref();
+      service.timers.push(t);
+    }
+    return service;
+  }
+
+  /** Loads the stored buckets, then replays the raw log past the sequence number they include. */
+  private async load(): Promise<void> {
+    let appliedSeq = 0;
+    for await (const batch of this.table.query().select(["id", "data"])) {
+      const ids = batch.getChild("id")?.toArray() as string[] | undefined;
+      const data = batch.getChild("data")?.toArray() as string[] | undefined;
+      if (!ids || !data) continue;
+      for (let i = 0; i < ids.length; i++) {
+        const id = String(ids[i]);
+        const json = String(data[i]);
+        if (id === "meta") appliedSeq = (JSON.parse(json) as { appliedSeq: number }).appliedSeq;
+        else if (id.startsWith("h:")) {
+          const [, agentId = "", hour = "0"] = id.split(":");
+          this.agentHours(agentId).set(Number(hour), HourBucket.fromJSON(JSON.parse(json) as HourBucketJson));
+        } else if (id.startsWith("d:")) {
+          const [, agentId = "", day = "0"] = id.split(":");
+          this.agentDays(agentId).set(Number(day), DayTops.fromJSON(JSON.parse(json) as DayTopsJson));
+        }
+      }
+    }
+    let maxSeq = appliedSeq;
+    let replayed = 0;
+    // Ratings (few) are all read back: a changed rating must withdraw the earlier one.
+    const feedback: RawRow[] = [];
+    for await (const batch of this.log.table.query().where("kind = 'feedback'").select(["seq", "id", "agent_id", "at", "data"])) {
+      const col = (name: string) => (batch.getChild(name)?.toArray() ?? []) as ArrayLike<unknown>;
+      const [seqs, ids, agents, ats, data] = [col("seq"), col("id"), col("agent_id"), col("at"), col("data")];
+      for (let i = 0; i < seqs.length; i++) {
+        feedback.push({ seq: Number(seqs[i]), id: String(ids[i]), agent_id: String(agents[i]), kind: "feedback", at: Number(ats[i]), data: String(data[i]) });
+      }
+    }
+    feedback.sort((a, b) => a.seq - b.seq);
+    for (const row of feedback) {
+      maxSeq = Math.max(maxSeq, row.seq);
+      const rating = (JSON.parse(row.data) as { rating: "up" | "down" }).rating;
+      if (row.seq > appliedSeq) {
+        this.applyFeedback(row.agent_id, row.id, rating, row.at);
+        replayed += 1;
+      } else this.ratings.set(row.id, { agentId: row.agent_id, rating, at: row.at });
+    }
+    for await (const batch of this.log.table.query().where(`kind = 'query' AND seq > ${appliedSeq}`).select(["seq", "data"])) {
+      const seqs = batch.getChild("seq")?.toArray() as Float64Array | undefined;
+      const data = batch.getChild("data")?.toArray() as string[] | undefined;
+      if (!seqs || !data) continue;
+      for (let i = 0; i < seqs.length; i++) {
+        maxSeq = Math.max(maxSeq, seqs[i] ?? 0);
+        this.aggregates.addQuery(JSON.parse(String(data[i])) as AnsweredQuery);
+        replayed += 1;
+      }
+    }
+    this.seq = maxSeq;
+    if (replayed > 0) {
+      this.options.logger.info("analytics replayed from the raw log", { rows: replayed });
+      await this.flush();
+    } else {
+      this.aggregates.dirtyHours.clear();
+      this.aggregates.dirtyDays.clear();
+    }
+  }
+
+  private agentHours(agentId: string): Map<number, HourBucket> {
+    let m = this.aggregates.hours.get(agentId);
+    if (!m) {
+      m = new Map();
+      this.aggregates.hours.set(agentId, m);
+    }
+    return m;
+  }
+
+  private agentDays(agentId: string): Map<number, DayTops> {
+    let m = this.aggregates.days.get(agentId);
+    if (!m) {
+      m = new Map();
+      this.aggregates.days.set(agentId, m);
+    }
+    return m;
+  }
+
+  /** Called once per stored answer: folds it in memory now, makes it durable in the next group commit. */
+  record(query: AnsweredQuery): void {
+    try {
+      this.aggregates.addQuery(query);
+      this.seq += 1;
+      this.append({ seq: this.seq, id: query.messageId, agent_id: query.agentId, kind: "query", at: Date.parse(query.at) || Date.now(), data: JSON.stringify(query) });
+    } catch (error) {
+      this.options.logger.warn("analytics record failed", { error: String(error) });
+    }
+  }
+
+  /** Records many answers at once (imports, benchmarks): one log commit per 20,000 rows. */
+  async ingest(queries: AnsweredQuery[]): Promise<void> {
+    const rows: RawRow[] = [];
+    for (const q of queries) {
+      this.aggregates.addQuery(q);
+      this.seq += 1;
+      rows.push({ seq: this.seq, id: q.messageId, agent_id: q.agentId, kind: "query", at: Date.parse(q.at), data: JSON.stringify(q) });
+    }
+    for (let i = 0; i < rows.length; i += 20_000) {
+      const chunk = rows.slice(i, i + 20_000);
+      await this.log.write((table) => table.add(chunk));
+    }
+  }
+
+  /** A rating of an answer; a changed rating replaces the earlier one. */
+  recordFeedback(agentId: string, messageId: string, rating: "up" | "down", at = Date.now()): void {
+    if (this.ratings.get(messageId)?.rating === rating) return;
+    this.applyFeedback(agentId, messageId, rating, at);
+    this.seq += 1;
+    this.append({ seq: this.seq, id: messageId, agent_id: agentId, kind: "feedback", at, data: JSON.stringify({ rating }) });
+  }
+
+  private applyFeedback(agentId: string, messageId: string, rating: "up" | "down", at: number): void {
+    const previous = this.ratings.get(messageId);
+    if (previous?.rating === rating) return;
+    if (previous) this.aggregates.addFeedback(previous.agentId, previous.at, previous.rating, -1);
+    this.aggregates.addFeedback(agentId, at, rating, 1);
+    this.ratings.set(messageId, { agentId, rating, at });
+  }
+
+  private onEvent(event: DomainEvent): void {
+    if (event.type === "message.feedback") this.recordFeedback(event.agentId, event.messageId, event.rating);
+  }
+
+  // A failed commit is retried until it lands: the row is already counted in memory.
+  private append(row: RawRow): void {
+    this.log.append(row).catch((error: unknown) => {
+      this.options.logger.warn("analytics log append failed; retrying", { error: String(error) });
+      const retry = new Promise<void>((resolve) => setTimeout(resolve, 1000)).then(() => {
+        this.retrying.delete(retry);
+        this.append(row);
+      });
+      this.retrying.add(retry);
+    });
+  }
+
+  /** The report for an agent; `query` is validated here (range order and size). */
+  report(agentId: string, query: AnalyticsQuery): AgentAnalytics {
+    const today = new Date(this.options.now?.() ?? Date.now()).toISOString().slice(0, 10);
+    const to = query.to ?? (query.from && query.from > today ? query.from : today);
+    const from = query.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * DAY_MS).toISOString().slice(0, 10);
+    const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS + 1;
+    if (days < 1) throw new AppError("validation_error", "`from` must not be after `to`", { fields: { from: ["must not be after to"] } });
+    if (days > MAX_RANGE_DAYS) {
+      throw new AppError("validation_error", `The range may span at most ${MAX_RANGE_DAYS} days`, { fields: { from: [`at most ${MAX_RANGE_DAYS} days before to`] } });
+    }
+    if (query.interval === "hour" && days > MAX_HOURLY_RANGE_DAYS) {
+      throw new AppError("validation_error", `Hourly points cover at most ${MAX_HOURLY_RANGE_DAYS} days`, {
+        fields: { interval: [`hour allows at most ${MAX_HOURLY_RANGE_DAYS} days; use day or week`] },
+      });
+    }
+    return this.aggregates.report(agentId, { from, to, interval: query.interval, limit: query.limit });
+  }
+
+  /** Writes the buckets changed since the last flush, with the log position they include, in one commit. */
+  flush(): Promise<void> {
+    if (this.flushing) return this.flushing.then(() => this.flush());
+    const { dirtyHours, dirtyDays } = this.aggregates;
+    if (dirtyHours.size === 0 && dirtyDays.size === 0) return Promise.resolve();
+    // Serialised synchronously: the snapshot and appliedSeq describe the same moment.
+    const rows: Array<{ id: string; data: string }> = [];
+    const hours = [...dirtyHours];
+    const days = [...dirtyDays];
+    dirtyHours.clear();
+    dirtyDays.clear();
+    for (const key of hours) {
+      const [agentId = "", hour = "0"] = key.split(":");
+      const bucket = this.aggregates.hours.get(agentId)?.get(Number(hour));
+      if (bucket) rows.push({ id: `h:${key}`, data: JSON.stringify(bucket) });
+    }
+    for (const key of days) {
+      const [agentId = "", day = "0"] = key.split(":");
+      const tops = this.aggregates.days.get(agentId)?.get(Number(day));
+      if (tops) rows.push({ id: `d:${key}`, data: JSON.stringify(tops) });
+    }
+    rows.push({ id: "meta", data: JSON.stringify({ appliedSeq: this.seq }) });
+    const run = this.aggregateQueue
+      .run(async () => {
+        // One commit: the buckets and the log position they include change together or not at all.
+        await this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows);
+        this.flushesSinceOptimize += 1;
+      })
+      .catch((error: unknown) => {
+        for (const k of hours) dirtyHours.add(k);
+        for (const k of days) dirtyDays.add(k);
+        throw error;
+      })
+      .finally(() => {
+        this.flushing = null;
+      });
+    this.flushing = run;
+    return run;
+  }
+
+  private async compact(): Promise<void> {
+    await this.log.compact();
+    if (this.flushesSinceOptimize >= 30) {
+      this.flushesSinceOptimize = 0;
+      await this.aggregateQueue.run(() => this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) }).then(() => undefined));
+    }
+  }
+
+  /** Makes everything recorded so far durable: the raw log, then the buckets. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    while (this.retrying.size > 0) await Promise.all([...this.retrying]);
+    await this.log.idle();
+    await this.flush();
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * Browser-test helpers: Debian's Chromium driven by playwright-core (browsers are never downloaded),
+ * a watch on every page for console errors, page errors and CSP violations, the widget build, and a
+ * tiny static host-page server on 127.0.0.1.
+ *
+ *   const browser = await launchBrowser();               // one per test file
+ *   const { page, problems } = await openPage(browser);  // problems.cspViolations, .consoleErrors…
+ *   await browser.close();
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
+import { repoRoot } from "../helpers/server.ts";
+
+export const CHROMIUM_PATH = process.env.LORE_CHROMIUM ?? "/usr/bin/chromium";
+export const ARTIFACTS_DIR = join(repoRoot, "test-results");
+
+/** Launches headless Chromium; fails with a clear message when it is not installed. */
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH}: install it with 'apt-get install -y chromium' or set LORE_CHROMIUM`,
+    );
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-quic",
+      "--no-first-run",
+    ],
+  });
+}
+
+/** Builds the widget once if `widget/dist/widget.js` is missing (npm test builds it first). */
+export function ensureWidgetBuilt(): void {
+  if (existsSync(join(repoRoot, "widget/dist/widget.js"))) return;
+  try {
+    execFileSync("npx", ["-y", "pnpm@10.34.8", "--filter", "@lore/widget", "run", "build"], {
+      cwd: repoRoot,
+      stdio: "pipe",
+      timeout: 120_000,
+    });
+  } catch (error) {
+    throw new Error(`The widget is not built and building it failed; run 'pnpm --filter @lore/widget run build': ${error}`);
+  }
+  if (!existsSync(join(repoRoot, "widget/dist/widget.js"))) throw new Error("widget/dist/widget.js missing after build");
+}
+
+export interface PageProblems {
+  /** `console.error` messages (including Chromium's own "Refused to …" CSP reports). */
+  consoleErrors: string[];
+  /** `securitypolicyviolation` events: "directive blockedURI". */
+  cspViolations: string[];
+  /** Uncaught exceptions in the page. */
+  pageErrors: string[];
+}
+
+const CSP_MARK = "[lore-test:csp]";
+
+/** Starts recording a page's console errors, uncaught errors and CSP violations (set before navigating). */
+export async function watchPage(page: Page): Promise<PageProblems> {
+  const problems: PageProblems = { consoleErrors: [], cspViolations: [], pageErrors: [] };
+  page.on("console", (message) => {
+    const text = message.text();
+    if (text.startsWith(CSP_MARK)) problems.cspViolations.push(text.slice(CSP_MARK.length).trim());
+    else if (message.type() === "error") problems.consoleErrors.push(text);
+  });
+  page.on("pageerror", (error) => problems.pageErrors.push(error.message));
+  // Init scripts are injected by the browser, not the page, so they run under any CSP.
+  await page.addInitScript((mark: string) => {
+    document.addEventListener(
+      "securitypolicyviolation",
+      (event) => console.warn(`${mark} ${event.violatedDirective} ${event.blockedURI} ${event.sourceFile}:${event.lineNumber}`),
+      true,
+    );
+  }, CSP_MARK);
+  return problems;
+}
+
+/** A new context and page with problems recorded. */
+export async function openPage(
+  browser: Browser,
+  options: BrowserContextOptions = {},
+): Promise<{ page: Page; problems: PageProblems }> {
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  const problems = await watchPage(page);
+  return { page, problems };
+}
+
+/** Saves a screenshot under test-results/ (gitignored) and returns its path. */
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  const path = join(ARTIFACTS_DIR, `${name}.png`);
+  await page.screenshot({ path });
+  return path;
+}
+
+export interface HostFile {
+  body: string;
+  type?: string;
+  headers?: Record<string, string>;
+}
+
+export interface HostSite {
+  /** `http://127.0.0.1:PORT`, the origin to allow on the agent. */
+  origin: string;
+  set(path: string, file: HostFile): void;
+  close(): Promise<void>;
+}
+
+/** A static site on 127.0.0.1 that serves the given files (a host page embedding the widget). */
+export async function startHostSite(files: Record<string, HostFile> = {}): Promise<HostSite> {
+  const table = new Map(Object.entries(files));
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const file = table.get(path);
+    if (!file) {
+      res.writeHead(404, { "Content-Type": "text/plain" }).end("not found");
+      return;
+    }
+    res.writeHead(200, { "Content-Type": file.type ?? "text/html; charset=utf-8", "Cache-Control": "no-store", ...file.headers });
+    res.end(file.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    set: (path, file) => table.set(path, file),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * Waits until an async reading satisfies `done`, returning every distinct reading seen on the way
+ * (used to watch streamed text grow).
+ */
+export async function observeUntil<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  { timeoutMs = 15_000, intervalMs = 15 } = {},
+): Promise<T[]> {
+  const seen: T[] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (seen.length === 0 || JSON.stringify(seen.at(-1)) !== JSON.stringify(value)) seen.push(value);
+    if (done(value)) return seen;
+    if (Date.now() > deadline) throw new Error(`timed out; last readings: ${JSON.stringify(seen.slice(-3))}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** Polls `check` until it returns true (usable in hooks, where expect.poll is not). */
+export async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

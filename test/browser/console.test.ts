@@ -1,0 +1,189 @@
+// The owner console in real Chromium against the real server: log in, create an agent, add a text
+// source and watch it sync, ask with streaming and citations, settings validation, keys shown once.
+import { createHmac } from "node:crypto";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
+import { launchBrowser, openPage, type PageProblems } from "./browser.ts";
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+let problems: PageProblems;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+  ({ page, problems } = await openPage(browser));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const SESSION_KEY = "lore.console.session";
+
+/** An HS256 access token like the server's, already expired (to exercise the console's refresh). */
+function expiredCopy(token: string, secret: string): string {
+  const [, payload] = token.split(".");
+  const claims = JSON.parse(Buffer.from(payload ?? "", "base64url").toString("utf8"));
+  const now = Math.floor(Date.now() / 1000);
+  const header = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url");
+  const body = Buffer.from(JSON.stringify({ ...claims, iat: now - 120, exp: now - 60 })).toString("base64url");
+  const signature = createHmac("sha256", secret).update(`${header}.${body}`).digest("base64url");
+  return `${header}.${body}.${signature}`;
+}
+
+describe("owner console", () => {
+  it("shows a wrong password next to the login form, then logs in", async () => {
+    await page.goto(`${server.url}/console/`);
+    await page.getByLabel("Email").fill(ADMIN_EMAIL);
+    await page.getByLabel("Password").fill("not-the-password");
+    await page.getByRole("button", { name: "Log in" }).click();
+    await expect.poll(() => page.locator("form.login .form-error").textContent()).toMatch(/\S/);
+
+    await page.getByLabel("Password").fill(ADMIN_PASSWORD);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.getByRole("heading", { name: "Agents" }).waitFor();
+    expect(await page.locator(".who").textContent()).toBe(ADMIN_EMAIL);
+  });
+
+  it("creates an agent, adds a text source and watches it become ready", async () => {
+    await page.getByLabel("Agent name").fill("Handbook bot");
+    await page.getByRole("button", { name: "Create agent" }).click();
+    await page.getByRole("heading", { name: "Handbook bot", level: 1 }).waitFor();
+    await page.getByRole("tab", { name: "Sources", selected: true }).waitFor();
+
+    const form = page.locator("form.add-source");
+    await form.getByLabel("Name", { exact: true }).fill("Employee handbook");
+    await form.getByLabel("Title").fill("Vacation policy");
+    await form
+      .getByLabel("Content")
+      .fill(
+        "Every employee receives 27 days of paid vacation per year. Unused vacation days expire on March 31 of the following year.",
+      );
+    await form.getByRole("button", { name: "Add source" }).click();
+
+    const row = page.locator(".source-row", { hasText: "Employee handbook" });
+    await row.locator('.badge[data-status="ready"]').waitFor({ timeout: 20_000 });
+    expect(await row.getByRole("checkbox").isChecked()).toBe(true);
+    expect(await row.locator(".counts").textContent()).toMatch(/1 documents/);
+
+    // Documents and sync history, with counts.
+    await row.getByText("Documents and sync history").click();
+    await row.locator("table", { hasText: "Vacation policy" }).waitFor();
+    const history = row.locator("table", { hasText: "Sync history" });
+    await history.locator("tbody tr").first().waitFor();
+    expect(await history.locator("tbody tr").first().textContent()).toMatch(/completed/);
+
+    // The agent is ready once its only source is.
+    await expect.poll(() => page.locator(".detail-head .badge").getAttribute("data-status")).toBe("ready");
+  });
+
+  it("streams an answer in Try it and shows its citations as expandable cards", async () => {
+    await page.getByRole("tab", { name: "Try it" }).click();
+    await page.getByLabel("Question").fill("How many vacation days do employees get?");
+    await page.getByRole("button", { name: "Ask" }).click();
+    const answer = page.locator(".turn .answer").last();
+    await answer.and(page.locator('[data-state="done"]')).waitFor();
+    expect(await answer.textContent()).toContain("27 days");
+    const card = page.locator(".turn details.citation").first();
+    expect(await card.evaluate((el) => (el as HTMLDetailsElement).open)).toBe(false);
+    await card.locator("summary").click();
+    expect(await card.evaluate((el) => (el as HTMLDetailsElement).open)).toBe(true);
+    expect(await card.locator(".snippet").textContent()).toContain("27 days of paid vacation");
+    expect(await page.locator(".turn .meta").last().textContent()).toMatch(/\d+ ms/);
+
+    // Search only: ranked chunks with their scores.
+    await page.getByLabel("Question").fill("vacation expire");
+    await page.getByRole("button", { name: "Search only" }).click();
+    const result = page.locator(".search-results .result").first();
+    await result.waitFor();
+    expect(Number(await result.locator(".score").textContent())).toBeGreaterThan(0);
+  });
+
+  it("shows a validation error next to the field that caused it", async () => {
+    await page.getByRole("tab", { name: "Settings" }).click();
+    const color = page.getByLabel("Primary colour");
+    await color.fill("blue");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    const note = page.locator(".field", { has: color }).locator(".field-error");
+    await note.waitFor();
+    expect(await note.textContent()).toMatch(/hex colour/);
+    expect(await color.getAttribute("aria-invalid")).toBe("true");
+
+    await color.fill("#0f766e");
+    await page.getByLabel("Allowed origins").fill("https://docs.example.com");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Saved.").waitFor();
+    expect(await page.locator(".field-error").count()).toBe(0);
+    const agents = await server.request<{ results: Array<{ theme: { primaryColor: string }; allowedOrigins: string[] }> }>(
+      "GET",
+      "/agents/",
+      { token: (await server.login()).access },
+    );
+    expect(agents.body.results[0]?.theme.primaryColor).toBe("#0f766e");
+    expect(agents.body.results[0]?.allowedOrigins).toEqual(["https://docs.example.com"]);
+  });
+
+  it("offers the embed snippet with the agent's widget id and a demo link", async () => {
+    await page.getByRole("tab", { name: "Embed" }).click();
+    const snippet = await page.locator('[data-snippet="embed"]').textContent();
+    expect(snippet).toMatch(new RegExp(`^<script src="${server.url}/widget.js" data-widget-id="wgt_[\\w-]+" async></script>$`));
+    const link = await page.getByRole("link", { name: /demo site/ }).getAttribute("href");
+    expect(link).toMatch(/^\/\?widget=wgt_/);
+  });
+
+  it("creates an API key, shows it once, and revokes it", async () => {
+    await page.getByRole("tab", { name: "API keys" }).click();
+    await page.getByLabel("Key name").fill("CI key");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const secret = page.locator('[data-secret="api-key"]');
+    await secret.waitFor();
+    const key = (await secret.textContent()) ?? "";
+    expect(key).toMatch(/^lore_sk_/);
+    await page.locator("table", { hasText: "CI key" }).waitFor();
+
+    // The key works against the API for its agent.
+    const listed = await server.request("GET", "/agents/", { headers: { Authorization: `Bearer ${key}` } });
+    expect(listed.status).toBe(200);
+
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    expect(await page.locator('[data-secret="api-key"]').count()).toBe(0);
+    // Back on the tab later, only the prefix is shown, never the key.
+    await page.getByRole("tab", { name: "Embed" }).click();
+    await page.getByRole("tab", { name: "API keys" }).click();
+    await page.locator("table", { hasText: "CI key" }).waitFor();
+    expect(await page.content()).not.toContain(key);
+
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Revoke CI key" }).click();
+    await page.getByText("Key “CI key” revoked.").waitFor();
+    const refused = await server.request("GET", "/agents/", { headers: { Authorization: `Bearer ${key}` } });
+    expect(refused.status).toBe(401);
+  });
+
+  it("refreshes an expired access token without asking to log in again", async () => {
+    const stored = await page.evaluate((k) => sessionStorage.getItem(k), SESSION_KEY);
+    const session = JSON.parse(stored ?? "{}");
+    const expired = expiredCopy(session.access, server.services.config.jwtSecret);
+    await page.evaluate(([k, v]) => sessionStorage.setItem(k ?? "", v ?? ""), [SESSION_KEY, JSON.stringify({ ...session, access: expired })]);
+    await page.reload();
+    await page.getByRole("heading", { name: "Handbook bot", level: 1 }).waitFor();
+    const renewed = JSON.parse((await page.evaluate((k) => sessionStorage.getItem(k), SESSION_KEY)) ?? "{}");
+    expect(renewed.access).not.toBe(expired);
+  });
+
+  it("logs out and shows the login form", async () => {
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByRole("heading", { name: "Log in to Lore" }).waitFor();
+    expect(await page.evaluate((k) => sessionStorage.getItem(k), SESSION_KEY)).toBeNull();
+  });
+
+  it("ran under the strict CSP without violations or script errors", () => {
+    expect(problems.cspViolations).toEqual([]);
+    expect(problems.pageErrors).toEqual([]);
+    // The wrong password, the expired token and the bad colour are expected 401s/400; nothing else failed.
+    expect(problems.consoleErrors.filter((e) => !/status of 40[01]/.test(e))).toEqual([]);
+  });
+});

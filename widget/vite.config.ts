@@ -13,6 +13,14 @@ const outDir = resolve(import.meta.dirname, "dist");
 function finishWidget(): Plugin {
   return {
     name: "lore-widget-finish",
+    // widget.js imports the panel by an absolute URL built from its own script URL: import() from a
+    // cross-origin classic script resolves relative specifiers against about:blank.
+    renderDynamicImport({ moduleId, targetModuleId }) {
+      if (moduleId.endsWith("/src/loader.ts") && targetModuleId?.endsWith("/src/panel.ts")) {
+        return { left: "import(new URL(", right: ", loreScriptUrl).href)" };
+      }
+      return null;
+    },
     async generateBundle(_options, bundle) {
       const files: Record<string, { file: string; bytes: number; gzip: number; integrity: string }> = {};
       for (const item of Object.values(bundle)) {

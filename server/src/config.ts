@@ -46,6 +46,9 @@ const envSchema = z.object({
   LORE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   LORE_SYNC_CONCURRENCY: int(1, 16).default(1),
   LORE_WEB_DELAY_MS: int(0, 60_000).default(250),
+  LORE_WEBHOOK_RETRY_BASE_MS: int(10, 3_600_000).default(2000),
+  LORE_WEBHOOK_MAX_ATTEMPTS: int(1, 50).default(8),
+  LORE_WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(10_000),
 });
 
 export interface Config {
@@ -78,6 +81,8 @@ export interface Config {
   readonly logLevel: "debug" | "info" | "warn" | "error" | "silent";
   readonly syncConcurrency: number;
   readonly webDelayMs: number;
+  /** Outbound webhooks: delays double from retryBaseMs between attempts. */
+  readonly webhooks: { retryBaseMs: number; maxAttempts: number; timeoutMs: number };
 }
 
 export class ConfigError extends Error {
@@ -149,6 +154,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LORE_LOG_LEVEL,
     syncConcurrency: e.LORE_SYNC_CONCURRENCY,
     webDelayMs: e.LORE_WEB_DELAY_MS,
+    webhooks: { retryBaseMs: e.LORE_WEBHOOK_RETRY_BASE_MS, maxAttempts: e.LORE_WEBHOOK_MAX_ATTEMPTS, timeoutMs: e.LORE_WEBHOOK_TIMEOUT_MS },
   };
 }
 

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { AgentsService } from "./agents/agents-service.ts";
 import { ApiKeysService } from "./agents/api-keys-service.ts";
 import { AnalyticsService } from "./analytics/analytics-service.ts";
+import { WebhooksService } from "./webhooks/webhooks-service.ts";
 import type { AnswerDeps } from "./answers/answer-question.ts";
 import type { AnswerRecorder } from "./answers/answer-record.ts";
 import { Access } from "./auth/access.ts";
@@ -52,6 +53,8 @@ export interface Services {
   answerDeps: AnswerDeps;
   /** Per-agent usage: the default answer recorder and the analytics reader. */
   analytics: AnalyticsService;
+  /** Outbound webhook subscriptions and their durable deliveries. */
+  webhooks: WebhooksService;
   /** Records a visitor's or caller's rating of an answer. */
   feedback(
     agent: AgentRecord,
@@ -65,7 +68,7 @@ export interface Services {
 
 export interface ServiceOverrides {
   logger?: Logger;
-  recorder?: (services: Omit<Services, "answerDeps" | "analytics" | "feedback" | "stop">) => AnswerRecorder;
+  recorder?: (services: Omit<Services, "answerDeps" | "analytics" | "webhooks" | "feedback" | "stop">) => AnswerRecorder;
 }
 
 function createEmbedder(config: Config): Embedder | null {
@@ -161,11 +164,18 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   };
   const analytics = await AnalyticsService.open(store.db, { logger, events });
   const recorder = overrides.recorder?.(base) ?? analytics;
+  const webhooks = await WebhooksService.open({ store, events, secrets, config, logger });
   const answerDeps: AnswerDeps = { store, index, agents, conversations, recorder, modelFor };
 
   const admin = await users.ensureAdmin(config.admin);
   if (admin) logger.info("created the admin user", { email: admin.email });
   await runner.start();
+  webhooks.start();
+  // A changed embedding model re-embeds existing chunks in the background; search keeps working meanwhile.
+  void index
+    .reembedIfModelChanged()
+    .then((n) => n > 0 && logger.info("re-embedded chunks for the new embedding model", { chunks: n }))
+    .catch((e) => logger.warn("re-embedding failed", { error: String(e) }));
 
   const timers = [
     setInterval(
@@ -188,6 +198,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     ...base,
     answerDeps,
     analytics,
+    webhooks,
     async feedback(agent, message, rating, comment) {
       if (message.role !== "assistant") {
         throw new AppError("validation_error", "Only answers can be rated", {
@@ -209,6 +220,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       for (const t of timers) clearInterval(t);
       await runner.stop();
       await analytics.stop();
+      await webhooks.stop();
       await apiKeys.flushLastUsed();
       await closeParseWorkers();
       await store.close();

@@ -50,9 +50,12 @@ export function ensureWidgetBuilt(): void {
       timeout: 120_000,
     });
   } catch (error) {
-    throw new Error(`The widget is not built and building it failed; run 'pnpm --filter @lore/widget run build': ${error}`);
+    throw new Error(
+      `The widget is not built and building it failed; run 'pnpm --filter @lore/widget run build': ${error}`,
+    );
   }
-  if (!existsSync(join(repoRoot, "widget/dist/widget.js"))) throw new Error("widget/dist/widget.js missing after build");
+  if (!existsSync(join(repoRoot, "widget/dist/widget.js")))
+    throw new Error("widget/dist/widget.js missing after build");
 }
 
 export interface PageProblems {
@@ -79,7 +82,10 @@ export async function watchPage(page: Page): Promise<PageProblems> {
   await page.addInitScript((mark: string) => {
     document.addEventListener(
       "securitypolicyviolation",
-      (event) => console.warn(`${mark} ${event.violatedDirective} ${event.blockedURI} ${event.sourceFile}:${event.lineNumber}`),
+      (event) =>
+        console.warn(
+          `${mark} ${event.violatedDirective} ${event.blockedURI} ${event.sourceFile}:${event.lineNumber}`,
+        ),
       true,
     );
   }, CSP_MARK);
@@ -128,7 +134,11 @@ export async function startHostSite(files: Record<string, HostFile> = {}): Promi
       res.writeHead(404, { "Content-Type": "text/plain" }).end("not found");
       return;
     }
-    res.writeHead(200, { "Content-Type": file.type ?? "text/html; charset=utf-8", "Cache-Control": "no-store", ...file.headers });
+    res.writeHead(200, {
+      "Content-Type": file.type ?? "text/html; charset=utf-8",
+      "Cache-Control": "no-store",
+      ...file.headers,
+    });
     res.end(file.body);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -165,7 +175,11 @@ export async function observeUntil<T>(
 }
 
 /** Polls `check` until it returns true (usable in hooks, where expect.poll is not). */
-export async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+export async function waitUntil(
+  check: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -29,7 +29,9 @@ function expiredCopy(token: string, secret: string): string {
   const claims = JSON.parse(Buffer.from(payload ?? "", "base64url").toString("utf8"));
   const now = Math.floor(Date.now() / 1000);
   const header = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url");
-  const body = Buffer.from(JSON.stringify({ ...claims, iat: now - 120, exp: now - 60 })).toString("base64url");
+  const body = Buffer.from(JSON.stringify({ ...claims, iat: now - 120, exp: now - 60 })).toString(
+    "base64url",
+  );
   const signature = createHmac("sha256", secret).update(`${header}.${body}`).digest("base64url");
   return `${header}.${body}.${signature}`;
 }
@@ -117,11 +119,9 @@ describe("owner console", () => {
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.getByText("Saved.").waitFor();
     expect(await page.locator(".field-error").count()).toBe(0);
-    const agents = await server.request<{ results: Array<{ theme: { primaryColor: string }; allowedOrigins: string[] }> }>(
-      "GET",
-      "/agents/",
-      { token: (await server.login()).access },
-    );
+    const agents = await server.request<{
+      results: Array<{ theme: { primaryColor: string }; allowedOrigins: string[] }>;
+    }>("GET", "/agents/", { token: (await server.login()).access });
     expect(agents.body.results[0]?.theme.primaryColor).toBe("#0f766e");
     expect(agents.body.results[0]?.allowedOrigins).toEqual(["https://docs.example.com"]);
   });
@@ -129,7 +129,9 @@ describe("owner console", () => {
   it("offers the embed snippet with the agent's widget id and a demo link", async () => {
     await page.getByRole("tab", { name: "Embed" }).click();
     const snippet = await page.locator('[data-snippet="embed"]').textContent();
-    expect(snippet).toMatch(new RegExp(`^<script src="${server.url}/widget.js" data-widget-id="wgt_[\\w-]+" async></script>$`));
+    expect(snippet).toMatch(
+      new RegExp(`^<script src="${server.url}/widget.js" data-widget-id="wgt_[\\w-]+" async></script>$`),
+    );
     const link = await page.getByRole("link", { name: /demo site/ }).getAttribute("href");
     expect(link).toMatch(/^\/\?widget=wgt_/);
   });
@@ -167,7 +169,10 @@ describe("owner console", () => {
     const stored = await page.evaluate((k) => sessionStorage.getItem(k), SESSION_KEY);
     const session = JSON.parse(stored ?? "{}");
     const expired = expiredCopy(session.access, server.services.config.jwtSecret);
-    await page.evaluate(([k, v]) => sessionStorage.setItem(k ?? "", v ?? ""), [SESSION_KEY, JSON.stringify({ ...session, access: expired })]);
+    await page.evaluate(
+      ([k, v]) => sessionStorage.setItem(k ?? "", v ?? ""),
+      [SESSION_KEY, JSON.stringify({ ...session, access: expired })],
+    );
     await page.reload();
     await page.getByRole("heading", { name: "Handbook bot", level: 1 }).waitFor();
     const renewed = JSON.parse((await page.evaluate((k) => sessionStorage.getItem(k), SESSION_KEY)) ?? "{}");

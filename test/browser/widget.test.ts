@@ -6,7 +6,15 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { ensureWidgetBuilt, launchBrowser, observeUntil, openPage, type PageProblems, saveScreenshot, waitUntil } from "./browser.ts";
+import {
+  ensureWidgetBuilt,
+  launchBrowser,
+  observeUntil,
+  openPage,
+  type PageProblems,
+  saveScreenshot,
+  waitUntil,
+} from "./browser.ts";
 
 const axeSource: string = createRequire(import.meta.url)("axe-core").source;
 
@@ -35,8 +43,14 @@ beforeAll(async () => {
       type: "text",
       config: {
         entries: [
-          { title: "Vacation policy", content: `${FACT} Unused vacation days expire on March 31 of the following year.` },
-          { title: "Expenses", content: "Travel expenses are reimbursed within 14 days when filed with receipts." },
+          {
+            title: "Vacation policy",
+            content: `${FACT} Unused vacation days expire on March 31 of the following year.`,
+          },
+          {
+            title: "Expenses",
+            content: "Travel expenses are reimbursed within 14 days when filed with receipts.",
+          },
         ],
       },
     },
@@ -52,7 +66,8 @@ beforeAll(async () => {
   });
   await waitUntil(
     async () =>
-      (await server.request<{ status: string }>("GET", `/data-sources/${source.body.id}/`, { token: access })).body.status === "ready",
+      (await server.request<{ status: string }>("GET", `/data-sources/${source.body.id}/`, { token: access }))
+        .body.status === "ready",
     "the source to be ready",
   );
   ({ page, problems } = await openPage(browser, { viewport: { width: 1280, height: 800 } }));
@@ -86,7 +101,8 @@ async function runAxe(p: Page): Promise<string[]> {
   await p.evaluate(axeSource);
   return p.evaluate(async () => {
     type AxeResult = { violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> };
-    const axe = (window as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<AxeResult> } }).axe;
+    const axe = (window as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<AxeResult> } })
+      .axe;
     const result = await axe.run(document, { resultTypes: ["violations"] });
     return result.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
   });
@@ -124,13 +140,17 @@ describe("widget on the demo page under a strict CSP", () => {
     await page.keyboard.type(QUESTION);
     await page.keyboard.press("Enter");
     const readings = await observeUntil(
-      async () => ({ text: (await answerBubble(page).textContent()) ?? "", status: await answerStatus(page) }),
+      async () => ({
+        text: (await answerBubble(page).textContent()) ?? "",
+        status: await answerStatus(page),
+      }),
       (r) => r.status === "complete",
     );
     const texts = [...new Set(readings.map((r) => r.text.trim()).filter((t) => t.length > 0))];
     // Several partial answers, each extending the last, before the complete one.
     expect(texts.length).toBeGreaterThanOrEqual(3);
-    for (let i = 1; i < texts.length; i++) expect((texts[i] ?? "").length).toBeGreaterThan((texts[i - 1] ?? "").length);
+    for (let i = 1; i < texts.length; i++)
+      expect((texts[i] ?? "").length).toBeGreaterThan((texts[i - 1] ?? "").length);
     expect(texts.at(-1)).toContain("27 days of paid vacation");
     expect(fake.requests.some((r) => r.path.endsWith("/chat/completions"))).toBe(true);
   });
@@ -204,7 +224,11 @@ describe("widget on the demo page under a strict CSP", () => {
 
 describe("widget on a phone-sized screen", () => {
   it("opens as a full-screen sheet at 375×667", async () => {
-    const phone = await openPage(browser, { viewport: { width: 375, height: 667 }, hasTouch: true, isMobile: true });
+    const phone = await openPage(browser, {
+      viewport: { width: 375, height: 667 },
+      hasTouch: true,
+      isMobile: true,
+    });
     try {
       await phone.page.goto(`${server.url}/`);
       await phone.page.locator('[data-lore="launcher"]').click();
@@ -218,7 +242,9 @@ describe("widget on a phone-sized screen", () => {
         .toEqual([0, 0, 375, 667]);
       expect(await panel.getAttribute("aria-modal")).toBe("true");
       // Inputs at 16 px or more, so phones don't zoom in on focus.
-      const fontSize = await phone.page.locator('[data-lore="input"]').evaluate((el) => getComputedStyle(el).fontSize);
+      const fontSize = await phone.page
+        .locator('[data-lore="input"]')
+        .evaluate((el) => getComputedStyle(el).fontSize);
       expect(Number.parseFloat(fontSize)).toBeGreaterThanOrEqual(16);
       await saveScreenshot(phone.page, "widget-open-mobile");
       expect(phone.problems.cspViolations).toEqual([]);

@@ -43,7 +43,14 @@ const rows: MatrixRow[] = [
   { method: "GET", path: "/auth/me/", access: "user", key: "none", ok: 200 },
   { method: "POST", path: "/auth/logout/", access: "user", key: "none", ok: 204, invalidatesCaller: true },
   { method: "GET", path: "/workspaces/", access: "user", key: "none", ok: 200 },
-  { method: "POST", path: "/workspaces/", access: "user", key: "none", ok: 201, body: () => ({ name: "Team" }) },
+  {
+    method: "POST",
+    path: "/workspaces/",
+    access: "user",
+    key: "none",
+    ok: 201,
+    body: () => ({ name: "Team" }),
+  },
   { method: "GET", path: "/workspaces/{workspaceId}/members/", access: "viewer", key: "none", ok: 200 },
   {
     method: "POST",
@@ -185,7 +192,9 @@ describe.each(rows.map((r) => [`${r.method} ${r.path}`, r] as const))("%s", (_, 
 
 describe("the matrix", () => {
   it("has a row for every API route the app registers", () => {
-    const covered = new Set(rows.filter((r) => !r.path.startsWith("~")).map((r) => routeShape(r.method, r.path)));
+    const covered = new Set(
+      rows.filter((r) => !r.path.startsWith("~")).map((r) => routeShape(r.method, r.path)),
+    );
     const missing = registeredApiRoutes(server).filter((r) => !covered.has(r) && !pendingRows.includes(r));
     expect(missing).toEqual([]);
   });
@@ -202,9 +211,13 @@ describe("the matrix", () => {
   });
 
   it("a not-found body names the resource and the id", async () => {
-    const res = await server.request<{ details: Record<string, unknown> }>("GET", `/agents/${fx.target.agentId}/`, {
-      token: fx.credential("otherTenant", fx.target),
-    });
+    const res = await server.request<{ details: Record<string, unknown> }>(
+      "GET",
+      `/agents/${fx.target.agentId}/`,
+      {
+        token: fx.credential("otherTenant", fx.target),
+      },
+    );
     expect(res.body.details).toEqual({ resource: "agent", id: fx.target.agentId });
   });
 });

@@ -1,7 +1,12 @@
-import type { Agent, ErrorBody, Member } from "@lore/shared";
 import { AppError } from "@lore/server/errors.ts";
+import type { Agent, ErrorBody, Member } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_PASSWORD, personalWorkspaceId, startTestServer, type TestServer } from "../helpers/server.ts";
+import {
+  DEFAULT_PASSWORD,
+  personalWorkspaceId,
+  startTestServer,
+  type TestServer,
+} from "../helpers/server.ts";
 
 let server: TestServer;
 let admin: string;
@@ -14,7 +19,10 @@ afterAll(() => server?.close());
 
 describe("uniqueness under concurrent requests", () => {
   it("20 concurrent member-adds of the same user: exactly one 201, the rest 409 conflict", async () => {
-    const team = await server.request<{ id: string }>("POST", "/workspaces/", { token: admin, body: { name: "Race" } });
+    const team = await server.request<{ id: string }>("POST", "/workspaces/", {
+      token: admin,
+      body: { name: "Race" },
+    });
     const user = await server.createUser("racer@example.com");
     const results = await Promise.all(
       Array.from({ length: 20 }, () =>
@@ -28,7 +36,11 @@ describe("uniqueness under concurrent requests", () => {
     const conflicts = results.filter((r) => r.status === 409);
     expect(conflicts).toHaveLength(19);
     expect(conflicts[0]?.body.error).toBe("conflict");
-    const members = await server.request<{ results: Member[] }>("GET", `/workspaces/${team.body.id}/members/`, { token: admin });
+    const members = await server.request<{ results: Member[] }>(
+      "GET",
+      `/workspaces/${team.body.id}/members/`,
+      { token: admin },
+    );
     expect(members.body.results.filter((m) => m.userId === user.id)).toHaveLength(1);
   });
 
@@ -42,13 +54,20 @@ describe("uniqueness under concurrent requests", () => {
     expect(rejected).toHaveLength(19);
     for (const r of rejected) expect(r.reason instanceof AppError && r.reason.code).toBe("conflict");
     expect(server.services.store.users.filter((u) => u.email === "twin@example.com")).toHaveLength(1);
-    expect((await server.request("POST", "/auth/login/", { body: { email: "twin@example.com", password: DEFAULT_PASSWORD } })).status).toBe(
-      200,
-    );
+    expect(
+      (
+        await server.request("POST", "/auth/login/", {
+          body: { email: "twin@example.com", password: DEFAULT_PASSWORD },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("concurrent PATCHes of different fields of one agent lose none of them", async () => {
-    const created = await server.request<Agent>("POST", "/agents/", { token: admin, body: { name: "Patchy" } });
+    const created = await server.request<Agent>("POST", "/agents/", {
+      token: admin,
+      body: { name: "Patchy" },
+    });
     const id = created.body.id;
     const patches: Array<Record<string, unknown>> = [
       { name: "Renamed" },
@@ -65,7 +84,9 @@ describe("uniqueness under concurrent requests", () => {
       { theme: { primaryColor: "#ff0000" } },
       { allowedOrigins: ["https://example.com"] },
     ];
-    const results = await Promise.all(patches.map((body) => server.request("PATCH", `/agents/${id}/`, { token: admin, body })));
+    const results = await Promise.all(
+      patches.map((body) => server.request("PATCH", `/agents/${id}/`, { token: admin, body })),
+    );
     expect(results.map((r) => r.status)).toEqual(patches.map(() => 200));
     const final = (await server.request<Agent>("GET", `/agents/${id}/`, { token: admin })).body;
     expect(final).toMatchObject({
@@ -88,12 +109,18 @@ describe("uniqueness under concurrent requests", () => {
     const user = await server.createUser("maker@example.com");
     const { access } = await server.login(user.email, DEFAULT_PASSWORD);
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => server.request<Agent>("POST", "/agents/", { token: access, body: { name: `A${i}` } })),
+      Array.from({ length: 20 }, (_, i) =>
+        server.request<Agent>("POST", "/agents/", { token: access, body: { name: `A${i}` } }),
+      ),
     );
     expect(results.every((r) => r.status === 201)).toBe(true);
-    const list = await server.request<{ count: number; results: Agent[] }>("GET", "/agents/?page_size=100", { token: access });
+    const list = await server.request<{ count: number; results: Agent[] }>("GET", "/agents/?page_size=100", {
+      token: access,
+    });
     expect(list.body.count).toBe(20);
     expect(new Set(list.body.results.map((a) => a.name)).size).toBe(20);
-    expect(list.body.results.every((a) => a.workspaceId === personalWorkspaceId(server.services, user.id))).toBe(true);
+    expect(
+      list.body.results.every((a) => a.workspaceId === personalWorkspaceId(server.services, user.id)),
+    ).toBe(true);
   });
 });

@@ -11,7 +11,11 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const errorBody = (code: string) => ({ error: code, message: expect.any(String), details: expect.any(Object) });
+const errorBody = (code: string) => ({
+  error: code,
+  message: expect.any(String),
+  details: expect.any(Object),
+});
 
 describe("trailing slash", () => {
   it("redirects with 308 to the slash form, keeping the query string", async () => {
@@ -36,7 +40,11 @@ describe("one error body everywhere", () => {
   it("an unknown API route is 404 not_found naming the path", async () => {
     const res = await server.request<ErrorBody>("GET", "/nothing-here/", { token });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: "not_found", message: expect.any(String), details: { resource: "endpoint", id: "/api/nothing-here/" } });
+    expect(res.body).toEqual({
+      error: "not_found",
+      message: expect.any(String),
+      details: { resource: "endpoint", id: "/api/nothing-here/" },
+    });
   });
 
   it("an unknown path outside the API is the same JSON 404", async () => {
@@ -53,7 +61,10 @@ describe("one error body everywhere", () => {
     expect(allow).toEqual(["GET", "POST"]);
     expect((res.body.details.allowed as string[]).sort()).toEqual(["GET", "POST"]);
 
-    const one = await server.request<ErrorBody>("PUT", `/agents/${crypto.randomUUID()}/`, { token, body: {} });
+    const one = await server.request<ErrorBody>("PUT", `/agents/${crypto.randomUUID()}/`, {
+      token,
+      body: {},
+    });
     expect(one.status).toBe(405);
     expect((one.headers.get("allow") ?? "").split(/,\s*/).sort()).toEqual(["DELETE", "GET", "PATCH"]);
   });
@@ -104,7 +115,11 @@ describe("one error body everywhere", () => {
     try {
       const { access } = await small.login();
       const big = JSON.stringify({ name: "Big", description: "x".repeat(5000) });
-      const declared = await small.request<ErrorBody>("POST", "/agents/", { token: access, body: big, headers: { "Content-Type": "application/json" } });
+      const declared = await small.request<ErrorBody>("POST", "/agents/", {
+        token: access,
+        body: big,
+        headers: { "Content-Type": "application/json" },
+      });
       expect(declared.status).toBe(413);
       expect(declared.body).toEqual(errorBody("payload_too_large"));
       expect(declared.body.details.maxBytes).toBe(2048);
@@ -141,7 +156,10 @@ describe("request ids", () => {
   });
 
   it("replaces a malformed one with a fresh UUID, and makes one when none is sent", async () => {
-    const bad = await server.request("GET", "/agents/", { token, headers: { "X-Request-ID": "has spaces <script>" } });
+    const bad = await server.request("GET", "/agents/", {
+      token,
+      headers: { "X-Request-ID": "has spaces <script>" },
+    });
     expect(bad.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     const none = await server.request("GET", "/agents/", { token });
     expect(none.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
@@ -164,9 +182,18 @@ describe("CORS", () => {
   });
 
   it("exposes the rate-limit and request-id headers to browsers", async () => {
-    const res = await server.request("GET", "/agents/", { token, headers: { Origin: "https://app.example.com" } });
+    const res = await server.request("GET", "/agents/", {
+      token,
+      headers: { Origin: "https://app.example.com" },
+    });
     const exposed = (res.headers.get("access-control-expose-headers") ?? "").toLowerCase();
-    for (const h of ["x-request-id", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "retry-after"]) {
+    for (const h of [
+      "x-request-id",
+      "x-ratelimit-limit",
+      "x-ratelimit-remaining",
+      "x-ratelimit-reset",
+      "retry-after",
+    ]) {
       expect(exposed).toContain(h);
     }
   });
@@ -175,9 +202,15 @@ describe("CORS", () => {
     const strict = await startTestServer({ LORE_CORS_ORIGINS: "https://app.example.com" });
     try {
       const preflight = (origin: string) =>
-        strict.request("OPTIONS", "/agents/", { headers: { Origin: origin, "Access-Control-Request-Method": "POST" } });
-      expect((await preflight("https://app.example.com")).headers.get("access-control-allow-origin")).toBe("https://app.example.com");
-      expect((await preflight("https://evil.example.com")).headers.get("access-control-allow-origin")).toBeNull();
+        strict.request("OPTIONS", "/agents/", {
+          headers: { Origin: origin, "Access-Control-Request-Method": "POST" },
+        });
+      expect((await preflight("https://app.example.com")).headers.get("access-control-allow-origin")).toBe(
+        "https://app.example.com",
+      );
+      expect(
+        (await preflight("https://evil.example.com")).headers.get("access-control-allow-origin"),
+      ).toBeNull();
     } finally {
       await strict.close();
     }
@@ -188,7 +221,9 @@ describe("production mode (HTTPS)", () => {
   it("refuses plain HTTP with 403 https_required, but health checks still answer", async () => {
     const prod = await startTestServer({ LORE_PRODUCTION: "true" });
     try {
-      const res = await prod.request<ErrorBody>("POST", "/auth/login/", { body: { email: "a@example.com", password: "x" } });
+      const res = await prod.request<ErrorBody>("POST", "/auth/login/", {
+        body: { email: "a@example.com", password: "x" },
+      });
       expect(res.status).toBe(403);
       expect(res.body).toEqual(errorBody("https_required"));
       // Without a trusted proxy, a forwarded proto is not believed.
@@ -210,7 +245,9 @@ describe("production mode (HTTPS)", () => {
       });
       expect(login.status).toBe(200);
       expect(login.headers.get("strict-transport-security")).toMatch(/max-age=\d{7,}/);
-      const plain = await prod.request<ErrorBody>("GET", "/agents/", { headers: { "X-Forwarded-Proto": "http" } });
+      const plain = await prod.request<ErrorBody>("GET", "/agents/", {
+        headers: { "X-Forwarded-Proto": "http" },
+      });
       expect(plain.status).toBe(403);
       expect(plain.body.error).toBe("https_required");
     } finally {
@@ -224,7 +261,10 @@ describe("health", () => {
     const health = await server.request<{ status: string }>("GET", `${server.url}/healthz`);
     expect(health.status).toBe(200);
     expect(health.body.status).toBe("ok");
-    const ready = await server.request<{ status: string; schemaVersion: number }>("GET", `${server.url}/readyz`);
+    const ready = await server.request<{ status: string; schemaVersion: number }>(
+      "GET",
+      `${server.url}/readyz`,
+    );
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({ status: "ready", schemaVersion: expect.any(Number) });
   });
@@ -263,10 +303,14 @@ describe("pagination of GET /agents/", () => {
   it("defaults to 20 per page and clamps page_size above 100 to 100", async () => {
     const all = await server.request<Page<Agent>>("GET", "/agents/", { token: pager });
     expect(all.body.results).toHaveLength(5);
-    const clamped = await server.request<Page<Agent>>("GET", "/agents/?page_size=500&page=1", { token: pager });
+    const clamped = await server.request<Page<Agent>>("GET", "/agents/?page_size=500&page=1", {
+      token: pager,
+    });
     expect(clamped.status).toBe(200);
     expect(clamped.body.results).toHaveLength(5);
-    const beyond = await server.request<Page<Agent>>("GET", "/agents/?page_size=500&page=2", { token: pager });
+    const beyond = await server.request<Page<Agent>>("GET", "/agents/?page_size=500&page=2", {
+      token: pager,
+    });
     expect(beyond.body.previous).toContain("page_size=100");
   });
 
@@ -292,14 +336,21 @@ describe("pagination of GET /agents/", () => {
 
   it("builds links from X-Forwarded-Proto/Host only when the proxy is trusted", async () => {
     const headers = { "X-Forwarded-Proto": "https", "X-Forwarded-Host": "kb.example.com" };
-    const untrusted = await server.request<Page<Agent>>("GET", "/agents/?page_size=2", { token: pager, headers });
+    const untrusted = await server.request<Page<Agent>>("GET", "/agents/?page_size=2", {
+      token: pager,
+      headers,
+    });
     expect(untrusted.body.next?.startsWith(server.api)).toBe(true);
 
     const proxied = await startTestServer({ LORE_TRUST_PROXY: "true" });
     try {
       const { access } = await proxied.login();
-      for (let i = 0; i < 3; i++) await proxied.request("POST", "/agents/", { token: access, body: { name: `P${i}` } });
-      const res = await proxied.request<Page<Agent>>("GET", "/agents/?page_size=2", { token: access, headers });
+      for (let i = 0; i < 3; i++)
+        await proxied.request("POST", "/agents/", { token: access, body: { name: `P${i}` } });
+      const res = await proxied.request<Page<Agent>>("GET", "/agents/?page_size=2", {
+        token: access,
+        headers,
+      });
       expect(res.body.next).toBe("https://kb.example.com/api/agents/?page_size=2&page=2");
     } finally {
       await proxied.close();

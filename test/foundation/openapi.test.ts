@@ -1,6 +1,6 @@
-import { errorCodes } from "@lore/shared";
 import { statusByCode } from "@lore/server/errors.ts";
 import { routeErrors, routesTable } from "@lore/server/openapi/routes-table.ts";
+import { errorCodes } from "@lore/shared";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registeredApiRoutes, routeShape } from "../helpers/authz.ts";
@@ -51,7 +51,7 @@ describe("GET /api/openapi.json", () => {
   it("is an OpenAPI 3.1 document the official JSON schema accepts", async () => {
     expect(doc.openapi).toBe("3.1.0");
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(doc) as unknown as object);
+    const result = await validator.validate(structuredClone(doc) as unknown as Record<string, unknown>);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
   });
@@ -74,13 +74,20 @@ describe("GET /api/openapi.json", () => {
   });
 
   it("gives every operation a success response and the error body for its error statuses", () => {
-    const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([m, op]) => ({ path, m, op })));
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([m, op]) => ({ path, m, op })),
+    );
     expect(operations.length).toBe(routesTable.length);
     for (const { path, m, op } of operations) {
       const statuses = Object.keys(op.responses ?? {});
-      expect(statuses.some((s) => s.startsWith("2")), `${m} ${path}`).toBe(true);
+      expect(
+        statuses.some((s) => s.startsWith("2")),
+        `${m} ${path}`,
+      ).toBe(true);
       for (const status of statuses.filter((s) => Number(s) >= 400)) {
-        expect(collectRefs(op.responses?.[status] ?? null), `${m} ${path} ${status}`).toEqual(["#/components/schemas/Error"]);
+        expect(collectRefs(op.responses?.[status] ?? null), `${m} ${path} ${status}`).toEqual([
+          "#/components/schemas/Error",
+        ]);
       }
     }
   });
@@ -95,22 +102,38 @@ describe("GET /api/openapi.json", () => {
   it("marks public routes as needing no credential and the others as bearer-authenticated", () => {
     expect(doc.paths["/auth/login/"]?.post?.security).toEqual([]);
     expect(doc.paths["/agents/{agentId}/api-keys/"]?.post?.security).toEqual([{ userToken: [] }]);
-    expect(doc.paths["/agents/{agentId}/query/"]?.post?.security).toEqual([{ userToken: [] }, { apiKey: [] }]);
+    expect(doc.paths["/agents/{agentId}/query/"]?.post?.security).toEqual([
+      { userToken: [] },
+      { apiKey: [] },
+    ]);
   });
 
   it("describes the query's SSE alternative and the contract's QueryResponse fields", () => {
     const schemas = doc.components.schemas as Record<string, { required?: string[] }>;
     expect(schemas.QueryResponse?.required).toEqual(
-      expect.arrayContaining(["response", "conversationId", "messageId", "sources", "latency", "model", "retrievedChunks", "metadata"]),
+      expect.arrayContaining([
+        "response",
+        "conversationId",
+        "messageId",
+        "sources",
+        "latency",
+        "model",
+        "retrievedChunks",
+        "metadata",
+      ]),
     );
-    const ok = doc.paths["/agents/{agentId}/query/"]?.post?.responses?.["200"] as { content: Record<string, Json> };
+    const ok = doc.paths["/agents/{agentId}/query/"]?.post?.responses?.["200"] as {
+      content: Record<string, Json>;
+    };
     expect(Object.keys(ok.content)).toEqual(["application/json", "text/event-stream"]);
   });
 });
 
 describe("the routes table", () => {
   it("has a row for every route the app registers", () => {
-    const table = new Set(routesTable.filter((r) => !r.path.startsWith("~")).map((r) => routeShape(r.method, r.path)));
+    const table = new Set(
+      routesTable.filter((r) => !r.path.startsWith("~")).map((r) => routeShape(r.method, r.path)),
+    );
     const missing = registeredApiRoutes(server).filter((r) => !table.has(r));
     expect(missing).toEqual([]);
   });
@@ -121,7 +144,8 @@ describe("the routes table", () => {
   });
 
   it("maps every error code it names to a status, and every code has one", () => {
-    for (const route of routesTable) for (const code of routeErrors(route)) expect(statusByCode[code]).toBeGreaterThanOrEqual(400);
+    for (const route of routesTable)
+      for (const code of routeErrors(route)) expect(statusByCode[code]).toBeGreaterThanOrEqual(400);
     expect(Object.keys(statusByCode).sort()).toEqual([...errorCodes].sort());
   });
 });

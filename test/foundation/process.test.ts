@@ -1,6 +1,6 @@
 import { rmSync } from "node:fs";
-import type { Agent, ErrorBody, LoginResponse, Page } from "@lore/shared";
 import { Store } from "@lore/server/store/store.ts";
+import type { Agent, ErrorBody, LoginResponse, Page } from "@lore/shared";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   ADMIN_EMAIL,
@@ -48,7 +48,10 @@ describe("the server as a real process", slow, () => {
     expect(p.pid).toBeGreaterThan(0);
     const { body: tokens, status } = await login(p);
     expect(status).toBe(200);
-    const created = await httpRequest<Agent>(p.api, "POST", "/agents/", { token: tokens.access, body: { name: "Over the wire" } });
+    const created = await httpRequest<Agent>(p.api, "POST", "/agents/", {
+      token: tokens.access,
+      body: { name: "Over the wire" },
+    });
     expect(created.status).toBe(201);
     const list = await httpRequest<Page<Agent>>(p.api, "GET", "/agents/", { token: tokens.access });
     expect(list.body.results.map((a) => a.id)).toEqual([created.body.id]);
@@ -58,7 +61,10 @@ describe("the server as a real process", slow, () => {
   it("first run creates the admin; a restart keeps the data and does not duplicate or reset the admin", async () => {
     const p = await start();
     const { body: tokens } = await login(p);
-    const created = await httpRequest<Agent>(p.api, "POST", "/agents/", { token: tokens.access, body: { name: "Survivor" } });
+    const created = await httpRequest<Agent>(p.api, "POST", "/agents/", {
+      token: tokens.access,
+      body: { name: "Survivor" },
+    });
     await p.stop();
     expect(await countUsers(p.dataDir)).toBe(1);
 
@@ -68,7 +74,9 @@ describe("the server as a real process", slow, () => {
     const again = await login(p);
     expect(again.status).toBe(200);
     // Tokens survive a restart: the JWT secret is kept in the data dir.
-    const agent = await httpRequest<Agent>(p.api, "GET", `/agents/${created.body.id}/`, { token: tokens.access });
+    const agent = await httpRequest<Agent>(p.api, "GET", `/agents/${created.body.id}/`, {
+      token: tokens.access,
+    });
     expect(agent.status).toBe(200);
     expect(agent.body.name).toBe("Survivor");
     await p.stop();
@@ -99,10 +107,16 @@ describe("CLI", slow, () => {
     const dataDir = makeTempDir();
     dirs.push(dataDir);
     const env = { LORE_DATA_DIR: dataDir };
-    const created = await runCli(["users", "create", "--email", "Ada@Example.com", "--password", "analytical-engine-1843"], env);
+    const created = await runCli(
+      ["users", "create", "--email", "Ada@Example.com", "--password", "analytical-engine-1843"],
+      env,
+    );
     expect(created.code).toBe(0);
     expect(created.stdout).toContain("ada@example.com");
-    const dup = await runCli(["users", "create", "--email", "ada@example.com", "--password", "analytical-engine-1843"], env);
+    const dup = await runCli(
+      ["users", "create", "--email", "ada@example.com", "--password", "analytical-engine-1843"],
+      env,
+    );
     expect(dup.code).toBe(1);
     expect(dup.stderr).toContain("conflict");
     const weak = await runCli(["users", "create", "--email", "bob@example.com", "--password", "short"], env);
@@ -118,16 +132,21 @@ describe("CLI", slow, () => {
     const before = (await login(p)).body;
     await p.stop();
 
-    const changed = await runCli(["users", "set-password", "--email", ADMIN_EMAIL, "--password", "a-brand-new-passphrase"], {
-      LORE_DATA_DIR: p.dataDir,
-    });
+    const changed = await runCli(
+      ["users", "set-password", "--email", ADMIN_EMAIL, "--password", "a-brand-new-passphrase"],
+      {
+        LORE_DATA_DIR: p.dataDir,
+      },
+    );
     expect(changed.code).toBe(0);
 
     await p.restart();
     const oldAccess = await httpRequest<ErrorBody>(p.api, "GET", "/auth/me/", { token: before.access });
     expect(oldAccess.status).toBe(401);
     expect(oldAccess.body.error).toBe("invalid_token");
-    const oldRefresh = await httpRequest<ErrorBody>(p.api, "POST", "/auth/token/refresh/", { body: { refresh: before.refresh } });
+    const oldRefresh = await httpRequest<ErrorBody>(p.api, "POST", "/auth/token/refresh/", {
+      body: { refresh: before.refresh },
+    });
     expect(oldRefresh.status).toBe(401);
     expect((await login(p)).status).toBe(401);
     expect((await login(p, ADMIN_EMAIL, "a-brand-new-passphrase")).status).toBe(200);
@@ -136,9 +155,12 @@ describe("CLI", slow, () => {
   it("set-password for an unknown email fails with a message", async () => {
     const dataDir = makeTempDir();
     dirs.push(dataDir);
-    const res = await runCli(["users", "set-password", "--email", "ghost@example.com", "--password", "whatever-long-1"], {
-      LORE_DATA_DIR: dataDir,
-    });
+    const res = await runCli(
+      ["users", "set-password", "--email", "ghost@example.com", "--password", "whatever-long-1"],
+      {
+        LORE_DATA_DIR: dataDir,
+      },
+    );
     expect(res.code).toBe(1);
     expect(res.stderr).toContain("not_found");
   });

@@ -44,7 +44,9 @@ describe("rate-limit headers", () => {
 describe("the per-user hourly limit under concurrent load", () => {
   it("lets exactly the limit through out of 50 concurrent requests; the rest get 429", async () => {
     const token = await freshToken();
-    const results = await Promise.all(Array.from({ length: 50 }, () => server.request<ErrorBody>("GET", "/agents/", { token })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => server.request<ErrorBody>("GET", "/agents/", { token })),
+    );
     const ok = results.filter((r) => r.status === 200);
     const limited = results.filter((r) => r.status === 429);
     expect(ok).toHaveLength(20);
@@ -57,7 +59,9 @@ describe("the per-user hourly limit under concurrent load", () => {
       expect(retryAfter).toBeLessThanOrEqual(3600);
       expect(header(res, "x-ratelimit-remaining")).toBe(0);
     }
-    expect(new Set(ok.map((r) => header(r, "x-ratelimit-remaining")))).toEqual(new Set(Array.from({ length: 20 }, (_, i) => i)));
+    expect(new Set(ok.map((r) => header(r, "x-ratelimit-remaining")))).toEqual(
+      new Set(Array.from({ length: 20 }, (_, i) => i)),
+    );
   });
 
   it("counts each user separately", async () => {
@@ -70,8 +74,14 @@ describe("the per-user hourly limit under concurrent load", () => {
 
   it("counts an API key on its own, separately from the user who made it", async () => {
     const token = await freshToken();
-    const agent = await server.request<{ id: string }>("POST", "/agents/", { token, body: { name: "Limited" } });
-    const key = await server.request<{ key: string }>("POST", `/agents/${agent.body.id}/api-keys/`, { token, body: { name: "k" } });
+    const agent = await server.request<{ id: string }>("POST", "/agents/", {
+      token,
+      body: { name: "Limited" },
+    });
+    const key = await server.request<{ key: string }>("POST", `/agents/${agent.body.id}/api-keys/`, {
+      token,
+      body: { name: "k" },
+    });
     const res = await server.request("GET", `/agents/${agent.body.id}/`, { token: key.body.key });
     expect(res.status).toBe(200);
     expect(header(res, "x-ratelimit-remaining")).toBe(19);
@@ -84,7 +94,9 @@ describe("the anonymous per-IP limit", () => {
     try {
       const results = await Promise.all(
         Array.from({ length: 15 }, (_, i) =>
-          anon.request<ErrorBody>("GET", "/openapi.json", { headers: { "X-Forwarded-For": `203.0.113.${i}` } }),
+          anon.request<ErrorBody>("GET", "/openapi.json", {
+            headers: { "X-Forwarded-For": `203.0.113.${i}` },
+          }),
         ),
       );
       expect(results.filter((r) => r.status === 200)).toHaveLength(10);
@@ -100,7 +112,8 @@ describe("the anonymous per-IP limit", () => {
   it("behind a trusted proxy, counts each forwarded client IP separately", async () => {
     const proxied = await startTestServer({ LORE_LIMIT_ANON_PER_HOUR: "3", LORE_TRUST_PROXY: "true" });
     try {
-      const as = (ip: string) => proxied.request("GET", "/openapi.json", { headers: { "X-Forwarded-For": `${ip}, 10.0.0.1` } });
+      const as = (ip: string) =>
+        proxied.request("GET", "/openapi.json", { headers: { "X-Forwarded-For": `${ip}, 10.0.0.1` } });
       for (let i = 0; i < 3; i++) expect((await as("198.51.100.1")).status).toBe(200);
       expect((await as("198.51.100.1")).status).toBe(429);
       expect((await as("198.51.100.2")).status).toBe(200);

@@ -12,10 +12,11 @@
  * email, refresh) plus whatever `setup` (once per row) or `fresh` (once per call, for requests
  * that consume their target, like DELETE) return.
  */
-import type { Role } from "@lore/shared";
+
 import { createApp } from "@lore/server/app.ts";
 import { TokenSigner } from "@lore/server/auth/tokens.ts";
 import { appOptions } from "@lore/server/wiring.ts";
+import type { Role } from "@lore/shared";
 import { DEFAULT_PASSWORD, type TestServer } from "./server.ts";
 
 export const callers = [
@@ -68,9 +69,9 @@ export interface MatrixRow {
   body?: (t: Target) => unknown;
   headers?: Record<string, string>;
   /** Once per row, before its calls: extra target fields. */
-  setup?: (fx: MatrixFixture) => Promise<Partial<Target>>;
+  setup?: (fx: MatrixFixture) => Promise<Record<string, string>>;
   /** Once per call: resources the request consumes (DELETE); may replace agentId and ownKey. */
-  fresh?: (fx: MatrixFixture, t: Target) => Promise<Partial<Target>>;
+  fresh?: (fx: MatrixFixture, t: Target) => Promise<Record<string, string>>;
   /** The call invalidates the caller's tokens (logout): re-issue them afterwards. */
   invalidatesCaller?: boolean;
   /** Exceptions to the derived expectations. */
@@ -133,7 +134,10 @@ export function fillPath(path: string, t: Target): string {
 export interface MatrixFixture {
   server: TestServer;
   target: Target;
-  users: Record<"owner" | "admin" | "editor" | "viewer" | "otherTenant" | "loggedOut" | "member", { id: string; email: string }>;
+  users: Record<
+    "owner" | "admin" | "editor" | "viewer" | "otherTenant" | "loggedOut" | "member",
+    { id: string; email: string }
+  >;
   /** The credential each caller sends (undefined for anonymous). */
   credential(who: Caller, t: Target): string | undefined;
   /** Re-issues the access token of a user caller (after a logout). */
@@ -157,7 +161,8 @@ export async function createMatrixFixture(server: TestServer): Promise<MatrixFix
   const [owner, admin, editor, viewer, otherTenant, loggedOut, member] = await Promise.all(
     ["owner", "admin", "editor", "viewer", "other", "leaver", "member"].map(make),
   );
-  if (!owner || !admin || !editor || !viewer || !otherTenant || !loggedOut || !member) throw new Error("users");
+  if (!owner || !admin || !editor || !viewer || !otherTenant || !loggedOut || !member)
+    throw new Error("users");
   const workspaceId = services.access.defaultWorkspaceId(owner.id);
   await server.addMember(workspaceId, admin.id, "admin");
   await server.addMember(workspaceId, editor.id, "editor");
@@ -175,7 +180,9 @@ export async function createMatrixFixture(server: TestServer): Promise<MatrixFix
 
   const tokens = new Map<Caller, string>();
   const byCaller = { owner, admin, editor, viewer, otherTenant } as const;
-  const logins = await Promise.all(Object.values(byCaller).map((u) => server.login(u.email, DEFAULT_PASSWORD)));
+  const logins = await Promise.all(
+    Object.values(byCaller).map((u) => server.login(u.email, DEFAULT_PASSWORD)),
+  );
   Object.keys(byCaller).forEach((who, i) => {
     const login = logins[i];
     if (login) tokens.set(who as Caller, login.access);
@@ -189,8 +196,15 @@ export async function createMatrixFixture(server: TestServer): Promise<MatrixFix
 
   // Signed with the server's own secret and claims, only already expired.
   const ownerRecord = services.store.users.get(owner.id);
-  const expiredSigner = new TokenSigner(services.config.jwtSecret, { access: -120, refresh: -120, visitor: -120 });
-  tokens.set("expiredToken", await expiredSigner.sign({ sub: owner.id, kind: "access", ver: ownerRecord?.tokenVersion ?? 0 }));
+  const expiredSigner = new TokenSigner(services.config.jwtSecret, {
+    access: -120,
+    refresh: -120,
+    visitor: -120,
+  });
+  tokens.set(
+    "expiredToken",
+    await expiredSigner.sign({ sub: owner.id, kind: "access", ver: ownerRecord?.tokenVersion ?? 0 }),
+  );
   tokens.set("otherKey", otherKey.key);
   tokens.set("revokedKey", revoked.key);
 

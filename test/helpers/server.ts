@@ -22,11 +22,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { LoginResponse, Role } from "@lore/shared";
 import { loadConfig } from "@lore/server/config.ts";
 import { startServer } from "@lore/server/main.ts";
 import type { Services } from "@lore/server/services.ts";
 import type { UserRecord } from "@lore/server/store/records.ts";
+import type { LoginResponse, Role } from "@lore/shared";
 
 export const ADMIN_EMAIL = "admin@example.com";
 export const ADMIN_PASSWORD = "correct-horse-battery";
@@ -96,13 +96,23 @@ export async function httpRequest<T = unknown>(
   let body: BodyInit | undefined;
   const raw = options.body;
   if (raw === undefined || raw === null) body = undefined;
-  else if (typeof raw === "string" || raw instanceof Uint8Array || raw instanceof FormData || raw instanceof Blob) {
+  else if (
+    typeof raw === "string" ||
+    raw instanceof Uint8Array ||
+    raw instanceof FormData ||
+    raw instanceof Blob
+  ) {
     body = raw as BodyInit;
   } else {
     body = JSON.stringify(raw);
     headers["Content-Type"] = "application/json";
   }
-  const res = await fetch(url, { method, headers: { ...headers, ...options.headers }, body, redirect: "manual" });
+  const res = await fetch(url, {
+    method,
+    headers: { ...headers, ...options.headers },
+    body,
+    redirect: "manual",
+  });
   const text = await res.text();
   const isJson = /\bjson\b/i.test(res.headers.get("content-type") ?? "");
   return { status: res.status, headers: res.headers, body: (isJson && text ? JSON.parse(text) : text) as T };
@@ -123,9 +133,15 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     dataDir,
     services,
     request: (method, path, options) => httpRequest(api, method, path, options),
-    async login(email = config.admin?.email ?? ADMIN_EMAIL, password = config.admin?.password ?? ADMIN_PASSWORD) {
-      const res = await httpRequest<LoginResponse>(api, "POST", "/auth/login/", { body: { email, password } });
-      if (res.status !== 200) throw new Error(`login as ${email} failed: ${res.status} ${JSON.stringify(res.body)}`);
+    async login(
+      email = config.admin?.email ?? ADMIN_EMAIL,
+      password = config.admin?.password ?? ADMIN_PASSWORD,
+    ) {
+      const res = await httpRequest<LoginResponse>(api, "POST", "/auth/login/", {
+        body: { email, password },
+      });
+      if (res.status !== 200)
+        throw new Error(`login as ${email} failed: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body;
     },
     createUser: (email, password = DEFAULT_PASSWORD) => services.users.createUser({ email, password }),
@@ -198,8 +214,14 @@ interface Spawned {
 }
 
 function spawnServer(env: Record<string, string>, log: string[]): Promise<Spawned> {
-  const child = spawn(process.execPath, [...NODE_ARGS, "serve"], { cwd: repoRoot, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
-  const exit = new Promise<ExitResult>((resolveExit) => child.once("exit", (code, signal) => resolveExit({ code, signal })));
+  const child = spawn(process.execPath, [...NODE_ARGS, "serve"], {
+    cwd: repoRoot,
+    env: childEnv(env),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exit = new Promise<ExitResult>((resolveExit) =>
+    child.once("exit", (code, signal) => resolveExit({ code, signal })),
+  );
   return new Promise<Spawned>((resolveStart, reject) => {
     let stdout = "";
     const timer = setTimeout(() => {
@@ -221,7 +243,11 @@ function spawnServer(env: Record<string, string>, log: string[]): Promise<Spawne
     });
     void exit.then((result) => {
       clearTimeout(timer);
-      reject(new Error(`server process exited (${result.code ?? result.signal}) before starting:\n${log.join("")}`));
+      reject(
+        new Error(
+          `server process exited (${result.code ?? result.signal}) before starting:\n${log.join("")}`,
+        ),
+      );
     });
   });
 }
@@ -230,7 +256,12 @@ function spawnServer(env: Record<string, string>, log: string[]): Promise<Spawne
 export async function startServerProcess(env: Record<string, string> = {}): Promise<ServerProcess> {
   const ownDir = env.LORE_DATA_DIR === undefined;
   const dataDir = env.LORE_DATA_DIR ?? makeTempDir();
-  let fullEnv: Record<string, string> = { ...baseEnv, LORE_LOG_LEVEL: "warn", LORE_DATA_DIR: dataDir, ...env };
+  let fullEnv: Record<string, string> = {
+    ...baseEnv,
+    LORE_LOG_LEVEL: "warn",
+    LORE_DATA_DIR: dataDir,
+    ...env,
+  };
   const prefix = fullEnv.LORE_API_PREFIX ?? "/api";
   const log: string[] = [];
   let current: Spawned;
@@ -292,7 +323,11 @@ export interface CliResult {
 /** Runs one `lore` CLI command to completion (e.g. `["users", "create", "--email", …]`). */
 export function runCli(args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<CliResult> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [...NODE_ARGS, ...args], { cwd: repoRoot, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...NODE_ARGS, ...args], {
+      cwd: repoRoot,
+      env: childEnv(env),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => {

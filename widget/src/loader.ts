@@ -42,7 +42,10 @@ const launcherCss =
 const doc = document;
 const script = doc.currentScript as HTMLScriptElement | null;
 const nonce = script?.nonce;
-const scriptOrigin = script?.src ? new URL(script.src).origin : location.origin;
+// The build resolves the panel chunk against this URL: a cross-origin classic script has no base
+// URL of its own for import(), so a relative specifier would fail (see vite.config.ts).
+const loreScriptUrl = script?.src || location.href;
+const scriptOrigin = new URL(loreScriptUrl).origin;
 const listen = (target: EventTarget, event: WidgetEvent, fn: Listener) => {
   const wrapped = (e: Event) => fn((e as CustomEvent).detail);
   target.addEventListener(`lore:${event}`, wrapped);

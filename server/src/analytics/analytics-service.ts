@@ -293,13 +293,18 @@ export class AnalyticsService implements AnswerRecorder {
     }
   }
 
+  /** Resolves once every row recorded so far is committed to the raw log. */
+  async durable(): Promise<void> {
+    while (this.retrying.size > 0) await Promise.all([...this.retrying]);
+    await this.log.idle();
+  }
+
   /** Makes everything recorded so far durable: the raw log, then the buckets. */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
-    while (this.retrying.size > 0) await Promise.all([...this.retrying]);
-    await this.log.idle();
+    await this.durable();
     await this.flush();
   }
 }

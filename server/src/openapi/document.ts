@@ -56,8 +56,10 @@ function errorResponses(route: RouteSpec) {
     const status = statusByCode[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  const out: Record<string, { description: string; content: { "application/json": { schema: typeof errorBodySchema } } }> =
-    {};
+  const out: Record<
+    string,
+    { description: string; content: { "application/json": { schema: typeof errorBodySchema } } }
+  > = {};
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     out[String(status)] = {
       description: `\`error\` is one of: ${codes.map((c) => `\`${c}\``).join(", ")}`,
@@ -103,7 +105,8 @@ export function buildOpenApiDocument(prefix: string, serverUrl?: string): OpenAp
     type: "http",
     scheme: "bearer",
     bearerFormat: "JWT",
-    description: "The access token from `POST /auth/login/` (1 h by default; refresh with `POST /auth/token/refresh/`).",
+    description:
+      "The access token from `POST /auth/login/` (1 h by default; refresh with `POST /auth/token/refresh/`).",
   });
   registry.registerComponent("securitySchemes", "apiKey", {
     type: "http",
@@ -111,9 +114,17 @@ export function buildOpenApiDocument(prefix: string, serverUrl?: string): OpenAp
     description: "An agent's API key (`lore_sk_…`): full access to its own agent, 403 anywhere else.",
   });
   const header = (description: string) => ({ description, schema: { type: "integer" as const } });
-  registry.registerComponent("headers", "X-RateLimit-Limit", header("The limit of the window with the fewest requests left"));
+  registry.registerComponent(
+    "headers",
+    "X-RateLimit-Limit",
+    header("The limit of the window with the fewest requests left"),
+  );
   registry.registerComponent("headers", "X-RateLimit-Remaining", header("Requests left in that window"));
-  registry.registerComponent("headers", "X-RateLimit-Reset", header("Unix time (seconds) when that window resets"));
+  registry.registerComponent(
+    "headers",
+    "X-RateLimit-Reset",
+    header("Unix time (seconds) when that window resets"),
+  );
   registry.register("Error", errorBodySchema);
 
   for (const route of routesTable) {

@@ -2,14 +2,18 @@ import type { z } from "@hono/zod-openapi";
 import {
   addMemberRequestSchema,
   agentSchema,
+  analyticsQuerySchema,
+  analyticsSchema,
   answerEventSchema,
   apiKeySchema,
   chatCompletionRequestSchema,
   conversationSchema,
   createAgentRequestSchema,
   createApiKeyRequestSchema,
-  createdApiKeySchema,
   createDataSourceRequestSchema,
+  createdApiKeySchema,
+  createdWebhookSchema,
+  createWebhookRequestSchema,
   createWorkspaceRequestSchema,
   dataSourceSchema,
   documentSchema,
@@ -23,34 +27,32 @@ import {
   pageSchema,
   queryRequestSchema,
   queryResponseSchema,
+  type Role,
   refreshRequestSchema,
   refreshResponseSchema,
-  type Role,
   searchRequestSchema,
   syncRunSchema,
   updateAgentRequestSchema,
   updateDataSourceRequestSchema,
   updateMemberRequestSchema,
+  updateWebhookRequestSchema,
+  webhookDeliveriesQuerySchema,
+  webhookDeliverySchema,
+  webhookSchema,
   widgetConfigSchema,
   widgetQueryRequestSchema,
   workspaceSchema,
 } from "@lore/shared";
 import {
-  analyticsQuerySchema,
-  analyticsSchema,
   chatCompletionResponseSchema,
   conversationWithMessagesSchema,
-  createdWebhookSchema,
   createFileSourceFormSchema,
-  createWebhookRequestSchema,
   listAgentsQuerySchema,
   listDataSourcesQuerySchema,
   searchResultSchema,
-  updateWebhookRequestSchema,
   uploadFilesFormSchema,
   uploadFilesResponseSchema,
-  webhookDeliverySchema,
-  webhookSchema,
+  widgetFeedbackRequestSchema,
   widgetQueryResponseSchema,
 } from "./provisional-schemas.ts";
 
@@ -62,7 +64,18 @@ import {
 /** `none`: no credential (the widget's routes check the page's Origin instead); `user`: a user's
  * access token (an API key gets 403); `user-or-key`: a user token, or an API key of the agent in the path. */
 export type RouteAuth = "none" | "user" | "user-or-key";
-export type Tag = "Meta" | "Auth" | "Workspaces" | "Agents" | "API keys" | "Data sources" | "Answers" | "Conversations" | "Analytics" | "Webhooks" | "Widget";
+export type Tag =
+  | "Meta"
+  | "Auth"
+  | "Workspaces"
+  | "Agents"
+  | "API keys"
+  | "Data sources"
+  | "Answers"
+  | "Conversations"
+  | "Analytics"
+  | "Webhooks"
+  | "Widget";
 export type Method = "get" | "post" | "patch" | "delete";
 
 export interface RouteSpec {
@@ -137,7 +150,8 @@ export const routesTable: RouteSpec[] = [
     status: 200,
     response: loginResponseSchema,
     errors: ["invalid_credentials"],
-    description: "Repeated failures for one account or IP are refused with 429 `rate_limited` for 15 minutes.",
+    description:
+      "Repeated failures for one account or IP are refused with 429 `rate_limited` for 15 minutes.",
   },
   {
     method: "post",
@@ -303,11 +317,11 @@ export const routesTable: RouteSpec[] = [
   {
     method: "get",
     path: "/workspaces/{workspaceId}/webhooks/{webhookId}/deliveries/",
-    summary: "The delivery log of a subscription",
+    summary: "The delivery log of a subscription (filter by `status`)",
     tag: "Webhooks",
     auth: "user",
     role: "admin",
-    query: pageQuerySchema,
+    query: webhookDeliveriesQuerySchema,
     status: 200,
     response: page(webhookDeliverySchema, "WebhookDeliveryPage"),
     errors: [],
@@ -447,7 +461,8 @@ export const routesTable: RouteSpec[] = [
     status: 200,
     response: chatCompletionResponseSchema,
     errors: ["agent_processing", "upstream_error"],
-    description: "With `stream: true` the answer is sent as `chat.completion.chunk` SSE events ending with `data: [DONE]`.",
+    description:
+      "With `stream: true` the answer is sent as `chat.completion.chunk` SSE events ending with `data: [DONE]`.",
   },
   {
     method: "post",
@@ -644,29 +659,45 @@ export const routesTable: RouteSpec[] = [
   {
     method: "post",
     path: "/widget/{widgetId}/query/",
-    summary: "The widget's question: like the agent query, plus a visitor token that continues the conversation",
+    summary:
+      "The widget's question: like the agent query, plus a visitor token that continues the conversation",
     tag: "Widget",
     auth: "none",
     body: body(widgetQueryRequestSchema, "WidgetQueryRequest"),
     status: 200,
     response: widgetQueryResponseSchema,
     stream: answerEventSchema.openapi("AnswerEvent"),
-    errors: ["not_found", "origin_not_allowed", "agent_processing", "upstream_error"],
+    errors: [
+      "not_found",
+      "origin_not_allowed",
+      "agent_processing",
+      "upstream_error",
+      "invalid_token",
+      "token_expired",
+    ],
+    description:
+      "Counted against the per-IP unauthenticated limit and the agent's query limit. A `conversationId` without the visitor token that started it is 404. In the SSE form the `start` event carries `visitorToken`.",
   },
   {
     method: "post",
     path: "/widget/{widgetId}/messages/{messageId}/feedback/",
-    summary: "A visitor rates an answer",
+    summary: "A visitor rates an answer of their own conversation",
     tag: "Widget",
     auth: "none",
-    body: feedbackRequestSchema,
+    body: widgetFeedbackRequestSchema,
     status: 204,
     response: null,
-    errors: ["not_found", "origin_not_allowed"],
+    errors: ["not_found", "origin_not_allowed", "invalid_token", "token_expired"],
   },
 ];
 
-const credentialErrors: ErrorCode[] = ["not_authenticated", "invalid_token", "token_expired", "invalid_api_key", "permission_denied"];
+const credentialErrors: ErrorCode[] = [
+  "not_authenticated",
+  "invalid_token",
+  "token_expired",
+  "invalid_api_key",
+  "permission_denied",
+];
 const bodyErrors: ErrorCode[] = ["validation_error", "unsupported_media_type", "payload_too_large"];
 
 /** Every error code a route can answer with: its own plus those its auth, body and path ids imply. */

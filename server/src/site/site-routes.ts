@@ -87,13 +87,14 @@ export function mountSite(app: Hono<AppEnv>, s: Services): void {
         resource: "file",
         id: "widget.js",
       });
-    return send(c, body, "widget.js", "public, max-age=300");
+    return send(c, body, "widget.js", "public, max-age=300", { "Access-Control-Allow-Origin": "*" });
   });
   app.get("/assets/:file", (c) => {
     const file = c.req.param("file");
     const body = /^[\w.-]+$/.test(file) ? readUnder(join(widgetDist, "assets"), file) : null;
     if (!body) throw new AppError("not_found", "No such asset", { resource: "file", id: file });
-    return send(c, body, file, "public, max-age=31536000, immutable");
+    // The panel loads as a module script: cross-origin embeds need CORS.
+    return send(c, body, file, "public, max-age=31536000, immutable", { "Access-Control-Allow-Origin": "*" });
   });
   app.get("/demo/:file", (c) => {
     const file = c.req.param("file");

@@ -117,6 +117,9 @@ async function indexDocument(
       kind: parsed.kind,
       tokenCount: d.tokenCount,
     }));
+    // A new document is recorded (pending) before its chunks exist: a crash between the two then
+    // leaves a record the next sync re-indexes or removes, never chunks no record owns.
+    if (!previous) await deps.store.documents.put(base);
     await deps.index.replaceDocument(base.id, chunks);
     await deps.store.documents.put({
       ...base,

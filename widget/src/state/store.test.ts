@@ -373,8 +373,8 @@ describe("feedback", () => {
 
 describe("plainText", () => {
   it("drops Markdown punctuation and citation markers for screen readers", () => {
-    expect(plainText("**Refunds** take `5` days [1][2]. See [the policy](https://x.test).\n- one\n2. two")).toBe(
-      "Refunds take 5 days. See the policy.\none\ntwo",
-    );
+    expect(
+      plainText("**Refunds** take `5` days [1][2]. See [the policy](https://x.test).\n- one\n2. two"),
+    ).toBe("Refunds take 5 days. See the policy.\none\ntwo");
   });
 });

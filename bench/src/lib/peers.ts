@@ -1,0 +1,162 @@
+/**
+ * The peers Lore is measured against, run in the bench process on the same data:
+ * - raw LanceDB FTS (the GOALS baseline: one FTS index, 0.39 defaults with stemming and stop words,
+ *   questions stripped of punctuation),
+ * - `wink-bm25-text-search` plain BM25 with wink-nlp-utils' standard prep tasks,
+ * - LangChain.js: `RecursiveCharacterTextSplitter` with its defaults + `BM25Retriever`.
+ * Raw FTS and wink index Lore's own chunks (read from the server's LanceDB after ingestion), so
+ * chunking is the same; LangChain chunks the documents itself, as its users would.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect, Index } from "@lancedb/lancedb";
+import { BM25Retriever } from "@langchain/community/retrievers/bm25";
+import { Document } from "@langchain/core/documents";
+import { RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
+import bm25 from "wink-bm25-text-search";
+import nlp from "wink-nlp-utils";
+
+export interface PeerChunk {
+  id: string;
+  documentId: string;
+  title: string;
+  text: string;
+  page: number | null;
+  dataSourceId?: string;
+}
+
+export interface Retriever {
+  name: string;
+  /** Chunks indexed (for the table). */
+  chunkCount: number;
+  search(query: string, k: number): Promise<PeerChunk[]>;
+  close(): Promise<void>;
+}
+
+export interface SourceDocument {
+  id: string;
+  title: string;
+  text: string;
+}
+
+/** Reads the chunks Lore indexed for the given sources straight from the server's LanceDB. */
+export async function readProductChunks(dataDir: string, dataSourceIds: readonly string[]): Promise<PeerChunk[]> {
+  const db = await connect(join(dataDir, "lance"));
+  const table = await db.openTable("retrieval_chunks");
+  const wanted = new Set(dataSourceIds);
+  const rows = (await table
+    .query()
+    .select(["id", "documentId", "dataSourceId", "title", "text", "page", "ordinal"])
+    .toArray()) as {
+    id: string;
+    documentId: string;
+    dataSourceId: string;
+    title: string;
+    text: string;
+    page: number | null;
+    ordinal: number;
+  }[];
+  table.close();
+  db.close();
+  return rows
+    .filter((r) => wanted.has(r.dataSourceId))
+    .sort((a, b) => a.documentId.localeCompare(b.documentId) || a.ordinal - b.ordinal)
+    .map((r) => ({
+      id: r.id,
+      documentId: r.documentId,
+      title: r.title,
+      text: r.text,
+      page: r.page ?? null,
+      dataSourceId: r.dataSourceId,
+    }));
+}
+
+/** The GOALS baseline: raw LanceDB FTS with default settings over the given chunks. */
+export async function rawLanceFts(chunks: readonly PeerChunk[]): Promise<Retriever> {
+  const dir = mkdtempSync(join(tmpdir(), "lore-bench-rawfts-"));
+  const db = await connect(dir);
+  const table = await db.createTable(
+    "chunks",
+    chunks.map((c, i) => ({ row: i, text: c.text })),
+    { mode: "overwrite" },
+  );
+  await table.createIndex("text", { config: Index.fts({ stem: true, removeStopWords: true }) });
+  return {
+    name: "LanceDB FTS (raw)",
+    chunkCount: chunks.length,
+    async search(query, k) {
+      const q = query.replace(/[^\p{L}\p{N}\s]/gu, " ").trim();
+      if (q === "") return [];
+      const rows = (await table.search(q, "fts").select(["row"]).limit(k).toArray()) as { row: number }[];
+      return rows.flatMap((r) => {
+        const c = chunks[r.row];
+        return c ? [c] : [];
+      });
+    },
+    async close() {
+      table.close();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Plain BM25 from `wink-bm25-text-search` with its documented wink-nlp-utils prep tasks. */
+export function winkBm25(chunks: readonly PeerChunk[]): Retriever {
+  const engine = bm25();
+  engine.defineConfig({ fldWeights: { text: 1 } });
+  engine.definePrepTasks([
+    nlp.string.lowerCase,
+    nlp.string.tokenize0,
+    nlp.tokens.removeWords,
+    nlp.tokens.stem,
+    nlp.tokens.propagateNegations,
+  ]);
+  chunks.forEach((c, i) => {
+    engine.addDoc({ text: c.text }, i);
+  });
+  engine.consolidate();
+  return {
+    name: "wink-bm25-text-search",
+    chunkCount: chunks.length,
+    async search(query, k) {
+      return engine.search(query, k).flatMap(([id]) => {
+        const c = chunks[Number(id)];
+        return c ? [c] : [];
+      });
+    },
+    async close() {},
+  };
+}
+
+/** LangChain.js as its docs show it: default RecursiveCharacterTextSplitter + BM25Retriever. */
+export async function langchainBm25(docs: readonly SourceDocument[], k = 20): Promise<Retriever> {
+  const splitter = new RecursiveCharacterTextSplitter();
+  const split = await splitter.splitDocuments(
+    docs.map((d) => new Document({ pageContent: d.text, metadata: { documentId: d.id, title: d.title } })),
+  );
+  const chunks: PeerChunk[] = split.map((d, i) => ({
+    id: String(i),
+    documentId: String(d.metadata.documentId),
+    title: String(d.metadata.title),
+    text: d.pageContent,
+    page: null,
+  }));
+  const retriever = BM25Retriever.fromDocuments(
+    split.map((d, i) => new Document({ pageContent: d.pageContent, metadata: { row: i } })),
+    { k },
+  );
+  return {
+    name: `LangChain.js (RecursiveCharacterTextSplitter ${splitter.chunkSize}/${splitter.chunkOverlap} + BM25Retriever)`,
+    chunkCount: chunks.length,
+    async search(query, limit) {
+      const found = await retriever.invoke(query);
+      return found.slice(0, limit).flatMap((d) => {
+        const c = chunks[Number(d.metadata.row)];
+        return c ? [c] : [];
+      });
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * The Lore server as a separate process for benchmarks: `node --import tsx server/src/cli.ts serve`
+ * on a free port (LORE_PORT=0) with a temp LORE_DATA_DIR, quiet logs and limits high enough that
+ * no benchmark trips them. The bench process only talks HTTP to it.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const repoRoot = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
+export const BENCH_ADMIN_EMAIL = "bench@example.com";
+export const BENCH_ADMIN_PASSWORD = "Quartz-Lantern-7-Meadow";
+
+const benchEnv: Record<string, string> = {
+  LORE_HOST: "127.0.0.1",
+  LORE_PORT: "0",
+  LORE_LOG_LEVEL: "warn",
+  LORE_ADMIN_EMAIL: BENCH_ADMIN_EMAIL,
+  LORE_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
+  LORE_LIMIT_USER_PER_HOUR: "10000000",
+  LORE_LIMIT_ANON_PER_HOUR: "10000000",
+  LORE_LIMIT_AGENT_QUERIES_PER_MINUTE: "10000000",
+  LORE_LIMIT_LOGIN_FAILURES: "10000",
+  LORE_WEB_DELAY_MS: "0",
+  LORE_MAX_JSON_BYTES: String(512 * 1024 * 1024),
+  LORE_MAX_UPLOAD_BYTES: String(1024 * 1024 * 1024),
+};
+
+const READY_LINE = /Lore is running at (http:\/\/\S+?)\/? /;
+
+export interface BenchServer {
+  url: string;
+  /** `url` + `/api`. */
+  api: string;
+  dataDir: string;
+  pid: number;
+  env: Record<string, string>;
+  output(): string;
+  /** Resident set size of the server process in KiB (from /proc), or null off Linux. */
+  rssKiB(): number | null;
+  close(): Promise<void>;
+}
+
+/** Starts `lore serve` in its own process; `env` overrides the bench defaults. */
+export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
+  const dataDir = env.LORE_DATA_DIR ?? mkdtempSync(join(tmpdir(), "lore-bench-"));
+  const ownDir = env.LORE_DATA_DIR === undefined;
+  const fullEnv = { ...benchEnv, LORE_DATA_DIR: dataDir, ...env };
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LORE_")));
+  const nodeArgs = ["--max-old-space-size=6144", "--import", "tsx", join(repoRoot, "server/src/cli.ts"), "serve"];
+  const child: ChildProcess = spawn(process.execPath, nodeArgs, {
+    cwd: repoRoot,
+    env: { ...inherited, ...fullEnv },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const log: string[] = [];
+  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let stdout = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`server did not start within 90 s:\n${log.join("")}`));
+    }, 90_000);
+    child.stderr?.setEncoding("utf8").on("data", (c: string) => {
+      log.push(c);
+    });
+    child.stdout?.setEncoding("utf8").on("data", (c: string) => {
+      log.push(c);
+      stdout += c;
+      const match = READY_LINE.exec(stdout);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolveUrl(match[1]);
+      }
+    });
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`server exited before starting:\n${log.join("")}`));
+    });
+  });
+  const pid = child.pid ?? -1;
+  let closed = false;
+  return {
+    url,
+    api: `${url}/api`,
+    dataDir,
+    pid,
+    env: fullEnv,
+    output: () => log.join(""),
+    rssKiB: () => readRssKiB(pid),
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        const force = setTimeout(() => child.kill("SIGKILL"), 10_000);
+        await exited;
+        clearTimeout(force);
+      }
+      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** VmRSS of a process in KiB, from /proc/<pid>/status. */
+export function readRssKiB(pid: number): number | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const match = /VmRSS:\s+(\d+)\s+kB/.exec(status);
+    return match?.[1] ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,115 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect } from "@lancedb/lancedb";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AnsweredQuery } from "../answers/answer-record.ts";
+import { AppError } from "../errors.ts";
+import { EventBus } from "../events/event-bus.ts";
+import { createLogger } from "../http/logger.ts";
+import { AnalyticsService } from "./analytics-service.ts";
+
+const AGENT = "0b7c8a52-6c39-4d5e-9d8e-4f3f6f1c2a11";
+const logger = createLogger("silent");
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDb() {
+  const dir = mkdtempSync(join(tmpdir(), "lore-analytics-"));
+  dirs.push(dir);
+  return () => connect(dir);
+}
+
+function query(at: string, over: Partial<AnsweredQuery> = {}): AnsweredQuery {
+  return {
+    agentId: AGENT,
+    workspaceId: "ws",
+    conversationId: "c",
+    messageId: crypto.randomUUID(),
+    at,
+    channel: "widget",
+    streamed: true,
+    callerId: "visitor",
+    question: "Hello?",
+    newConversation: false,
+    answered: true,
+    error: null,
+    latency: 42,
+    retrievalTime: 2,
+    generationTime: 40,
+    tokensUsed: 5,
+    cited: [],
+    ...over,
+  };
+}
+
+const range = { from: "2025-05-01", to: "2025-05-02", interval: "day" as const, limit: 10 };
+
+describe("AnalyticsService", () => {
+  it("keeps its numbers across a restart", async () => {
+    const open = tempDb();
+    const a = await AnalyticsService.open(await open(), { logger });
+    a.record(query("2025-05-01T08:00:00Z", { answered: false }));
+    a.record(query("2025-05-02T08:00:00Z", { callerId: "other" }));
+    a.recordFeedback(AGENT, "m1", "up", Date.parse("2025-05-02T09:00:00Z"));
+    await a.stop();
+    const b = await AnalyticsService.open(await open(), { logger });
+    expect(b.report(AGENT, range).totals).toMatchObject({ queries: 2, unanswered: 1, visitors: 2, feedbackUp: 1 });
+    await b.stop();
+  });
+
+  it("replays logged answers the stored buckets lag behind, without counting any twice", async () => {
+    const open = tempDb();
+    const a = await AnalyticsService.open(await open(), { logger, flushMs: 3_600_000 });
+    a.record(query("2025-05-01T08:00:00Z"));
+    a.record(query("2025-05-01T09:00:00Z"));
+    await a.durable();
+    await a.flush();
+    a.record(query("2025-05-02T10:00:00Z", { error: "internal_error", answered: false }));
+    a.recordFeedback(AGENT, "m1", "down", Date.parse("2025-05-02T11:00:00Z"));
+    await a.durable(); // logged, buckets not written: as if the process died here
+    const b = await AnalyticsService.open(await open(), { logger });
+    const report = b.report(AGENT, range);
+    expect(report.totals).toMatchObject({ queries: 3, errors: 1, feedbackDown: 1 });
+    expect(report.timeseries.map((p) => p.queries)).toEqual([2, 1]);
+    await b.stop();
+    const c = await AnalyticsService.open(await open(), { logger });
+    expect(c.report(AGENT, range).totals.queries).toBe(3);
+    await c.stop();
+  });
+
+  it("counts feedback from the event bus, a changed rating once", async () => {
+    const events = new EventBus();
+    const a = await AnalyticsService.open(await tempDb()(), { logger, events });
+    const feedback = (rating: "up" | "down") =>
+      events.emit({ type: "message.feedback", workspaceId: "ws", agentId: AGENT, conversationId: "c", messageId: "m1", rating, comment: null });
+    feedback("up");
+    feedback("up");
+    feedback("down");
+    await new Promise((r) => setTimeout(r, 20));
+    const today = new Date().toISOString().slice(0, 10);
+    expect(a.report(AGENT, { from: today, to: today, interval: "day", limit: 10 }).totals).toMatchObject({ feedbackUp: 0, feedbackDown: 1 });
+    await a.stop();
+  });
+
+  it("refuses reversed, too long and too finely divided ranges", async () => {
+    const a = await AnalyticsService.open(await tempDb()(), { logger, now: () => Date.parse("2025-06-30T12:00:00Z") });
+    const bad = (q: Parameters<AnalyticsService["report"]>[1]) => {
+      try {
+        a.report(AGENT, q);
+        return null;
+      } catch (error) {
+        return error instanceof AppError ? error.code : "other";
+      }
+    };
+    expect(bad({ from: "2025-05-02", to: "2025-05-01", interval: "day", limit: 10 })).toBe("validation_error");
+    expect(bad({ from: "2024-01-01", to: "2025-05-01", interval: "day", limit: 10 })).toBe("validation_error");
+    expect(bad({ from: "2025-01-01", to: "2025-05-01", interval: "hour", limit: 10 })).toBe("validation_error");
+    expect(bad({ from: "2025-01-01", to: "2025-05-01", interval: "week", limit: 10 })).toBeNull();
+    const defaults = a.report(AGENT, { interval: "day", limit: 10 });
+    expect([defaults.from, defaults.to, defaults.timeseries.length]).toEqual(["2025-06-01", "2025-06-30", 30]);
+    await a.stop();
+  });
+});

@@ -1,0 +1,116 @@
+// States a visitor can meet, in real Chromium against the real server: an agent still learning
+// (503 agent_processing) and the anonymous rate limit (429 with a countdown from Retry-After).
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { ensureWidgetBuilt, launchBrowser, openPage, type PageProblems, waitUntil } from "./browser.ts";
+
+// Every anonymous request counts (login, widget config, questions): small enough to reach quickly.
+const ANON_LIMIT = 8;
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+let problems: PageProblems;
+let readyWidget = "";
+let learningWidget = "";
+
+beforeAll(async () => {
+  ensureWidgetBuilt();
+  [server, browser] = await Promise.all([
+    startTestServer({ LORE_LIMIT_ANON_PER_HOUR: String(ANON_LIMIT) }),
+    launchBrowser(),
+  ]);
+  const { access } = await server.login();
+  const ready = await server.request<{ id: string }>("POST", "/data-sources/", {
+    token: access,
+    body: {
+      name: "FAQ",
+      type: "text",
+      config: { entries: [{ title: "Returns", content: "Returns are accepted within 30 days." }] },
+    },
+  });
+  // The outbound guard refuses loopback addresses, so this source never becomes ready.
+  const never = await server.request<{ id: string }>("POST", "/data-sources/", {
+    token: access,
+    body: { name: "Intranet", type: "web", config: { url: "http://127.0.0.1:9/handbook", mode: "page" } },
+  });
+  const learning = await server.request<{ widgetId: string }>("POST", "/agents/", {
+    token: access,
+    body: { name: "Learning", dataSourceIds: [never.body.id] },
+  });
+  const answering = await server.request<{ widgetId: string }>("POST", "/agents/", {
+    token: access,
+    body: { name: "Answering", dataSourceIds: [ready.body.id] },
+  });
+  learningWidget = learning.body.widgetId;
+  readyWidget = answering.body.widgetId;
+  await waitUntil(
+    async () =>
+      (await server.request<{ status: string }>("GET", `/data-sources/${ready.body.id}/`, { token: access }))
+        .body.status === "ready",
+    "the FAQ source to be ready",
+  );
+  ({ page, problems } = await openPage(browser, { viewport: { width: 1280, height: 800 } }));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function openWidget(p: Page, widgetId: string): Promise<void> {
+  await p.goto(`${server.url}/?widget=${widgetId}`);
+  await p.locator('[data-lore="launcher"]').click();
+  await p.locator('[data-lore="panel"]').waitFor({ state: "visible" });
+}
+
+async function ask(p: Page, question: string): Promise<void> {
+  await p.locator('[data-lore="input"]').fill(question);
+  await p.keyboard.press("Enter");
+}
+
+describe("widget states", () => {
+  it("says the assistant is still learning while its source has never been ready (503)", async () => {
+    await openWidget(page, learningWidget);
+    // The config already says "processing", so the visitor is told before asking.
+    await page.locator('[data-lore="processing-info"]').waitFor();
+    await ask(page, "Where is the handbook?");
+    const notice = page.locator('[data-lore="notice"][data-kind="processing"]');
+    await notice.waitFor();
+    expect(await notice.textContent()).toMatch(/still learning/i);
+    expect(await notice.getAttribute("role")).toBe("alert");
+  });
+
+  it("shows the rate-limit message with a countdown once the visitor's limit is spent (429)", async () => {
+    await openWidget(page, readyWidget);
+    const limited = page.locator('[data-lore="notice"][data-kind="rate_limited"]');
+    for (let i = 0; i < ANON_LIMIT && !(await limited.isVisible()); i++) {
+      await ask(page, `How long do I have to return an item? (${i})`);
+      await page
+        .locator(
+          '[data-lore="message"][data-role="assistant"]:not([data-status="pending"]):not([data-status="streaming"])',
+        )
+        .nth(i)
+        .or(limited)
+        .first()
+        .waitFor();
+    }
+    await limited.waitFor();
+    expect(await limited.textContent()).toMatch(/too quickly/i);
+    const seconds = async () =>
+      Number(/(\d+)/.exec((await page.locator('[data-lore="countdown"]').textContent()) ?? "")?.[1]);
+    const first = await seconds();
+    expect(first).toBeGreaterThan(0);
+    expect(first).toBeLessThanOrEqual(3600);
+    // The countdown ticks down from Retry-After.
+    await expect.poll(seconds, { timeout: 5_000 }).toBeLessThan(first);
+  });
+
+  it("raised no CSP violation and no script error", () => {
+    expect(problems.cspViolations).toEqual([]);
+    expect(problems.pageErrors).toEqual([]);
+    // The 503 and 429 answers are what these tests provoke.
+    expect(problems.consoleErrors.filter((e) => !/status of (503|429)/.test(e))).toEqual([]);
+  });
+});

@@ -12,7 +12,7 @@ function humanize(/** @type {string} */ key) {
     .replace(/_/g, " ")
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
+  return (words.charAt(0).toUpperCase() + words.slice(1)).replace(/\bapi\b/gi, "API");
 }
 
 /** @param {unknown} value */
@@ -80,17 +80,20 @@ export function drawChart(
   const width = 640;
   const height = 200;
   const pad = { left: 36, right: 8, top: 12, bottom: 28 };
-  const max = Math.max(1, ...series.points.map((p) => p.value));
+  const peak = Math.max(0, ...series.points.map((p) => p.value));
+  // An even ceiling keeps the middle grid line on a whole number.
+  const max = peak < 2 ? 1 : Math.ceil(peak / 2) * 2;
+  const ticks = max === 1 ? [0, 1] : [0, 0.5, 1];
   const step = (width - pad.left - pad.right) / Math.max(1, series.points.length);
   const total = series.points.reduce((sum, p) => sum + p.value, 0);
   const chart = svg("svg", {
     viewBox: `0 0 ${width} ${height}`,
     class: "chart",
     role: "img",
-    "aria-label": `${series.label} per day: ${total} over ${series.points.length} days, at most ${max} in a day`,
+    "aria-label": `${series.label} per day: ${total} over ${series.points.length} days, at most ${peak} in a day`,
   });
   const plotHeight = height - pad.top - pad.bottom;
-  for (const tick of [0, 0.5, 1]) {
+  for (const tick of ticks) {
     const y = pad.top + plotHeight * (1 - tick);
     chart.append(svg("line", { x1: pad.left, x2: width - pad.right, y1: y, y2: y, class: "grid" }));
     const label = svg("text", { x: pad.left - 6, y: y + 4, "text-anchor": "end", class: "axis" });
@@ -149,26 +152,70 @@ export function drawChart(
   );
 }
 
-/** The analytics view: figures, then the daily chart when the response has one. */
+/** A figure as people read it: shares as percentages, latencies in ms, counts with separators. */
+function formatFigure(/** @type {string} */ key, /** @type {number} */ value) {
+  if (/share$/i.test(key)) return `${Math.round(value * 100)}%`;
+  if (/^latency/i.test(key)) return `${Math.round(value)} ms`;
+  return Number.isInteger(value) ? value.toLocaleString("en") : value.toFixed(2);
+}
+
+/**
+ * A ranked list of label/count rows (top questions, top sources, unanswered questions), if present.
+ * @param {unknown} list
+ * @param {string} title
+ * @param {string} labelKey
+ * @param {string} countKey
+ */
+function topList(list, title, labelKey, countKey) {
+  if (!Array.isArray(list) || list.length === 0) return null;
+  const items = list
+    .filter(isRecord)
+    .map((item) =>
+      h(
+        "li",
+        null,
+        h("span", { class: "top-label", text: String(item[labelKey] ?? "") }),
+        h("span", { class: "top-count", text: String(item[countKey] ?? "") }),
+      ),
+    );
+  return h("section", { class: "top-list" }, h("h3", { text: title }), h("ol", null, ...items));
+}
+
+/** The analytics view: figures, the daily chart, then the top lists, for whatever the response has. */
 export function renderAnalytics(/** @type {unknown} */ data) {
   if (!isRecord(data)) return h("p", { class: "empty", text: "No analytics yet." });
   const record = /** @type {Record<string, unknown>} */ (data);
-  const figures = findTotals(record).map(([key, value]) =>
+  /** @type {Array<[string, number]>} */
+  const latency = [];
+  const total = isRecord(record.latency) && isRecord(record.latency.total) ? record.latency.total : null;
+  if (total && typeof total.p50 === "number") latency.push(["latencyP50", total.p50]);
+  if (total && typeof total.p95 === "number") latency.push(["latencyP95", total.p95]);
+  const figures = [...findTotals(record), ...latency].map(([key, value]) =>
     h(
       "div",
       { class: "stat", dataset: { stat: key } },
       h("dt", { text: humanize(key) }),
-      h("dd", { text: Number.isInteger(value) ? value.toLocaleString("en") : value.toFixed(2) }),
+      h("dd", { text: formatFigure(key, value) }),
     ),
   );
   const series = findSeries(record);
+  const range =
+    typeof record.from === "string" && typeof record.to === "string" ? `${record.from} to ${record.to}` : "";
   return h(
     "section",
     { "aria-labelledby": "analytics-title" },
     h("h2", { id: "analytics-title", text: "Analytics" }),
+    range ? h("p", { class: "muted", text: `From ${range} (UTC).` }) : null,
     figures.length > 0
       ? h("dl", { class: "stats" }, ...figures)
       : h("p", { class: "empty", text: "No figures yet." }),
     series && series.points.length > 0 ? drawChart(series) : null,
+    h(
+      "div",
+      { class: "top-lists" },
+      topList(record.topQuestions, "Top questions", "question", "count"),
+      topList(record.unansweredQuestions, "Unanswered questions", "question", "count"),
+      topList(record.topSources, "Most cited documents", "title", "citations"),
+    ),
   );
 }

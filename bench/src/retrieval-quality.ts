@@ -510,6 +510,8 @@ async function evaluate(): Promise<void> {
         vectorsTable: `vectors_${rows.length}_${Date.now()}`,
       });
       await ingest(lore, granularity.chunks);
+      // One fragment per written document slows vector scans badly until compaction (as the server's background optimize does).
+      await lore.optimize();
       const ingestMs = performance.now() - t0;
       notes.push(
         `${granularity.name}: ${granularity.chunks.length} chunks, Lore ingest ${Math.round(ingestMs)} ms`,
@@ -567,6 +569,7 @@ async function evaluate(): Promise<void> {
       vectorsTable: "pub_vectors",
     });
     await ingest(pubIndex, pubChunks);
+    await pubIndex.optimize();
     const pubRetrievers: Retriever[] = [
       await rawLanceFts(db, "pub_raw", pubChunks),
       loreRetriever(pubIndex, pubSource, "keyword", "lore keyword"),

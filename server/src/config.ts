@@ -154,7 +154,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LORE_LOG_LEVEL,
     syncConcurrency: e.LORE_SYNC_CONCURRENCY,
     webDelayMs: e.LORE_WEB_DELAY_MS,
-    webhooks: { retryBaseMs: e.LORE_WEBHOOK_RETRY_BASE_MS, maxAttempts: e.LORE_WEBHOOK_MAX_ATTEMPTS, timeoutMs: e.LORE_WEBHOOK_TIMEOUT_MS },
+    webhooks: {
+      retryBaseMs: e.LORE_WEBHOOK_RETRY_BASE_MS,
+      maxAttempts: e.LORE_WEBHOOK_MAX_ATTEMPTS,
+      timeoutMs: e.LORE_WEBHOOK_TIMEOUT_MS,
+    },
   };
 }
 

@@ -57,15 +57,22 @@ export function notFound(resource: string, id: string): AppError {
 
 /** A zod issue list as `details.fields`: `{ "retrieval.topK": ["must be ≤ 50"] }`. */
 export function validationError(
-  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string; keys?: readonly string[] }>,
   message = "The request is invalid",
 ): AppError {
   const fields: Record<string, string[]> = {};
-  for (const issue of issues) {
-    const key = issue.path.map(String).join(".") || "body";
-    const list = fields[key] ?? [];
-    list.push(issue.message);
+  const add = (key: string, text: string) => {
+    // Own keys only: a field named "toString" must not find Object.prototype's (found by fuzzing).
+    const list = Object.hasOwn(fields, key) ? (fields[key] ?? []) : [];
+    list.push(text);
     fields[key] = list;
+  };
+  for (const issue of issues) {
+    const at = issue.path.map(String);
+    // An unknown field (strict objects) is named itself, not reported against its parent.
+    if (issue.keys && issue.keys.length > 0)
+      for (const k of issue.keys) add([...at, k].join("."), "unknown field");
+    else add(at.join(".") || "body", issue.message);
   }
   return new AppError("validation_error", message, { fields });
 }

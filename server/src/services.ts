@@ -2,7 +2,6 @@ import { join } from "node:path";
 import { AgentsService } from "./agents/agents-service.ts";
 import { ApiKeysService } from "./agents/api-keys-service.ts";
 import { AnalyticsService } from "./analytics/analytics-service.ts";
-import { WebhooksService } from "./webhooks/webhooks-service.ts";
 import type { AnswerDeps } from "./answers/answer-question.ts";
 import type { AnswerRecorder } from "./answers/answer-record.ts";
 import { Access } from "./auth/access.ts";
@@ -31,6 +30,7 @@ import { closeParseWorkers, parseInWorker } from "./sources/parsing/parse-in-wor
 import { SourcesService } from "./sources/sources-service.ts";
 import type { AgentRecord, MessageRecord } from "./store/records.ts";
 import { Store } from "./store/store.ts";
+import { WebhooksService } from "./webhooks/webhooks-service.ts";
 
 /** Everything the routes depend on, built once. */
 export interface Services {
@@ -68,7 +68,9 @@ export interface Services {
 
 export interface ServiceOverrides {
   logger?: Logger;
-  recorder?: (services: Omit<Services, "answerDeps" | "analytics" | "webhooks" | "feedback" | "stop">) => AnswerRecorder;
+  recorder?: (
+    services: Omit<Services, "answerDeps" | "analytics" | "webhooks" | "feedback" | "stop">,
+  ) => AnswerRecorder;
 }
 
 function createEmbedder(config: Config): Embedder | null {
@@ -177,6 +179,17 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     .then((n) => n > 0 && logger.info("re-embedded chunks for the new embedding model", { chunks: n }))
     .catch((e) => logger.warn("re-embedding failed", { error: String(e) }));
 
+  // Each document write adds LanceDB fragments; compact the index shortly after a sync lands.
+  let optimizeTimer: NodeJS.Timeout | null = null;
+  events.subscribe((event) => {
+    if (event.type !== "data_source.sync.completed" || optimizeTimer) return;
+    optimizeTimer = setTimeout(() => {
+      optimizeTimer = null;
+      void index.optimize().catch((e) => logger.warn("index optimize failed", { error: String(e) }));
+    }, 5_000);
+    optimizeTimer.unref();
+  });
+
   const timers = [
     setInterval(
       () =>
@@ -218,6 +231,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     },
     async stop() {
       for (const t of timers) clearInterval(t);
+      if (optimizeTimer) clearTimeout(optimizeTimer);
       await runner.stop();
       await analytics.stop();
       await webhooks.stop();

@@ -1,5 +1,5 @@
-import { answersRoutes } from "./answers/answers-routes.ts";
 import { analyticsRoutes } from "./analytics/analytics-routes.ts";
+import { answersRoutes } from "./answers/answers-routes.ts";
 import type { AppOptions } from "./app.ts";
 import type { Services } from "./services.ts";
 import { mountSite } from "./site/site-routes.ts";

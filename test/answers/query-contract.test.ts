@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import {
   type Agent,
   type Conversation,
@@ -14,7 +16,14 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shopEntries, shopQuestions } from "../fixtures/shop-corpus.ts";
 import { DEFAULT_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
-import { call, createAgent, createTextSource, percentile, readyTextSource, search } from "../ingestion/source-helpers.ts";
+import {
+  call,
+  createAgent,
+  createTextSource,
+  percentile,
+  readyTextSource,
+  search,
+} from "../ingestion/source-helpers.ts";
 
 let server: TestServer;
 let token: string;
@@ -22,10 +31,31 @@ let shop: DataSource;
 let other: DataSource;
 let agent: Agent;
 
-const ask = (body: Record<string, unknown>, agentId = agent.id, auth = token) => call<QueryResponse>(server, "POST", `/agents/${agentId}/query/`, auth, body);
+const ask = (body: Record<string, unknown>, agentId = agent.id, auth = token) =>
+  call<QueryResponse>(server, "POST", `/agents/${agentId}/query/`, auth, body);
+
+let silentSite: { url: string; close(): Promise<void> };
+
+/** An HTTP server on loopback that never responds. */
+async function startSilentSite(): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<import("node:net").Socket>();
+  const site = createServer(() => {});
+  site.on("connection", (s) => sockets.add(s));
+  await new Promise<void>((r) => site.listen(0, "127.0.0.1", r));
+  const { port } = site.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        site.close(() => r());
+      }),
+  };
+}
 
 beforeAll(async () => {
-  server = await startTestServer();
+  silentSite = await startSilentSite();
+  server = await startTestServer({ LORE_OUTBOUND_ALLOWLIST: "127.0.0.1" });
   token = (await server.login()).access;
   shop = await readyTextSource(server, token, "Shop FAQ", shopEntries);
   other = await readyTextSource(server, token, "Zoo", [
@@ -33,7 +63,10 @@ beforeAll(async () => {
   ]);
   agent = await createAgent(server, token, { name: "Shop assistant", dataSourceIds: [shop.id, other.id] });
 });
-afterAll(() => server?.close());
+afterAll(async () => {
+  await server?.close();
+  await silentSite?.close();
+});
 
 describe("query (JSON)", () => {
   it("answers with a response that validates against the contract, cited and ranked from 1", async () => {
@@ -44,8 +77,14 @@ describe("query (JSON)", () => {
     expect(body.sources.length).toBeGreaterThan(0);
     body.sources.forEach((s, i) => {
       expect(s.rank).toBe(i + 1);
-      expect(s).toMatchObject({ displayMode: "expandable", dataSourceName: "Shop FAQ", dataSourceType: "text", dataSourceId: shop.id });
-      for (const field of ["documentId", "chunkId", "title", "content", "sourceUrl"] as const) expect(typeof s[field]).toBe("string");
+      expect(s).toMatchObject({
+        displayMode: "expandable",
+        dataSourceName: "Shop FAQ",
+        dataSourceType: "text",
+        dataSourceId: shop.id,
+      });
+      for (const field of ["documentId", "chunkId", "title", "content", "sourceUrl"] as const)
+        expect(typeof s[field]).toBe("string");
       expect(s.score).toBeGreaterThanOrEqual(0);
       expect(s.score).toBeLessThanOrEqual(1);
     });
@@ -69,7 +108,13 @@ describe("query (JSON)", () => {
   });
 
   it("validates the message: missing, blank and over 10,000 characters are 400; exactly 10,000 is fine", async () => {
-    for (const body of [{}, { message: "" }, { message: "   \n\t " }, { message: "x".repeat(10_001) }, { message: 42 }]) {
+    for (const body of [
+      {},
+      { message: "" },
+      { message: "   \n\t " },
+      { message: "x".repeat(10_001) },
+      { message: 42 },
+    ]) {
       const res = await ask(body);
       expect(res.status, JSON.stringify(body).slice(0, 40)).toBe(400);
       const error = errorBodySchema.parse(res.body);
@@ -83,7 +128,10 @@ describe("query (JSON)", () => {
 
   it("continues a conversation by id, starts a new one without, and 404s unknown or foreign conversations", async () => {
     const first = await ask({ message: "How long does standard shipping take?" });
-    const second = await ask({ message: "Is shipping free above 50 euros?", conversationId: first.body.conversationId });
+    const second = await ask({
+      message: "Is shipping free above 50 euros?",
+      conversationId: first.body.conversationId,
+    });
     expect(second.status).toBe(200);
     expect(second.body.conversationId).toBe(first.body.conversationId);
     expect(second.body.messageId).not.toBe(first.body.messageId);
@@ -100,13 +148,28 @@ describe("query (JSON)", () => {
     expect(malformed.status).toBe(400);
   });
 
+  it("makes a follow-up standalone before retrieval", async () => {
+    const alone = await ask({ message: "and express?" });
+    expect(alone.body.sources[0]?.title).toBe("Checkout");
+    const first = await ask({ message: "How long does shipping take?" });
+    expect(first.body.sources[0]?.title).toBe("Shipping");
+    const follow = await ask({ message: "and express?", conversationId: first.body.conversationId });
+    expect(follow.body.sources[0]?.title).toBe("Shipping");
+    expect(follow.body.response).toMatch(/Express shipping delivers the next business day/);
+  });
+
   it("restricts retrieval to dataSourceIds and names ids that are not attached", async () => {
-    const onlyZoo = await ask({ message: "Tell me about shipping", dataSourceIds: [other.id] });
+    const onlyZoo = await ask({ message: "Is shipping penguins abroad allowed?", dataSourceIds: [other.id] });
     expect(onlyZoo.status).toBe(200);
     expect(onlyZoo.body.sources.length).toBeGreaterThan(0);
     expect(onlyZoo.body.sources.every((s) => s.dataSourceId === other.id)).toBe(true);
+    const onlyShop = await ask({ message: "Is shipping penguins abroad allowed?", dataSourceIds: [shop.id] });
+    expect(onlyShop.body.sources.every((s) => s.dataSourceId === shop.id)).toBe(true);
+    expect(onlyShop.body.response).not.toMatch(/forbidden/);
 
-    const stray = await readyTextSource(server, token, "Unattached", [{ title: "Stray", content: "Stray facts about shipping." }]);
+    const stray = await readyTextSource(server, token, "Unattached", [
+      { title: "Stray", content: "Stray facts about shipping." },
+    ]);
     const missing = crypto.randomUUID();
     const res = await ask({ message: "shipping", dataSourceIds: [shop.id, stray.id, missing] });
     expect(res.status).toBe(400);
@@ -134,7 +197,9 @@ describe("query (JSON)", () => {
   });
 
   it("refuses callers: 401 without credentials, 404 for another tenant, 403 for a foreign API key", async () => {
-    expect((await call(server, "POST", `/agents/${agent.id}/query/`, undefined, { message: "hi" })).status).toBe(401);
+    expect(
+      (await call(server, "POST", `/agents/${agent.id}/query/`, undefined, { message: "hi" })).status,
+    ).toBe(401);
     expect((await ask({ message: "hi" }, agent.id, "not.a.jwt")).status).toBe(401);
     await server.createUser("other-tenant@example.com");
     const stranger = (await server.login("other-tenant@example.com", DEFAULT_PASSWORD)).access;
@@ -143,7 +208,9 @@ describe("query (JSON)", () => {
     expect((await ask({ message: "hi" }, crypto.randomUUID())).status).toBe(404);
 
     const second = await createAgent(server, token, { name: "Second", dataSourceIds: [shop.id] });
-    const key = (await call<{ key: string }>(server, "POST", `/agents/${second.id}/api-keys/`, token, { name: "k" })).body.key;
+    const key = (
+      await call<{ key: string }>(server, "POST", `/agents/${second.id}/api-keys/`, token, { name: "k" })
+    ).body.key;
     expect((await ask({ message: "How long does shipping take?" }, second.id, key)).status).toBe(200);
     const wrongAgent = await ask({ message: "hi" }, agent.id, key);
     expect(wrongAgent.status).toBe(403);
@@ -153,26 +220,40 @@ describe("query (JSON)", () => {
 
 describe("agent states", () => {
   it("is processing while an attached source was never ready: 503 with Retry-After, unless dataSourceIds names ready sources only", async () => {
-    // The outbound guard refuses loopback, so this source can never become ready.
-    const res = await call<DataSource>(server, "POST", "/data-sources/", token, { name: "Unreachable", type: "web", config: { url: "http://127.0.0.1:9/", mode: "page" } });
+    // A site that accepts connections and never answers: its source stays syncing.
+    const res = await call<DataSource>(server, "POST", "/data-sources/", token, {
+      name: "Never answers",
+      type: "web",
+      config: { url: `${silentSite.url}/`, mode: "page" },
+    });
     expect(res.status).toBe(201);
-    const waiting = await createAgent(server, token, { name: "Waiting", dataSourceIds: [shop.id, res.body.id] });
+    const waiting = await createAgent(server, token, {
+      name: "Waiting",
+      dataSourceIds: [shop.id, res.body.id],
+    });
     expect(waiting.status).toBe("processing");
-    expect((await call<Agent>(server, "GET", `/agents/${waiting.id}/`, token)).body.status).toBe("processing");
+    expect((await call<Agent>(server, "GET", `/agents/${waiting.id}/`, token)).body.status).toBe(
+      "processing",
+    );
 
     const blocked = await ask({ message: "How long does shipping take?" }, waiting.id);
     expect(blocked.status).toBe(503);
     expect(errorBodySchema.parse(blocked.body).error).toBe("agent_processing");
     expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
 
-    const ready = await ask({ message: "How long does standard shipping take?", dataSourceIds: [shop.id] }, waiting.id);
+    const ready = await ask(
+      { message: "How long does standard shipping take?", dataSourceIds: [shop.id] },
+      waiting.id,
+    );
     expect(ready.status).toBe(200);
     expect(ready.body.response).toMatch(/three to five/);
     const stillBlocked = await ask({ message: "shipping", dataSourceIds: [res.body.id] }, waiting.id);
     expect(stillBlocked.status).toBe(503);
 
     // Detaching the never-ready source makes the agent ready.
-    const patched = await call<Agent>(server, "PATCH", `/agents/${waiting.id}/`, token, { dataSourceIds: [shop.id] });
+    const patched = await call<Agent>(server, "PATCH", `/agents/${waiting.id}/`, token, {
+      dataSourceIds: [shop.id],
+    });
     expect(patched.body.status).toBe("ready");
     expect((await ask({ message: "How long does shipping take?" }, waiting.id)).status).toBe(200);
   });
@@ -185,7 +266,7 @@ describe("search", () => {
     const body = searchResponseSchema.parse(res.body);
     expect(body.retrievalTime).toBeGreaterThanOrEqual(0);
     expect(body.results.length).toBeGreaterThanOrEqual(2);
-    body.results.forEach((r, i) => expect(r.rank).toBe(i + 1));
+    for (const [i, r] of body.results.entries()) expect(r.rank).toBe(i + 1);
     const scores = body.results.map((r) => r.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
     expect(scores.every((s) => s >= 0 && s <= 1)).toBe(true);
@@ -196,12 +277,26 @@ describe("search", () => {
     expect(onlyShop.results.length).toBeGreaterThan(0);
     expect(onlyShop.results.every((r) => r.dataSourceId === shop.id)).toBe(true);
     for (const mode of ["keyword", "semantic", "hybrid"]) {
-      const r = await call<{ results: Array<{ title: string }> }>(server, "POST", `/agents/${agent.id}/search/`, token, { query: "return an item refund", mode });
+      const r = await call<{ results: Array<{ title: string }> }>(
+        server,
+        "POST",
+        `/agents/${agent.id}/search/`,
+        token,
+        { query: "return an item refund", mode },
+      );
       expect(r.status, mode).toBe(200);
       expect(r.body.results[0]?.title, mode).toBe("Returns");
     }
-    for (const bad of [{ query: "" }, { query: "x", topK: 0 }, { query: "x", topK: 101 }, { query: "x", mode: "psychic" }]) {
-      expect((await call(server, "POST", `/agents/${agent.id}/search/`, token, bad)).status, JSON.stringify(bad)).toBe(400);
+    for (const bad of [
+      { query: "" },
+      { query: "x", topK: 0 },
+      { query: "x", topK: 101 },
+      { query: "x", mode: "psychic" },
+    ]) {
+      expect(
+        (await call(server, "POST", `/agents/${agent.id}/search/`, token, bad)).status,
+        JSON.stringify(bad),
+      ).toBe(400);
     }
   });
 });
@@ -222,54 +317,112 @@ describe("conversations", () => {
     expect(list.body.count).toBe(5);
     // The continued conversation moved to the top.
     expect(list.body.results.map((c) => c.id)).toEqual([ids[1], ids[4], ids[3], ids[2], ids[0]]);
-    expect(list.body.results[0]).toMatchObject({ title: "Question 1: how long does shipping take?", messageCount: 4 });
+    expect(list.body.results[0]).toMatchObject({
+      title: "Question 1: how long does shipping take?",
+      messageCount: 4,
+    });
     expect(list.body.results[1]?.messageCount).toBe(2);
     const updated = list.body.results.map((c) => c.updatedAt);
     expect([...updated].sort().reverse()).toEqual(updated);
 
-    const page1 = await call<Page<Conversation>>(server, "GET", `/agents/${owner.id}/conversations/?page=1&page_size=2`, token);
+    const page1 = await call<Page<Conversation>>(
+      server,
+      "GET",
+      `/agents/${owner.id}/conversations/?page=1&page_size=2`,
+      token,
+    );
     expect(page1.body.results).toHaveLength(2);
     expect(page1.body.previous).toBeNull();
     expect(page1.body.next).toBe(`${server.api}/agents/${owner.id}/conversations/?page=2&page_size=2`);
-    const page3 = await call<Page<Conversation>>(server, "GET", `/agents/${owner.id}/conversations/?page=3&page_size=2`, token);
+    const page3 = await call<Page<Conversation>>(
+      server,
+      "GET",
+      `/agents/${owner.id}/conversations/?page=3&page_size=2`,
+      token,
+    );
     expect(page3.body.results.map((c) => c.id)).toEqual([ids[0]]);
     expect(page3.body.next).toBeNull();
     expect(page3.body.previous).toBe(`${server.api}/agents/${owner.id}/conversations/?page=2&page_size=2`);
-    const clamped = await call<Page<Conversation>>(server, "GET", `/agents/${owner.id}/conversations/?page_size=500`, token);
+    const clamped = await call<Page<Conversation>>(
+      server,
+      "GET",
+      `/agents/${owner.id}/conversations/?page_size=500`,
+      token,
+    );
     expect(clamped.status).toBe(200);
     expect(clamped.body.results).toHaveLength(5);
-    const beyond = await call<Page<Conversation>>(server, "GET", `/agents/${owner.id}/conversations/?page=9&page_size=2`, token);
+    const beyond = await call<Page<Conversation>>(
+      server,
+      "GET",
+      `/agents/${owner.id}/conversations/?page=9&page_size=2`,
+      token,
+    );
     expect(beyond.body.results).toEqual([]);
     for (const bad of ["page=0", "page_size=0", "page=abc"]) {
-      expect((await call(server, "GET", `/agents/${owner.id}/conversations/?${bad}`, token)).status, bad).toBe(400);
+      expect(
+        (await call(server, "GET", `/agents/${owner.id}/conversations/?${bad}`, token)).status,
+        bad,
+      ).toBe(400);
     }
     const many = await createAgent(server, token, { name: "Many" });
     for (let i = 0; i < 3; i++) await ask({ message: `q${i}` }, many.id);
-    const clampLink = await call<Page<Conversation>>(server, "GET", `/agents/${many.id}/conversations/?page=2&page_size=1000`, token);
+    const clampLink = await call<Page<Conversation>>(
+      server,
+      "GET",
+      `/agents/${many.id}/conversations/?page=2&page_size=1000`,
+      token,
+    );
     expect(clampLink.body.previous).toMatch(/page_size=100(&|$)/);
   });
 
   it("returns one conversation with its messages (sources, timings, tokens, model), and deletes it", async () => {
     const first = await ask({ message: "How long does standard shipping take?" });
-    await ask({ message: "What about the warranty on appliances?", conversationId: first.body.conversationId });
-    const res = await call(server, "GET", `/agents/${agent.id}/conversations/${first.body.conversationId}/`, token);
+    await ask({
+      message: "What about the warranty on appliances?",
+      conversationId: first.body.conversationId,
+    });
+    const res = await call(
+      server,
+      "GET",
+      `/agents/${agent.id}/conversations/${first.body.conversationId}/`,
+      token,
+    );
     expect(res.status).toBe(200);
     const detail = conversationDetailSchema.parse(res.body);
     expect(detail.messageCount).toBe(4);
     expect(detail.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
-    expect(detail.messages[0]).toMatchObject({ content: "How long does standard shipping take?", sources: [], model: null });
+    expect(detail.messages[0]).toMatchObject({
+      content: "How long does standard shipping take?",
+      sources: [],
+      model: null,
+    });
     const answer = detail.messages[1];
-    expect(answer).toMatchObject({ id: first.body.messageId, content: first.body.response, model: "extractive", status: "complete", feedback: null });
+    expect(answer).toMatchObject({
+      id: first.body.messageId,
+      content: first.body.response,
+      model: "extractive",
+      status: "complete",
+      feedback: null,
+    });
     expect(answer?.sources).toEqual(first.body.sources);
     expect(answer?.latency).toBe(first.body.latency);
     expect(answer?.tokensUsed).toBe(first.body.metadata.tokensUsed);
     expect(answer?.retrievalTime).toBe(first.body.metadata.retrievalTime);
     expect(answer?.generationTime).toBe(first.body.metadata.generationTime);
 
-    expect((await call(server, "DELETE", `/agents/${agent.id}/conversations/${first.body.conversationId}/`, token)).status).toBe(204);
-    expect((await call(server, "GET", `/agents/${agent.id}/conversations/${first.body.conversationId}/`, token)).status).toBe(404);
+    expect(
+      (await call(server, "DELETE", `/agents/${agent.id}/conversations/${first.body.conversationId}/`, token))
+        .status,
+    ).toBe(204);
+    expect(
+      (await call(server, "GET", `/agents/${agent.id}/conversations/${first.body.conversationId}/`, token))
+        .status,
+    ).toBe(404);
     expect((await ask({ message: "hi", conversationId: first.body.conversationId })).status).toBe(404);
-    expect((await call(server, "DELETE", `/agents/${agent.id}/conversations/${first.body.conversationId}/`, token)).status).toBe(404);
+    expect(
+      (await call(server, "DELETE", `/agents/${agent.id}/conversations/${first.body.conversationId}/`, token))
+        .status,
+    ).toBe(404);
   });
 });
 
@@ -277,18 +430,45 @@ describe("feedback", () => {
   it("records a rating on an answer (204), refuses user messages (400) and unknown messages (404)", async () => {
     const answer = await ask({ message: "Which payment methods do you accept?" });
     const url = `/agents/${agent.id}/messages/${answer.body.messageId}/feedback/`;
-    expect((await call(server, "POST", url, token, { rating: "up", comment: "Clear answer" })).status).toBe(204);
-    const detail = conversationDetailSchema.parse((await call(server, "GET", `/agents/${agent.id}/conversations/${answer.body.conversationId}/`, token)).body);
+    expect((await call(server, "POST", url, token, { rating: "up", comment: "Clear answer" })).status).toBe(
+      204,
+    );
+    const detail = conversationDetailSchema.parse(
+      (await call(server, "GET", `/agents/${agent.id}/conversations/${answer.body.conversationId}/`, token))
+        .body,
+    );
     expect(detail.messages[1]?.feedback).toBe("up");
     expect((await call(server, "POST", url, token, { rating: "down" })).status).toBe(204);
 
     const userMessage = detail.messages[0]?.id ?? "";
-    const onUser = await call(server, "POST", `/agents/${agent.id}/messages/${userMessage}/feedback/`, token, { rating: "up" });
+    const onUser = await call(
+      server,
+      "POST",
+      `/agents/${agent.id}/messages/${userMessage}/feedback/`,
+      token,
+      { rating: "up" },
+    );
     expect(onUser.status).toBe(400);
-    expect((await call(server, "POST", `/agents/${agent.id}/messages/${crypto.randomUUID()}/feedback/`, token, { rating: "up" })).status).toBe(404);
+    expect(
+      (
+        await call(server, "POST", `/agents/${agent.id}/messages/${crypto.randomUUID()}/feedback/`, token, {
+          rating: "up",
+        })
+      ).status,
+    ).toBe(404);
     expect((await call(server, "POST", url, token, { rating: "meh" })).status).toBe(400);
     const otherAgent = await createAgent(server, token, { name: "Feedback other" });
-    expect((await call(server, "POST", `/agents/${otherAgent.id}/messages/${answer.body.messageId}/feedback/`, token, { rating: "up" })).status).toBe(404);
+    expect(
+      (
+        await call(
+          server,
+          "POST",
+          `/agents/${otherAgent.id}/messages/${answer.body.messageId}/feedback/`,
+          token,
+          { rating: "up" },
+        )
+      ).status,
+    ).toBe(404);
   });
 });
 
@@ -313,7 +493,9 @@ describe("chat completions (non-streaming)", () => {
     expect(res.body.choices[0]?.finish_reason).toBe("stop");
     expect(res.body.usage.total_tokens).toBeGreaterThan(0);
     expect(res.body.sources[0]).toMatchObject({ rank: 1, title: "Warranty", displayMode: "expandable" });
-    const bad = await call(server, "POST", `/agents/${agent.id}/chat/completions/`, token, { messages: [{ role: "assistant", content: "hi" }] });
+    const bad = await call(server, "POST", `/agents/${agent.id}/chat/completions/`, token, {
+      messages: [{ role: "assistant", content: "hi" }],
+    });
     expect(bad.status).toBe(400);
   });
 });
@@ -343,13 +525,17 @@ describe("rate limits", () => {
     const limited = await startTestServer({ LORE_LIMIT_AGENT_QUERIES_PER_MINUTE: "3" });
     try {
       const t = (await limited.login()).access;
-      const s = await createTextSource(limited, t, "Tiny", [{ title: "t", content: "The tiny fact is forty two." }]);
+      const s = await createTextSource(limited, t, "Tiny", [
+        { title: "t", content: "The tiny fact is forty two." },
+      ]);
       const a = await createAgent(limited, t, { dataSourceIds: [] });
       void s;
       const statuses: number[] = [];
       let last: Awaited<ReturnType<typeof call>> | null = null;
       for (let i = 0; i < 4; i++) {
-        last = await call(limited, "POST", `/agents/${a.id}/query/`, t, { message: "What is the tiny fact?" });
+        last = await call(limited, "POST", `/agents/${a.id}/query/`, t, {
+          message: "What is the tiny fact?",
+        });
         statuses.push(last.status);
       }
       expect(statuses).toEqual([200, 200, 200, 429]);

@@ -1,6 +1,7 @@
 // The owner console in real Chromium against the real server: log in, create an agent, add a text
 // source and watch it sync, ask with streaming and citations, settings validation, keys shown once.
 import { createHmac } from "node:crypto";
+import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
@@ -22,6 +23,7 @@ afterAll(async () => {
 });
 
 const SESSION_KEY = "lore.console.session";
+const axeSource: string = createRequire(import.meta.url)("axe-core").source;
 
 /** An HS256 access token like the server's, already expired (to exercise the console's refresh). */
 function expiredCopy(token: string, secret: string): string {
@@ -37,6 +39,15 @@ function expiredCopy(token: string, secret: string): string {
 }
 
 describe("owner console", () => {
+  it("the demo page, before any agent exists, points to the console", async () => {
+    await page.goto(`${server.url}/`);
+    const box = page.locator("#widget-status");
+    await box.waitFor({ state: "visible" });
+    expect(await box.textContent()).toContain("No agent yet — open the console to create one");
+    expect(await box.getByRole("link").getAttribute("href")).toBe("/console/");
+    expect(await page.locator("lore-widget").count()).toBe(0);
+  });
+
   it("shows a wrong password next to the login form, then logs in", async () => {
     await page.goto(`${server.url}/console/`);
     await page.getByLabel("Email").fill(ADMIN_EMAIL);
@@ -163,6 +174,34 @@ describe("owner console", () => {
     await page.getByText("Key “CI key” revoked.").waitFor();
     const refused = await server.request("GET", "/agents/", { headers: { Authorization: `Bearer ${key}` } });
     expect(refused.status).toBe(401);
+  });
+
+  it("has no accessibility violations (axe-core) with an answer and its citation open", async () => {
+    await page.getByRole("tab", { name: "Try it" }).click();
+    await page.getByLabel("Question").fill("When do vacation days expire?");
+    await page.getByRole("button", { name: "Ask" }).click();
+    await page.locator('.turn .answer[data-state="done"]').waitFor();
+    await page.locator(".turn details.citation summary").first().click();
+    // Evaluated through the DevTools protocol, so the console's strict CSP does not block it.
+    await page.evaluate(axeSource);
+    const violations = await page.evaluate(async () => {
+      type AxeResult = { violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> };
+      const axe = (window as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<AxeResult> } })
+        .axe;
+      const result = await axe.run(document, { resultTypes: ["violations"] });
+      return result.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
+    });
+    expect(violations).toEqual([]);
+  });
+
+  it("shows the agent's analytics: totals and a daily chart drawn as SVG", async () => {
+    await page.getByRole("tab", { name: "Analytics" }).click();
+    await page.getByRole("heading", { name: "Analytics" }).waitFor();
+    expect(await page.locator('.stat[data-stat="queries"] dd').textContent()).toMatch(/^\d+$/);
+    // One bar per day of the default 30-day range.
+    expect(await page.locator("svg.chart rect.bar").count()).toBe(30);
+    expect(await page.locator("svg.chart").getAttribute("aria-label")).toMatch(/per day/);
+    await page.locator("table", { hasText: "Recent conversations" }).waitFor();
   });
 
   it("refreshes an expired access token without asking to log in again", async () => {

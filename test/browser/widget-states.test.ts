@@ -1,5 +1,7 @@
 // States a visitor can meet, in real Chromium against the real server: an agent still learning
 // (503 agent_processing) and the anonymous rate limit (429 with a countdown from Retry-After).
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -9,6 +11,8 @@ import { ensureWidgetBuilt, launchBrowser, openPage, type PageProblems, waitUnti
 const ANON_LIMIT = 8;
 
 let server: TestServer;
+/** A web site that accepts connections and never answers, so a sync of it never finishes. */
+let silent: Server;
 let browser: Browser;
 let page: Page;
 let problems: PageProblems;
@@ -18,7 +22,7 @@ let learningWidget = "";
 beforeAll(async () => {
   ensureWidgetBuilt();
   [server, browser] = await Promise.all([
-    startTestServer({ LORE_LIMIT_ANON_PER_HOUR: String(ANON_LIMIT) }),
+    startTestServer({ LORE_LIMIT_ANON_PER_HOUR: String(ANON_LIMIT), LORE_OUTBOUND_ALLOWLIST: "127.0.0.1" }),
     launchBrowser(),
   ]);
   const { access } = await server.login();
@@ -30,20 +34,10 @@ beforeAll(async () => {
       config: { entries: [{ title: "Returns", content: "Returns are accepted within 30 days." }] },
     },
   });
-  // The outbound guard refuses loopback addresses, so this source never becomes ready.
-  const never = await server.request<{ id: string }>("POST", "/data-sources/", {
-    token: access,
-    body: { name: "Intranet", type: "web", config: { url: "http://127.0.0.1:9/handbook", mode: "page" } },
-  });
-  const learning = await server.request<{ widgetId: string }>("POST", "/agents/", {
-    token: access,
-    body: { name: "Learning", dataSourceIds: [never.body.id] },
-  });
   const answering = await server.request<{ widgetId: string }>("POST", "/agents/", {
     token: access,
     body: { name: "Answering", dataSourceIds: [ready.body.id] },
   });
-  learningWidget = learning.body.widgetId;
   readyWidget = answering.body.widgetId;
   await waitUntil(
     async () =>
@@ -51,11 +45,28 @@ beforeAll(async () => {
         .body.status === "ready",
     "the FAQ source to be ready",
   );
+  silent = createServer(() => {});
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  const never = await server.request<{ id: string }>("POST", "/data-sources/", {
+    token: access,
+    body: {
+      name: "Intranet",
+      type: "web",
+      config: { url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/handbook`, mode: "page" },
+    },
+  });
+  const learning = await server.request<{ widgetId: string }>("POST", "/agents/", {
+    token: access,
+    body: { name: "Learning", dataSourceIds: [never.body.id] },
+  });
+  learningWidget = learning.body.widgetId;
   ({ page, problems } = await openPage(browser, { viewport: { width: 1280, height: 800 } }));
 });
 
 afterAll(async () => {
   await browser?.close();
+  silent?.closeAllConnections();
+  silent?.close();
   await server?.close();
 });
 

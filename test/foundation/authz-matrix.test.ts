@@ -14,6 +14,19 @@ import {
 } from "../helpers/authz.ts";
 import { DEFAULT_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
 
+async function makeWebhook(fx: MatrixFixture): Promise<Record<string, string>> {
+  const res = await fx.server.request<{ id: string }>(
+    "POST",
+    `/workspaces/${fx.target.workspaceId}/webhooks/`,
+    {
+      token: fx.credential("owner", fx.target),
+      body: { url: "http://127.0.0.1:9/hook", events: ["agent.ready"] },
+    },
+  );
+  if (res.status !== 201) throw new Error(`webhook setup: ${res.status} ${JSON.stringify(res.body)}`);
+  return { webhookId: res.body.id };
+}
+
 /**
  * Every endpoint × every caller. Roles: viewer reads, editor writes agents, admin manages members
  * and keys, owner everything; an API key reaches its own agent only, and never key management.
@@ -125,6 +138,49 @@ const rows: MatrixRow[] = [
     ok: 204,
     fresh: (fx) => fx.freshAgent(),
   },
+  { method: "GET", path: "/analytics/agents/{agentId}/", access: "viewer", key: "own", ok: 200 },
+  { method: "GET", path: "/workspaces/{workspaceId}/webhooks/", access: "admin", key: "none", ok: 200 },
+  {
+    method: "POST",
+    path: "/workspaces/{workspaceId}/webhooks/",
+    access: "admin",
+    key: "none",
+    ok: 201,
+    body: () => ({ url: "http://127.0.0.1:9/hook", events: ["agent.ready"] }),
+  },
+  {
+    method: "GET",
+    path: "/workspaces/{workspaceId}/webhooks/{webhookId}/",
+    access: "admin",
+    key: "none",
+    ok: 200,
+    setup: makeWebhook,
+  },
+  {
+    method: "PATCH",
+    path: "/workspaces/{workspaceId}/webhooks/{webhookId}/",
+    access: "admin",
+    key: "none",
+    ok: 200,
+    setup: makeWebhook,
+    body: () => ({ active: false }),
+  },
+  {
+    method: "DELETE",
+    path: "/workspaces/{workspaceId}/webhooks/{webhookId}/",
+    access: "admin",
+    key: "none",
+    ok: 204,
+    fresh: makeWebhook,
+  },
+  {
+    method: "GET",
+    path: "/workspaces/{workspaceId}/webhooks/{webhookId}/deliveries/",
+    access: "admin",
+    key: "none",
+    ok: 200,
+    setup: makeWebhook,
+  },
 ];
 
 /** Routes the app registers that have no row yet (`routeShape` form); remove each as its row is added. */
@@ -155,7 +211,7 @@ let server: TestServer;
 let fx: MatrixFixture;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ LORE_OUTBOUND_ALLOWLIST: "127.0.0.1" });
   fx = await createMatrixFixture(server);
 });
 afterAll(() => server?.close());

@@ -89,6 +89,15 @@ describe("one error body everywhere", () => {
     expect(Object.keys(res.body.details.fields as object).sort()).toEqual(["retrieval.topK", "temperature"]);
   });
 
+  it("an unknown field is refused and named", async () => {
+    const res = await server.request<ErrorBody>("POST", "/agents/", {
+      token,
+      body: { name: "Strict", colour: "red" },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.details.fields).toEqual({ colour: ["unknown field"] });
+  });
+
   it("a body that is not JSON is 415 unsupported_media_type", async () => {
     const res = await server.request<ErrorBody>("POST", "/agents/", {
       token,

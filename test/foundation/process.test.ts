@@ -10,6 +10,7 @@ import {
   runCli,
   type ServerProcess,
   startServerProcess,
+  startTestServer,
 } from "../helpers/server.ts";
 
 const running: ServerProcess[] = [];
@@ -42,7 +43,7 @@ async function countUsers(dataDir: string): Promise<number> {
 const slow = { timeout: 180_000 };
 
 describe("the server as a real process", slow, () => {
-  it("starts on a free port, serves login and agents over HTTP, and exits 0 on SIGTERM", async () => {
+  it("serves over HTTP, holds its data dir, exits 0 on SIGTERM, and keeps data, tokens and the one admin across a restart", async () => {
     const p = await start();
     expect(p.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(p.pid).toBeGreaterThan(0);
@@ -55,30 +56,25 @@ describe("the server as a real process", slow, () => {
     expect(created.status).toBe(201);
     const list = await httpRequest<Page<Agent>>(p.api, "GET", "/agents/", { token: tokens.access });
     expect(list.body.results.map((a) => a.id)).toEqual([created.body.id]);
-    expect(await p.stop()).toEqual({ code: 0, signal: null });
-  });
 
-  it("first run creates the admin; a restart keeps the data and does not duplicate or reset the admin", async () => {
-    const p = await start();
-    const { body: tokens } = await login(p);
-    const created = await httpRequest<Agent>(p.api, "POST", "/agents/", {
-      token: tokens.access,
-      body: { name: "Survivor" },
-    });
-    await p.stop();
+    // A second server on the same data dir is refused while the first runs.
+    const second = await runCli(["serve"], { LORE_DATA_DIR: p.dataDir, LORE_PORT: "0" });
+    expect(second.code).not.toBe(0);
+    expect(second.stderr).toContain("in use");
+
+    expect(await p.stop()).toEqual({ code: 0, signal: null });
     expect(await countUsers(p.dataDir)).toBe(1);
 
-    // A different admin password on restart must not touch the existing admin.
+    // First run created the admin; a different admin password on restart must not touch it.
     await p.restart({ LORE_ADMIN_PASSWORD: "another-long-password" });
     expect((await login(p, ADMIN_EMAIL, "another-long-password")).status).toBe(401);
-    const again = await login(p);
-    expect(again.status).toBe(200);
+    expect((await login(p)).status).toBe(200);
     // Tokens survive a restart: the JWT secret is kept in the data dir.
     const agent = await httpRequest<Agent>(p.api, "GET", `/agents/${created.body.id}/`, {
       token: tokens.access,
     });
     expect(agent.status).toBe(200);
-    expect(agent.body.name).toBe("Survivor");
+    expect(agent.body.name).toBe("Over the wire");
     await p.stop();
     expect(await countUsers(p.dataDir)).toBe(1);
   });
@@ -92,13 +88,6 @@ describe("the server as a real process", slow, () => {
     const half = await runCli(["serve"], { LORE_ADMIN_EMAIL: "a@example.com", LORE_DATA_DIR: dataDir });
     expect(half.code).toBe(2);
     expect(half.stderr).toMatch(/LORE_ADMIN_EMAIL and LORE_ADMIN_PASSWORD/);
-  });
-
-  it("refuses to open a data dir another running server holds", async () => {
-    const p = await start();
-    const second = await runCli(["serve"], { LORE_DATA_DIR: p.dataDir, LORE_PORT: "0" });
-    expect(second.code).not.toBe(0);
-    expect(second.stderr).toContain("in use");
   });
 });
 
@@ -123,33 +112,50 @@ describe("CLI", slow, () => {
     expect(weak.code).toBe(1);
     expect(weak.stderr).toContain("validation_error");
 
-    const p = await start({ LORE_DATA_DIR: dataDir });
-    expect((await login(p, "ada@example.com", "analytical-engine-1843")).status).toBe(200);
+    const server = await startTestServer({ LORE_DATA_DIR: dataDir });
+    try {
+      expect((await server.login("ada@example.com", "analytical-engine-1843")).user.email).toBe(
+        "ada@example.com",
+      );
+      // The admin variables only seed an empty store.
+      expect(server.services.users.findByEmail(ADMIN_EMAIL)).toBeUndefined();
+    } finally {
+      await server.close();
+    }
   });
 
   it("users set-password changes the password and refuses every earlier token", async () => {
-    const p = await start();
-    const before = (await login(p)).body;
-    await p.stop();
+    const dataDir = makeTempDir();
+    dirs.push(dataDir);
+    const first = await startTestServer({ LORE_DATA_DIR: dataDir });
+    const before = await first.login();
+    await first.close();
 
     const changed = await runCli(
       ["users", "set-password", "--email", ADMIN_EMAIL, "--password", "a-brand-new-passphrase"],
       {
-        LORE_DATA_DIR: p.dataDir,
+        LORE_DATA_DIR: dataDir,
       },
     );
     expect(changed.code).toBe(0);
 
-    await p.restart();
-    const oldAccess = await httpRequest<ErrorBody>(p.api, "GET", "/auth/me/", { token: before.access });
-    expect(oldAccess.status).toBe(401);
-    expect(oldAccess.body.error).toBe("invalid_token");
-    const oldRefresh = await httpRequest<ErrorBody>(p.api, "POST", "/auth/token/refresh/", {
-      body: { refresh: before.refresh },
-    });
-    expect(oldRefresh.status).toBe(401);
-    expect((await login(p)).status).toBe(401);
-    expect((await login(p, ADMIN_EMAIL, "a-brand-new-passphrase")).status).toBe(200);
+    const server = await startTestServer({ LORE_DATA_DIR: dataDir });
+    try {
+      const oldAccess = await server.request<ErrorBody>("GET", "/auth/me/", { token: before.access });
+      expect(oldAccess.status).toBe(401);
+      expect(oldAccess.body.error).toBe("invalid_token");
+      const oldRefresh = await server.request<ErrorBody>("POST", "/auth/token/refresh/", {
+        body: { refresh: before.refresh },
+      });
+      expect(oldRefresh.status).toBe(401);
+      const oldPassword = await server.request<ErrorBody>("POST", "/auth/login/", {
+        body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
+      });
+      expect(oldPassword.body.error).toBe("invalid_credentials");
+      await server.login(ADMIN_EMAIL, "a-brand-new-passphrase");
+    } finally {
+      await server.close();
+    }
   });
 
   it("set-password for an unknown email fails with a message", async () => {

@@ -3,7 +3,18 @@ import { join } from "node:path";
 import type { LoginResponse } from "@lore/shared";
 import { afterEach, describe, expect, it } from "vitest";
 import { httpRequest, type ServerProcess, startServerProcess, startTestServer } from "../helpers/server.ts";
-import { call, createAgent, createFileSource, createTextSource, documents, getSource, search, sleep, syncRuns, waitForSettled } from "./source-helpers.ts";
+import {
+  call,
+  createAgent,
+  createFileSource,
+  createTextSource,
+  documents,
+  getSource,
+  search,
+  sleep,
+  syncRuns,
+  waitForSettled,
+} from "./source-helpers.ts";
 
 let proc: ServerProcess | null = null;
 afterEach(async () => {
@@ -12,7 +23,9 @@ afterEach(async () => {
 });
 
 async function loginTo(target: { api: string }): Promise<string> {
-  const res = await httpRequest<LoginResponse>(target.api, "POST", "/auth/login/", { body: { email: "admin@example.com", password: "correct-horse-battery" } });
+  const res = await httpRequest<LoginResponse>(target.api, "POST", "/auth/login/", {
+    body: { email: "admin@example.com", password: "correct-horse-battery" },
+  });
   if (res.status !== 200) throw new Error(`login failed ${res.status}`);
   return res.body.access;
 }
@@ -22,7 +35,11 @@ async function inspect(dataDir: string, sourceId: string) {
   const server = await startTestServer({ LORE_DATA_DIR: dataDir });
   try {
     const table = await server.services.store.db.openTable("retrieval_chunks");
-    const rows = (await table.query().where(`dataSourceId = '${sourceId}'`).select(["id", "documentId"]).toArray()) as Array<{ id: string; documentId: string }>;
+    const rows = (await table
+      .query()
+      .where(`dataSourceId = '${sourceId}'`)
+      .select(["id", "documentId"])
+      .toArray()) as Array<{ id: string; documentId: string }>;
     const docs = server.services.store.documents.filter((d) => d.dataSourceId === sourceId);
     return {
       rows,
@@ -36,7 +53,11 @@ async function inspect(dataDir: string, sourceId: string) {
   }
 }
 
-const entries = (n: number) => Array.from({ length: n }, (_, i) => ({ title: `Record ${i}`, content: `Record ${i} documents the marker keyword${i} for the crash test.` }));
+const entries = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    title: `Record ${i}`,
+    content: `Record ${i} documents the marker keyword${i} for the crash test.`,
+  }));
 
 describe("crash safety", () => {
   it("completes a sync interrupted by SIGKILL after a restart, with a consistent index", async () => {
@@ -48,7 +69,8 @@ describe("crash safety", () => {
     for (;;) {
       const s = await getSource(proc, token, source.id);
       if (s.status === "syncing" && s.progress.processed >= 10) break;
-      if (s.status === "ready" || Date.now() > deadline) throw new Error(`sync finished before the kill: ${s.status}`);
+      if (s.status === "ready" || Date.now() > deadline)
+        throw new Error(`sync finished before the kill: ${s.status}`);
       await sleep(20);
     }
     proc.kill("SIGKILL");
@@ -68,7 +90,9 @@ describe("crash safety", () => {
 
     const agent = await createAgent(proc, token, { dataSourceIds: [source.id] });
     for (const i of [0, 5, 17, 33, total - 1]) {
-      const hits = (await search(proc, token, agent.id, `keyword${i}`)).results.filter((r) => r.title === `Record ${i}`);
+      const hits = (await search(proc, token, agent.id, `keyword${i}`)).results.filter(
+        (r) => r.title === `Record ${i}`,
+      );
       expect(hits, `Record ${i}`).toHaveLength(1);
     }
     const docs = await documents(proc, token, source.id);
@@ -90,7 +114,10 @@ describe("crash safety", () => {
   it("finishes purging a deleted source after a SIGKILL right after the delete", async () => {
     proc = await startServerProcess();
     let token = await loginTo(proc);
-    const files = Array.from({ length: 12 }, (_, i) => ({ name: `note-${i}.md`, bytes: `# Note ${i}\n\nThe purge test note ${i} mentions purgeword${i}.` }));
+    const files = Array.from({ length: 12 }, (_, i) => ({
+      name: `note-${i}.md`,
+      bytes: `# Note ${i}\n\nThe purge test note ${i} mentions purgeword${i}.`,
+    }));
     const created = await createFileSource(proc, token, "To purge", files);
     expect(created.status).toBe(201);
     const sourceId = created.body.id;

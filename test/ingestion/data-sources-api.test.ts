@@ -1,7 +1,30 @@
-import { dataSourceSchema, documentSchema, errorBodySchema, pageSchema, syncRunSchema, type DataSource, type Page, type SyncRun } from "@lore/shared";
+import {
+  type DataSource,
+  dataSourceSchema,
+  documentSchema,
+  errorBodySchema,
+  type Page,
+  pageSchema,
+  type SyncRun,
+  syncRunSchema,
+} from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_PASSWORD, personalWorkspaceId, startTestServer, type TestServer } from "../helpers/server.ts";
-import { call, createAgent, createTextSource, documents, getSource, readyTextSource, syncRuns, waitForSettled } from "./source-helpers.ts";
+import {
+  DEFAULT_PASSWORD,
+  personalWorkspaceId,
+  startTestServer,
+  type TestServer,
+} from "../helpers/server.ts";
+import {
+  call,
+  createAgent,
+  createTextSource,
+  documents,
+  getSource,
+  readyTextSource,
+  syncRuns,
+  waitForSettled,
+} from "./source-helpers.ts";
 
 let server: TestServer;
 let token: string;
@@ -10,7 +33,10 @@ let viewerToken: string;
 let strangerToken: string;
 
 const entries = (n: number, prefix = "Entry") =>
-  Array.from({ length: n }, (_, i) => ({ title: `${prefix} ${i + 1}`, content: `${prefix} number ${i + 1} talks about topic${i + 1} in a complete sentence.` }));
+  Array.from({ length: n }, (_, i) => ({
+    title: `${prefix} ${i + 1}`,
+    content: `${prefix} number ${i + 1} talks about topic${i + 1} in a complete sentence.`,
+  }));
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -27,7 +53,11 @@ afterAll(() => server?.close());
 
 describe("data source API", () => {
   it("creates a text source that goes from queued to ready with document and chunk counts", async () => {
-    const res = await call<DataSource>(server, "POST", "/data-sources/", token, { name: "Handbook", type: "text", config: { entries: entries(3) } });
+    const res = await call<DataSource>(server, "POST", "/data-sources/", token, {
+      name: "Handbook",
+      type: "text",
+      config: { entries: entries(3) },
+    });
     expect(res.status).toBe(201);
     expect(dataSourceSchema.strict().parse(res.body).status).toBe("queued");
     expect(res.body.workspaceId).toBe(workspaceId);
@@ -46,7 +76,17 @@ describe("data source API", () => {
     const runs = await syncRuns(server, token, ready.id);
     expect(runs).toHaveLength(1);
     const run = syncRunSchema.parse(runs[0]);
-    expect(run).toMatchObject({ status: "completed", trigger: "create", added: 3, updated: 0, removed: 0, unchanged: 0, failed: 0, attempts: 1, error: null });
+    expect(run).toMatchObject({
+      status: "completed",
+      trigger: "create",
+      added: 3,
+      updated: 0,
+      removed: 0,
+      unchanged: 0,
+      failed: 0,
+      attempts: 1,
+      error: null,
+    });
     expect(run.durationMs).toBeGreaterThanOrEqual(0);
     expect(Date.parse(run.finishedAt ?? "")).toBeGreaterThanOrEqual(Date.parse(run.startedAt ?? ""));
   });
@@ -62,11 +102,21 @@ describe("data source API", () => {
     const byType = await call<Page<DataSource>>(server, "GET", "/data-sources/?type=file", token);
     expect(byType.body.results.every((s) => s.type === "file")).toBe(true);
     expect(byType.body.results.map((s) => s.id)).not.toContain(a.id);
-    const byStatus = await call<Page<DataSource>>(server, "GET", "/data-sources/?status=ready&page_size=100", token);
+    const byStatus = await call<Page<DataSource>>(
+      server,
+      "GET",
+      "/data-sources/?status=ready&page_size=100",
+      token,
+    );
     expect(byStatus.body.results.map((s) => s.id)).toEqual(expect.arrayContaining([a.id, b.id]));
     const byQueued = await call<Page<DataSource>>(server, "GET", "/data-sources/?status=queued", token);
     expect(byQueued.body.results.map((s) => s.id)).not.toContain(a.id);
-    const byWorkspace = await call<Page<DataSource>>(server, "GET", `/data-sources/?workspace_id=${workspaceId}&page_size=100`, token);
+    const byWorkspace = await call<Page<DataSource>>(
+      server,
+      "GET",
+      `/data-sources/?workspace_id=${workspaceId}&page_size=100`,
+      token,
+    );
     expect(byWorkspace.body.count).toBe(all.body.count);
     const strangerWs = await call(server, "GET", `/data-sources/?workspace_id=${workspaceId}`, strangerToken);
     expect(strangerWs.status).toBe(404);
@@ -85,15 +135,22 @@ describe("data source API", () => {
 
   it("changes name and schedule without a sync, and re-syncs when the config changes", async () => {
     const source = await readyTextSource(server, token, "Patch me", entries(2, "P"));
-    const renamed = await call<DataSource>(server, "PATCH", `/data-sources/${source.id}/`, token, { name: "Patched", schedule: { intervalMinutes: 60 } });
+    const renamed = await call<DataSource>(server, "PATCH", `/data-sources/${source.id}/`, token, {
+      name: "Patched",
+      schedule: { intervalMinutes: 60 },
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body).toMatchObject({ name: "Patched", schedule: { intervalMinutes: 60 } });
     expect(await syncRuns(server, token, source.id)).toHaveLength(1);
 
-    const cleared = await call<DataSource>(server, "PATCH", `/data-sources/${source.id}/`, token, { schedule: null });
+    const cleared = await call<DataSource>(server, "PATCH", `/data-sources/${source.id}/`, token, {
+      schedule: null,
+    });
     expect(cleared.body.schedule).toBeNull();
 
-    const reconf = await call<DataSource>(server, "PATCH", `/data-sources/${source.id}/`, token, { config: { entries: entries(3, "P") } });
+    const reconf = await call<DataSource>(server, "PATCH", `/data-sources/${source.id}/`, token, {
+      config: { entries: entries(3, "P") },
+    });
     expect(reconf.status).toBe(200);
     const after = await waitForSettled(server, token, source.id);
     expect(after.documentCount).toBe(3);
@@ -101,7 +158,9 @@ describe("data source API", () => {
     expect(runs).toHaveLength(2);
     expect(runs[0]).toMatchObject({ trigger: "manual", status: "completed", added: 1, unchanged: 2 });
 
-    const invalid = await call(server, "PATCH", `/data-sources/${source.id}/`, token, { config: { entries: [] } });
+    const invalid = await call(server, "PATCH", `/data-sources/${source.id}/`, token, {
+      config: { entries: [] },
+    });
     expect(invalid.status).toBe(400);
     const unknownField = await call(server, "PATCH", `/data-sources/${source.id}/`, token, { colour: "red" });
     expect(unknownField.status).toBe(400);
@@ -126,14 +185,25 @@ describe("data source API", () => {
     expect(["queued", "running"]).toContain(again.body.status);
     await waitForSettled(server, token, created.id);
     const latest = (await syncRuns(server, token, created.id))[0];
-    expect(latest).toMatchObject({ id: again.body.id, status: "completed", trigger: "manual", unchanged: 5, added: 0, updated: 0, removed: 0 });
+    expect(latest).toMatchObject({
+      id: again.body.id,
+      status: "completed",
+      trigger: "manual",
+      unchanged: 5,
+      added: 0,
+      updated: 0,
+      removed: 0,
+    });
   });
 
   it("refuses invalid bodies with 400 and the fields at fault", async () => {
     const cases: Array<[unknown, string]> = [
       [{ type: "text", config: { entries: entries(1) } }, "name"],
       [{ name: "x", type: "text", config: { entries: [] } }, "config.entries"],
-      [{ name: "x", type: "text", config: { entries: [{ title: "", content: "c" }] } }, "config.entries.0.title"],
+      [
+        { name: "x", type: "text", config: { entries: [{ title: "", content: "c" }] } },
+        "config.entries.0.title",
+      ],
       [{ name: "x", type: "web", config: { url: "ftp://example.com" } }, "config.url"],
       [{ name: "x", type: "carrier-pigeon", config: {} }, "type"],
     ];
@@ -143,9 +213,14 @@ describe("data source API", () => {
       const error = errorBodySchema.parse(res.body);
       expect(error.error).toBe("validation_error");
       const fields = (error.details as { fields?: Record<string, string[]> }).fields ?? {};
-      expect(Object.keys(fields).some((k) => k === field || k.startsWith(field)), `${field} in ${JSON.stringify(fields)}`).toBe(true);
+      expect(
+        Object.keys(fields).some((k) => k === field || k.startsWith(field)),
+        `${field} in ${JSON.stringify(fields)}`,
+      ).toBe(true);
     }
-    const notJson = await call(server, "POST", "/data-sources/", token, "{not json", { "Content-Type": "application/json" });
+    const notJson = await call(server, "POST", "/data-sources/", token, "{not json", {
+      "Content-Type": "application/json",
+    });
     expect(notJson.status).toBe(400);
   });
 
@@ -163,11 +238,18 @@ describe("data source API", () => {
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(errorBodySchema.parse(res.body).error).toBe("not_found");
     }
-    const strangerList = await call<Page<DataSource>>(server, "GET", "/data-sources/?page_size=100", strangerToken);
+    const strangerList = await call<Page<DataSource>>(
+      server,
+      "GET",
+      "/data-sources/?page_size=100",
+      strangerToken,
+    );
     expect(strangerList.body.results.map((s) => s.id)).not.toContain(source.id);
 
     expect((await call(server, "GET", `/data-sources/${source.id}/`, viewerToken)).status).toBe(200);
-    expect((await call(server, "GET", `/data-sources/${source.id}/documents/`, viewerToken)).status).toBe(200);
+    expect((await call(server, "GET", `/data-sources/${source.id}/documents/`, viewerToken)).status).toBe(
+      200,
+    );
     for (const [method, path, body] of [
       ["PATCH", `/data-sources/${source.id}/`, { name: "viewer was here" }],
       ["DELETE", `/data-sources/${source.id}/`, undefined],
@@ -181,7 +263,9 @@ describe("data source API", () => {
     expect((await getSource(server, token, source.id)).name).toBe("Guarded");
 
     const agent = await createAgent(server, token, { dataSourceIds: [source.id] });
-    const key = await call<{ key: string }>(server, "POST", `/agents/${agent.id}/api-keys/`, token, { name: "k" });
+    const key = await call<{ key: string }>(server, "POST", `/agents/${agent.id}/api-keys/`, token, {
+      name: "k",
+    });
     expect(key.status).toBe(201);
     for (const [method, path] of [
       ["GET", "/data-sources/"],

@@ -5,7 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { docxParagraph, docxTable, makeDocx } from "../fixtures/docx.ts";
 import { makePdf } from "../fixtures/pdf.ts";
 import { repoRoot, startTestServer, type TestServer } from "../helpers/server.ts";
-import { call, createAgent, createFileSource, documents, search, syncRuns, waitForSettled } from "./source-helpers.ts";
+import {
+  call,
+  createAgent,
+  createFileSource,
+  documents,
+  search,
+  syncRuns,
+  waitForSettled,
+} from "./source-helpers.ts";
 
 const samples = join(repoRoot, "../shared/datasets/py-pdf-sample-files");
 const samplePdf = (path: string) => new Uint8Array(readFileSync(join(samples, path)));
@@ -49,13 +57,28 @@ describe("file uploads", () => {
     const res = await createFileSource(server, token, "Company files", [
       { name: "manual.pdf", bytes: manualPdf, type: "application/pdf" },
       { name: "travel.docx", bytes: docx },
-      { name: "onboarding.md", bytes: "# Onboarding\n\n## Laptops\n\nNew hires receive their laptop from the helpdesk on the first morning.\n" },
-      { name: "parking.html", bytes: "<html><head><title>Parking</title></head><body><nav>Menu Home</nav><main><h1>Parking</h1><p>Visitors park on level minus two of the garage.</p></main></body></html>" },
+      {
+        name: "onboarding.md",
+        bytes:
+          "# Onboarding\n\n## Laptops\n\nNew hires receive their laptop from the helpdesk on the first morning.\n",
+      },
+      {
+        name: "parking.html",
+        bytes:
+          "<html><head><title>Parking</title></head><body><nav>Menu Home</nav><main><h1>Parking</h1><p>Visitors park on level minus two of the garage.</p></main></body></html>",
+      },
       { name: "wifi.txt", bytes: "The guest wifi password rotates every Monday at noon." },
       { name: "offices.csv", bytes: "city,floors,opened\nUtrecht,4,2015\nGhent,2,2019\n" },
       // A PDF whatever its name says: detected from the bytes.
-      { name: "disguised.txt", bytes: makePdf([["The disguised document mentions the zeppelin hangar."]]), type: "text/plain" },
-      { name: "locked.pdf", bytes: samplePdf("005-libreoffice-writer-password/libreoffice-writer-password.pdf") },
+      {
+        name: "disguised.txt",
+        bytes: makePdf([["The disguised document mentions the zeppelin hangar."]]),
+        type: "text/plain",
+      },
+      {
+        name: "locked.pdf",
+        bytes: samplePdf("005-libreoffice-writer-password/libreoffice-writer-password.pdf"),
+      },
       { name: "broken.pdf", bytes: samplePdf("004-pdflatex-4-pages/pdflatex-4-pages.pdf").slice(0, 1500) },
     ]);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -66,9 +89,15 @@ describe("file uploads", () => {
   });
 
   it("indexes every supported format and detects the type from the content", () => {
-    const kindOf = Object.fromEntries(docs.map((d) => [d.status === "indexed" ? d.kind : `${d.kind}:failed`, d]));
-    expect(Object.keys(kindOf).sort()).toEqual(["csv", "docx", "html", "markdown", "pdf", "pdf:failed", "text"].sort());
-    const disguised = docs.find((d) => d.title.includes("disguised") || d.kind === "pdf" && d.pageCount === 1);
+    const kindOf = Object.fromEntries(
+      docs.map((d) => [d.status === "indexed" ? d.kind : `${d.kind}:failed`, d]),
+    );
+    expect(Object.keys(kindOf).sort()).toEqual(
+      ["csv", "docx", "html", "markdown", "pdf", "pdf:failed", "text"].sort(),
+    );
+    const disguised = docs.find(
+      (d) => d.title.includes("disguised") || (d.kind === "pdf" && d.pageCount === 1),
+    );
     expect(disguised?.kind).toBe("pdf");
     expect(docs.filter((d) => d.status === "indexed")).toHaveLength(7);
     expect(source.status).toBe("ready");
@@ -94,13 +123,12 @@ describe("file uploads", () => {
     expect(hit).toMatchObject({ dataSourceType: "pdf", page: 2, title: "Espresso Machine Manual" });
     const first = (await search(server, token, agentId, "boiler litres of water")).results[0];
     expect(first?.page).toBe(1);
-    const query = await call<{ response: string; sources: Array<{ page?: number | null; dataSourceType: string }> }>(
-      server,
-      "POST",
-      `/agents/${agentId}/query/`,
-      token,
-      { message: "How often should I descale the machine?" },
-    );
+    const query = await call<{
+      response: string;
+      sources: Array<{ page?: number | null; dataSourceType: string }>;
+    }>(server, "POST", `/agents/${agentId}/query/`, token, {
+      message: "How often should I descale the machine?",
+    });
     expect(query.status).toBe(200);
     expect(query.body.response).toMatch(/three months/);
     expect(query.body.sources[0]).toMatchObject({ dataSourceType: "pdf", page: 2 });
@@ -121,14 +149,24 @@ describe("file uploads", () => {
       expect(top?.dataSourceType, query).toBe(kind);
       expect(top?.content, query).toMatch(text);
     }
-    const html = (await search(server, token, agentId, "Menu Home")).results.filter((r) => r.dataSourceType === "html");
+    const html = (await search(server, token, agentId, "Menu Home")).results.filter(
+      (r) => r.dataSourceType === "html",
+    );
     expect(html.every((r) => !/Menu Home/.test(r.content))).toBe(true);
   });
 
   it("adds files to a source and removes one, whose chunks leave search at once", async () => {
     const form = new FormData();
-    form.append("files", new Blob(["The rooftop garden opens at eight in the morning for all staff."]), "garden.txt");
-    const added = await fetch(`${server.api}/data-sources/${source.id}/files/`, { method: "POST", headers: { Authorization: `Bearer ${token}` }, body: form });
+    form.append(
+      "files",
+      new Blob(["The rooftop garden opens at eight in the morning for all staff."]),
+      "garden.txt",
+    );
+    const added = await fetch(`${server.api}/data-sources/${source.id}/files/`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}` },
+      body: form,
+    });
     expect(added.status).toBe(201);
     const body = (await added.json()) as { documents: SourceDocument[]; syncRun: SyncRun };
     expect(body.documents).toHaveLength(1);
@@ -145,7 +183,11 @@ describe("file uploads", () => {
     const storedBefore = readdirSync(join(server.dataDir, "files", source.id)).length;
     const removed = await call(server, "DELETE", `/data-sources/${source.id}/files/${docId}/`, token);
     expect(removed.status).toBe(204);
-    expect((await search(server, token, agentId, "rooftop garden opens")).results.some((r) => r.documentId === docId)).toBe(false);
+    expect(
+      (await search(server, token, agentId, "rooftop garden opens")).results.some(
+        (r) => r.documentId === docId,
+      ),
+    ).toBe(false);
     expect((await documents(server, token, source.id)).map((d) => d.id)).not.toContain(docId);
     expect(readdirSync(join(server.dataDir, "files", source.id))).toHaveLength(storedBefore - 1);
     const counted = await call<DataSource>(server, "GET", `/data-sources/${source.id}/`, token);
@@ -156,23 +198,35 @@ describe("file uploads", () => {
     // A re-sync does not bring it back.
     await call(server, "POST", `/data-sources/${source.id}/sync/`, token);
     await waitForSettled(server, token, source.id);
-    expect((await search(server, token, agentId, "rooftop garden opens")).results.some((r) => r.documentId === docId)).toBe(false);
+    expect(
+      (await search(server, token, agentId, "rooftop garden opens")).results.some(
+        (r) => r.documentId === docId,
+      ),
+    ).toBe(false);
   });
 });
 
 describe("upload refusals", () => {
   it("refuses an image named .pdf with 415 listing the supported types", async () => {
-    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
-    const res = await createFileSource(server, token, "Image", [{ name: "photo.pdf", bytes: png, type: "application/pdf" }]);
+    const png = new Uint8Array([
+      0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52,
+    ]);
+    const res = await createFileSource(server, token, "Image", [
+      { name: "photo.pdf", bytes: png, type: "application/pdf" },
+    ]);
     expect(res.status).toBe(415);
     const error = errorBodySchema.parse(res.body);
     expect(error.error).toBe("unsupported_media_type");
-    expect(error.details.supported).toEqual(expect.arrayContaining([".pdf", ".docx", ".md", ".html", ".txt", ".csv"]));
+    expect(error.details.supported).toEqual(
+      expect.arrayContaining([".pdf", ".docx", ".md", ".html", ".txt", ".csv"]),
+    );
   });
 
   it("refuses an empty file with 400 and creates nothing", async () => {
     const before = await call<{ count: number }>(server, "GET", "/data-sources/", token);
-    const res = await createFileSource(server, token, "Empty", [{ name: "empty.txt", bytes: new Uint8Array(0) }]);
+    const res = await createFileSource(server, token, "Empty", [
+      { name: "empty.txt", bytes: new Uint8Array(0) },
+    ]);
     expect(res.status).toBe(400);
     expect(errorBodySchema.parse(res.body).error).toBe("validation_error");
     const after = await call<{ count: number }>(server, "GET", "/data-sources/", token);
@@ -190,7 +244,11 @@ describe("upload refusals", () => {
   });
 
   it("refuses adding files to a text source and non-multipart uploads", async () => {
-    const text = await call<DataSource>(server, "POST", "/data-sources/", token, { name: "T", type: "text", config: { entries: [{ title: "t", content: "c" }] } });
+    const text = await call<DataSource>(server, "POST", "/data-sources/", token, {
+      name: "T",
+      type: "text",
+      config: { entries: [{ title: "t", content: "c" }] },
+    });
     const form = new FormData();
     form.append("files", new Blob(["x y z"]), "x.txt");
     const res = await call(server, "POST", `/data-sources/${text.body.id}/files/`, token, form);
@@ -213,5 +271,4 @@ describe("upload refusals", () => {
     expect(res.status).toBe(413);
     expect(errorBodySchema.parse(res.body).error).toBe("payload_too_large");
   });
-
 });

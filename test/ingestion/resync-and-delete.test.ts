@@ -28,7 +28,10 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const animals = ["otter", "heron", "lynx", "badger", "marten"];
-const entry = (name: string, extra = ""): Entry => ({ title: `About the ${name}`, content: `The ${name} lives near the river and eats fish. ${extra}`.trim() });
+const entry = (name: string, extra = ""): Entry => ({
+  title: `About the ${name}`,
+  content: `The ${name} lives near the river and eats fish. ${extra}`.trim(),
+});
 
 /** Rows the chunk table holds for a source, straight from LanceDB. */
 async function storedChunkRows(sourceId: string): Promise<number> {
@@ -46,17 +49,37 @@ async function waitForPurge(sourceId: string, timeoutMs = 15_000): Promise<void>
 
 describe("incremental re-sync", () => {
   it("counts exactly one updated, one removed and one added document, the rest unchanged", async () => {
-    const source = await readyTextSource(server, token, "Animals", animals.map((a) => entry(a)));
+    const source = await readyTextSource(
+      server,
+      token,
+      "Animals",
+      animals.map((a) => entry(a)),
+    );
     const agent = await createAgent(server, token, { dataSourceIds: [source.id] });
     const docsBefore = await documents(server, token, source.id);
     const heronDoc = docsBefore.find((d) => d.title === "About the heron");
 
-    const next = [entry("otter"), entry("heron", "It also hunts frogs at dawn."), entry("badger"), entry("marten"), entry("beaver")];
-    const patched = await call(server, "PATCH", `/data-sources/${source.id}/`, token, { config: { entries: next } });
+    const next = [
+      entry("otter"),
+      entry("heron", "It also hunts frogs at dawn."),
+      entry("badger"),
+      entry("marten"),
+      entry("beaver"),
+    ];
+    const patched = await call(server, "PATCH", `/data-sources/${source.id}/`, token, {
+      config: { entries: next },
+    });
     expect(patched.status).toBe(200);
     const after = await waitForSettled(server, token, source.id);
     const run = (await syncRuns(server, token, source.id))[0];
-    expect(run).toMatchObject({ status: "completed", added: 1, updated: 1, removed: 1, unchanged: 3, failed: 0 });
+    expect(run).toMatchObject({
+      status: "completed",
+      added: 1,
+      updated: 1,
+      removed: 1,
+      unchanged: 3,
+      failed: 0,
+    });
     expect(after.documentCount).toBe(5);
 
     const docsAfter = await documents(server, token, source.id);
@@ -74,16 +97,29 @@ describe("incremental re-sync", () => {
     const again = await call(server, "POST", `/data-sources/${source.id}/sync/`, token);
     expect(again.status).toBe(202);
     await waitForSettled(server, token, source.id);
-    expect((await syncRuns(server, token, source.id))[0]).toMatchObject({ status: "completed", added: 0, updated: 0, removed: 0, unchanged: 5, failed: 0 });
+    expect((await syncRuns(server, token, source.id))[0]).toMatchObject({
+      status: "completed",
+      added: 0,
+      updated: 0,
+      removed: 0,
+      unchanged: 5,
+      failed: 0,
+    });
     expect(await storedChunkRows(source.id)).toBe(after.chunkCount);
   });
 
   it("keeps serving each document's previous version while a re-sync runs", async () => {
-    const many = Array.from({ length: 60 }, (_, i) => ({ title: `Note ${i}`, content: `Note ${i} is about subject${i} and version one of the archive.` }));
+    const many = Array.from({ length: 60 }, (_, i) => ({
+      title: `Note ${i}`,
+      content: `Note ${i} is about subject${i} and version one of the archive.`,
+    }));
     const source = await readyTextSource(server, token, "Archive", many);
     const agent = await createAgent(server, token, { dataSourceIds: [source.id] });
     const watched = [0, 30, 59];
-    const changed = many.map((e, i) => ({ ...e, content: `Note ${i} is about subject${i} and version two of the archive.` }));
+    const changed = many.map((e, i) => ({
+      ...e,
+      content: `Note ${i} is about subject${i} and version two of the archive.`,
+    }));
     await call(server, "PATCH", `/data-sources/${source.id}/`, token, { config: { entries: changed } });
 
     let pollsWhileSyncing = 0;
@@ -92,7 +128,9 @@ describe("incremental re-sync", () => {
     for (;;) {
       const status = (await getSource(server, token, source.id)).status;
       for (const i of watched) {
-        const hits = (await search(server, token, agent.id, `subject${i}`)).results.filter((r) => r.title === `Note ${i}`);
+        const hits = (await search(server, token, agent.id, `subject${i}`)).results.filter(
+          (r) => r.title === `Note ${i}`,
+        );
         expect(hits, `Note ${i} must stay searchable`).toHaveLength(1);
         if (/version one/.test(hits[0]?.content ?? "")) sawOld = true;
         else sawNew = true;
@@ -105,7 +143,9 @@ describe("incremental re-sync", () => {
     expect(pollsWhileSyncing).toBeGreaterThan(0);
     expect(sawOld || sawNew).toBe(true);
     for (const i of watched) {
-      const hit = (await search(server, token, agent.id, `subject${i}`)).results.find((r) => r.title === `Note ${i}`);
+      const hit = (await search(server, token, agent.id, `subject${i}`)).results.find(
+        (r) => r.title === `Note ${i}`,
+      );
       expect(hit?.content).toMatch(/version two/);
     }
   });
@@ -113,8 +153,12 @@ describe("incremental re-sync", () => {
 
 describe("deletion", () => {
   it("answers 204, never retrieves the source again, detaches agents and purges everything it owned", async () => {
-    const text = await readyTextSource(server, token, "Doomed text", [entry("pelican", "Pelicans carry fish in a throat pouch.")]);
-    const fileRes = await createFileSource(server, token, "Doomed files", [{ name: "pouch.md", bytes: "# Pouch\n\nThe pelican pouch holds three gallons." }]);
+    const text = await readyTextSource(server, token, "Doomed text", [
+      entry("pelican", "Pelicans carry fish in a throat pouch."),
+    ]);
+    const fileRes = await createFileSource(server, token, "Doomed files", [
+      { name: "pouch.md", bytes: "# Pouch\n\nThe pelican pouch holds three gallons." },
+    ]);
     const files = await waitForSettled(server, token, fileRes.body.id);
     const keeper = await readyTextSource(server, token, "Keeper", [entry("stork", "Storks carry no pouch.")]);
     const agent = await createAgent(server, token, { dataSourceIds: [text.id, files.id, keeper.id] });
@@ -129,7 +173,13 @@ describe("deletion", () => {
     // From this moment: gone from search, query, the API and the agent.
     const hits = (await search(server, token, agent.id, "pelican pouch")).results;
     expect(hits.every((h) => h.dataSourceId === keeper.id)).toBe(true);
-    const answer = await call<{ response: string; sources: Array<{ dataSourceId?: string }> }>(server, "POST", `/agents/${agent.id}/query/`, token, { message: "What does the pelican pouch hold?" });
+    const answer = await call<{ response: string; sources: Array<{ dataSourceId?: string }> }>(
+      server,
+      "POST",
+      `/agents/${agent.id}/query/`,
+      token,
+      { message: "What does the pelican pouch hold?" },
+    );
     expect(answer.status).toBe(200);
     expect(answer.body.sources.every((s) => s.dataSourceId === keeper.id)).toBe(true);
     expect(answer.body.response).not.toMatch(/three gallons/);
@@ -140,7 +190,10 @@ describe("deletion", () => {
     expect(list.body.results.map((s) => s.id)).not.toContain(text.id);
     const agentAfter = await call<Agent>(server, "GET", `/agents/${agent.id}/`, token);
     expect(agentAfter.body.dataSourceIds).toEqual([keeper.id]);
-    const restricted = await call(server, "POST", `/agents/${agent.id}/search/`, token, { query: "pelican", dataSourceIds: [text.id] });
+    const restricted = await call(server, "POST", `/agents/${agent.id}/search/`, token, {
+      query: "pelican",
+      dataSourceIds: [text.id],
+    });
     expect(restricted.status).toBe(400);
 
     for (const s of [text, files]) {
@@ -154,10 +207,14 @@ describe("deletion", () => {
   });
 
   it("stops a running sync when its source is deleted, and leaves nothing behind", async () => {
-    const many = Array.from({ length: 100 }, (_, i) => ({ title: `Log ${i}`, content: `Log line ${i} records event${i} in the ship journal.` }));
+    const many = Array.from({ length: 100 }, (_, i) => ({
+      title: `Log ${i}`,
+      content: `Log line ${i} records event${i} in the ship journal.`,
+    }));
     const source = await createTextSource(server, token, "Big journal", many);
     const deadline = Date.now() + 20_000;
-    while ((await getSource(server, token, source.id)).status !== "syncing" && Date.now() < deadline) await sleep(10);
+    while ((await getSource(server, token, source.id)).status !== "syncing" && Date.now() < deadline)
+      await sleep(10);
     const res = await call(server, "DELETE", `/data-sources/${source.id}/`, token);
     expect(res.status).toBe(204);
     const run = server.services.store.syncRuns.find((r) => r.dataSourceId === source.id);

@@ -25,22 +25,50 @@ export interface Entry {
   content: string;
 }
 
-export function call<T = unknown>(target: ApiTarget, method: string, path: string, token?: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse<T>> {
+export function call<T = unknown>(
+  target: ApiTarget,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<TestResponse<T>> {
   return httpRequest<T>(target.api, method, path, { token, body, headers });
 }
 
-export async function createTextSource(target: ApiTarget, token: string, name: string, entries: Entry[], extra: Record<string, unknown> = {}): Promise<DataSource> {
-  const res = await call<DataSource>(target, "POST", "/data-sources/", token, { name, type: "text", config: { entries }, ...extra });
+export async function createTextSource(
+  target: ApiTarget,
+  token: string,
+  name: string,
+  entries: Entry[],
+  extra: Record<string, unknown> = {},
+): Promise<DataSource> {
+  const res = await call<DataSource>(target, "POST", "/data-sources/", token, {
+    name,
+    type: "text",
+    config: { entries },
+    ...extra,
+  });
   if (res.status !== 201) throw new Error(`create source failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
 /** Multipart upload of a new file source. */
-export async function createFileSource(target: ApiTarget, token: string, name: string, files: Array<{ name: string; bytes: Uint8Array | string; type?: string }>): Promise<TestResponse<DataSource>> {
+export async function createFileSource(
+  target: ApiTarget,
+  token: string,
+  name: string,
+  files: Array<{ name: string; bytes: Uint8Array | string; type?: string }>,
+): Promise<TestResponse<DataSource>> {
   const form = new FormData();
   form.set("name", name);
   form.set("type", "file");
-  for (const f of files) form.append("files", new Blob([f.bytes], { type: f.type ?? "" }), f.name);
+  for (const f of files)
+    form.append(
+      "files",
+      new Blob([typeof f.bytes === "string" ? f.bytes : new Uint8Array(f.bytes)], { type: f.type ?? "" }),
+      f.name,
+    );
   return httpRequest<DataSource>(target.api, "POST", "/data-sources/", { token, body: form });
 }
 
@@ -57,7 +85,12 @@ export async function syncRuns(target: ApiTarget, token: string, id: string): Pr
 }
 
 export async function documents(target: ApiTarget, token: string, id: string): Promise<SourceDocument[]> {
-  const res = await call<Page<SourceDocument>>(target, "GET", `/data-sources/${id}/documents/?page_size=100`, token);
+  const res = await call<Page<SourceDocument>>(
+    target,
+    "GET",
+    `/data-sources/${id}/documents/?page_size=100`,
+    token,
+  );
   if (res.status !== 200) throw new Error(`documents failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.results;
 }
@@ -65,34 +98,61 @@ export async function documents(target: ApiTarget, token: string, id: string): P
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Polls until no sync of the source is queued or running, then returns the source. */
-export async function waitForSettled(target: ApiTarget, token: string, id: string, timeoutMs = 30_000): Promise<DataSource> {
+export async function waitForSettled(
+  target: ApiTarget,
+  token: string,
+  id: string,
+  timeoutMs = 30_000,
+): Promise<DataSource> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const runs = await syncRuns(target, token, id);
     const source = await getSource(target, token, id);
     const active = runs.some((r) => r.status === "queued" || r.status === "running");
     if (!active && (source.status === "ready" || source.status === "failed")) return source;
-    if (Date.now() > deadline) throw new Error(`source ${id} did not settle: ${JSON.stringify({ status: source.status, progress: source.progress, runs })}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `source ${id} did not settle: ${JSON.stringify({ status: source.status, progress: source.progress, runs })}`,
+      );
     await sleep(40);
   }
 }
 
 /** Creates a text source and waits for it to be ready. */
-export async function readyTextSource(target: ApiTarget, token: string, name: string, entries: Entry[]): Promise<DataSource> {
+export async function readyTextSource(
+  target: ApiTarget,
+  token: string,
+  name: string,
+  entries: Entry[],
+): Promise<DataSource> {
   const created = await createTextSource(target, token, name, entries);
   const source = await waitForSettled(target, token, created.id);
   expect(source.status).toBe("ready");
   return source;
 }
 
-export async function createAgent(target: ApiTarget, token: string, body: Record<string, unknown>): Promise<Agent> {
+export async function createAgent(
+  target: ApiTarget,
+  token: string,
+  body: Record<string, unknown>,
+): Promise<Agent> {
   const res = await call<Agent>(target, "POST", "/agents/", token, { name: "Test agent", ...body });
   if (res.status !== 201) throw new Error(`create agent failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
-export async function search(target: ApiTarget, token: string, agentId: string, query: string, extra: Record<string, unknown> = {}): Promise<SearchResponse> {
-  const res = await call<SearchResponse>(target, "POST", `/agents/${agentId}/search/`, token, { query, topK: 100, ...extra });
+export async function search(
+  target: ApiTarget,
+  token: string,
+  agentId: string,
+  query: string,
+  extra: Record<string, unknown> = {},
+): Promise<SearchResponse> {
+  const res = await call<SearchResponse>(target, "POST", `/agents/${agentId}/search/`, token, {
+    query,
+    topK: 100,
+    ...extra,
+  });
   if (res.status !== 200) throw new Error(`search failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
@@ -111,7 +171,11 @@ export interface SseResult {
 }
 
 /** Reads a whole SSE body, parsing every `data:` line as an AnswerEvent (validated). */
-export async function readSse(response: Response, started: number, onEvent?: (e: TimedEvent) => boolean | undefined): Promise<SseResult> {
+export async function readSse(
+  response: Response,
+  started: number,
+  onEvent?: (e: TimedEvent) => boolean | undefined,
+): Promise<SseResult> {
   const events: TimedEvent[] = [];
   const raw: string[] = [];
   const reader = response.body?.getReader();
@@ -147,11 +211,25 @@ export async function readSse(response: Response, started: number, onEvent?: (e:
 }
 
 /** POSTs a query asking for SSE and reads the stream. */
-export async function streamQuery(url: string, token: string | null, body: unknown, options: { headers?: Record<string, string>; signal?: AbortSignal; onEvent?: (e: TimedEvent) => boolean | undefined } = {}): Promise<SseResult> {
+export async function streamQuery(
+  url: string,
+  token: string | null,
+  body: unknown,
+  options: {
+    headers?: Record<string, string>;
+    signal?: AbortSignal;
+    onEvent?: (e: TimedEvent) => boolean | undefined;
+  } = {},
+): Promise<SseResult> {
   const started = performance.now();
   const response = await fetch(url, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "text/event-stream", ...(token ? { Authorization: `Bearer ${token}` } : {}), ...options.headers },
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "text/event-stream",
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...options.headers,
+    },
     body: JSON.stringify(body),
     signal: options.signal,
   });

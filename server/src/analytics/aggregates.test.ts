@@ -51,7 +51,9 @@ describe("latency histograms", () => {
   it("merge buckets so a range's percentiles are those of all its values", () => {
     const agg = new Aggregates();
     const latencies = [10, 20, 30, 40, 50, 60, 70, 80, 90, 1000];
-    latencies.forEach((latency, i) => agg.addQuery(query(`2025-03-0${1 + (i % 3)}T0${i % 10}:00:00Z`, { latency })));
+    for (const [i, latency] of latencies.entries()) {
+      agg.addQuery(query(`2025-03-0${1 + (i % 3)}T0${i % 10}:00:00Z`, { latency }));
+    }
     const report = agg.report(AGENT, { from: "2025-03-01", to: "2025-03-03", interval: "day", limit: 10 });
     expect(Math.abs((report.latency.total.p50 ?? 0) - 50) / 50).toBeLessThan(0.025);
     expect(Math.abs((report.latency.total.p95 ?? 0) - 1000) / 1000).toBeLessThan(0.025);
@@ -59,17 +61,38 @@ describe("latency histograms", () => {
   });
 
   it("report null latency for a range without queries", () => {
-    const report = new Aggregates().report(AGENT, { from: "2025-03-01", to: "2025-03-01", interval: "day", limit: 10 });
+    const report = new Aggregates().report(AGENT, {
+      from: "2025-03-01",
+      to: "2025-03-01",
+      interval: "day",
+      limit: 10,
+    });
     expect(report.latency.total).toEqual({ p50: null, p95: null, avg: null });
-    expect(report.timeseries).toEqual([expect.objectContaining({ start: "2025-03-01T00:00:00.000Z", queries: 0, latencyP50: null })]);
+    expect(report.timeseries).toEqual([
+      expect.objectContaining({ start: "2025-03-01T00:00:00.000Z", queries: 0, latencyP50: null }),
+    ]);
   });
 });
 
 describe("counting", () => {
   const agg = new Aggregates();
   agg.addQuery(query("2025-03-01T09:15:00Z", { channel: "widget", streamed: true, callerId: "v1" }));
-  agg.addQuery(query("2025-03-01T09:45:00Z", { newConversation: false, callerId: "v1", answered: false, question: "Where is the moon?" }));
-  agg.addQuery(query("2025-03-03T23:59:59Z", { channel: "openai", callerId: "k1", error: "upstream_error", answered: false }));
+  agg.addQuery(
+    query("2025-03-01T09:45:00Z", {
+      newConversation: false,
+      callerId: "v1",
+      answered: false,
+      question: "Where is the moon?",
+    }),
+  );
+  agg.addQuery(
+    query("2025-03-03T23:59:59Z", {
+      channel: "openai",
+      callerId: "k1",
+      error: "upstream_error",
+      answered: false,
+    }),
+  );
   agg.addQuery(query("2025-03-03T10:00:00Z", { error: "cancelled", answered: false, callerId: "v2" }));
   agg.addQuery(query("2025-03-04T00:00:00Z", { callerId: "v3" }));
 
@@ -88,7 +111,9 @@ describe("counting", () => {
       feedbackUp: 0,
       feedbackDown: 0,
     });
-    expect(r.unansweredQuestions).toEqual([{ question: "where is the moon", count: 1, lastAskedAt: "2025-03-01T09:45:00.000Z" }]);
+    expect(r.unansweredQuestions).toEqual([
+      { question: "where is the moon", count: 1, lastAskedAt: "2025-03-01T09:45:00.000Z" },
+    ]);
   });
 
   it("zero-fills days without queries and puts each query on its own day", () => {
@@ -105,7 +130,12 @@ describe("counting", () => {
   it("splits hours at the hour and leaves out what falls outside from/to", () => {
     const r = agg.report(AGENT, { from: "2025-03-01", to: "2025-03-01", interval: "hour", limit: 10 });
     expect(r.timeseries).toHaveLength(24);
-    expect(r.timeseries[9]).toMatchObject({ start: "2025-03-01T09:00:00.000Z", queries: 2, unanswered: 1, visitors: 1 });
+    expect(r.timeseries[9]).toMatchObject({
+      start: "2025-03-01T09:00:00.000Z",
+      queries: 2,
+      unanswered: 1,
+      visitors: 1,
+    });
     expect(r.timeseries.reduce((n, p) => n + p.queries, 0)).toBe(2);
     const only4th = agg.report(AGENT, { from: "2025-03-04", to: "2025-03-04", interval: "day", limit: 10 });
     expect(only4th.totals.queries).toBe(1);
@@ -135,7 +165,12 @@ describe("counting", () => {
 describe("top lists", () => {
   it("group questions that differ only in case and punctuation", () => {
     const agg = new Aggregates();
-    for (const q of ["How do I reset my password?", "how do i reset my PASSWORD", "  How do I reset   my password!!", "What's Lore?"]) {
+    for (const q of [
+      "How do I reset my password?",
+      "how do i reset my PASSWORD",
+      "  How do I reset   my password!!",
+      "What's Lore?",
+    ]) {
       agg.addQuery(query("2025-03-01T10:00:00Z", { question: q }));
     }
     const r = agg.report(AGENT, { from: "2025-03-01", to: "2025-03-01", interval: "day", limit: 10 });
@@ -178,7 +213,9 @@ describe("interval starts", () => {
   it("cover the range in whole hours, days or Monday weeks", () => {
     const from = Date.parse("2025-03-05T00:00:00Z"); // a Wednesday
     expect(intervalStarts(from, from + 86_400_000, "hour")).toHaveLength(24);
-    const weeks = intervalStarts(from, from + 14 * 86_400_000, "week").map((t) => new Date(t).toISOString().slice(0, 10));
+    const weeks = intervalStarts(from, from + 14 * 86_400_000, "week").map((t) =>
+      new Date(t).toISOString().slice(0, 10),
+    );
     expect(weeks).toEqual(["2025-03-05", "2025-03-10", "2025-03-17"]);
   });
 });

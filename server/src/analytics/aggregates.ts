@@ -1,7 +1,7 @@
 import type { AgentAnalytics, AnalyticsInterval, AnalyticsPoint } from "@lore/shared";
 import type { AnsweredQuery } from "../answers/answer-record.ts";
-import { DistinctAccumulator, DistinctCounter, hashCaller } from "./hyperloglog.ts";
 import { denseHistogram, percentile, SparseHistogram } from "./histogram.ts";
+import { DistinctAccumulator, DistinctCounter, hashCaller } from "./hyperloglog.ts";
 import { normalizeQuestion } from "./normalize-question.ts";
 
 export const HOUR_MS = 3_600_000;
@@ -279,7 +279,8 @@ export function intervalStarts(fromMs: number, endMs: number, interval: Analytic
 }
 
 const r1 = (n: number | null): number | null => (n === null ? null : Math.round(n * 10) / 10);
-const share = (part: number, whole: number): number => (whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 10_000);
+const share = (part: number, whole: number): number =>
+  whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 10_000;
 
 function buildReport(agg: Aggregates, agentId: string, range: ReportRange): AgentAnalytics {
   const fromMs = Date.parse(`${range.from}T00:00:00Z`);
@@ -338,7 +339,11 @@ function buildReport(agg: Aggregates, agentId: string, range: ReportRange): Agen
   });
 
   const avg = (sum: number) => (totals.queries === 0 ? null : r1(sum / totals.queries));
-  const stats = (dense: Float64Array, sum: number) => ({ p50: r1(percentile(dense, 0.5)), p95: r1(percentile(dense, 0.95)), avg: avg(sum) });
+  const stats = (dense: Float64Array, sum: number) => ({
+    p50: r1(percentile(dense, 0.5)),
+    p95: r1(percentile(dense, 0.95)),
+    avg: avg(sum),
+  });
 
   const tops = topLists(agg, agentId, fromMs, endMs, range.limit);
   return {
@@ -387,12 +392,18 @@ function topLists(agg: Aggregates, agentId: string, fromMs: number, endMs: numbe
       }
     }
   }
-  const byCount = <V extends { count: number }>(a: [string, V], b: [string, V]) => b[1].count - a[1].count || a[0].localeCompare(b[0]);
+  const byCount = <V extends { count: number }>(a: [string, V], b: [string, V]) =>
+    b[1].count - a[1].count || a[0].localeCompare(b[0]);
   return {
     topSources: [...sources]
       .sort(byCount)
       .slice(0, limit)
-      .map(([documentId, d]) => ({ documentId, title: d.title, dataSourceId: d.dataSourceId, citations: d.count })),
+      .map(([documentId, d]) => ({
+        documentId,
+        title: d.title,
+        dataSourceId: d.dataSourceId,
+        citations: d.count,
+      })),
     topQuestions: [...questions]
       .sort(byCount)
       .slice(0, limit)

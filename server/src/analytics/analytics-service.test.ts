@@ -56,7 +56,12 @@ describe("AnalyticsService", () => {
     a.recordFeedback(AGENT, "m1", "up", Date.parse("2025-05-02T09:00:00Z"));
     await a.stop();
     const b = await AnalyticsService.open(await open(), { logger });
-    expect(b.report(AGENT, range).totals).toMatchObject({ queries: 2, unanswered: 1, visitors: 2, feedbackUp: 1 });
+    expect(b.report(AGENT, range).totals).toMatchObject({
+      queries: 2,
+      unanswered: 1,
+      visitors: 2,
+      feedbackUp: 1,
+    });
     await b.stop();
   });
 
@@ -84,18 +89,32 @@ describe("AnalyticsService", () => {
     const events = new EventBus();
     const a = await AnalyticsService.open(await tempDb()(), { logger, events });
     const feedback = (rating: "up" | "down") =>
-      events.emit({ type: "message.feedback", workspaceId: "ws", agentId: AGENT, conversationId: "c", messageId: "m1", rating, comment: null });
+      events.emit({
+        type: "message.feedback",
+        workspaceId: "ws",
+        agentId: AGENT,
+        conversationId: "c",
+        messageId: "m1",
+        rating,
+        comment: null,
+      });
     feedback("up");
     feedback("up");
     feedback("down");
     await new Promise((r) => setTimeout(r, 20));
     const today = new Date().toISOString().slice(0, 10);
-    expect(a.report(AGENT, { from: today, to: today, interval: "day", limit: 10 }).totals).toMatchObject({ feedbackUp: 0, feedbackDown: 1 });
+    expect(a.report(AGENT, { from: today, to: today, interval: "day", limit: 10 }).totals).toMatchObject({
+      feedbackUp: 0,
+      feedbackDown: 1,
+    });
     await a.stop();
   });
 
   it("refuses reversed, too long and too finely divided ranges", async () => {
-    const a = await AnalyticsService.open(await tempDb()(), { logger, now: () => Date.parse("2025-06-30T12:00:00Z") });
+    const a = await AnalyticsService.open(await tempDb()(), {
+      logger,
+      now: () => Date.parse("2025-06-30T12:00:00Z"),
+    });
     const bad = (q: Parameters<AnalyticsService["report"]>[1]) => {
       try {
         a.report(AGENT, q);
@@ -104,12 +123,22 @@ describe("AnalyticsService", () => {
         return error instanceof AppError ? error.code : "other";
       }
     };
-    expect(bad({ from: "2025-05-02", to: "2025-05-01", interval: "day", limit: 10 })).toBe("validation_error");
-    expect(bad({ from: "2024-01-01", to: "2025-05-01", interval: "day", limit: 10 })).toBe("validation_error");
-    expect(bad({ from: "2025-01-01", to: "2025-05-01", interval: "hour", limit: 10 })).toBe("validation_error");
+    expect(bad({ from: "2025-05-02", to: "2025-05-01", interval: "day", limit: 10 })).toBe(
+      "validation_error",
+    );
+    expect(bad({ from: "2024-01-01", to: "2025-05-01", interval: "day", limit: 10 })).toBe(
+      "validation_error",
+    );
+    expect(bad({ from: "2025-01-01", to: "2025-05-01", interval: "hour", limit: 10 })).toBe(
+      "validation_error",
+    );
     expect(bad({ from: "2025-01-01", to: "2025-05-01", interval: "week", limit: 10 })).toBeNull();
     const defaults = a.report(AGENT, { interval: "day", limit: 10 });
-    expect([defaults.from, defaults.to, defaults.timeseries.length]).toEqual(["2025-06-01", "2025-06-30", 30]);
+    expect([defaults.from, defaults.to, defaults.timeseries.length]).toEqual([
+      "2025-06-01",
+      "2025-06-30",
+      30,
+    ]);
     await a.stop();
   });
 });

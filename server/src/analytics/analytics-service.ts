@@ -1,5 +1,5 @@
-import type { AgentAnalytics, AnalyticsQuery } from "@lore/shared";
 import type { Connection, Table } from "@lancedb/lancedb";
+import type { AgentAnalytics, AnalyticsQuery } from "@lore/shared";
 import { Field, Float64, Schema, Utf8 } from "apache-arrow";
 import type { AnsweredQuery, AnswerRecorder } from "../answers/answer-record.ts";
 import { AppError } from "../errors.ts";
@@ -7,7 +7,14 @@ import type { DomainEvent, EventBus } from "../events/event-bus.ts";
 import type { Logger } from "../http/logger.ts";
 import { BatchedLog } from "../store/batched-log.ts";
 import { WriteQueue } from "../store/write-queue.ts";
-import { Aggregates, DAY_MS, DayTops, type DayTopsJson, HourBucket, type HourBucketJson } from "./aggregates.ts";
+import {
+  Aggregates,
+  DAY_MS,
+  DayTops,
+  type DayTopsJson,
+  HourBucket,
+  type HourBucketJson,
+} from "./aggregates.ts";
 
 /** One raw analytics event: the source of truth the aggregates are rebuilt from. */
 type RawRow = {
@@ -27,7 +34,10 @@ const rawSchema = new Schema([
   new Field("at", new Float64(), false),
   new Field("data", new Utf8(), false),
 ]);
-const aggregateSchema = new Schema([new Field("id", new Utf8(), false), new Field("data", new Utf8(), false)]);
+const aggregateSchema = new Schema([
+  new Field("id", new Utf8(), false),
+  new Field("data", new Utf8(), false),
+]);
 
 const RAW_TABLE = "analytics_events";
 const AGGREGATE_TABLE = "analytics_aggregates";
@@ -83,8 +93,20 @@ export class AnalyticsService implements AnswerRecorder {
     const service = new AnalyticsService(new Aggregates(), log, table, options);
     await service.load();
     options.events?.subscribe((event) => service.onEvent(event));
-    const flush = setInterval(() => void service.flush().catch((e) => options.logger.warn("analytics flush failed", { error: String(e) })), options.flushMs ?? 2000);
-    const compact = setInterval(() => void service.compact().catch((e) => options.logger.warn("analytics compaction failed", { error: String(e) })), 60_000);
+    const flush = setInterval(
+      () =>
+        void service
+          .flush()
+          .catch((e) => options.logger.warn("analytics flush failed", { error: String(e) })),
+      options.flushMs ?? 2000,
+    );
+    const compact = setInterval(
+      () =>
+        void service
+          .compact()
+          .catch((e) => options.logger.warn("analytics compaction failed", { error: String(e) })),
+      60_000,
+    );
     for (const t of [flush, compact]) {
       t.unref();
       service.timers.push(t);
@@ -116,11 +138,21 @@ export class AnalyticsService implements AnswerRecorder {
     let replayed = 0;
     // Ratings (few) are all read back: a changed rating must withdraw the earlier one.
     const feedback: RawRow[] = [];
-    for await (const batch of this.log.table.query().where("kind = 'feedback'").select(["seq", "id", "agent_id", "at", "data"])) {
+    for await (const batch of this.log.table
+      .query()
+      .where("kind = 'feedback'")
+      .select(["seq", "id", "agent_id", "at", "data"])) {
       const col = (name: string) => (batch.getChild(name)?.toArray() ?? []) as ArrayLike<unknown>;
       const [seqs, ids, agents, ats, data] = [col("seq"), col("id"), col("agent_id"), col("at"), col("data")];
       for (let i = 0; i < seqs.length; i++) {
-        feedback.push({ seq: Number(seqs[i]), id: String(ids[i]), agent_id: String(agents[i]), kind: "feedback", at: Number(ats[i]), data: String(data[i]) });
+        feedback.push({
+          seq: Number(seqs[i]),
+          id: String(ids[i]),
+          agent_id: String(agents[i]),
+          kind: "feedback",
+          at: Number(ats[i]),
+          data: String(data[i]),
+        });
       }
     }
     feedback.sort((a, b) => a.seq - b.seq);
@@ -132,7 +164,10 @@ export class AnalyticsService implements AnswerRecorder {
         replayed += 1;
       } else this.ratings.set(row.id, { agentId: row.agent_id, rating, at: row.at });
     }
-    for await (const batch of this.log.table.query().where(`kind = 'query' AND seq > ${appliedSeq}`).select(["seq", "data"])) {
+    for await (const batch of this.log.table
+      .query()
+      .where(`kind = 'query' AND seq > ${appliedSeq}`)
+      .select(["seq", "data"])) {
       const seqs = batch.getChild("seq")?.toArray() as Float64Array | undefined;
       const data = batch.getChild("data")?.toArray() as string[] | undefined;
       if (!seqs || !data) continue;
@@ -175,7 +210,14 @@ export class AnalyticsService implements AnswerRecorder {
     try {
       this.aggregates.addQuery(query);
       this.seq += 1;
-      this.append({ seq: this.seq, id: query.messageId, agent_id: query.agentId, kind: "query", at: Date.parse(query.at) || Date.now(), data: JSON.stringify(query) });
+      this.append({
+        seq: this.seq,
+        id: query.messageId,
+        agent_id: query.agentId,
+        kind: "query",
+        at: Date.parse(query.at) || Date.now(),
+        data: JSON.stringify(query),
+      });
     } catch (error) {
       this.options.logger.warn("analytics record failed", { error: String(error) });
     }
@@ -187,7 +229,14 @@ export class AnalyticsService implements AnswerRecorder {
     for (const q of queries) {
       this.aggregates.addQuery(q);
       this.seq += 1;
-      rows.push({ seq: this.seq, id: q.messageId, agent_id: q.agentId, kind: "query", at: Date.parse(q.at), data: JSON.stringify(q) });
+      rows.push({
+        seq: this.seq,
+        id: q.messageId,
+        agent_id: q.agentId,
+        kind: "query",
+        at: Date.parse(q.at),
+        data: JSON.stringify(q),
+      });
     }
     for (let i = 0; i < rows.length; i += 20_000) {
       const chunk = rows.slice(i, i + 20_000);
@@ -200,7 +249,14 @@ export class AnalyticsService implements AnswerRecorder {
     if (this.ratings.get(messageId)?.rating === rating) return;
     this.applyFeedback(agentId, messageId, rating, at);
     this.seq += 1;
-    this.append({ seq: this.seq, id: messageId, agent_id: agentId, kind: "feedback", at, data: JSON.stringify({ rating }) });
+    this.append({
+      seq: this.seq,
+      id: messageId,
+      agent_id: agentId,
+      kind: "feedback",
+      at,
+      data: JSON.stringify({ rating }),
+    });
   }
 
   private applyFeedback(agentId: string, messageId: string, rating: "up" | "down", at: number): void {
@@ -231,11 +287,17 @@ export class AnalyticsService implements AnswerRecorder {
   report(agentId: string, query: AnalyticsQuery): AgentAnalytics {
     const today = new Date(this.options.now?.() ?? Date.now()).toISOString().slice(0, 10);
     const to = query.to ?? (query.from && query.from > today ? query.from : today);
-    const from = query.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * DAY_MS).toISOString().slice(0, 10);
+    const from =
+      query.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * DAY_MS).toISOString().slice(0, 10);
     const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS + 1;
-    if (days < 1) throw new AppError("validation_error", "`from` must not be after `to`", { fields: { from: ["must not be after to"] } });
+    if (days < 1)
+      throw new AppError("validation_error", "`from` must not be after `to`", {
+        fields: { from: ["must not be after to"] },
+      });
     if (days > MAX_RANGE_DAYS) {
-      throw new AppError("validation_error", `The range may span at most ${MAX_RANGE_DAYS} days`, { fields: { from: [`at most ${MAX_RANGE_DAYS} days before to`] } });
+      throw new AppError("validation_error", `The range may span at most ${MAX_RANGE_DAYS} days`, {
+        fields: { from: [`at most ${MAX_RANGE_DAYS} days before to`] },
+      });
     }
     if (query.interval === "hour" && days > MAX_HOURLY_RANGE_DAYS) {
       throw new AppError("validation_error", `Hourly points cover at most ${MAX_HOURLY_RANGE_DAYS} days`, {
@@ -289,7 +351,9 @@ export class AnalyticsService implements AnswerRecorder {
     await this.log.compact();
     if (this.flushesSinceOptimize >= 30) {
       this.flushesSinceOptimize = 0;
-      await this.aggregateQueue.run(() => this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) }).then(() => undefined));
+      await this.aggregateQueue.run(() =>
+        this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) }).then(() => undefined),
+      );
     }
   }
 

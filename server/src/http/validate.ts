@@ -13,14 +13,21 @@ export async function readJson<S extends z.ZodTypeAny>(c: Context, schema: S): P
       supported: ["application/json"],
     });
   }
-  let text: string;
+  let bytes: ArrayBuffer;
   try {
-    text = await c.req.text();
+    bytes = await c.req.arrayBuffer();
   } catch (error) {
     if (error instanceof AppError) throw error;
     throw new AppError("validation_error", "The request body could not be read", {
       fields: { body: ["unreadable"] },
     });
+  }
+  let text: string;
+  try {
+    // Fatal decoding: invalid UTF-8 is refused, not silently turned into U+FFFD (found by hostile-input tests).
+    text = utf8.decode(bytes);
+  } catch {
+    throw new AppError("validation_error", "The body is not valid UTF-8", { fields: { body: ["invalid UTF-8"] } });
   }
   let data: unknown;
   try {
@@ -51,8 +58,16 @@ function rejectPollution(key: string, value: unknown): unknown {
       fields: { [key]: ["forbidden key"] },
     });
   }
+  // NUL characters are refused too: no text Lore stores or indexes needs them, and downstream tools choke on them.
+  if ((typeof value === "string" && value.includes("\u0000")) || key.includes("\u0000")) {
+    throw new AppError("validation_error", "The body contains a NUL character", {
+      fields: { [key.replaceAll("\u0000", "\\u0000") || "body"]: ["must not contain NUL characters"] },
+    });
+  }
   return value;
 }
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

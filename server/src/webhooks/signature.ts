@@ -15,10 +15,22 @@ export function signWebhook(secret: string, timestamp: number, body: string): st
  * What a receiver does: recompute the HMAC over the raw body, compare in constant time, and refuse
  * timestamps older than the tolerance (replays). Any of several `v1=` values may match (secret rotation).
  */
-export function verifyWebhook(secret: string, header: string, body: string, toleranceSeconds = 300, now = Date.now()): boolean {
+export function verifyWebhook(
+  secret: string,
+  header: string,
+  body: string,
+  toleranceSeconds = 300,
+  now = Date.now(),
+): boolean {
   const parts = header.split(",").map((p) => p.trim().split("="));
   const t = Number(parts.find(([k]) => k === "t")?.[1]);
   if (!Number.isInteger(t) || Math.abs(now / 1000 - t) > toleranceSeconds) return false;
   const expected = Buffer.from(createHmac("sha256", secret).update(`${t}.${body}`).digest("hex"));
-  return parts.some(([k, v]) => k === "v1" && v !== undefined && v.length === expected.length && timingSafeEqual(Buffer.from(v), expected));
+  return parts.some(
+    ([k, v]) =>
+      k === "v1" &&
+      v !== undefined &&
+      v.length === expected.length &&
+      timingSafeEqual(Buffer.from(v), expected),
+  );
 }

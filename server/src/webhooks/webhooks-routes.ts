@@ -1,5 +1,10 @@
-import { createWebhookRequestSchema, updateWebhookRequestSchema, webhookDeliveriesQuerySchema, pageQuerySchema } from "@lore/shared";
-import { Hono } from "hono";
+import {
+  createWebhookRequestSchema,
+  pageQuerySchema,
+  updateWebhookRequestSchema,
+  webhookDeliveriesQuerySchema,
+} from "@lore/shared";
+import { type Context, Hono } from "hono";
 import { paginate } from "../http/pagination.ts";
 import type { AppEnv } from "../http/principal.ts";
 import { parseQuery, pathId, readJson } from "../http/validate.ts";
@@ -8,7 +13,7 @@ import type { Services } from "../services.ts";
 /** Webhook subscriptions of a workspace (admins and owners) and their delivery logs. */
 export function webhooksRoutes(s: Services) {
   const { access, webhooks, config } = s;
-  const workspace = (c: Parameters<Parameters<Hono<AppEnv>["get"]>[1]>[0]) => {
+  const workspace = (c: Context<AppEnv>) => {
     const id = pathId(c, "id", "workspace");
     access.requireWorkspace(c.get("principal"), id, "admin");
     return id;
@@ -17,7 +22,9 @@ export function webhooksRoutes(s: Services) {
   return new Hono<AppEnv>()
     .get("/:id/webhooks/", (c) => {
       const workspaceId = workspace(c);
-      return c.json(paginate(c, webhooks.list(workspaceId), parseQuery(c, pageQuerySchema), config.trustProxy));
+      return c.json(
+        paginate(c, webhooks.list(workspaceId), parseQuery(c, pageQuerySchema), config.trustProxy),
+      );
     })
     .post("/:id/webhooks/", async (c) => {
       const workspaceId = workspace(c);

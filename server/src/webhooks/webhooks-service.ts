@@ -14,8 +14,8 @@ import { AppError, notFound } from "../errors.ts";
 import type { DomainEvent, EventBus } from "../events/event-bus.ts";
 import type { Logger } from "../http/logger.ts";
 import { assertPublicUrl, createGuardedFetch, type GuardedFetch, OutboundError } from "../net/outbound.ts";
-import type { Store } from "../store/store.ts";
 import { RecordTable } from "../store/record-table.ts";
+import type { Store } from "../store/store.ts";
 import { createWebhookSecret, signWebhook } from "./signature.ts";
 
 /** A subscription as stored: the signing secret sealed with the server's SecretBox. */
@@ -63,12 +63,25 @@ export class WebhooksService {
     });
   }
 
-  static async open(deps: { store: Store; events: EventBus; secrets: SecretBox; config: Config; logger: Logger }): Promise<WebhooksService> {
+  static async open(deps: {
+    store: Store;
+    events: EventBus;
+    secrets: SecretBox;
+    config: Config;
+    logger: Logger;
+  }): Promise<WebhooksService> {
     const [webhooks, deliveries] = await Promise.all([
       RecordTable.open<WebhookRecord>(deps.store.db, "webhooks"),
       RecordTable.open<DeliveryRecord>(deps.store.db, "webhook_deliveries"),
     ]);
-    const service = new WebhooksService(deps.store, webhooks, deliveries, deps.secrets, deps.config, deps.logger);
+    const service = new WebhooksService(
+      deps.store,
+      webhooks,
+      deliveries,
+      deps.secrets,
+      deps.config,
+      deps.logger,
+    );
     deps.events.subscribe((event) => service.enqueue(event));
     return service;
   }
@@ -154,24 +167,37 @@ export class WebhooksService {
       return (await assertPublicUrl(url, this.config.outboundAllowlist)).href;
     } catch (error) {
       if (error instanceof OutboundError) {
-        throw new AppError("validation_error", `The webhook URL is not allowed: ${error.message}`, { fields: { url: [error.message] } });
+        throw new AppError("validation_error", `The webhook URL is not allowed: ${error.message}`, {
+          fields: { url: [error.message] },
+        });
       }
       throw error;
     }
   }
 
   private async cancelPending(webhookId: string, reason: string): Promise<void> {
-    for (const [id, job] of this.inflight) if (job.webhookId === webhookId) job.controller.abort(new Error(reason));
+    for (const [id, job] of this.inflight)
+      if (job.webhookId === webhookId) job.controller.abort(new Error(reason));
     const pending = this.deliveries.filter((d) => d.webhookId === webhookId && d.status === "pending");
-    await this.deliveries.putMany(pending.map((d) => ({ ...d, status: "cancelled", nextAttemptAt: null, error: reason })));
+    await this.deliveries.putMany(
+      pending.map((d) => ({ ...d, status: "cancelled", nextAttemptAt: null, error: reason })),
+    );
   }
 
   /** One delivery per active subscription of the event's workspace that wants its type. */
   async enqueue(event: DomainEvent): Promise<void> {
-    const targets = this.webhooks.filter((w) => w.active && w.workspaceId === event.workspaceId && w.events.includes(event.type));
+    const targets = this.webhooks.filter(
+      (w) => w.active && w.workspaceId === event.workspaceId && w.events.includes(event.type),
+    );
     if (targets.length === 0) return;
     const now = new Date().toISOString();
-    const payload: WebhookPayload = { id: randomUUID(), type: event.type, createdAt: now, workspaceId: event.workspaceId, data: this.eventData(event) };
+    const payload: WebhookPayload = {
+      id: randomUUID(),
+      type: event.type,
+      createdAt: now,
+      workspaceId: event.workspaceId,
+      data: this.eventData(event),
+    };
     const body = JSON.stringify(payload);
     await this.deliveries.putMany(
       targets.map((w) => ({
@@ -219,7 +245,10 @@ export class WebhooksService {
     try {
       const now = Date.now();
       const due = this.deliveries
-        .filter((d) => d.status === "pending" && !this.inflight.has(d.id) && Date.parse(d.nextAttemptAt ?? "") <= now)
+        .filter(
+          (d) =>
+            d.status === "pending" && !this.inflight.has(d.id) && Date.parse(d.nextAttemptAt ?? "") <= now,
+        )
         .sort((a, b) => (a.nextAttemptAt ?? "").localeCompare(b.nextAttemptAt ?? ""));
       for (const d of due) {
         if (this.inflight.size >= CONCURRENCY) break;
@@ -229,7 +258,9 @@ export class WebhooksService {
       }
       if (now - this.lastPrune > 3_600_000) {
         this.lastPrune = now;
-        const old = this.deliveries.filter((d) => d.status !== "pending" && now - Date.parse(d.createdAt) > RETENTION_MS).map((d) => d.id);
+        const old = this.deliveries
+          .filter((d) => d.status !== "pending" && now - Date.parse(d.createdAt) > RETENTION_MS)
+          .map((d) => d.id);
         await this.deliveries.delete(old);
       }
     } catch (error) {
@@ -244,7 +275,12 @@ export class WebhooksService {
     if (!delivery || delivery.status !== "pending") return;
     const hook = this.webhooks.get(delivery.webhookId);
     if (!hook || !hook.active) {
-      await this.deliveries.put({ ...delivery, status: "cancelled", nextAttemptAt: null, error: "the subscription no longer exists or is inactive" });
+      await this.deliveries.put({
+        ...delivery,
+        status: "cancelled",
+        nextAttemptAt: null,
+        error: "the subscription no longer exists or is inactive",
+      });
       return;
     }
     const started = performance.now();
@@ -267,7 +303,8 @@ export class WebhooksService {
       responseStatus = res.status;
       if (res.status < 200 || res.status > 299) error = `the receiver answered ${res.status}`;
     } catch (e) {
-      error = e instanceof OutboundError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e);
+      error =
+        e instanceof OutboundError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e);
     }
     const durationMs = Math.round(performance.now() - started);
     // Deleted or deactivated meanwhile: the cancellation stands.
@@ -277,7 +314,12 @@ export class WebhooksService {
     const history = [...current.history, { at: at.toISOString(), responseStatus, error, durationMs }];
     const base = { ...current, attempts, history, responseStatus, error, durationMs };
     if (error === null) {
-      await this.deliveries.put({ ...base, status: "delivered", deliveredAt: new Date().toISOString(), nextAttemptAt: null });
+      await this.deliveries.put({
+        ...base,
+        status: "delivered",
+        deliveredAt: new Date().toISOString(),
+        nextAttemptAt: null,
+      });
     } else if (attempts >= this.config.webhooks.maxAttempts) {
       await this.deliveries.put({ ...base, status: "failed", nextAttemptAt: null });
     } else {

@@ -1,4 +1,4 @@
-// Minimal declarations for the wink packages (they ship none).
+// Minimal declarations for packages that ship no types (wink, autocannon).
 declare module "wink-bm25-text-search" {
   type PrepTask = (input: never) => unknown;
   interface Bm25Engine {
@@ -22,4 +22,37 @@ declare module "wink-nlp-utils" {
     };
   };
   export default nlp;
+}
+
+declare module "autocannon" {
+  interface Histogram {
+    average: number;
+    mean: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    max: number;
+    total: number;
+  }
+  interface Result {
+    requests: Histogram;
+    latency: Histogram;
+    throughput: Histogram;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    duration: number;
+    "2xx": number;
+  }
+  interface Options {
+    url: string;
+    connections?: number;
+    duration?: number;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    pipelining?: number;
+  }
+  function autocannon(options: Options): Promise<Result>;
+  export default autocannon;
 }

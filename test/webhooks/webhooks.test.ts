@@ -1,0 +1,315 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type {
+  CreatedWebhook,
+  DataSource,
+  Page,
+  Webhook,
+  WebhookDelivery,
+  WebhookPayload,
+} from "@lore/shared";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  DEFAULT_PASSWORD,
+  personalWorkspaceId,
+  startTestServer,
+  type TestServer,
+} from "../helpers/server.ts";
+import { call, createTextSource, sleep, waitForSettled } from "../ingestion/source-helpers.ts";
+
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  status: number;
+}
+
+/** A webhook receiver on loopback: `/flaky` fails twice then succeeds, `/down` always fails, anything else answers 204. */
+function startReceiver(): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
+  const received: Received[] = [];
+  let flakyCalls = 0;
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (c: string) => {
+      body += c;
+    });
+    req.on("end", () => {
+      const path = req.url ?? "/";
+      let status = 204;
+      if (path === "/flaky") status = ++flakyCalls <= 2 ? 500 : 200;
+      if (path === "/down") status = 503;
+      received.push({ path, headers: req.headers, body, status });
+      res.writeHead(status, { "content-type": "text/plain" });
+      res.end(status >= 300 ? "nope" : "");
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        received,
+        close: () => new Promise<void>((r) => server.close(() => r())),
+      });
+    });
+  });
+}
+
+/** The verification recipe of docs/api.md, as a receiver would write it. */
+function verifyLoreSignature(
+  rawBody: string,
+  header: string,
+  secret: string,
+  toleranceSeconds = 300,
+): boolean {
+  const pairs = header.split(",").map((part) => part.split("=", 2) as [string, string]);
+  const timestamp = Number(pairs.find(([k]) => k === "t")?.[1]);
+  if (!Number.isFinite(timestamp) || Math.abs(Date.now() / 1000 - timestamp) > toleranceSeconds) return false;
+  const expected = createHmac("sha256", secret).update(`${timestamp}.${rawBody}`).digest();
+  return pairs.some(
+    ([k, v]) => k === "v1" && v.length === 64 && timingSafeEqual(Buffer.from(v, "hex"), expected),
+  );
+}
+
+let server: TestServer;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let token: string;
+let workspaceId: string;
+let source: DataSource;
+
+const hooksPath = (ws = workspaceId) => `/workspaces/${ws}/webhooks/`;
+async function subscribe(
+  path: string,
+  events: string[] = ["data_source.sync.completed"],
+  auth = token,
+): Promise<CreatedWebhook> {
+  const res = await call<CreatedWebhook>(server, "POST", hooksPath(), auth, {
+    url: `${receiver.url}${path}`,
+    events,
+    description: path,
+  });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+async function until<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+async function resync(): Promise<void> {
+  const res = await call(server, "POST", `/data-sources/${source.id}/sync/`, token);
+  expect(res.status).toBeLessThan(300);
+  await waitForSettled(server, token, source.id);
+}
+
+const eventsAt = (path: string) => receiver.received.filter((r) => r.path === path);
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  server = await startTestServer({
+    LORE_OUTBOUND_ALLOWLIST: "127.0.0.1",
+    LORE_WEBHOOK_RETRY_BASE_MS: "100",
+    LORE_WEBHOOK_MAX_ATTEMPTS: "4",
+  });
+  token = (await server.login()).access;
+  const admin = server.services.store.users.find((u) => u.email === "admin@example.com");
+  if (!admin) throw new Error("no admin");
+  workspaceId = personalWorkspaceId(server.services, admin.id);
+});
+afterAll(async () => {
+  await server?.close();
+  await receiver?.close();
+});
+
+describe("webhook subscriptions", () => {
+  it("show the secret once, then never again", async () => {
+    const created = await subscribe("/shown-once");
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{40,}$/);
+    expect(created).toMatchObject({
+      workspaceId,
+      url: `${receiver.url}/shown-once`,
+      events: ["data_source.sync.completed"],
+      active: true,
+      description: "/shown-once",
+    });
+    const got = await call<Webhook>(server, "GET", `${hooksPath()}${created.id}/`, token);
+    expect(got.status).toBe(200);
+    expect(got.body).not.toHaveProperty("secret");
+    const list = await call<Page<Webhook>>(server, "GET", hooksPath(), token);
+    expect(list.body.results.map((w) => w.id)).toContain(created.id);
+    expect(JSON.stringify(list.body)).not.toContain(created.secret);
+    const patched = await call<Webhook>(server, "PATCH", `${hooksPath()}${created.id}/`, token, {
+      events: ["agent.ready", "message.feedback"],
+      active: false,
+    });
+    expect(patched.body).toMatchObject({ events: ["agent.ready", "message.feedback"], active: false });
+    expect((await call(server, "DELETE", `${hooksPath()}${created.id}/`, token)).status).toBe(204);
+    expect((await call(server, "GET", `${hooksPath()}${created.id}/`, token)).status).toBe(404);
+  });
+
+  it("refuse URLs the outbound guard refuses and invalid events", async () => {
+    for (const body of [
+      { url: "http://10.0.0.5/hook", events: ["agent.ready"] },
+      { url: "http://169.254.169.254/latest", events: ["agent.ready"] },
+      { url: "ftp://127.0.0.1/hook", events: ["agent.ready"] },
+      { url: `${receiver.url}/x`, events: [] },
+      { url: `${receiver.url}/x`, events: ["data_source.deleted"] },
+    ]) {
+      const res = await call<{ error: string }>(server, "POST", hooksPath(), token, body);
+      expect({ body, status: res.status, error: res.body.error }).toEqual({
+        body,
+        status: 400,
+        error: "validation_error",
+      });
+    }
+  });
+
+  it("are managed by workspace admins only: viewers get 403, other workspaces 404", async () => {
+    const hook = await subscribe("/guarded");
+    const viewer = await server.createUser("hook-viewer@example.com");
+    await server.addMember(workspaceId, viewer.id, "viewer");
+    const viewerToken = (await server.login("hook-viewer@example.com", DEFAULT_PASSWORD)).access;
+    expect((await call(server, "GET", hooksPath(), viewerToken)).status).toBe(403);
+    expect(
+      (
+        await call(server, "POST", hooksPath(), viewerToken, {
+          url: `${receiver.url}/v`,
+          events: ["agent.ready"],
+        })
+      ).status,
+    ).toBe(403);
+    expect((await call(server, "DELETE", `${hooksPath()}${hook.id}/`, viewerToken)).status).toBe(403);
+    const stranger = await server.createUser("hook-stranger@example.com");
+    const strangerToken = (await server.login("hook-stranger@example.com", DEFAULT_PASSWORD)).access;
+    expect((await call(server, "GET", hooksPath(), strangerToken)).status).toBe(404);
+    expect((await call(server, "GET", `${hooksPath()}${hook.id}/deliveries/`, strangerToken)).status).toBe(
+      404,
+    );
+    // The stranger's own workspace does not reach this workspace's subscription either.
+    const own = personalWorkspaceId(server.services, stranger.id);
+    expect((await call(server, "GET", `${hooksPath(own)}${hook.id}/`, strangerToken)).status).toBe(404);
+    await call(server, "DELETE", `${hooksPath()}${hook.id}/`, token);
+  });
+});
+
+describe("deliveries", () => {
+  let ok: CreatedWebhook;
+
+  it("fire a signed data_source.sync.completed when a sync completes", async () => {
+    ok = await subscribe("/ok", ["data_source.sync.completed", "agent.ready"]);
+    source = await createTextSource(server, token, "Webhook FAQ", [
+      { title: "Hooks", content: "Webhooks tell other systems what happened." },
+    ]);
+    await waitForSettled(server, token, source.id);
+    const hit = await until("the sync.completed delivery", () =>
+      eventsAt("/ok").find((r) => r.headers["lore-event"] === "data_source.sync.completed"),
+    );
+    const header = String(hit.headers["lore-signature"]);
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(verifyLoreSignature(hit.body, header, ok.secret)).toBe(true);
+    expect(verifyLoreSignature(hit.body, header, "whsec_wrong")).toBe(false);
+    expect(verifyLoreSignature(`${hit.body} `, header, ok.secret)).toBe(false);
+    expect(hit.headers["content-type"]).toBe("application/json");
+    const payload = JSON.parse(hit.body) as WebhookPayload;
+    expect(payload).toMatchObject({
+      type: "data_source.sync.completed",
+      workspaceId,
+      data: { dataSourceId: source.id, dataSourceName: "Webhook FAQ" },
+    });
+    expect(payload.data.counts).toMatchObject({ added: 1 });
+    const logged = await until("the delivery to be logged as delivered", async () => {
+      const log = await call<Page<WebhookDelivery>>(
+        server,
+        "GET",
+        `${hooksPath()}${ok.id}/deliveries/`,
+        token,
+      );
+      return log.body.results.find((d) => d.id === hit.headers["lore-delivery"] && d.status !== "pending");
+    });
+    expect(logged).toMatchObject({
+      id: hit.headers["lore-delivery"],
+      eventId: payload.id,
+      status: "delivered",
+      attempts: 1,
+      responseStatus: 204,
+    });
+  });
+
+  it("retry a failing receiver with backoff until exactly one delivery succeeds", async () => {
+    const flaky = await subscribe("/flaky");
+    await resync();
+    const delivery = await until("the flaky delivery to be delivered", async () => {
+      const log = await call<Page<WebhookDelivery>>(
+        server,
+        "GET",
+        `${hooksPath()}${flaky.id}/deliveries/`,
+        token,
+      );
+      return log.body.results.find((d) => d.status === "delivered");
+    });
+    const calls = eventsAt("/flaky");
+    expect(calls.map((c) => c.status)).toEqual([500, 500, 200]);
+    expect(new Set(calls.map((c) => c.headers["lore-delivery"]))).toEqual(new Set([delivery.id]));
+    expect(
+      calls.every((c) => verifyLoreSignature(c.body, String(c.headers["lore-signature"]), flaky.secret)),
+    ).toBe(true);
+    expect(delivery).toMatchObject({ attempts: 3, responseStatus: 200, error: null });
+    expect(delivery.history.map((h) => h.responseStatus)).toEqual([500, 500, 200]);
+    // Backoff: the second wait (200 ms) is at least the first (100 ms) doubled.
+    const at = delivery.history.map((h) => Date.parse(h.at));
+    expect((at[1] ?? 0) - (at[0] ?? 0)).toBeGreaterThanOrEqual(90);
+    expect((at[2] ?? 0) - (at[1] ?? 0)).toBeGreaterThanOrEqual(190);
+    await call(server, "DELETE", `${hooksPath()}${flaky.id}/`, token);
+  });
+
+  it("mark a delivery failed after the last attempt", async () => {
+    const down = await subscribe("/down");
+    await resync();
+    const failed = await until("the delivery to fail", async () => {
+      const log = await call<Page<WebhookDelivery>>(
+        server,
+        "GET",
+        `${hooksPath()}${down.id}/deliveries/?status=failed`,
+        token,
+      );
+      return log.body.results[0];
+    });
+    expect(failed).toMatchObject({ attempts: 4, responseStatus: 503, nextAttemptAt: null });
+    expect(eventsAt("/down")).toHaveLength(4);
+    await call(server, "DELETE", `${hooksPath()}${down.id}/`, token);
+  });
+
+  it("send nothing to a deleted subscription, and cancel what it had pending", async () => {
+    const gone = await subscribe("/gone");
+    expect((await call(server, "DELETE", `${hooksPath()}${gone.id}/`, token)).status).toBe(204);
+    const before = eventsAt("/ok").length;
+    await resync();
+    await until("the live subscription to get the event", () => eventsAt("/ok").length > before || undefined);
+    await sleep(300);
+    expect(eventsAt("/gone")).toEqual([]);
+
+    // A subscription deleted while its delivery waits for a retry: the retry never happens.
+    const dying = await subscribe("/down");
+    const sentBefore = eventsAt("/down").length;
+    await resync();
+    await until("the first failed attempt", () => eventsAt("/down").length > sentBefore || undefined);
+    expect((await call(server, "DELETE", `${hooksPath()}${dying.id}/`, token)).status).toBe(204);
+    const sentAtDelete = eventsAt("/down").length;
+    await sleep(800);
+    expect(eventsAt("/down").length).toBe(sentAtDelete);
+    const rows = server.services.webhooks.deliveries.filter((d) => d.webhookId === dying.id);
+    expect(rows.map((d) => d.status)).toEqual(["cancelled"]);
+  });
+});

@@ -10,7 +10,9 @@ const resultsDir = mkdtempSync(join(tmpdir(), "lore-bench-smoke-"));
 afterAll(() => rmSync(resultsDir, { recursive: true, force: true }));
 
 describe("benchmark harness (smoke)", () => {
-  it("measures SQuAD recall for Lore and its peers and writes the JSON result", { timeout: 90_000 }, async () => {
+  it("measures SQuAD recall for Lore and its peers and writes the JSON result", {
+    timeout: 90_000,
+  }, async () => {
     const result = await runSquad({ articles: 2, questions: 50, hashed: false, followUps: 3, resultsDir });
 
     const systems = new Set(result.rows.map((r) => r.system));
@@ -47,7 +49,9 @@ describe("benchmark harness (smoke)", () => {
   });
 
   it("turns a question naming the article's subject into a pronoun follow-up", () => {
-    expect(pronounFollowUp("Where did Super Bowl 50 take place?", "Super_Bowl_50")).toBe("Where did it take place?");
+    expect(pronounFollowUp("Where did Super Bowl 50 take place?", "Super_Bowl_50")).toBe(
+      "Where did it take place?",
+    );
     expect(pronounFollowUp("Who won the game?", "Super_Bowl_50")).toBeNull();
   });
 });

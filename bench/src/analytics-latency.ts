@@ -42,7 +42,7 @@ const env = {
   LORE_PORT: "0",
   LORE_LOG_LEVEL: "silent",
   LORE_ADMIN_EMAIL: "bench@example.com",
-  LORE_ADMIN_PASSWORD: "bench-password-123",
+  LORE_ADMIN_PASSWORD: "Tr0ub4dor-and-3-horses",
   LORE_LIMIT_USER_PER_HOUR: "10000000",
 };
 

@@ -13,13 +13,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseDocument } from "../../server/src/sources/parsing/parse-document.ts";
+import { datasetsDir } from "./datasets.ts";
 import { LoreClient } from "./lib/api.ts";
 import { langchainBm25, type PeerChunk, rawLanceFts, readProductChunks, winkBm25 } from "./lib/peers.ts";
 import { evalPeer, type RecallRow, rankAll, recallRow } from "./lib/recall.ts";
 import { log, markdownTable, writeResult } from "./lib/report.ts";
 import { startBenchServer } from "./lib/server.ts";
 import { round } from "./lib/stats.ts";
-import { datasetsDir } from "./datasets.ts";
 
 const ks = [1, 5, 10] as const;
 const dir = join(datasetsDir, "financebench");
@@ -33,7 +33,10 @@ export interface FinanceQuestion {
 }
 
 /** The questions whose documents are among the PDFs present, with 1-based evidence pages. */
-export function loadFinanceBench(pdfDir = join(dir, "pdfs")): { pdfs: string[]; questions: FinanceQuestion[] } {
+export function loadFinanceBench(pdfDir = join(dir, "pdfs")): {
+  pdfs: string[];
+  questions: FinanceQuestion[];
+} {
   const pdfs = readdirSync(pdfDir)
     .filter((f) => f.endsWith(".pdf"))
     .sort()
@@ -84,7 +87,9 @@ async function pageTexts(path: string): Promise<{ page: number; text: string }[]
   return [...byPage.entries()].sort((a, b) => a[0] - b[0]).map(([page, t]) => ({ page, text: t.join("\n") }));
 }
 
-export async function runFinanceBench(options: { resultsDir?: string; limitPdfs?: number } = {}): Promise<FinanceResult> {
+export async function runFinanceBench(
+  options: { resultsDir?: string; limitPdfs?: number } = {},
+): Promise<FinanceResult> {
   const loaded = loadFinanceBench();
   const pdfs = loaded.pdfs.slice(0, options.limitPdfs ?? loaded.pdfs.length);
   const present = new Set(pdfs.map((p) => basename(p, ".pdf")));
@@ -124,7 +129,13 @@ export async function runFinanceBench(options: { resultsDir?: string; limitPdfs?
     );
     rows.push(
       recallRow(
-        { system: "Lore (default server)", mode: "keyword", data, chunks: chunks.length, via: "HTTP POST /search/" },
+        {
+          system: "Lore (default server)",
+          mode: "keyword",
+          data,
+          chunks: chunks.length,
+          via: "HTTP POST /search/",
+        },
         ranks,
         ms,
         ks,
@@ -134,7 +145,10 @@ export async function runFinanceBench(options: { resultsDir?: string; limitPdfs?
     await server.close();
   }
   // Peers. Every peer chunk's documentId is the PDF's name, so one relevance test serves all.
-  const productChunks: PeerChunk[] = chunks.map((c) => ({ ...c, documentId: docOfSource.get(c.dataSourceId ?? "") ?? "" }));
+  const productChunks: PeerChunk[] = chunks.map((c) => ({
+    ...c,
+    documentId: docOfSource.get(c.dataSourceId ?? "") ?? "",
+  }));
   const pageRows: PeerChunk[] = [];
   for (const pdf of pdfs) {
     const name = basename(pdf, ".pdf");
@@ -145,10 +159,20 @@ export async function runFinanceBench(options: { resultsDir?: string; limitPdfs?
   const relevant = (hit: { documentId: string; page: number | null }, q: FinanceQuestion) =>
     hit.documentId === q.docName && q.pages.includes(hit.page ?? -1);
   const rawPages = await rawLanceFts(pageRows);
-  rows.push(await evalPeer({ ...rawPages, name: "LanceDB FTS (raw) over pages" }, data, queries, relevant, ks));
+  rows.push(
+    await evalPeer({ ...rawPages, name: "LanceDB FTS (raw) over pages" }, data, queries, relevant, ks),
+  );
   await rawPages.close();
   const rawChunks = await rawLanceFts(productChunks);
-  rows.push(await evalPeer({ ...rawChunks, name: "LanceDB FTS (raw) over Lore's chunks" }, data, queries, relevant, ks));
+  rows.push(
+    await evalPeer(
+      { ...rawChunks, name: "LanceDB FTS (raw) over Lore's chunks" },
+      data,
+      queries,
+      relevant,
+      ks,
+    ),
+  );
   await rawChunks.close();
   rows.push(await evalPeer(winkBm25(productChunks), data, queries, relevant, ks));
   try {
@@ -158,7 +182,10 @@ export async function runFinanceBench(options: { resultsDir?: string; limitPdfs?
       const [doc = "", page = ""] = c.documentId.split("#");
       return { ...c, documentId: doc, page: Number(page) };
     };
-    const wrapped = { ...lc, search: async (query: string, k: number) => (await lc.search(query, k)).map(unpack) };
+    const wrapped = {
+      ...lc,
+      search: async (query: string, k: number) => (await lc.search(query, k)).map(unpack),
+    };
     rows.push(await evalPeer(wrapped, data, queries, relevant, ks));
   } catch (error) {
     notes.push(`LangChain.js peer could not run: ${String(error)}`);
@@ -170,7 +197,16 @@ export async function runFinanceBench(options: { resultsDir?: string; limitPdfs?
     { pdfs: pdfs.length, pages, ingestSeconds, pagesPerMinute, chunks: chunks.length, rows, notes },
     options.resultsDir,
   );
-  return { pdfs: pdfs.length, pages, ingestSeconds, pagesPerMinute, chunks: chunks.length, rows, notes, path };
+  return {
+    pdfs: pdfs.length,
+    pages,
+    ingestSeconds,
+    pagesPerMinute,
+    chunks: chunks.length,
+    rows,
+    notes,
+    path,
+  };
 }
 
 export function financeTable(result: FinanceResult): string {
@@ -191,6 +227,8 @@ export function financeTable(result: FinanceResult): string {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = await runFinanceBench();
   console.log(financeTable(result));
-  console.log(`ingestion: ${result.pages} pages in ${result.ingestSeconds}s = ${result.pagesPerMinute} pages/min`);
+  console.log(
+    `ingestion: ${result.pages} pages in ${result.ingestSeconds}s = ${result.pagesPerMinute} pages/min`,
+  );
   console.log(`wrote ${result.path}`);
 }

@@ -10,11 +10,11 @@
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { startFakeOpenAI } from "../../test/fakes/openai-server.ts";
+import { loadSquad } from "./datasets.ts";
 import { LoreClient } from "./lib/api.ts";
 import { log, markdownTable, writeResult } from "./lib/report.ts";
 import { readRssKiB, startBenchServer } from "./lib/server.ts";
 import { round } from "./lib/stats.ts";
-import { loadSquad } from "./datasets.ts";
 
 export interface LoadRow {
   endpoint: string;
@@ -56,8 +56,13 @@ async function load(endpoint: string, options: Parameters<typeof autocannon>[0])
 async function articleEntries() {
   const data = loadSquad();
   const article = data.articles[0];
-  const content = (article?.paragraphIndexes ?? []).map((i) => data.paragraphs[i]?.context ?? "").join("\n\n");
-  return { entries: [{ title: article?.title ?? "Article", content }], questions: data.questions.slice(0, 50) };
+  const content = (article?.paragraphIndexes ?? [])
+    .map((i) => data.paragraphs[i]?.context ?? "")
+    .join("\n\n");
+  return {
+    entries: [{ title: article?.title ?? "Article", content }],
+    questions: data.questions.slice(0, 50),
+  };
 }
 
 export async function runHttpLoad(duration = 10): Promise<LoadRow[]> {
@@ -73,7 +78,9 @@ export async function runHttpLoad(duration = 10): Promise<LoadRow[]> {
     const rows: LoreRows = [];
     // Short warm-up so JIT and caches are hot.
     await load("warm-up", { url: `${server.api}/agents/`, connections: 8, duration: 2, headers });
-    rows.push(await load("GET /api/agents/", { url: `${server.api}/agents/`, connections: 64, duration, headers }));
+    rows.push(
+      await load("GET /api/agents/", { url: `${server.api}/agents/`, connections: 64, duration, headers }),
+    );
     log(`http: ${JSON.stringify(rows.at(-1))}`);
     rows.push(
       await load("POST /api/agents/{id}/query/ (extractive)", {
@@ -185,7 +192,9 @@ export async function runStreams(n = 1000, tokenDelayMs = 1000): Promise<Streams
     const openAtOnce = firstTokens - completed;
     await new Promise((r) => setTimeout(r, 1000));
     peak = Math.max(peak, readRssKiB(server.pid) ?? 0);
-    log(`http: ${n} streams requested, ${firstTokens} streaming, ${completed} done, ${failed} failed, rss ${peak} KiB`);
+    log(
+      `http: ${n} streams requested, ${firstTokens} streaming, ${completed} done, ${failed} failed, rss ${peak} KiB`,
+    );
     for (const c of controllers) c.abort();
     await Promise.all(streams);
     return {
@@ -217,7 +226,16 @@ export async function runHttp(
 export function httpTable(load: readonly LoadRow[], streams: StreamsResult): string {
   const t = markdownTable(
     ["endpoint", "connections", "seconds", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors"],
-    load.map((r) => [r.endpoint, r.connections, r.seconds, r.requestsPerSecond, r.latencyP50, r.latencyP99, r.non2xx, r.errors]),
+    load.map((r) => [
+      r.endpoint,
+      r.connections,
+      r.seconds,
+      r.requestsPerSecond,
+      r.latencyP50,
+      r.latencyP99,
+      r.non2xx,
+      r.errors,
+    ]),
   );
   return `${t}\n\nSSE: ${streams.open}/${streams.requested} streams open at once (${streams.failed} failed), server RSS ${streams.rssBeforeMiB} → ${streams.rssPeakMiB} MiB, ${streams.kiBPerStream} KiB per stream`;
 }

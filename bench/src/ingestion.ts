@@ -9,13 +9,13 @@
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type SitePage, startTestSite } from "../../test/fakes/web-site.ts";
+import { datasetsDir, loadSquad } from "./datasets.ts";
+import { loadFinanceBench } from "./financebench.ts";
 import { LoreClient } from "./lib/api.ts";
 import { log, markdownTable, writeResult } from "./lib/report.ts";
 import { startBenchServer } from "./lib/server.ts";
 import { round } from "./lib/stats.ts";
-import { sentencePool, seededRandom } from "./lib/synthetic.ts";
-import { datasetsDir, loadSquad } from "./datasets.ts";
-import { loadFinanceBench } from "./financebench.ts";
+import { seededRandom, sentencePool } from "./lib/synthetic.ts";
 
 export interface IngestionRow {
   kind: string;
@@ -31,8 +31,7 @@ export interface IngestionRow {
 function generatedSite(pages: number): Record<string, SitePage> {
   const pool = sentencePool(loadSquad());
   const rand = seededRandom(42);
-  const para = () =>
-    Array.from({ length: 5 }, () => pool[Math.floor(rand() * pool.length)] ?? "").join(" ");
+  const para = () => Array.from({ length: 5 }, () => pool[Math.floor(rand() * pool.length)] ?? "").join(" ");
   const site: Record<string, SitePage> = {};
   const sections = Math.ceil(pages / 10);
   site["/"] = {
@@ -79,7 +78,10 @@ export async function runIngestion(
       chunks: pdfReady.chunkCount,
       seconds: round(seconds, 1),
       pagesPerMinute: round(pages / (seconds / 60), 1),
-      how: `multipart POST /data-sources/ with ${pdfs.length} FinanceBench PDFs (${pdfs.map((p) => basename(p)).slice(0, 3).join(", ")}, …) → ready`,
+      how: `multipart POST /data-sources/ with ${pdfs.length} FinanceBench PDFs (${pdfs
+        .map((p) => basename(p))
+        .slice(0, 3)
+        .join(", ")}, …) → ready`,
     });
     log(`ingestion: ${JSON.stringify(rows.at(-1))}`);
 
@@ -107,7 +109,11 @@ export async function runIngestion(
     await server.close();
     await site.close();
   }
-  const path = writeResult("ingestion", { rows, datasets: join(datasetsDir, "financebench/pdfs") }, options.resultsDir);
+  const path = writeResult(
+    "ingestion",
+    { rows, datasets: join(datasetsDir, "financebench/pdfs") },
+    options.resultsDir,
+  );
   return { rows, path };
 }
 

@@ -8,12 +8,12 @@
  */
 import { fileURLToPath } from "node:url";
 import type { DataSource } from "@lore/shared";
+import { loadSquad } from "./datasets.ts";
 import { LoreClient } from "./lib/api.ts";
 import { log, markdownTable, writeResult } from "./lib/report.ts";
 import { startBenchServer } from "./lib/server.ts";
 import { type LatencySummary, round, summarize } from "./lib/stats.ts";
 import { sentencePool, syntheticEntries } from "./lib/synthetic.ts";
-import { loadSquad } from "./datasets.ts";
 
 export interface LatencyRow {
   chunks: number;
@@ -45,7 +45,8 @@ export async function runLatency(
   const questions = data.questions.filter((q) => q.index % 7 === 3).map((q) => q.question);
   const rows: LatencyRow[] = [];
   const skipped: string[] = [];
-  const server = await startBenchServer();
+  // Two sync workers only to build the corpus sooner; queries are measured after ingestion ends.
+  const server = await startBenchServer({ LORE_SYNC_CONCURRENCY: "2" });
   const begun = Date.now();
   try {
     const client = new LoreClient(server.api);
@@ -81,13 +82,19 @@ export async function runLatency(
       const before = chunks;
       chunks = sources.reduce((n, s) => n + s.chunkCount, 0);
       rate = (chunks - before) / Math.max(0.001, ingestSeconds);
-      await client.attach(agent.id, sources.map((s) => s.id));
+      await client.attach(
+        agent.id,
+        sources.map((s) => s.id),
+      );
       log(`latency: ${chunks} chunks (+${chunks - before} in ${ingestSeconds}s, ${round(rate)} chunks/s)`);
 
       const warm = questions.slice(0, 30);
       for (const q of warm) await client.search(agent.id, q, 5);
       for (const q of warm) await client.query(agent.id, q);
-      const sample = Array.from({ length: requests }, (_, i) => questions[(i * 13 + 100) % questions.length] ?? "");
+      const sample = Array.from(
+        { length: requests },
+        (_, i) => questions[(i * 13 + 100) % questions.length] ?? "",
+      );
       const searchMs: number[] = [];
       for (const q of sample) {
         const t = performance.now();
@@ -123,7 +130,17 @@ export async function runLatency(
 
 export function latencyTable(result: LatencyResult): string {
   return markdownTable(
-    ["chunks", "/search/ p50", "p95", "p99", "/query/ p50", "p95", "p99", "ingest chunks/s", "server RSS MiB"],
+    [
+      "chunks",
+      "/search/ p50",
+      "p95",
+      "p99",
+      "/query/ p50",
+      "p95",
+      "p99",
+      "ingest chunks/s",
+      "server RSS MiB",
+    ],
     result.rows.map((r) => [
       r.chunks,
       r.search.p50,

@@ -5,13 +5,13 @@
  *   node_modules/.bin/tsx bench/src/pubmedqa.ts [--limit N]
  */
 import { fileURLToPath } from "node:url";
+import { loadPubmedQa } from "./datasets.ts";
 import { LoreClient } from "./lib/api.ts";
-import { rawLanceFts, readProductChunks, winkBm25, langchainBm25 } from "./lib/peers.ts";
+import { langchainBm25, rawLanceFts, readProductChunks, winkBm25 } from "./lib/peers.ts";
 import { evalPeer, type RecallRow, rankAll, recallRow } from "./lib/recall.ts";
 import { log, markdownTable, writeResult } from "./lib/report.ts";
 import { startBenchServer } from "./lib/server.ts";
 import { round } from "./lib/stats.ts";
-import { loadPubmedQa } from "./datasets.ts";
 
 const ks = [1, 3, 5, 10] as const;
 
@@ -24,7 +24,9 @@ export interface PubmedResult {
   path: string;
 }
 
-export async function runPubmedQa(options: { limit?: number; resultsDir?: string } = {}): Promise<PubmedResult> {
+export async function runPubmedQa(
+  options: { limit?: number; resultsDir?: string } = {},
+): Promise<PubmedResult> {
   const items = loadPubmedQa().slice(0, options.limit ?? 1000);
   const queries = items.map((i) => ({ text: i.question, pmid: i.pmid }));
   const data = `PubMedQA PQA-L (${items.length} q)`;
@@ -54,7 +56,13 @@ export async function runPubmedQa(options: { limit?: number; resultsDir?: string
     );
     rows.push(
       recallRow(
-        { system: "Lore (default server)", mode: "keyword", data, chunks: chunks.length, via: "HTTP POST /search/" },
+        {
+          system: "Lore (default server)",
+          mode: "keyword",
+          data,
+          chunks: chunks.length,
+          via: "HTTP POST /search/",
+        },
         ranks,
         ms,
         ks,
@@ -69,7 +77,9 @@ export async function runPubmedQa(options: { limit?: number; resultsDir?: string
   await raw.close();
   rows.push(await evalPeer(winkBm25(chunks), data, queries, relevant, ks));
   try {
-    const lc = await langchainBm25(items.map((i) => ({ id: i.pmid, title: i.pmid, text: i.contexts.join("\n\n") })));
+    const lc = await langchainBm25(
+      items.map((i) => ({ id: i.pmid, title: i.pmid, text: i.contexts.join("\n\n") })),
+    );
     rows.push(await evalPeer(lc, data, queries, relevant, ks));
   } catch (error) {
     notes.push(`LangChain.js peer could not run: ${String(error)}`);

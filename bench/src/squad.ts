@@ -15,13 +15,13 @@
  * - Peers on the same chunks (raw LanceDB FTS, wink BM25) and LangChain.js with its own splitter.
  */
 import { fileURLToPath } from "node:url";
+import { containsAnswer, loadSquad, type SquadData, type SquadQuestion } from "./datasets.ts";
 import { LoreClient } from "./lib/api.ts";
+import { langchainBm25, type PeerChunk, rawLanceFts, readProductChunks, winkBm25 } from "./lib/peers.ts";
 import { evalPeer, type RecallRow, rankAll, recallRow, squadKs } from "./lib/recall.ts";
 import { log, markdownTable, writeResult } from "./lib/report.ts";
-import { langchainBm25, type PeerChunk, rawLanceFts, readProductChunks, winkBm25 } from "./lib/peers.ts";
 import { startBenchServer } from "./lib/server.ts";
 import { everyNth, round, summarize } from "./lib/stats.ts";
-import { containsAnswer, loadSquad, type SquadData, type SquadQuestion } from "./datasets.ts";
 
 export interface SquadOptions {
   /** Use only the first N articles (all 48 by default). */
@@ -100,7 +100,10 @@ async function ingest(client: LoreClient, data: SquadData, articleIndexes: numbe
   const started = performance.now();
   const source = await client.createTextSource(
     `SQuAD ${label}`,
-    articleIndexes.map((i) => ({ title: titleWords(data.articles[i]?.title ?? `Article ${i}`), content: articleText(data, i) })),
+    articleIndexes.map((i) => ({
+      title: titleWords(data.articles[i]?.title ?? `Article ${i}`),
+      content: articleText(data, i),
+    })),
   );
   const ready = await client.waitReady(source.id);
   const agent = await client.createAgent(`SQuAD ${label}`, { dataSourceIds: [source.id] });
@@ -225,7 +228,9 @@ export async function runSquad(options: SquadOptions = {}): Promise<SquadResult>
   const articleCount = Math.min(options.articles ?? data.articles.length, data.articles.length);
   const articleIndexes = Array.from({ length: articleCount }, (_, i) => i);
   const inArticles = new Set(articleIndexes);
-  let questions = data.questions.filter((q) => inArticles.has(data.paragraphs[q.paragraphIndex]?.articleIndex ?? -1));
+  let questions = data.questions.filter((q) =>
+    inArticles.has(data.paragraphs[q.paragraphIndex]?.articleIndex ?? -1),
+  );
   if (options.questions !== undefined) questions = questions.slice(0, options.questions);
   const all: Q[] = questions.map((q) => ({ text: q.question, q }));
   // The fixed sample: every 5th question of the combined set (index % 5 == 0), as in GOALS.md.
@@ -250,12 +255,21 @@ export async function runSquad(options: SquadOptions = {}): Promise<SquadResult>
     ingestSeconds = ingested.seconds;
     chunks = await readProductChunks(server.dataDir, [ingested.source.id]);
     log(`squad: ingested in ${ingestSeconds}s → ${chunks.length} chunks`);
-    rows.push(...(await loreRows(client, ingested.agent.id, ["keyword"], sets, chunks.length, "(default server)")));
+    rows.push(
+      ...(await loreRows(client, ingested.agent.id, ["keyword"], sets, chunks.length, "(default server)")),
+    );
     const chunkText = new Map(chunks.map((c) => [c.id, c.text]));
     answers = await answerStats(client, ingested.agent.id, sample, chunkText);
     log(`squad: extractive answers ${JSON.stringify(answers)}`);
-    if ((options.followUps ?? 150) > 0) {
-      followUps = await followUpStats(client, ingested.agent.id, data, questions, options.followUps ?? 150, chunkText);
+    if ((options.followUps ?? 100) > 0) {
+      followUps = await followUpStats(
+        client,
+        ingested.agent.id,
+        data,
+        questions,
+        options.followUps ?? 100,
+        chunkText,
+      );
       log(`squad: follow-ups ${JSON.stringify(followUps)}`);
     }
   } finally {
@@ -294,11 +308,17 @@ export async function runSquad(options: SquadOptions = {}): Promise<SquadResult>
     for (const set of sets) rows.push(await evalPeer(wink, set.name, set.queries, relevant, ks));
     try {
       const lc = await langchainBm25(
-        articleIndexes.map((i) => ({ id: String(i), title: data.articles[i]?.title ?? "", text: articleText(data, i) })),
+        articleIndexes.map((i) => ({
+          id: String(i),
+          title: data.articles[i]?.title ?? "",
+          text: articleText(data, i),
+        })),
       );
       // BM25Retriever rescores every chunk per query in JS, so it runs on the fixed sample only.
       rows.push(await evalPeer(lc, sets[0]?.name ?? "", sample, relevant, ks));
-      notes.push("LangChain.js BM25Retriever rescans every chunk per query; measured on the every-5th sample only.");
+      notes.push(
+        "LangChain.js BM25Retriever rescans every chunk per query; measured on the every-5th sample only.",
+      );
     } catch (error) {
       notes.push(`LangChain.js peer could not run: ${String(error)}`);
     }
@@ -310,7 +330,16 @@ export async function runSquad(options: SquadOptions = {}): Promise<SquadResult>
     { articles: articleCount, chunks: chunks.length, ingestSeconds, rows, answers, followUps, notes },
     options.resultsDir,
   );
-  return { articles: articleCount, chunks: chunks.length, ingestSeconds, rows, answers, followUps, notes, path };
+  return {
+    articles: articleCount,
+    chunks: chunks.length,
+    ingestSeconds,
+    rows,
+    answers,
+    followUps,
+    notes,
+    path,
+  };
 }
 
 export function squadTable(result: SquadResult): string {

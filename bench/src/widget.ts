@@ -42,11 +42,19 @@ export interface WidgetTimings {
 }
 
 export function widgetSizes(dist = join(repoRoot, "widget/dist")): SizeRow[] {
-  const manifest = JSON.parse(readFileSync(join(dist, "manifest.json"), "utf8")) as Record<string, ManifestEntry>;
+  const manifest = JSON.parse(readFileSync(join(dist, "manifest.json"), "utf8")) as Record<
+    string,
+    ManifestEntry
+  >;
   const rows: SizeRow[] = [];
   for (const [part, entry] of Object.entries(manifest)) {
     const bytes = readFileSync(join(dist, entry.file));
-    rows.push({ part, file: entry.file, bytes: bytes.length, gzipBytes: gzipSync(bytes, { level: 9 }).length });
+    rows.push({
+      part,
+      file: entry.file,
+      bytes: bytes.length,
+      gzipBytes: gzipSync(bytes, { level: 9 }).length,
+    });
   }
   rows.push({
     part: "whole widget (JS + CSS)",
@@ -123,12 +131,18 @@ export async function runWidget(options: { runs?: number; resultsDir?: string } 
       const context = await browser.newContext();
       const page = await context.newPage();
       await page.goto(`${origin}/`);
-      await page.waitForFunction(() => (window as unknown as { __marks: { launcher?: number } }).__marks.launcher);
+      await page.waitForFunction(
+        () => (window as unknown as { __marks: { launcher?: number } }).__marks.launcher,
+      );
       const clickAt = await page.evaluate(() => performance.now());
       await page.locator('[data-lore="launcher"]').click();
-      await page.waitForFunction(() => (window as unknown as { __marks: { panel?: number } }).__marks.panel, null, {
-        timeout: 15_000,
-      });
+      await page.waitForFunction(
+        () => (window as unknown as { __marks: { panel?: number } }).__marks.panel,
+        null,
+        {
+          timeout: 15_000,
+        },
+      );
       await page.waitForTimeout(300);
       const marks = await page.evaluate(() => {
         const w = window as unknown as { __marks: Record<string, number>; __longTasks: number[] };
@@ -173,7 +187,12 @@ export function widgetTable(sizes: readonly SizeRow[], timings: WidgetTimings | 
   );
   if (!timings) return t;
   return `${t}\n\n${markdownTable(
-    ["runs", "script → launcher visible p50 (max) ms", "click → panel interactive p50 (max) ms", "long tasks (longest ms)"],
+    [
+      "runs",
+      "script → launcher visible p50 (max) ms",
+      "click → panel interactive p50 (max) ms",
+      "long tasks (longest ms)",
+    ],
     [
       [
         timings.runs,

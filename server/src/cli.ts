@@ -9,7 +9,7 @@ const usage = `Usage:
   lore serve                                   start the server (settings from LORE_* variables)
   lore users create --email E --password P [--first-name F] [--last-name L]
   lore users set-password --email E --password P
-  lore backup --to DIR                         consistent copy of the data directory
+  lore backup --to DIR                         consistent snapshot of the data directory (server running or not)
   lore restore --from DIR                      replace the data directory with a backup (server stopped)
 
 The users commands open the data directory directly: stop the server first.`;
@@ -72,7 +72,8 @@ async function run(argv: string[]): Promise<number> {
       const config = loadConfig(process.env);
       if (command === "backup" && opts.to) {
         const manifest = await backupDataDir(config.dataDir, opts.to);
-        console.log(`backed up ${manifest.tables.length} tables to ${opts.to}`);
+        const tables = Object.keys(manifest.tables).length;
+        console.log(`backed up ${tables} tables (${manifest.files} files, writes paused ${manifest.pausedMs} ms) to ${opts.to}`);
         return 0;
       }
       if (command === "restore" && opts.from) {

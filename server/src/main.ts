@@ -2,6 +2,7 @@ import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { createServices, type Services } from "./services.ts";
+import { startBackupControl } from "./store/backup.ts";
 import { appOptions } from "./wiring.ts";
 
 export interface RunningServer {
@@ -13,6 +14,8 @@ export interface RunningServer {
 /** Starts the HTTP server on the configured host and port (0 picks a free port). */
 export async function startServer(config: Config): Promise<RunningServer> {
   const services = await createServices(config);
+  // `lore backup` asks this process for a consistent snapshot over a socket in the data dir.
+  const control = await startBackupControl(config.dataDir, services.store.db);
   const app = createApp(services, appOptions(services));
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
@@ -26,6 +29,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     services,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await control.close();
       await services.stop();
     },
   };

@@ -79,6 +79,24 @@ describe("the server as a real process", slow, () => {
     expect(await countUsers(p.dataDir)).toBe(1);
   });
 
+  it("a write acknowledged before kill -9 is there after a restart", async () => {
+    const p = await start();
+    const { body: tokens } = await login(p);
+    const created = await httpRequest<Agent>(p.api, "POST", "/agents/", {
+      token: tokens.access,
+      body: { name: "Durable" },
+    });
+    expect(created.status).toBe(201);
+    p.kill("SIGKILL");
+    expect(await p.waitForExit()).toEqual({ code: null, signal: "SIGKILL" });
+    await p.restart();
+    const agent = await httpRequest<Agent>(p.api, "GET", `/agents/${created.body.id}/`, {
+      token: tokens.access,
+    });
+    expect(agent.status).toBe(200);
+    expect(agent.body.name).toBe("Durable");
+  });
+
   it("a bad setting stops start-up with a message naming the variable", async () => {
     const dataDir = makeTempDir();
     dirs.push(dataDir);

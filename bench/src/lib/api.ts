@@ -114,7 +114,8 @@ export class LoreClient {
       const source = await this.getSource(id);
       if (source.status === "ready") return source;
       if (source.status === "failed") throw new Error(`source ${id} failed: ${source.lastError ?? "?"}`);
-      if (Date.now() > deadline) throw new Error(`source ${id} not ready after ${timeoutMs} ms (${source.status})`);
+      if (Date.now() > deadline)
+        throw new Error(`source ${id} not ready after ${timeoutMs} ms (${source.status})`);
       await new Promise((r) => setTimeout(r, pollMs));
     }
   }

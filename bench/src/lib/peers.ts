@@ -41,7 +41,10 @@ export interface SourceDocument {
 }
 
 /** Reads the chunks Lore indexed for the given sources straight from the server's LanceDB. */
-export async function readProductChunks(dataDir: string, dataSourceIds: readonly string[]): Promise<PeerChunk[]> {
+export async function readProductChunks(
+  dataDir: string,
+  dataSourceIds: readonly string[],
+): Promise<PeerChunk[]> {
   const db = await connect(join(dataDir, "lance"));
   const table = await db.openTable("retrieval_chunks");
   const wanted = new Set(dataSourceIds);

@@ -28,6 +28,15 @@ const benchEnv: Record<string, string> = {
   LORE_MAX_UPLOAD_BYTES: String(1024 * 1024 * 1024),
 };
 
+/** Server processes still running, killed if the bench process exits early. */
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => process.exit(130));
+}
+
 const READY_LINE = /Lore is running at (http:\/\/\S+?)\/? /;
 
 export interface BenchServer {
@@ -49,14 +58,26 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
   const ownDir = env.LORE_DATA_DIR === undefined;
   const fullEnv = { ...benchEnv, LORE_DATA_DIR: dataDir, ...env };
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LORE_")));
-  const nodeArgs = ["--max-old-space-size=6144", "--import", "tsx", join(repoRoot, "server/src/cli.ts"), "serve"];
+  const nodeArgs = [
+    "--max-old-space-size=6144",
+    "--import",
+    "tsx",
+    join(repoRoot, "server/src/cli.ts"),
+    "serve",
+  ];
   const child: ChildProcess = spawn(process.execPath, nodeArgs, {
     cwd: repoRoot,
     env: { ...inherited, ...fullEnv },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  running.add(child);
   const log: string[] = [];
-  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  const exited = new Promise<void>((done) =>
+    child.once("exit", () => {
+      running.delete(child);
+      done();
+    }),
+  );
   const url = await new Promise<string>((resolveUrl, reject) => {
     let stdout = "";
     const timer = setTimeout(() => {

@@ -2,7 +2,10 @@
 declare module "wink-bm25-text-search" {
   type PrepTask = (input: never) => unknown;
   interface Bm25Engine {
-    defineConfig(config: { fldWeights: Record<string, number>; bm25Params?: { k1?: number; b?: number; k?: number } }): boolean;
+    defineConfig(config: {
+      fldWeights: Record<string, number>;
+      bm25Params?: { k1?: number; b?: number; k?: number };
+    }): boolean;
     definePrepTasks(tasks: PrepTask[], field?: string): number;
     addDoc(doc: Record<string, string>, id: string | number): number;
     consolidate(fp?: number): boolean;
@@ -14,7 +17,11 @@ declare module "wink-bm25-text-search" {
 
 declare module "wink-nlp-utils" {
   const nlp: {
-    string: { lowerCase(s: string): string; tokenize0(s: string): string[]; removeExtraSpaces(s: string): string };
+    string: {
+      lowerCase(s: string): string;
+      tokenize0(s: string): string[];
+      removeExtraSpaces(s: string): string;
+    };
     tokens: {
       removeWords(t: string[]): string[];
       stem(t: string[]): string[];

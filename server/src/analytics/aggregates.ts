@@ -176,9 +176,21 @@ export function isUnanswered(q: Pick<AnsweredQuery, "answered" | "error">): bool
   return !q.answered && q.error === null;
 }
 
+/** A whole day's buckets merged: reused by day and week views until one of its hours changes. */
+interface DayRollup {
+  counters: HourCounters;
+  latency: Float64Array;
+  retrieval: Float64Array;
+  generation: Float64Array;
+  callers: DistinctAccumulator;
+}
+
+const MAX_CACHED_ROLLUPS = 20_000;
+
 /** Per-agent hour buckets and day top lists, all in memory; persistence is the caller's. */
 export class Aggregates {
   readonly hours = new Map<string, Map<number, HourBucket>>();
+  private readonly rollups = new Map<string, DayRollup>();
   readonly days = new Map<string, Map<number, DayTops>>();
   readonly dirtyHours = new Set<string>();
   readonly dirtyDays = new Set<string>();
@@ -195,7 +207,34 @@ export class Aggregates {
       perAgent.set(hour, bucket);
     }
     this.dirtyHours.add(`${agentId}:${hour}`);
+    this.rollups.delete(`${agentId}:${Math.floor((hour * HOUR_MS) / DAY_MS)}`);
     return bucket;
+  }
+
+  /** The merged buckets of one UTC day (cached; any write to the day drops the cache entry). */
+  rollup(agentId: string, day: number): DayRollup | null {
+    const key = `${agentId}:${day}`;
+    const cached = this.rollups.get(key);
+    if (cached) return cached;
+    const hours = this.hours.get(agentId);
+    if (!hours) return null;
+    let rollup: DayRollup | null = null;
+    const first = (day * DAY_MS) / HOUR_MS;
+    for (let h = first; h < first + 24; h++) {
+      const bucket = hours.get(h);
+      if (!bucket) continue;
+      rollup ??= { counters: zeroCounters(), latency: denseHistogram(), retrieval: denseHistogram(), generation: denseHistogram(), callers: new DistinctAccumulator() };
+      for (const k of COUNTER_KEYS) rollup.counters[k] += bucket.counters[k];
+      bucket.latency.mergeInto(rollup.latency);
+      bucket.retrieval.mergeInto(rollup.retrieval);
+      bucket.generation.mergeInto(rollup.generation);
+      bucket.callers.mergeInto(rollup.callers);
+    }
+    if (rollup) {
+      if (this.rollups.size >= MAX_CACHED_ROLLUPS) this.rollups.clear();
+      this.rollups.set(key, rollup);
+    }
+    return rollup;
   }
 
   day(agentId: string, day: number): DayTops {
@@ -295,29 +334,47 @@ function buildReport(agg: Aggregates, agentId: string, range: ReportRange): Agen
   const generation = denseHistogram();
   const callers = new DistinctAccumulator();
 
+  const add = (point: number, counters: HourCounters, merge: (pl: Float64Array, pv: DistinctAccumulator) => void) => {
+    const pc = pointCounters[point];
+    const pl = pointLatency[point];
+    const pv = pointCallers[point];
+    if (!pc || !pl || !pv) return;
+    for (const k of COUNTER_KEYS) pc[k] += counters[k];
+    merge(pl, pv);
+  };
   const hours = agg.hours.get(agentId);
-  if (hours) {
-    let point = 0;
-    for (let h = fromMs / HOUR_MS; h < endMs / HOUR_MS; h++) {
-      const t = h * HOUR_MS;
-      while (point + 1 < starts.length && (starts[point + 1] ?? Number.POSITIVE_INFINITY) <= t) point += 1;
+  if (hours && range.interval === "hour") {
+    for (let h = fromMs / HOUR_MS, point = 0; h < endMs / HOUR_MS; h++, point++) {
       const bucket = hours.get(h);
       if (!bucket) continue;
-      const pc = pointCounters[point];
-      const pl = pointLatency[point];
-      const pv = pointCallers[point];
-      if (!pc || !pl || !pv) continue;
-      for (const k of COUNTER_KEYS) {
-        pc[k] += bucket.counters[k];
-        totals[k] += bucket.counters[k];
-      }
-      bucket.latency.mergeInto(pl);
-      bucket.latency.mergeInto(latency);
-      bucket.retrieval.mergeInto(retrieval);
-      bucket.generation.mergeInto(generation);
-      bucket.callers.mergeInto(pv);
-      bucket.callers.mergeInto(callers);
+      add(point, bucket.counters, (pl, pv) => {
+        bucket.latency.mergeInto(pl);
+        bucket.retrieval.mergeInto(retrieval);
+        bucket.generation.mergeInto(generation);
+        bucket.callers.mergeInto(pv);
+      });
     }
+  } else if (hours) {
+    // Day and week points are sums of whole days: merge cached day rollups, not 24 buckets each.
+    let point = 0;
+    for (let d = fromMs / DAY_MS; d < endMs / DAY_MS; d++) {
+      while (point + 1 < starts.length && (starts[point + 1] ?? Number.POSITIVE_INFINITY) <= d * DAY_MS) point += 1;
+      const day = agg.rollup(agentId, d);
+      if (!day) continue;
+      add(point, day.counters, (pl, pv) => {
+        addDense(pl, day.latency);
+        addDense(retrieval, day.retrieval);
+        addDense(generation, day.generation);
+        pv.mergeAccumulator(day.callers);
+      });
+    }
+  }
+  for (const [i, pc] of pointCounters.entries()) {
+    for (const k of COUNTER_KEYS) totals[k] += pc[k];
+    const pl = pointLatency[i];
+    const pv = pointCallers[i];
+    if (pl) addDense(latency, pl);
+    if (pv) callers.mergeAccumulator(pv);
   }
 
   const timeseries: AnalyticsPoint[] = starts.map((start, i) => {
@@ -372,6 +429,10 @@ function buildReport(agg: Aggregates, agentId: string, range: ReportRange): Agen
     timeseries,
     ...tops,
   };
+}
+
+function addDense(into: Float64Array, from: Float64Array): void {
+  for (let i = 0; i < from.length; i++) into[i] = (into[i] ?? 0) + (from[i] ?? 0);
 }
 
 function topLists(agg: Aggregates, agentId: string, fromMs: number, endMs: number, limit: number) {

@@ -120,6 +120,12 @@ export class DistinctAccumulator {
     }
   }
 
+  /** Adds another accumulator's callers (a day's union into a range's). */
+  mergeAccumulator(other: DistinctAccumulator): void {
+    if (other.set) for (const h of other.set) this.add(h);
+    else if (other.registers) this.mergeRegisters(other.registers);
+  }
+
   private toRegisters(): void {
     const set = this.set ?? new Set<number>();
     this.set = null;

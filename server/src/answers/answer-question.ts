@@ -100,6 +100,8 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   }
 
   const model = deps.modelFor(agent.model);
+  // Preparing the context (history, condensing, search) counts as retrieval, so the two timings add up to `latency`.
+  const retrievalStart = performance.now();
   const history: ChatMessage[] =
     input.history ??
     (await deps.conversations.messages(conversation.id))
@@ -127,7 +129,6 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   let errorCode: string | null = null;
   let chunks: RetrievedChunk[] = [];
   try {
-    const retrievalStart = performance.now();
     const standalone =
       history.length > 0 ? await model.condense(input.message, history, input.signal) : input.message;
     chunks = sourceIds.length === 0 ? [] : await retrieve(deps, agent, standalone, sourceIds, input.signal);
@@ -157,7 +158,6 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     }
     const tail = renumber.flush();
     if (tail) yield { type: "token", token: tail };
-    generationTime = performance.now() - generationStart;
     if (input.signal.aborted) status = "stopped";
     const isFallback = chunks.length === 0 || raw.trim() === agent.fallbackMessage.trim();
     const built = buildSources(raw, chunks, { isFallback, question: standalone });
@@ -166,6 +166,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     tokensUsed = usage
       ? usage.promptTokens + usage.completionTokens
       : countTokens(standalone) + countTokens(answer);
+    generationTime = performance.now() - generationStart;
     const latency = Math.round(performance.now() - started);
     await userStored;
     await deps.conversations.append({

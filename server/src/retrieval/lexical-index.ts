@@ -1,4 +1,4 @@
-import { analyze } from "./text-analysis.ts";
+import { analyze, analyzeDetailed } from "./text-analysis.ts";
 
 /** BM25 parameters and the proximity window, measured by bench/src/retrieval-quality.ts (see docs in calibration.ts). */
 export interface LexicalParams {
@@ -34,6 +34,24 @@ export interface LexicalFeatures {
   numberMatch: number;
   /** 1 when the question asks for a quantity or date and the chunk holds no number at all. */
   numberMissing: number;
+  /** IDF-weighted share of the query's terms found inside two adjacent sentences. */
+  sentencePair: number;
+  /**
+   * The same evidence with terms weighted by how rare they are among this query's candidates, not the
+   * whole corpus: a word every candidate shares (the topic) says little about which one answers.
+   */
+  localCoverage: number;
+  localProximity: number;
+  localSentence: number;
+  localSentencePair: number;
+  /** BM25 with candidate-local IDF, relative to the best candidate. */
+  localBm25Rel: number;
+  /** Share of the query's capitalised terms (names) found in the chunk; 1 when the query names none. */
+  entityCoverage: number;
+  /** 1 when the question asks who/where and the best sentence holds a capitalised word the query lacks. */
+  entityMatch: number;
+  /** IDF-weighted share of query terms found exactly or as a word sharing their first five letters. */
+  prefixCoverage: number;
 }
 
 export interface LexicalCandidate {

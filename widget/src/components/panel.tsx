@@ -71,7 +71,7 @@ export function Panel({ id }: { id: string }) {
       data-lore="panel"
       onKeyDown={onKeyDown}
     >
-      <header class="header">
+      <div class="header">
         {avatar && <img class="avatar" src={avatar} alt="" />}
         <h2 id={titleId} class="title">
           {ui.title.value}
@@ -99,7 +99,7 @@ export function Panel({ id }: { id: string }) {
         >
           <Icon name="close" />
         </button>
-      </header>
+      </div>
       <div
         ref={body}
         class="body"

@@ -1,0 +1,283 @@
+/**
+ * `npm run bench`: every benchmark in sequence (each starts its own server process), a summary
+ * table on stdout, JSON in `bench/results/*.json`, the Markdown summary in `bench/results/summary.md`
+ * and the block between the result markers of `bench/README.md` replaced with it.
+ * Sized to finish within 60 minutes on 2 cores; the latency benchmark gets what time is left.
+ *
+ *   node_modules/.bin/tsx bench/src/run-all.ts [--only squad,http] [--budget-min 60] [--no-readme]
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type FinanceResult, financeTable, runFinanceBench } from "./financebench.ts";
+import { httpTable, type LoadRow, runHttp, type StreamsResult } from "./http.ts";
+import { type IngestionRow, ingestionTable, runIngestion } from "./ingestion.ts";
+import { type LatencyResult, latencyTable, runLatency } from "./latency.ts";
+import { log, machineInfo, markdownTable, resultsDir } from "./lib/report.ts";
+import { repoRoot } from "./lib/server.ts";
+import { round } from "./lib/stats.ts";
+import { type PubmedResult, pubmedTable, runPubmedQa } from "./pubmedqa.ts";
+import { runSquad, type SquadResult, squadTable } from "./squad.ts";
+import { runWidget, type SizeRow, type WidgetTimings, widgetTable } from "./widget.ts";
+
+const args = process.argv.slice(2);
+const arg = (name: string) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const only = arg("--only")?.split(",");
+const budgetMs = Number(arg("--budget-min") ?? 60) * 60_000;
+const started = Date.now();
+const want = (name: string) => !only || only.includes(name);
+
+const sections: string[] = [];
+const goals: string[][] = [];
+const failures: string[] = [];
+
+async function step<T>(name: string, run: () => Promise<T>, render: (r: T) => void): Promise<void> {
+  if (!want(name)) return;
+  const t = Date.now();
+  log(`── ${name} (elapsed ${round((t - started) / 60_000, 1)} min)`);
+  try {
+    const result = await run();
+    render(result);
+    log(`── ${name} done in ${round((Date.now() - t) / 60_000, 1)} min`);
+  } catch (error) {
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    failures.push(`${name}: ${message.split("\n").slice(0, 3).join(" ")}`);
+    log(`── ${name} FAILED: ${message}`);
+  }
+}
+
+const mark = (ok: boolean) => (ok ? "met" : "**not met**");
+
+await step(
+  "widget",
+  () => runWidget(),
+  (r: { sizes: SizeRow[]; timings: WidgetTimings | null; notes: string[] }) => {
+    sections.push(
+      `### Widget (\`tsx bench/src/widget.ts\`)\n\n${widgetTable(r.sizes, r.timings)}\n\n${r.notes.join(" ")}`,
+    );
+    const loader = r.sizes.find((s) => s.part === "loader");
+    const whole = r.sizes.find((s) => s.part.startsWith("whole"));
+    goals.push([
+      "Widget loader ≤ 2 KB gzip",
+      `${loader?.gzipBytes} B`,
+      mark((loader?.gzipBytes ?? 1e9) <= 2048),
+    ]);
+    goals.push([
+      "Whole widget ≤ 40 KB gzip",
+      `${whole?.gzipBytes} B`,
+      mark((whole?.gzipBytes ?? 1e9) <= 40_960),
+    ]);
+    if (r.timings) {
+      goals.push([
+        "No host-page long task > 50 ms",
+        `${r.timings.longTasks} long tasks, longest ${r.timings.longestTaskMs} ms`,
+        mark(r.timings.longestTaskMs <= 50),
+      ]);
+    }
+  },
+);
+
+await step(
+  "http",
+  () => runHttp(),
+  (r: { load: LoadRow[]; streams: StreamsResult }) => {
+    sections.push(
+      `### HTTP load and SSE streams (\`tsx bench/src/http.ts\`)\n\n${httpTable(r.load, r.streams)}`,
+    );
+    const agents = r.load.find((l) => l.endpoint.startsWith("GET"));
+    goals.push([
+      "≥ 5,000 req/s GET /agents/",
+      `${agents?.requestsPerSecond} req/s`,
+      mark((agents?.requestsPerSecond ?? 0) >= 5000),
+    ]);
+    goals.push([
+      "≥ 1,000 concurrent SSE streams",
+      `${r.streams.open}/${r.streams.requested} open, ${r.streams.kiBPerStream} KiB each`,
+      mark(r.streams.open >= 1000),
+    ]);
+  },
+);
+
+await step(
+  "latency",
+  () => {
+    // Runs early so the 100k step is sure to fit; it gets 40% of the budget (1M only if that fits).
+    return runLatency({ budgetMinutes: (budgetMs * 0.4) / 60_000 });
+  },
+  (r: LatencyResult) => {
+    sections.push(
+      `### Query latency through HTTP, extractive answerer (\`tsx bench/src/latency.ts\`)\n\n${latencyTable(r)}\n\n${r.skipped.map((s) => `- ${s}`).join("\n")}`,
+    );
+    const at100k = r.rows.find((x) => x.chunks >= 100_000 && x.chunks < 1_000_000);
+    if (at100k) {
+      goals.push([
+        "Query p50 ≤ 40 ms at 100k chunks",
+        `${at100k.query.p50} ms`,
+        mark(at100k.query.p50 <= 40),
+      ]);
+      goals.push([
+        "Query p95 ≤ 80 ms at 100k chunks",
+        `${at100k.query.p95} ms`,
+        mark(at100k.query.p95 <= 80),
+      ]);
+    }
+  },
+);
+
+await step(
+  "pubmedqa",
+  () => runPubmedQa(),
+  (r: PubmedResult) => {
+    sections.push(`### PubMedQA PQA-L (\`tsx bench/src/pubmedqa.ts\`)\n\n${pubmedTable(r)}`);
+    const lore = r.rows[0];
+    goals.push([
+      "PubMedQA recall@1 ≥ 0.97",
+      String(lore?.recall["@1"]),
+      mark((lore?.recall["@1"] ?? 0) >= 0.97),
+    ]);
+  },
+);
+
+await step(
+  "squad",
+  () => runSquad(),
+  (r: SquadResult) => {
+    const a = r.answers;
+    const f = r.followUps;
+    sections.push(
+      [
+        `### SQuAD v1.1 dev, ${r.articles} articles as documents → ${r.chunks} chunks (\`tsx bench/src/squad.ts\`)`,
+        "",
+        squadTable(r),
+        "",
+        markdownTable(
+          [
+            "extractive answerer (POST /query/)",
+            "questions",
+            "answer recall",
+            "citation precision",
+            "first citation right",
+            "fallbacks",
+            "p50 ms",
+            "p95 ms",
+          ],
+          [
+            [
+              "Lore (default server)",
+              a.questions,
+              a.answerRecall,
+              a.citationPrecision,
+              a.firstCitationPrecision,
+              a.fallbacks,
+              a.latencyMs.p50,
+              a.latencyMs.p95,
+            ],
+          ],
+        ),
+        "",
+        f
+          ? markdownTable(
+              [
+                "follow-ups with a pronoun",
+                "pairs",
+                "original question",
+                "follow-up, same conversation",
+                "follow-up, new conversation",
+                "sources hit (same / new)",
+              ],
+              [
+                [
+                  "answer recall",
+                  f.pairs,
+                  f.standaloneRecall,
+                  f.withHistoryRecall,
+                  f.withoutHistoryRecall,
+                  `${f.withHistorySourceRecall} / ${f.withoutHistorySourceRecall}`,
+                ],
+              ],
+            )
+          : "",
+        r.notes.join(" "),
+      ].join("\n"),
+    );
+    const lore = r.rows.find((x) => x.system === "Lore (default server)");
+    goals.push(["SQuAD top-1 ≥ 0.88", String(lore?.recall["@1"]), mark((lore?.recall["@1"] ?? 0) >= 0.88)]);
+    goals.push(["SQuAD top-5 ≥ 0.97", String(lore?.recall["@5"]), mark((lore?.recall["@5"] ?? 0) >= 0.97)]);
+    goals.push([
+      "SQuAD top-20 ≥ 0.97 (issue 7)",
+      String(lore?.recall["@20"]),
+      mark((lore?.recall["@20"] ?? 0) >= 0.97),
+    ]);
+    goals.push(["Extractive answer recall ≥ 0.75", String(a.answerRecall), mark(a.answerRecall >= 0.75)]);
+    goals.push(["Citation precision ≥ 0.90", String(a.citationPrecision), mark(a.citationPrecision >= 0.9)]);
+  },
+);
+
+await step(
+  "financebench",
+  () => runFinanceBench(),
+  (r: FinanceResult) => {
+    sections.push(
+      `### FinanceBench, ${r.pdfs} PDFs / ${r.pages} pages (\`tsx bench/src/financebench.ts\`)\n\n${financeTable(r)}\n\nIngestion through the file connector: ${r.pages} pages in ${r.ingestSeconds} s = **${r.pagesPerMinute} pages/min**. ${r.notes.join(" ")}`,
+    );
+    const lore = r.rows[0];
+    const raw = r.rows.find((x) => x.system.includes("over pages"));
+    goals.push([
+      "FinanceBench page recall@5 ahead of raw FTS",
+      `${lore?.recall["@5"]} vs ${raw?.recall["@5"]}`,
+      mark((lore?.recall["@5"] ?? 0) > (raw?.recall["@5"] ?? 1)),
+    ]);
+    goals.push([
+      "Ingestion ≥ 300 PDF pages/min (40 PDFs)",
+      `${r.pagesPerMinute}`,
+      mark(r.pagesPerMinute >= 300),
+    ]);
+  },
+);
+
+await step(
+  "ingestion",
+  () => runIngestion(),
+  (r: { rows: IngestionRow[] }) => {
+    sections.push(
+      `### Ingestion end to end (\`tsx bench/src/ingestion.ts\`)\n\n${ingestionTable(r.rows)}\n\n${r.rows.map((x) => `- ${x.kind}: ${x.how}`).join("\n")}`,
+    );
+  },
+);
+
+const m = machineInfo();
+const header = [
+  `Measured ${m.date.slice(0, 16).replace("T", " ")} UTC on ${m.nproc} × ${m.cpuModel}, ${m.ramGiB} GiB RAM; Node ${m.node},`,
+  `@lancedb/lancedb ${m.lancedb}, commit ${m.gitCommit}; peers: ${Object.entries(m.packages)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ")}.`,
+  `Total ${round((Date.now() - started) / 60_000, 1)} min for \`npm run bench\`${only ? ` (--only ${only.join(",")})` : ""}.`,
+].join("\n");
+const summary = [
+  header,
+  "",
+  "### Goals",
+  "",
+  markdownTable(["goal", "measured", "status"], goals),
+  "",
+  ...sections.flatMap((s) => [s, ""]),
+  failures.length > 0 ? `### Failed\n\n${failures.map((f) => `- ${f}`).join("\n")}\n` : "",
+].join("\n");
+
+console.log(`\n${summary}`);
+writeFileSync(join(resultsDir(), "summary.md"), `${summary}\n`);
+const readme = join(repoRoot, "bench/README.md");
+if (!args.includes("--no-readme") && !only && existsSync(readme)) {
+  const text = readFileSync(readme, "utf8");
+  const start = "<!-- results:start -->";
+  const end = "<!-- results:end -->";
+  const a = text.indexOf(start);
+  const b = text.indexOf(end);
+  if (a >= 0 && b > a) {
+    writeFileSync(readme, `${text.slice(0, a + start.length)}\n${summary}\n${text.slice(b)}`);
+    log("bench/README.md updated");
+  }
+}
+process.exit(failures.length > 0 ? 1 : 0);

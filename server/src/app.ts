@@ -4,7 +4,7 @@ import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { agentsRoutes } from "./agents/agents-routes.ts";
 import { authRoutes } from "./auth/auth-routes.ts";
-import { AppError } from "./errors.ts";
+import { AppError, storageFailure } from "./errors.ts";
 import { authenticate, httpsPolicy, rateLimit, requestContext, trailingSlash } from "./http/middleware.ts";
 import { requestUrl } from "./http/pagination.ts";
 import type { AppEnv } from "./http/principal.ts";
@@ -35,7 +35,6 @@ export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", (c) => c.json({ status: "ready", schemaVersion: s.store.schemaVersion }));
   app.use("*", httpsPolicy(config));
-  app.use(`${prefix}/*`, trailingSlash(prefix));
   app.use(
     `${prefix}/*`,
     cors({
@@ -52,6 +51,8 @@ export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
       maxAge: 600,
     }),
   );
+  // After CORS, so a browser following the 308 still sees CORS headers.
+  app.use(`${prefix}/*`, trailingSlash(prefix));
   app.use(`${prefix}/*`, async (c, next) => {
     const multipart = (c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/");
     const maxSize = multipart ? config.maxUploadBytes : config.maxJsonBytes;
@@ -122,6 +123,12 @@ export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
           code === "validation_error" ? { fields: { body: [err.message] } } : {},
         ),
       );
+    }
+    const storage = storageFailure(err);
+    if (storage) {
+      // A full or read-only disk is an operator's problem, not a bug: say so, keep details in the log.
+      s.logger.error("storage write failed", { requestId: c.get("requestId"), error: err instanceof Error ? err.message : String(err) });
+      return render(c, storage);
     }
     s.logger.error("unhandled error", {
       requestId: c.get("requestId"),

@@ -2,7 +2,6 @@ import { parseArgs } from "node:util";
 import { UsersService } from "./auth/users-service.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { AppError } from "./errors.ts";
-import { main } from "./main.ts";
 import { Store } from "./store/store.ts";
 
 const usage = `Usage:
@@ -42,7 +41,8 @@ async function run(argv: string[]): Promise<number> {
   switch (command) {
     case "serve":
     case undefined:
-      await main(process.env);
+      // Loaded lazily: the users and backup commands don't need the whole server.
+      await (await import("./main.ts")).main(process.env);
       return -1; // keep running
     case "users": {
       if (!opts.email || !opts.password) break;
@@ -73,7 +73,9 @@ async function run(argv: string[]): Promise<number> {
       if (command === "backup" && opts.to) {
         const manifest = await backupDataDir(config.dataDir, opts.to);
         const tables = Object.keys(manifest.tables).length;
-        console.log(`backed up ${tables} tables (${manifest.files} files, writes paused ${manifest.pausedMs} ms) to ${opts.to}`);
+        console.log(
+          `backed up ${tables} tables (${manifest.files} files, writes paused ${manifest.pausedMs} ms) to ${opts.to}`,
+        );
         return 0;
       }
       if (command === "restore" && opts.from) {

@@ -76,3 +76,19 @@ export function validationError(
   }
   return new AppError("validation_error", message, { fields });
 }
+
+const STORAGE_ERROR = /No space left on device|Read-only file system|Disk quota exceeded|os error (28|30|122)\b/i;
+const STORAGE_CODES = new Set(["ENOSPC", "EROFS", "EDQUOT"]);
+
+/** A write the disk refused (full, read-only, over quota) as 503 `service_unavailable`; null for anything else. */
+export function storageFailure(error: unknown): AppError | null {
+  if (!(error instanceof Error)) return null;
+  const code = (error as { code?: unknown }).code;
+  if (!STORAGE_CODES.has(String(code)) && !STORAGE_ERROR.test(error.message)) return null;
+  return new AppError(
+    "service_unavailable",
+    "The data store cannot be written right now (the disk is full or read-only); nothing was changed. Try again later.",
+    { reason: "storage_unavailable" },
+    { "Retry-After": "30" },
+  );
+}

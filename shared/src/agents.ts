@@ -75,7 +75,7 @@ const agentFields = {
   fallbackMessage: z.string().trim().min(1).max(2000),
   dataSourceIds: z.array(idSchema).max(200),
   allowedOrigins: z.array(originSchema).max(50),
-  theme: themeSchema.partial(),
+  theme: themeSchema.partial().strict(),
 };
 
 export const createAgentRequestSchema = z

@@ -112,6 +112,23 @@ describe("refresh and logout", () => {
     expect(again.status).toBe(200);
   });
 
+  it("a refresh token works once; presenting a spent one revokes every token of the user", async () => {
+    const { tokens } = await newUser();
+    const first = await server.request<{ access: string; refresh: string }>("POST", "/auth/token/refresh/", {
+      body: { refresh: tokens.refresh },
+    });
+    expect(first.status).toBe(200);
+    const replay = await server.request<ErrorBody>("POST", "/auth/token/refresh/", {
+      body: { refresh: tokens.refresh },
+    });
+    expect(replay.status).toBe(401);
+    expect(replay.body.error).toBe("invalid_token");
+    // The replay looks like theft: the tokens issued by the first refresh stop working too.
+    expect((await server.request("GET", "/auth/me/", { token: first.body.access })).status).toBe(401);
+    const next = await server.request("POST", "/auth/token/refresh/", { body: { refresh: first.body.refresh } });
+    expect(next.status).toBe(401);
+  });
+
   it("login → refresh → logout: every earlier access and refresh token is refused afterwards", async () => {
     const { tokens } = await newUser();
     const refreshed = (

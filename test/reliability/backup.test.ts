@@ -2,11 +2,12 @@
  * `lore backup` while the server serves and writes, then `lore restore` into a new data dir: the
  * restored server opens every table and answers the same questions with the same citations.
  */
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Agent, DataSource, Page, QueryResponse } from "@lore/shared";
+import { backupDataDir, restoreDataDir } from "@lore/server/store/backup.ts";
 import { afterAll, describe, expect, it } from "vitest";
-import { makeTempDir, runCli, type ServerProcess, startServerProcess } from "../helpers/server.ts";
+import { makeTempDir, runCli, type ServerProcess, startServerProcess, startTestServer } from "../helpers/server.ts";
 import { call, createAgent, createTextSource, documents, readyTextSource, sleep, waitForSettled } from "../ingestion/source-helpers.ts";
 
 const cleanup: Array<() => Promise<void> | void> = [];
@@ -106,18 +107,16 @@ describe("backup and restore", () => {
     }
   }, 170_000);
 
-  it("refuses to restore over a running server and to back up into a non-empty directory", async () => {
-    const server = await startServerProcess();
+  it("refuses to restore over a running server and to back up into a non-empty directory or inside the data", async () => {
+    const server = await startTestServer();
     cleanup.push(() => server.close());
-    const backupDir = makeTempDir("lore-backup-");
-    cleanup.push(() => rmSync(backupDir, { recursive: true, force: true }));
-    const first = await runCli(["backup", "--to", backupDir], { LORE_DATA_DIR: server.dataDir });
-    expect(first.code, first.stderr).toBe(0);
-    const again = await runCli(["backup", "--to", backupDir], { LORE_DATA_DIR: server.dataDir });
-    expect(again.code).not.toBe(0);
-    expect(again.stderr).toMatch(/not empty/);
-    const restore = await runCli(["restore", "--from", backupDir], { LORE_DATA_DIR: server.dataDir });
-    expect(restore.code).not.toBe(0);
-    expect(restore.stderr).toMatch(/Stop the server/);
+    const busy = makeTempDir("lore-busy-");
+    cleanup.push(() => rmSync(busy, { recursive: true, force: true }));
+    writeFileSync(join(busy, "keep.txt"), "x");
+    await expect(backupDataDir(server.dataDir, busy)).rejects.toThrow(/not empty/);
+    await expect(backupDataDir(server.dataDir, join(server.dataDir, "inner"))).rejects.toThrow(/outside the data directory/);
+    await expect(restoreDataDir(busy, server.dataDir)).rejects.toThrow(/not a Lore backup/);
+    writeFileSync(join(busy, "backup.json"), "{}");
+    await expect(restoreDataDir(busy, server.dataDir)).rejects.toThrow(/Stop the server/);
   }, 60_000);
 });

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type {
@@ -12,6 +13,7 @@ import type {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   DEFAULT_PASSWORD,
+  makeTempDir,
   personalWorkspaceId,
   startTestServer,
   type TestServer,
@@ -26,8 +28,14 @@ interface Received {
 }
 
 /** A webhook receiver on loopback: `/flaky` fails twice then succeeds, `/down` always fails, anything else answers 204. */
-function startReceiver(): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
+function startReceiver(): Promise<{
+  url: string;
+  received: Received[];
+  laterUp: { value: boolean };
+  close(): Promise<void>;
+}> {
   const received: Received[] = [];
+  const laterUp = { value: false };
   let flakyCalls = 0;
   const server: Server = createServer((req, res) => {
     let body = "";
@@ -40,6 +48,7 @@ function startReceiver(): Promise<{ url: string; received: Received[]; close(): 
       let status = 204;
       if (path === "/flaky") status = ++flakyCalls <= 2 ? 500 : 200;
       if (path === "/down") status = 503;
+      if (path === "/later") status = laterUp.value ? 200 : 503;
       received.push({ path, headers: req.headers, body, status });
       res.writeHead(status, { "content-type": "text/plain" });
       res.end(status >= 300 ? "nope" : "");
@@ -51,6 +60,7 @@ function startReceiver(): Promise<{ url: string; received: Received[]; close(): 
       resolve({
         url: `http://127.0.0.1:${port}`,
         received,
+        laterUp,
         close: () => new Promise<void>((r) => server.close(() => r())),
       });
     });
@@ -311,5 +321,51 @@ describe("deliveries", () => {
     expect(eventsAt("/down").length).toBe(sentAtDelete);
     const rows = server.services.webhooks.deliveries.filter((d) => d.webhookId === dying.id);
     expect(rows.map((d) => d.status)).toEqual(["cancelled"]);
+  });
+});
+
+describe("a pending delivery", () => {
+  it("resumes after a restart and is delivered by the next process", async () => {
+    const dataDir = makeTempDir();
+    const env = {
+      LORE_DATA_DIR: dataDir,
+      LORE_OUTBOUND_ALLOWLIST: "127.0.0.1",
+      LORE_WEBHOOK_RETRY_BASE_MS: "1500",
+    };
+    let first: TestServer | null = await startTestServer(env);
+    try {
+      const auth = (await first.login()).access;
+      const admin = first.services.store.users.find((u) => u.email === "admin@example.com");
+      const ws = admin ? personalWorkspaceId(first.services, admin.id) : "";
+      const hook = await call<CreatedWebhook>(first, "POST", `/workspaces/${ws}/webhooks/`, auth, {
+        url: `${receiver.url}/later`,
+        events: ["data_source.sync.completed"],
+      });
+      const created = await createTextSource(first, auth, "Restart FAQ", [
+        { title: "Restarts", content: "Pending deliveries outlive the process." },
+      ]);
+      await until("the first failed attempt", () => eventsAt("/later").length > 0 || undefined);
+      await first.close(); // the retry is still due
+      first = null;
+      receiver.laterUp.value = true;
+      const second = await startTestServer(env);
+      try {
+        const delivered = await until("the delivery by the second process", () =>
+          second.services.webhooks.deliveries.find(
+            (d) => d.webhookId === hook.body.id && d.status === "delivered",
+          ),
+        );
+        expect(delivered.attempts).toBe(2);
+        expect(eventsAt("/later").map((r) => r.status)).toEqual([503, 200]);
+        expect(JSON.parse(eventsAt("/later")[1]?.body ?? "{}")).toMatchObject({
+          data: { dataSourceId: created.id },
+        });
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

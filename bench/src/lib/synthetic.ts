@@ -43,3 +43,21 @@ export function syntheticEntries(
   }
   return out;
 }
+
+/**
+ * `docs` documents of `passagesPerDoc` synthetic passages each (blank lines between), numbered from
+ * `firstDoc`: multi-chunk documents, so corpus size is bound by chunks rather than per-document work.
+ */
+export function syntheticDocuments(
+  pool: readonly string[],
+  firstDoc: number,
+  docs: number,
+  passagesPerDoc = 100,
+): { title: string; content: string }[] {
+  const out: { title: string; content: string }[] = [];
+  for (let d = firstDoc; d < firstDoc + docs; d++) {
+    const passages = syntheticEntries(pool, d * passagesPerDoc, passagesPerDoc);
+    out.push({ title: `Document ${d}`, content: passages.map((p) => p.content).join("\n\n") });
+  }
+  return out;
+}

@@ -162,6 +162,19 @@ describe("counting", () => {
   });
 });
 
+describe("day rollups", () => {
+  it("reflect an answer recorded after the day was first read", () => {
+    const agg = new Aggregates();
+    const range = { from: "2025-03-01", to: "2025-03-07", interval: "week" as const, limit: 10 };
+    agg.addQuery(query("2025-03-01T10:00:00Z", { latency: 10 }));
+    expect(agg.report(AGENT, range).totals.queries).toBe(1);
+    agg.addQuery(query("2025-03-01T23:00:00Z", { latency: 30, callerId: "late" }));
+    const again = agg.report(AGENT, range);
+    expect(again.totals).toMatchObject({ queries: 2, visitors: 2 });
+    expect(again.latency.total.avg).toBe(20);
+  });
+});
+
 describe("top lists", () => {
   it("group questions that differ only in case and punctuation", () => {
     const agg = new Aggregates();

@@ -223,7 +223,13 @@ export class Aggregates {
     for (let h = first; h < first + 24; h++) {
       const bucket = hours.get(h);
       if (!bucket) continue;
-      rollup ??= { counters: zeroCounters(), latency: denseHistogram(), retrieval: denseHistogram(), generation: denseHistogram(), callers: new DistinctAccumulator() };
+      rollup ??= {
+        counters: zeroCounters(),
+        latency: denseHistogram(),
+        retrieval: denseHistogram(),
+        generation: denseHistogram(),
+        callers: new DistinctAccumulator(),
+      };
       for (const k of COUNTER_KEYS) rollup.counters[k] += bucket.counters[k];
       bucket.latency.mergeInto(rollup.latency);
       bucket.retrieval.mergeInto(rollup.retrieval);
@@ -334,7 +340,11 @@ function buildReport(agg: Aggregates, agentId: string, range: ReportRange): Agen
   const generation = denseHistogram();
   const callers = new DistinctAccumulator();
 
-  const add = (point: number, counters: HourCounters, merge: (pl: Float64Array, pv: DistinctAccumulator) => void) => {
+  const add = (
+    point: number,
+    counters: HourCounters,
+    merge: (pl: Float64Array, pv: DistinctAccumulator) => void,
+  ) => {
     const pc = pointCounters[point];
     const pl = pointLatency[point];
     const pv = pointCallers[point];
@@ -358,7 +368,8 @@ function buildReport(agg: Aggregates, agentId: string, range: ReportRange): Agen
     // Day and week points are sums of whole days: merge cached day rollups, not 24 buckets each.
     let point = 0;
     for (let d = fromMs / DAY_MS; d < endMs / DAY_MS; d++) {
-      while (point + 1 < starts.length && (starts[point + 1] ?? Number.POSITIVE_INFINITY) <= d * DAY_MS) point += 1;
+      while (point + 1 < starts.length && (starts[point + 1] ?? Number.POSITIVE_INFINITY) <= d * DAY_MS)
+        point += 1;
       const day = agg.rollup(agentId, d);
       if (!day) continue;
       add(point, day.counters, (pl, pv) => {
@@ -436,52 +447,42 @@ function addDense(into: Float64Array, from: Float64Array): void {
 }
 
 function topLists(agg: Aggregates, agentId: string, fromMs: number, endMs: number, limit: number) {
-  const questions = new Map<string, Counted>();
-  const unanswered = new Map<string, Counted>();
-  const sources = new Map<string, CitedDoc>();
+  // Plain number maps: a 30-day merge touches tens of thousands of entries and allocates nothing per entry.
+  const questions = new Map<string, number>();
+  const unanswered = new Map<string, number>();
+  const lastAsked = new Map<string, number>();
+  const citations = new Map<string, number>();
+  const docs = new Map<string, CitedDoc>();
   const days = agg.days.get(agentId);
   if (days) {
     for (let d = fromMs / DAY_MS; d < endMs / DAY_MS; d++) {
       const tops = days.get(d);
       if (!tops) continue;
-      mergeCounted(questions, tops.questions);
-      mergeCounted(unanswered, tops.unanswered);
+      for (const [k, v] of tops.questions) questions.set(k, (questions.get(k) ?? 0) + v.count);
+      for (const [k, v] of tops.unanswered) {
+        unanswered.set(k, (unanswered.get(k) ?? 0) + v.count);
+        if (v.last > (lastAsked.get(k) ?? 0)) lastAsked.set(k, v.last);
+      }
       for (const [id, doc] of tops.sources) {
-        const e = sources.get(id);
-        if (e) e.count += doc.count;
-        else sources.set(id, { ...doc });
+        citations.set(id, (citations.get(id) ?? 0) + doc.count);
+        docs.set(id, doc);
       }
     }
   }
-  const byCount = <V extends { count: number }>(a: [string, V], b: [string, V]) =>
-    b[1].count - a[1].count || a[0].localeCompare(b[0]);
+  const top = (map: Map<string, number>) =>
+    [...map].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, limit);
   return {
-    topSources: [...sources]
-      .sort(byCount)
-      .slice(0, limit)
-      .map(([documentId, d]) => ({
-        documentId,
-        title: d.title,
-        dataSourceId: d.dataSourceId,
-        citations: d.count,
-      })),
-    topQuestions: [...questions]
-      .sort(byCount)
-      .slice(0, limit)
-      .map(([question, q]) => ({ question, count: q.count })),
-    unansweredQuestions: [...unanswered]
-      .sort(byCount)
-      .slice(0, limit)
-      .map(([question, q]) => ({ question, count: q.count, lastAskedAt: new Date(q.last).toISOString() })),
+    topSources: top(citations).map(([documentId, count]) => ({
+      documentId,
+      title: docs.get(documentId)?.title ?? "",
+      dataSourceId: docs.get(documentId)?.dataSourceId ?? "",
+      citations: count,
+    })),
+    topQuestions: top(questions).map(([question, count]) => ({ question, count })),
+    unansweredQuestions: top(unanswered).map(([question, count]) => ({
+      question,
+      count,
+      lastAskedAt: new Date(lastAsked.get(question) ?? 0).toISOString(),
+    })),
   };
-}
-
-function mergeCounted(into: Map<string, Counted>, from: Map<string, Counted>): void {
-  for (const [k, v] of from) {
-    const e = into.get(k);
-    if (e) {
-      e.count += v.count;
-      if (v.last > e.last) e.last = v.last;
-    } else into.set(k, { count: v.count, last: v.last });
-  }
 }

@@ -7,6 +7,7 @@ const P = 10;
 const M = 1 << P;
 const SMALL_LIMIT = 64;
 const MERGE_SET_LIMIT = 4096;
+const INVERSE_POWERS = Float64Array.from({ length: 64 }, (_, r) => 2 ** -r);
 
 /** Two independent 32-bit hashes of a string (murmur3 finaliser over FNV-1a with two seeds). */
 export function hashCaller(value: string): number {
@@ -140,7 +141,7 @@ export class DistinctAccumulator {
     let zeros = 0;
     for (let i = 0; i < M; i++) {
       const r = regs[i] ?? 0;
-      sum += 2 ** -r;
+      sum += INVERSE_POWERS[r] ?? 0;
       if (r === 0) zeros += 1;
     }
     const alpha = 0.7213 / (1 + 1.079 / M);

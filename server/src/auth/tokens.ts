@@ -36,7 +36,7 @@ export class TokenSigner {
   }
 
   /** Verifies signature, algorithm, expiry and kind; maps every failure to the contract's 401 codes. */
-  async verify(token: string, kind: TokenKind, audience?: string): Promise<TokenClaims & { exp: number }> {
+  async verify(token: string, kind: TokenKind, audience?: string): Promise<TokenClaims & { exp: number; jti: string }> {
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: ["HS256"],
@@ -46,7 +46,7 @@ export class TokenSigner {
       if (payload.kind !== kind || typeof payload.sub !== "string" || typeof payload.ver !== "number") {
         throw new AppError("invalid_token", `This is not a valid ${kind} token`);
       }
-      return { sub: payload.sub, kind, ver: payload.ver, exp: payload.exp ?? 0 };
+      return { sub: payload.sub, kind, ver: payload.ver, exp: payload.exp ?? 0, jti: payload.jti ?? "" };
     } catch (error) {
       if (error instanceof AppError) throw error;
       if (error instanceof errors.JWTExpired) {

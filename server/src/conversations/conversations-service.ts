@@ -73,23 +73,26 @@ export class ConversationsService {
   /** Appends a message durably, then bumps the conversation's count and updatedAt. */
   async append(message: MessageRecord): Promise<void> {
     const list = await this.messages(message.conversationId);
-    await this.store.messages.append({
-      id: message.id,
-      conversation_id: message.conversationId,
-      agent_id: message.agentId,
-      seq: list.length,
-      data: JSON.stringify(message),
-    });
+    // Two tables, two commits: run them side by side (an answer waits on these before `done`).
+    await Promise.all([
+      this.store.messages.append({
+        id: message.id,
+        conversation_id: message.conversationId,
+        agent_id: message.agentId,
+        seq: list.length,
+        data: JSON.stringify(message),
+      }),
+      this.store.conversations.transact(() => {
+        const current = this.store.conversations.get(message.conversationId);
+        if (!current) return { rows: [], result: null };
+        return {
+          rows: [{ ...current, messageCount: current.messageCount + 1, updatedAt: message.createdAt }],
+          result: null,
+        };
+      }),
+    ]);
     list.push(message);
     this.remember(message.conversationId, list);
-    await this.store.conversations.transact(() => {
-      const current = this.store.conversations.get(message.conversationId);
-      if (!current) return { rows: [], result: null };
-      return {
-        rows: [{ ...current, messageCount: current.messageCount + 1, updatedAt: message.createdAt }],
-        result: null,
-      };
-    });
   }
 
   /** Every message of a conversation, oldest first. */

@@ -36,6 +36,9 @@ export interface LexicalFeatures {
   numberMissing: number;
   /** IDF-weighted share of the query's terms found inside two adjacent sentences. */
   sentencePair: number;
+  /** BM25 of the best sentence (sentence-length normalisation) over the query's largest possible BM25. */
+  sentenceBm25: number;
+  localSentenceBm25: number;
   /**
    * The same evidence with terms weighted by how rare they are among this query's candidates, not the
    * whole corpus: a word every candidate shares (the topic) says little about which one answers.
@@ -87,11 +90,32 @@ interface PreparedQuery {
   bigrams: Map<number, number>;
   bigramWeight: number;
   expectsNumber: boolean;
+  expectsEntity: boolean;
+  /** Per query term: 1 when the query capitalises it (a name). */
+  entity: number[];
+  /** Per query term: its five-letter prefix id, −1 when the corpus has none. */
+  prefixes: number[];
 }
 
 // Questions whose answer is a number or a date (answer-type matching, a classic QA retrieval feature).
 const quantityQuestion =
   /\b(when|what year|which year|what decade|which decade|what century|how many|how much|how long|how old|how far|how large|how big|how tall|how often|what percentage|what percent|what date|what time|what number)\b/i;
+
+// Questions whose answer is a name (a person, place or organisation).
+const entityQuestion = /\b(who|whom|whose|where)\b/i;
+
+/** Words sharing their first five letters are treated as variants ("Norman", "Normandy"). */
+const prefixLength = Number(process.env.LORE_PREFIX ?? 5);
+function prefixOf(term: string): string {
+  return term.length > prefixLength ? term.slice(0, prefixLength) : term;
+}
+
+/** IDF weight of the query terms in a bit set. */
+function maskWeight(mask: number, weights: readonly number[]): number {
+  let sum = 0;
+  for (let m = mask, p = 0; m !== 0; m >>>= 1, p++) if (m & 1) sum += weights[p] as number;
+  return sum;
+}
 
 /** Sentence-ish spans: split after . ! ? or line breaks. */
 function splitSentences(text: string): string[] {
@@ -112,8 +136,12 @@ export class LexicalIndex {
   private titleTerms: (Int32Array | null)[] = [];
   private sentenceStarts: (Int32Array | null)[] = [];
   private numeric: number[] = [];
+  private docCaps: (Uint8Array | null)[] = [];
+  private readonly prefixIdByPrefix = new Map<string, number>();
+  private prefixOfTerm: number[] = [];
   private docSource: number[] = [];
   private totalLength = 0;
+  private sentenceCount = 0;
   private liveCount = 0;
   private deadCount = 0;
   private scratch = new Float64Array(0);
@@ -136,10 +164,15 @@ export class LexicalIndex {
   add(text: string, titleText: string, source: number): number {
     const slot = this.docTerms.length;
     const terms: string[] = [];
+    const caps: number[] = [];
     const starts: number[] = [];
     for (const sentence of splitSentences(text)) {
       starts.push(terms.length);
-      for (const term of analyze(sentence)) terms.push(term);
+      const analyzed = analyzeDetailed(sentence);
+      for (let i = 0; i < analyzed.terms.length; i++) {
+        terms.push(analyzed.terms[i] as string);
+        caps.push(analyzed.capitalized[i] as number);
+      }
     }
     const ids = new Int32Array(terms.length);
     const tf = new Map<number, number>();
@@ -155,10 +188,12 @@ export class LexicalIndex {
     const titleIds = new Set<number>();
     for (const term of analyze(titleText)) titleIds.add(this.termId(term));
     this.docTerms.push(ids);
+    this.docCaps.push(Uint8Array.from(caps));
     this.titleTerms.push(Int32Array.from(titleIds));
     this.sentenceStarts.push(Int32Array.from(starts));
     this.docSource.push(source);
     this.totalLength += ids.length;
+    this.sentenceCount += starts.length;
     this.liveCount++;
     return slot;
   }
@@ -168,7 +203,9 @@ export class LexicalIndex {
     if (!ids) return;
     for (const id of new Set(ids)) this.df[id] = (this.df[id] ?? 1) - 1;
     this.totalLength -= ids.length;
+    this.sentenceCount -= this.sentenceStarts[slot]?.length ?? 0;
     this.docTerms[slot] = null;
+    this.docCaps[slot] = null;
     this.titleTerms[slot] = null;
     this.sentenceStarts[slot] = null;
     this.liveCount--;
@@ -186,6 +223,7 @@ export class LexicalIndex {
   compact(): Int32Array {
     const remap = new Int32Array(this.docTerms.length).fill(-1);
     const docTerms: Int32Array[] = [];
+    const docCaps: Uint8Array[] = [];
     const titleTerms: Int32Array[] = [];
     const sentenceStarts: Int32Array[] = [];
     const docSource: number[] = [];
@@ -194,6 +232,7 @@ export class LexicalIndex {
       if (!ids) continue;
       remap[slot] = docTerms.length;
       docTerms.push(ids);
+      docCaps.push(this.docCaps[slot] ?? new Uint8Array(ids.length));
       titleTerms.push(this.titleTerms[slot] ?? new Int32Array(0));
       sentenceStarts.push(this.sentenceStarts[slot] ?? new Int32Array(0));
       docSource.push(this.docSource[slot] ?? -1);
@@ -205,6 +244,7 @@ export class LexicalIndex {
       for (const [id, count] of tf) (this.postings[id] as Postings).push(slot, count);
     }
     this.docTerms = docTerms;
+    this.docCaps = docCaps;
     this.titleTerms = titleTerms;
     this.sentenceStarts = sentenceStarts;
     this.docSource = docSource;
@@ -263,15 +303,9 @@ export class LexicalIndex {
       }
     }
     const top = selectTop(touched, acc, limit);
-    const maxPossible = prepared.totalWeight * (k1 + 1);
-    const best = top.length > 0 ? (acc[top[0] as number] as number) : 1;
-    const out: LexicalCandidate[] = [];
-    for (const slot of top) {
-      const bm25 = acc[slot] as number;
-      out.push({ slot, features: this.features(slot, prepared, bm25, bm25 / maxPossible, bm25 / best) });
-    }
+    const scores = top.map((slot) => acc[slot] as number);
     for (const slot of touched) acc[slot] = 0;
-    return out;
+    return this.rerankFeatures(prepared, top, scores);
   }
 
   /** Features of given slots for a query (used when candidates come from another retriever). */
@@ -279,52 +313,125 @@ export class LexicalIndex {
     const prepared = this.prepare(query);
     const out = new Map<number, LexicalFeatures>();
     if (prepared.termIds.length === 0) return out;
+    const live = slots.filter((slot) => this.docTerms[slot]);
+    const scores = live.map((slot) => this.bm25Of(slot, prepared.termIds, prepared.weights));
+    for (const c of this.rerankFeatures(prepared, live, scores)) out.set(c.slot, c.features);
+    return out;
+  }
+
+  /** BM25 of one slot computed from its forward index. */
+  private bm25Of(slot: number, termIds: readonly number[], weights: readonly number[]): number {
+    const ids = this.docTerms[slot];
+    if (!ids) return 0;
     const { k1, b } = this.params;
     const avgLength = this.totalLength / Math.max(1, this.liveCount) || 1;
-    const raw = new Map<number, number>();
-    for (const slot of slots) {
-      const ids = this.docTerms[slot];
-      if (!ids) continue;
-      const tf = new Map<number, number>();
-      for (const id of ids) tf.set(id, (tf.get(id) ?? 0) + 1);
-      let score = 0;
-      prepared.termIds.forEach((id, q) => {
-        const f = tf.get(id);
-        if (f)
-          score +=
-            ((prepared.weights[q] as number) * f * (k1 + 1)) /
-            (f + k1 * (1 - b + (b * ids.length) / avgLength));
-      });
-      raw.set(slot, score);
+    let score = 0;
+    for (let q = 0; q < termIds.length; q++) {
+      const id = termIds[q] as number;
+      if (id < 0) continue;
+      let f = 0;
+      for (const t of ids) if (t === id) f++;
+      if (f > 0)
+        score += ((weights[q] as number) * f * (k1 + 1)) / (f + k1 * (1 - b + (b * ids.length) / avgLength));
     }
-    const best = Math.max(1e-9, ...raw.values());
+    return score;
+  }
+
+  /**
+   * Reranking features of a candidate set. Besides corpus IDF, every query term also gets a weight from
+   * its rarity among the candidates themselves (a "local" IDF), computed here from the forward index.
+   */
+  private rerankFeatures(prepared: PreparedQuery, slots: number[], scores: number[]): LexicalCandidate[] {
+    const { k1, b } = this.params;
+    const n = slots.length;
+    const avgLength = this.totalLength / Math.max(1, this.liveCount) || 1;
+    const position = new Map<number, number>();
+    prepared.termIds.forEach((id, i) => {
+      if (id >= 0) position.set(id, i);
+    });
+    const terms = prepared.termIds.length;
+    // tf of each query term in each candidate (row-major: candidate × term).
+    const tf = new Uint16Array(n * terms);
+    const df = new Int32Array(terms);
+    for (let c = 0; c < n; c++) {
+      const ids = this.docTerms[slots[c] as number] ?? new Int32Array(0);
+      for (const id of ids) {
+        const p = position.get(id);
+        if (p === undefined) continue;
+        const k = c * terms + p;
+        if (tf[k] === 0) df[p] = (df[p] as number) + 1;
+        tf[k] = Math.min(65_535, (tf[k] as number) + 1);
+      }
+    }
+    const localWeights: number[] = [];
+    let localTotal = 0;
+    for (let p = 0; p < terms; p++) {
+      const d = df[p] as number;
+      const w = d === 0 ? 0 : Math.log(1 + (n - d + 0.5) / (d + 0.5)) * (prepared.weights[p] as number);
+      localWeights.push(w);
+      localTotal += w;
+    }
+    const localBm25 = new Float64Array(n);
+    let bestLocal = 1e-9;
+    for (let c = 0; c < n; c++) {
+      const len = this.docTerms[slots[c] as number]?.length ?? 0;
+      let score = 0;
+      for (let p = 0; p < terms; p++) {
+        const f = tf[c * terms + p] as number;
+        if (f > 0)
+          score += ((localWeights[p] as number) * f * (k1 + 1)) / (f + k1 * (1 - b + (b * len) / avgLength));
+      }
+      localBm25[c] = score;
+      if (score > bestLocal) bestLocal = score;
+    }
     const maxPossible = prepared.totalWeight * (k1 + 1);
-    for (const [slot, score] of raw)
-      out.set(slot, this.features(slot, prepared, score, score / maxPossible, score / best));
+    const best = Math.max(1e-9, ...scores);
+    const out: LexicalCandidate[] = [];
+    for (let c = 0; c < n; c++) {
+      const slot = slots[c] as number;
+      const bm25 = scores[c] as number;
+      const features = this.features(slot, prepared, position, bm25, bm25 / maxPossible, bm25 / best);
+      const local = this.evidence(slot, position, localWeights, localTotal);
+      features.localCoverage = local.coverage;
+      features.localProximity = local.proximity;
+      features.localSentence = local.sentence;
+      features.localSentencePair = local.pair;
+      features.localSentenceBm25 = local.sentenceBm25;
+      features.localBm25Rel = (localBm25[c] as number) / bestLocal;
+      out.push({ slot, features });
+    }
     return out;
   }
 
   private prepare(query: string): PreparedQuery {
-    const terms = analyze(query);
+    const { terms, capitalized } = analyzeDetailed(query);
     const n = Math.max(1, this.liveCount);
     const idOf = (term: string): number => this.termIdByTerm.get(term) ?? -1;
     const seen = new Map<number, number>();
     const termIds: number[] = [];
     const weights: number[] = [];
+    const entity: number[] = [];
+    const prefixes: number[] = [];
     let unknown = -2;
     const sequence: number[] = [];
-    for (const term of terms) {
+    terms.forEach((term, i) => {
       let id = idOf(term);
       // Unknown terms still weigh in (an unmatched rare word lowers every score); give each its own id.
       if (id < 0) id = unknown--;
       sequence.push(id);
-      if (seen.has(id)) continue;
+      const index = termIds.indexOf(id);
+      if (index >= 0) {
+        if (capitalized[i]) entity[index] = 1;
+        return;
+      }
       const df = id >= 0 ? (this.df[id] ?? 0) : 0;
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
       seen.set(id, idf);
       termIds.push(id);
       weights.push(idf);
-    }
+      entity.push(capitalized[i] ? 1 : 0);
+      prefixes.push(this.prefixIdByPrefix.get(prefixOf(term)) ?? -1);
+    });
     const bigrams = new Map<number, number>();
     let bigramWeight = 0;
     for (let i = 0; i + 1 < sequence.length; i++) {
@@ -344,42 +451,38 @@ export class LexicalIndex {
       bigrams,
       bigramWeight,
       expectsNumber: quantityQuestion.test(query),
+      expectsEntity: entityQuestion.test(query),
+      entity,
+      prefixes,
     };
   }
 
-  private features(
+  /** Coverage, window proximity, best sentence and best sentence pair of a slot under given term weights. */
+  private evidence(
     slot: number,
-    q: PreparedQuery,
-    bm25: number,
-    bm25Norm: number,
-    bm25Rel: number,
-  ): LexicalFeatures {
+    position: ReadonlyMap<number, number>,
+    weights: readonly number[],
+    total: number,
+  ): { coverage: number; proximity: number; sentence: number; pair: number; sentenceBm25: number } {
     const ids = this.docTerms[slot] ?? new Int32Array(0);
-    const position = new Map<number, number>();
-    q.termIds.forEach((id, i) => {
-      if (id >= 0) position.set(id, i);
-    });
-    const total = q.totalWeight || 1;
-    // Coverage and sliding-window proximity in one pass.
-    const inWindow = new Int32Array(q.termIds.length);
-    const seen = new Uint8Array(q.termIds.length);
+    const starts = this.sentenceStarts[slot] ?? new Int32Array(0);
+    const terms = weights.length;
+    const inWindow = new Int32Array(terms);
+    const seen = new Uint8Array(terms);
     const windowSize = this.params.window;
     let covered = 0;
     let windowWeight = 0;
     let bestWindow = 0;
-    let bigramHit = 0;
-    const matchedPairs = new Set<number>();
     for (let i = 0; i < ids.length; i++) {
-      const id = ids[i] as number;
-      const p = position.get(id);
+      const p = position.get(ids[i] as number);
       if (p !== undefined) {
         if (!seen[p]) {
           seen[p] = 1;
-          covered += q.weights[p] as number;
+          covered += weights[p] as number;
         }
         const count = inWindow[p] as number;
         inWindow[p] = count + 1;
-        if (count === 0) windowWeight += q.weights[p] as number;
+        if (count === 0) windowWeight += weights[p] as number;
         if (windowWeight > bestWindow) bestWindow = windowWeight;
       }
       if (i >= windowSize) {
@@ -387,9 +490,72 @@ export class LexicalIndex {
         if (leaving !== undefined) {
           const left = (inWindow[leaving] as number) - 1;
           inWindow[leaving] = left;
-          if (left === 0) windowWeight -= q.weights[leaving] as number;
+          if (left === 0) windowWeight -= weights[leaving] as number;
         }
       }
+    }
+    // Per sentence: which query terms it holds, as a bit set over the first 31 query terms.
+    let bestSentence = 0;
+    let bestPair = 0;
+    let bestSentenceBm25 = 0;
+    let previousMask = 0;
+    const { k1, b } = this.params;
+    const avgSentence = this.totalLength / Math.max(1, this.sentenceCount) || 1;
+    const sentenceTf = new Uint16Array(terms);
+    for (let si = 0; si < starts.length; si++) {
+      const from = starts[si] as number;
+      const to = si + 1 < starts.length ? (starts[si + 1] as number) : ids.length;
+      let mask = 0;
+      sentenceTf.fill(0);
+      for (let i = from; i < to; i++) {
+        const p = position.get(ids[i] as number);
+        if (p !== undefined) sentenceTf[p] = (sentenceTf[p] as number) + 1;
+        if (p !== undefined && p < 31) mask |= 1 << p;
+      }
+      let sentenceScore = 0;
+      const norm = k1 * (1 - b + (b * (to - from)) / avgSentence);
+      for (let p = 0; p < terms; p++) {
+        const f = sentenceTf[p] as number;
+        if (f > 0) sentenceScore += ((weights[p] as number) * f * (k1 + 1)) / (f + norm);
+      }
+      if (sentenceScore > bestSentenceBm25) bestSentenceBm25 = sentenceScore;
+      const single = maskWeight(mask, weights);
+      if (single > bestSentence) bestSentence = single;
+      const pair = maskWeight(mask | previousMask, weights);
+      if (pair > bestPair) bestPair = pair;
+      previousMask = mask;
+    }
+    const norm = total || 1;
+    return {
+      coverage: covered / norm,
+      proximity: bestWindow / norm,
+      sentence: bestSentence / norm,
+      pair: Math.max(bestPair, bestSentence) / norm,
+      sentenceBm25: Math.min(1, bestSentenceBm25 / (norm * (k1 + 1))),
+    };
+  }
+
+  private features(
+    slot: number,
+    q: PreparedQuery,
+    position: ReadonlyMap<number, number>,
+    bm25: number,
+    bm25Norm: number,
+    bm25Rel: number,
+  ): LexicalFeatures {
+    const ids = this.docTerms[slot] ?? new Int32Array(0);
+    const caps = this.docCaps[slot] ?? new Uint8Array(0);
+    const total = q.totalWeight || 1;
+    const global = this.evidence(slot, position, q.weights, q.totalWeight);
+    let bigramHit = 0;
+    const matchedPairs = new Set<number>();
+    const present = new Uint8Array(q.termIds.length);
+    const prefixPresent = new Set<number>();
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i] as number;
+      const p = position.get(id);
+      if (p !== undefined) present[p] = 1;
+      prefixPresent.add(this.prefixOfTerm[id] ?? -1);
       if (i > 0 && q.bigrams.size > 0) {
         const key = pairKey(ids[i - 1] as number, id);
         const weight = q.bigrams.get(key);
@@ -399,10 +565,11 @@ export class LexicalIndex {
         }
       }
     }
-    // Best sentence: coverage restricted to one sentence; also whether it holds a number the query lacks.
+    // Best sentence (by corpus-IDF coverage): does it hold a number, or a name, the query lacks?
     const starts = this.sentenceStarts[slot] ?? new Int32Array(0);
-    let bestSentence = 0;
-    let bestSentenceHasNumber = false;
+    let bestSentence = -1;
+    let bestHasNumber = false;
+    let bestHasName = false;
     let anyNumber = false;
     const inSentence = new Uint8Array(q.termIds.length);
     for (let si = 0; si < starts.length; si++) {
@@ -411,6 +578,7 @@ export class LexicalIndex {
       inSentence.fill(0);
       let weight = 0;
       let hasNumber = false;
+      let hasName = false;
       for (let i = from; i < to; i++) {
         const id = ids[i] as number;
         const p = position.get(id);
@@ -419,14 +587,16 @@ export class LexicalIndex {
             inSentence[p] = 1;
             weight += q.weights[p] as number;
           }
-        } else if (this.numeric[id] === 1) {
-          hasNumber = true;
+        } else {
+          if (this.numeric[id] === 1) hasNumber = true;
+          if (caps[i] === 1) hasName = true;
         }
       }
       if (hasNumber) anyNumber = true;
       if (weight > bestSentence) {
         bestSentence = weight;
-        bestSentenceHasNumber = hasNumber;
+        bestHasNumber = hasNumber;
+        bestHasName = hasName;
       }
     }
     let titleHit = 0;
@@ -434,17 +604,40 @@ export class LexicalIndex {
       const p = position.get(id);
       if (p !== undefined) titleHit += q.weights[p] as number;
     }
+    let entityWeight = 0;
+    let entityHit = 0;
+    let prefixHit = 0;
+    for (let p = 0; p < q.termIds.length; p++) {
+      const w = q.weights[p] as number;
+      if (q.entity[p]) {
+        entityWeight += w;
+        if (present[p]) entityHit += w;
+      }
+      if (present[p] || ((q.prefixes[p] as number) >= 0 && prefixPresent.has(q.prefixes[p] as number)))
+        prefixHit += w;
+    }
     return {
       bm25,
       bm25Norm: Math.min(1, bm25Norm),
       bm25Rel: Math.min(1, bm25Rel),
-      coverage: covered / total,
-      proximity: bestWindow / total,
+      coverage: global.coverage,
+      proximity: global.proximity,
       bigram: q.bigramWeight > 0 ? bigramHit / q.bigramWeight : 0,
       title: titleHit / total,
-      sentence: bestSentence / total,
-      numberMatch: q.expectsNumber && bestSentenceHasNumber ? 1 : 0,
+      sentence: global.sentence,
+      numberMatch: q.expectsNumber && bestHasNumber ? 1 : 0,
       numberMissing: q.expectsNumber && !anyNumber ? 1 : 0,
+      sentencePair: global.pair,
+      sentenceBm25: global.sentenceBm25,
+      localSentenceBm25: 0,
+      localCoverage: 0,
+      localProximity: 0,
+      localSentence: 0,
+      localSentencePair: 0,
+      localBm25Rel: 0,
+      entityCoverage: entityWeight > 0 ? entityHit / entityWeight : 1,
+      entityMatch: q.expectsEntity && bestHasName ? 1 : 0,
+      prefixCoverage: prefixHit / total,
     };
   }
 
@@ -455,6 +648,13 @@ export class LexicalIndex {
       this.termIdByTerm.set(term, id);
       this.df.push(0);
       this.numeric.push(/^[0-9]/.test(term) ? 1 : 0);
+      const prefix = prefixOf(term);
+      let prefixId = this.prefixIdByPrefix.get(prefix);
+      if (prefixId === undefined) {
+        prefixId = this.prefixIdByPrefix.size;
+        this.prefixIdByPrefix.set(prefix, prefixId);
+      }
+      this.prefixOfTerm.push(prefixId);
       this.postings.push(new Postings());
     }
     return id;

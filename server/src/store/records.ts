@@ -83,3 +83,10 @@ export interface MetaRecord {
   id: string;
   schemaVersion: number;
 }
+
+/** A refresh token that has been exchanged: presenting it again means it leaked. */
+export interface UsedTokenRecord {
+  id: string;
+  userId: string;
+  expiresAt: string;
+}

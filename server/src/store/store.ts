@@ -14,6 +14,7 @@ import type {
   MembershipRecord,
   MetaRecord,
   SyncRunRecord,
+  UsedTokenRecord,
   UserRecord,
   WorkspaceRecord,
 } from "./records.ts";
@@ -50,6 +51,7 @@ export class Store {
     readonly syncRuns: RecordTable<SyncRunRecord>,
     readonly conversations: RecordTable<ConversationRecord>,
     readonly messages: BatchedLog<MessageRow>,
+    readonly usedTokens: RecordTable<UsedTokenRecord>,
     private readonly lockFile: string,
   ) {}
 
@@ -82,6 +84,7 @@ export class Store {
         RecordTable.open<ConversationRecord>(db, "conversations"),
       ]);
       const messages = await BatchedLog.open<MessageRow>(db, "messages", messageSchema);
+      const usedTokens = await RecordTable.open<UsedTokenRecord>(db, "used_tokens");
       const store = new Store(
         db,
         dataDir,
@@ -96,6 +99,7 @@ export class Store {
         syncRuns,
         conversations,
         messages,
+        usedTokens,
         lockFile,
       );
       await store.migrate();
@@ -131,6 +135,7 @@ export class Store {
       this.documents,
       this.syncRuns,
       this.conversations,
+      this.usedTokens,
     ] as unknown as Array<RecordTable<{ id: string }>>;
   }
 

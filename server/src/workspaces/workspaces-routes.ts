@@ -113,8 +113,9 @@ export function workspacesRoutes(s: Services) {
     .delete("/:id/members/:userId/", async (c) => {
       const id = pathId(c, "id", "workspace");
       const principal = c.get("principal");
-      const target = membership(id, pathId(c, "userId", "member"));
       const me = access.requireUser(principal);
+      access.requireWorkspace(principal, id, "viewer");
+      const target = membership(id, pathId(c, "userId", "member"));
       // Anyone may leave; removing others needs admin, removing an owner needs owner.
       const myRole = access.requireWorkspace(principal, id, target.userId === me.id ? "viewer" : "admin");
       if (target.role === "owner" && myRole !== "owner")

@@ -2,7 +2,8 @@
  * Query latency through HTTP with the extractive answerer at 10k, 100k (and 1M when the ingest
  * fits the time budget) chunks: p50/p95/p99 of `POST /query/` and of `POST /search/` alone,
  * sequential requests after a warm-up, server in its own process. The corpus: synthetic passages
- * of 4 real SQuAD sentences each (one chunk each), ingested as `text` sources of 10,000 entries.
+ * of 4 real SQuAD sentences each, 100 passages per document, ingested as `text` sources of about
+ * 10,000 chunks (two syncing at a time).
  *
  *   node_modules/.bin/tsx bench/src/latency.ts [--sizes 10000,100000,1000000] [--requests 300] [--budget-min 20]
  */
@@ -13,7 +14,7 @@ import { LoreClient } from "./lib/api.ts";
 import { log, markdownTable, writeResult } from "./lib/report.ts";
 import { startBenchServer } from "./lib/server.ts";
 import { type LatencySummary, round, summarize } from "./lib/stats.ts";
-import { sentencePool, syntheticEntries } from "./lib/synthetic.ts";
+import { sentencePool, syntheticDocuments } from "./lib/synthetic.ts";
 
 export interface LatencyRow {
   chunks: number;
@@ -32,7 +33,7 @@ export interface LatencyResult {
   path: string;
 }
 
-const ENTRIES_PER_SOURCE = 10_000;
+const CHUNKS_PER_SOURCE = 10_000;
 
 export async function runLatency(
   options: { sizes?: number[]; requests?: number; budgetMinutes?: number; resultsDir?: string } = {},
@@ -53,34 +54,38 @@ export async function runLatency(
     await client.login();
     const agent = await client.createAgent("Latency");
     const sources: DataSource[] = [];
-    let entries = 0;
     let chunks = 0;
     let rate = 0;
+    let chunksPerDoc = 0;
+    let docs = 0;
     for (const target of sizes) {
-      const need = Math.ceil((target - entries) / ENTRIES_PER_SOURCE);
       const estimateMs = rate > 0 ? ((target - chunks) / rate) * 1000 : 0;
       if (rate > 0 && Date.now() - begun + estimateMs > budgetMs) {
         skipped.push(
-          `${target.toLocaleString("en")} chunks: skipped, the ingest would take about ${round(estimateMs / 60_000, 1)} min at ${round(rate)} chunks/s (budget ${budgetMs / 60_000} min)`,
+          `${target.toLocaleString("en")} chunks: skipped, the ingest would take about ${round(estimateMs / 60_000, 1)} min more at ${round(rate)} chunks/s (budget ${round(budgetMs / 60_000)} min)`,
         );
         log(`latency: ${skipped.at(-1)}`);
         continue;
       }
       const started = performance.now();
-      const created: DataSource[] = [];
-      for (let i = 0; i < need; i++) {
-        const batch = syntheticEntries(pool, entries, ENTRIES_PER_SOURCE);
-        entries += batch.length;
-        created.push(await client.createTextSource(`Synthetic ${sources.length + created.length}`, batch));
-      }
-      for (const s of created) sources.push(await client.waitReady(s.id, 4 * 60 * 60_000, 1000));
-      for (let i = 0; i < sources.length; i++) {
-        const s = sources[i];
-        if (s) sources[i] = await client.getSource(s.id);
+      const before = chunks;
+      while (chunks < target * 0.98) {
+        // About CHUNKS_PER_SOURCE chunks per source; two at a time for the two sync workers.
+        const perSource = chunksPerDoc > 0 ? Math.ceil(CHUNKS_PER_SOURCE / chunksPerDoc) : 100;
+        const wanted = chunksPerDoc > 0 ? Math.ceil((target - chunks) / chunksPerDoc) : perSource;
+        const batch: DataSource[] = [];
+        for (let n = Math.min(2, Math.ceil(wanted / perSource)); n > 0; n--) {
+          const count = Math.min(perSource, Math.max(1, wanted - batch.length * perSource));
+          const entries = syntheticDocuments(pool, docs, count);
+          docs += count;
+          batch.push(await client.createTextSource(`Synthetic ${sources.length + batch.length}`, entries));
+        }
+        for (const s of batch) sources.push(await client.waitReady(s.id, 4 * 60 * 60_000, 1000));
+        chunks = sources.reduce((n, s) => n + s.chunkCount, 0);
+        chunksPerDoc = chunks / docs;
+        log(`latency: ${chunks} chunks so far (${docs} documents)`);
       }
       const ingestSeconds = round((performance.now() - started) / 1000, 1);
-      const before = chunks;
-      chunks = sources.reduce((n, s) => n + s.chunkCount, 0);
       rate = (chunks - before) / Math.max(0.001, ingestSeconds);
       await client.attach(
         agent.id,

@@ -87,7 +87,7 @@ export function storageFailure(error: unknown): AppError | null {
   if (!STORAGE_CODES.has(String(code)) && !STORAGE_ERROR.test(error.message)) return null;
   return new AppError(
     "service_unavailable",
-    "The data store cannot be written right now (the disk is full or read-only); nothing was changed. Try again later.",
+    "The data store cannot be written right now (the disk is full or read-only). Try again later.",
     { reason: "storage_unavailable" },
     { "Retry-After": "30" },
   );

@@ -171,6 +171,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
 
   const admin = await users.ensureAdmin(config.admin);
   if (admin) logger.info("created the admin user", { email: admin.email });
+  // Before any sync runs: chunks left by a crash between indexing and recording a document go.
+  const orphans = await index.deleteOrphans(new Set([...store.documents.all()].map((d) => d.id)));
+  if (orphans > 0) logger.warn("removed chunks of unrecorded documents", { documents: orphans });
   await runner.start();
   webhooks.start();
   // A changed embedding model re-embeds existing chunks in the background; search keeps working meanwhile.

@@ -74,7 +74,7 @@ describe("kill -9", () => {
     const server = await startServerProcess();
     cleanup.push(() => server.close());
     let token = await loginTo(server);
-    const ENTRIES = 400;
+    const ENTRIES = 200;
     const entries = Array.from({ length: ENTRIES }, (_, i) => ({ title: `Entry ${i}`, content: `Marker qz${i}x belongs to entry number ${i}. It records the tide table of pier ${i}.` }));
     const created = await createTextSource(server, token, "Many entries", entries);
     const agent = await createAgent(server, token, { name: "Tides", dataSourceIds: [created.id] });
@@ -83,7 +83,7 @@ describe("kill -9", () => {
     const deadline = Date.now() + 60_000;
     for (;;) {
       const s = await getSource(server, token, created.id);
-      if (s.status === "syncing" && s.progress.processed >= 40) break;
+      if (s.status === "syncing" && s.progress.processed >= 20) break;
       if (s.status === "ready") throw new Error("the sync finished before it could be interrupted; raise ENTRIES");
       if (Date.now() > deadline) throw new Error("the sync did not start");
       await sleep(10);
@@ -150,7 +150,7 @@ describe("storage faults", () => {
   it.runIf(mounted)("full and read-only data directory: writes get a clear 503, reads keep working, the server recovers by itself", async () => {
     const dataDir = join(mountPoint, "data");
     mkdirSync(dataDir);
-    const server: TestServer = await startTestServer({ LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: "error" });
+    const server: TestServer = await startTestServer({ LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: "silent" });
     cleanup.push(() => server.close());
     const token = (await server.login()).access;
     const source = await readyTextSource(server, token, "Before", [{ title: "Weather", content: "Fog rolls in over the bay most July mornings." }]);

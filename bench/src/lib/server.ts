@@ -30,8 +30,10 @@ const benchEnv: Record<string, string> = {
 
 /** Server processes still running, killed if the bench process exits early. */
 const running = new Set<ChildProcess>();
+const tempDirs = new Set<string>();
 process.once("exit", () => {
   for (const child of running) child.kill("SIGKILL");
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => process.exit(130));
@@ -56,6 +58,7 @@ export interface BenchServer {
 export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
   const dataDir = env.LORE_DATA_DIR ?? mkdtempSync(join(tmpdir(), "lore-bench-"));
   const ownDir = env.LORE_DATA_DIR === undefined;
+  if (ownDir) tempDirs.add(dataDir);
   const fullEnv = { ...benchEnv, LORE_DATA_DIR: dataDir, ...env };
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LORE_")));
   const nodeArgs = [
@@ -121,6 +124,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
         clearTimeout(force);
       }
       if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+      tempDirs.delete(dataDir);
     },
   };
 }

@@ -98,6 +98,17 @@ export interface HourBucketJson {
   v: { s: number[] } | { r: string };
 }
 
+// One string object per distinct question or document id, shared by every day: merging days then
+// compares keys by identity instead of by content.
+const pool = new Map<string, string>();
+function intern(key: string): string {
+  const found = pool.get(key);
+  if (found !== undefined) return found;
+  if (pool.size >= 500_000) pool.clear();
+  pool.set(key, key);
+  return key;
+}
+
 interface Counted {
   count: number;
   last: number;
@@ -114,7 +125,8 @@ export class DayTops {
   unanswered = new Map<string, Counted>();
   sources = new Map<string, CitedDoc>();
 
-  addQuestion(map: Map<string, Counted>, key: string, at: number): void {
+  addQuestion(map: Map<string, Counted>, question: string, at: number): void {
+    const key = intern(question);
     const entry = map.get(key);
     if (entry) {
       entry.count += 1;
@@ -125,7 +137,8 @@ export class DayTops {
     }
   }
 
-  addSource(documentId: string, title: string, dataSourceId: string): void {
+  addSource(id: string, title: string, dataSourceId: string): void {
+    const documentId = intern(id);
     const entry = this.sources.get(documentId);
     if (entry) {
       entry.count += 1;
@@ -146,9 +159,9 @@ export class DayTops {
 
   static fromJSON(data: DayTopsJson): DayTops {
     const d = new DayTops();
-    for (const [k, count, last] of data.q) d.questions.set(k, { count, last });
-    for (const [k, count, last] of data.u) d.unanswered.set(k, { count, last });
-    for (const [k, title, dataSourceId, count] of data.s) d.sources.set(k, { title, dataSourceId, count });
+    for (const [k, count, last] of data.q) d.questions.set(intern(k), { count, last });
+    for (const [k, count, last] of data.u) d.unanswered.set(intern(k), { count, last });
+    for (const [k, title, dataSourceId, count] of data.s) d.sources.set(intern(k), { title, dataSourceId, count });
     return d;
   }
 }
@@ -470,7 +483,7 @@ function topLists(agg: Aggregates, agentId: string, fromMs: number, endMs: numbe
     }
   }
   const top = (map: Map<string, number>) =>
-    [...map].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, limit);
+    [...map].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, limit);
   return {
     topSources: top(citations).map(([documentId, count]) => ({
       documentId,

@@ -76,12 +76,32 @@ export class AuthService {
     return { ...(await this.issue(user)), user: toUser(user) };
   }
 
+  /**
+   * Rotates: the presented refresh token is spent. Presenting a spent one again means it leaked,
+   * so every token of the user is revoked (as by logout).
+   */
   async refresh(refreshToken: string): Promise<{ access: string; refresh: string }> {
     const claims = await this.tokens.verify(refreshToken, "refresh");
     const user = this.store.users.get(claims.sub);
     if (!user || user.tokenVersion !== claims.ver)
       throw new AppError("invalid_token", "The refresh token is no longer valid");
+    const fresh = await this.store.usedTokens.transact(() => {
+      if (this.store.usedTokens.get(claims.jti)) return { rows: [], result: false };
+      const spent = { id: claims.jti, userId: user.id, expiresAt: new Date(claims.exp * 1000).toISOString() };
+      return { rows: [spent], result: true };
+    });
+    if (!fresh) {
+      await this.users.bumpTokenVersion(user.id);
+      throw new AppError("invalid_token", "This refresh token was already used; sign in again");
+    }
+    this.forgetExpiredTokens();
     return this.issue(user);
+  }
+
+  private forgetExpiredTokens(): void {
+    const now = new Date().toISOString();
+    const expired = this.store.usedTokens.filter((t) => t.expiresAt < now).map((t) => t.id);
+    if (expired.length > 0) void this.store.usedTokens.delete(expired).catch(() => undefined);
   }
 
   /** Resolves an access token to its user; logout and deletion make every earlier token invalid. */

@@ -302,6 +302,16 @@ export class ChunkIndex {
     });
   }
 
+  /**
+   * Removes chunks whose document has no record: a crash between indexing a new document and
+   * recording it leaves such chunks, and the retried sync indexes the document again under a new id.
+   */
+  async deleteOrphans(liveDocumentIds: ReadonlySet<string>): Promise<number> {
+    const orphans = [...this.slotsByDocument.keys()].filter((id) => !liveDocumentIds.has(id));
+    await this.deleteDocuments(orphans);
+    return orphans.length;
+  }
+
   /** Removes every chunk of a data source at once from search results, then from the store. */
   async deleteDataSource(dataSourceId: string): Promise<void> {
     assertUuid(dataSourceId, "dataSourceId");

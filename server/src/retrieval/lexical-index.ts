@@ -1,3 +1,4 @@
+import { TermVectors } from "./term-vectors.ts";
 import { analyze, analyzeDetailed } from "./text-analysis.ts";
 
 /** BM25 parameters and the proximity window, measured by bench/src/retrieval-quality.ts (see docs in calibration.ts). */
@@ -55,6 +56,10 @@ export interface LexicalFeatures {
   entityMatch: number;
   /** IDF-weighted share of query terms found exactly or as a word sharing their first five letters. */
   prefixCoverage: number;
+  /** Coverage where an absent query term counts by its best corpus-vector similarity to a chunk term. */
+  softCoverage: number;
+  /** The same, within the best sentence. */
+  softSentence: number;
 }
 
 export interface LexicalCandidate {
@@ -105,6 +110,7 @@ const quantityQuestion =
 const entityQuestion = /\b(who|whom|whose|where)\b/i;
 
 /** Words sharing their first five letters are treated as variants ("Norman", "Normandy"). */
+const softFloor = Number(process.env.LORE_SOFT_FLOOR ?? 0.3);
 const prefixLength = Number(process.env.LORE_PREFIX ?? 5);
 function prefixOf(term: string): string {
   return term.length > prefixLength ? term.slice(0, prefixLength) : term;
@@ -145,6 +151,7 @@ export class LexicalIndex {
   private liveCount = 0;
   private deadCount = 0;
   private scratch = new Float64Array(0);
+  private termVectors: TermVectors | null = null;
 
   constructor(readonly params: LexicalParams = defaultLexicalParams) {}
 
@@ -210,6 +217,32 @@ export class LexicalIndex {
     this.sentenceStarts[slot] = null;
     this.liveCount--;
     this.deadCount++;
+  }
+
+  /**
+   * (Re)builds the corpus-trained term vectors when missing or when the live chunk count moved by more
+   * than a quarter since the last build. Returns whether a build ran.
+   */
+  refreshTermVectors(force = false): boolean {
+    const built = this.termVectors?.builtAtSize ?? -1;
+    const drift = Math.abs(this.liveCount - built) / Math.max(1, built);
+    if (!force && this.termVectors && drift <= 0.25) return false;
+    const live = this.docTerms.filter((ids): ids is Int32Array => ids !== null);
+    this.termVectors = TermVectors.build(live, this.df, this.liveCount);
+    return true;
+  }
+
+  /** Nearest terms of a term by the corpus-trained vectors (for tools and tests). */
+  relatedTerms(term: string, limit = 10): { term: string; similarity: number }[] {
+    const vectors = this.termVectors;
+    const id = this.termIdByTerm.get(term);
+    if (!vectors || id === undefined) return [];
+    const out: { term: string; similarity: number }[] = [];
+    for (const [other, otherId] of this.termIdByTerm) {
+      if (otherId === id || !vectors.has(otherId)) continue;
+      out.push({ term: other, similarity: vectors.similarity(id, otherId) });
+    }
+    return out.sort((a, b) => b.similarity - a.similarity).slice(0, limit);
   }
 
   isLive(slot: number): boolean {
@@ -386,6 +419,7 @@ export class LexicalIndex {
     }
     const maxPossible = prepared.totalWeight * (k1 + 1);
     const best = Math.max(1e-9, ...scores);
+    const soft = this.softMatcher(prepared);
     const out: LexicalCandidate[] = [];
     for (let c = 0; c < n; c++) {
       const slot = slots[c] as number;
@@ -398,9 +432,68 @@ export class LexicalIndex {
       features.localSentencePair = local.pair;
       features.localSentenceBm25 = local.sentenceBm25;
       features.localBm25Rel = (localBm25[c] as number) / bestLocal;
+      const softEvidence = soft(slot, position);
+      features.softCoverage = softEvidence.coverage;
+      features.softSentence = softEvidence.sentence;
       out.push({ slot, features });
     }
     return out;
+  }
+
+  /**
+   * Soft matching with the corpus-trained vectors: a query term absent from a chunk still counts by its
+   * best similarity to a term the chunk (or one sentence of it) does hold.
+   */
+  private softMatcher(
+    q: PreparedQuery,
+  ): (slot: number, position: ReadonlyMap<number, number>) => { coverage: number; sentence: number } {
+    const vectors = this.termVectors;
+    const total = q.totalWeight || 1;
+    const usable = q.termIds.map((id) => vectors?.has(id) ?? false);
+    const cache = q.termIds.map(() => new Map<number, number>());
+    const floor = softFloor;
+    const sim = (p: number, id: number): number => {
+      const memo = cache[p] as Map<number, number>;
+      let v = memo.get(id);
+      if (v === undefined) {
+        const raw = vectors ? vectors.similarity(q.termIds[p] as number, id) : 0;
+        v = raw > floor ? (raw - floor) / (1 - floor) : 0;
+        memo.set(id, v);
+      }
+      return v;
+    };
+    const terms = q.termIds.length;
+    return (slot, position) => {
+      const ids = this.docTerms[slot] ?? new Int32Array(0);
+      const starts = this.sentenceStarts[slot] ?? new Int32Array(0);
+      const chunkBest = new Float64Array(terms);
+      const sentenceBest = new Float64Array(terms);
+      let bestSentence = 0;
+      let si = 0;
+      const closeSentence = (): void => {
+        let sum = 0;
+        for (let p = 0; p < terms; p++) sum += (q.weights[p] as number) * (sentenceBest[p] as number);
+        if (sum > bestSentence) bestSentence = sum;
+        sentenceBest.fill(0);
+      };
+      for (let i = 0; i < ids.length; i++) {
+        while (si + 1 < starts.length && i >= (starts[si + 1] as number)) {
+          closeSentence();
+          si++;
+        }
+        const id = ids[i] as number;
+        const exact = position.get(id);
+        for (let p = 0; p < terms; p++) {
+          const v = exact === p ? 1 : usable[p] && vectors?.has(id) ? sim(p, id) : 0;
+          if (v > (chunkBest[p] as number)) chunkBest[p] = v;
+          if (v > (sentenceBest[p] as number)) sentenceBest[p] = v;
+        }
+      }
+      closeSentence();
+      let coverage = 0;
+      for (let p = 0; p < terms; p++) coverage += (q.weights[p] as number) * (chunkBest[p] as number);
+      return { coverage: coverage / total, sentence: bestSentence / total };
+    };
   }
 
   private prepare(query: string): PreparedQuery {
@@ -638,6 +731,8 @@ export class LexicalIndex {
       entityCoverage: entityWeight > 0 ? entityHit / entityWeight : 1,
       entityMatch: q.expectsEntity && bestHasName ? 1 : 0,
       prefixCoverage: prefixHit / total,
+      softCoverage: 0,
+      softSentence: 0,
     };
   }
 

@@ -59,7 +59,13 @@ export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
     return bodyLimit({
       maxSize,
       onError: () => {
-        throw new AppError("payload_too_large", `The body exceeds ${maxSize} bytes`, { maxBytes: maxSize });
+        // The unread rest of the body is still on the socket: close it rather than reuse it.
+        throw new AppError(
+          "payload_too_large",
+          `The body exceeds ${maxSize} bytes`,
+          { maxBytes: maxSize },
+          { Connection: "close" },
+        );
       },
     })(c, next);
   });
@@ -127,7 +133,10 @@ export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
     const storage = storageFailure(err);
     if (storage) {
       // A full or read-only disk is an operator's problem, not a bug: say so, keep details in the log.
-      s.logger.error("storage write failed", { requestId: c.get("requestId"), error: err instanceof Error ? err.message : String(err) });
+      s.logger.error("storage write failed", {
+        requestId: c.get("requestId"),
+        error: err instanceof Error ? err.message : String(err),
+      });
       return render(c, storage);
     }
     s.logger.error("unhandled error", {

@@ -81,7 +81,12 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
       done();
     }),
   );
-  const url = await new Promise<string>((resolveUrl, reject) => {
+  const url = await new Promise<string>((resolveUrl, rejectStart) => {
+    const reject = (error: Error) => {
+      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+      tempDirs.delete(dataDir);
+      rejectStart(error);
+    };
     let stdout = "";
     const timer = setTimeout(() => {
       child.kill("SIGKILL");

@@ -161,7 +161,8 @@ export class DayTops {
     const d = new DayTops();
     for (const [k, count, last] of data.q) d.questions.set(intern(k), { count, last });
     for (const [k, count, last] of data.u) d.unanswered.set(intern(k), { count, last });
-    for (const [k, title, dataSourceId, count] of data.s) d.sources.set(intern(k), { title, dataSourceId, count });
+    for (const [k, title, dataSourceId, count] of data.s)
+      d.sources.set(intern(k), { title, dataSourceId, count });
     return d;
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { countTokens } from "../text/tokens.ts";
-import { createExtractiveModel } from "./extractive-model.ts";
-import { HANDBOOK } from "./test-chunks.ts";
+import { composeExtractiveAnswer, createExtractiveModel } from "./extractive-model.ts";
+import { HANDBOOK, makeChunk } from "./test-chunks.ts";
 import type { GenerateInput, GenerationEvent } from "./types.ts";
 
 const FALLBACK = "Sorry, I couldn't find that in the handbook.";
@@ -99,5 +99,28 @@ describe("extractive model", () => {
     expect(await model.condense("How much does express shipping cost?", history)).toBe(
       "How much does express shipping cost?",
     );
+  });
+});
+
+describe("topic named only in the title", () => {
+  const chunks = [
+    makeChunk(
+      1,
+      "Payment methods",
+      "We accept Visa, Mastercard and PayPal. Invoices are available for business plans.",
+    ),
+    makeChunk(2, "Shipping", "Standard delivery takes 5 business days. Express delivery takes 2 days."),
+  ];
+
+  it("answers from the chunk whose title names the topic", () => {
+    const { answer } = composeExtractiveAnswer("Which payment methods do you accept?", chunks, "FALLBACK");
+    expect(answer).toContain("We accept Visa, Mastercard and PayPal.");
+    expect(answer).toContain("[1]");
+  });
+
+  it("answers a 'tell me about …' request instead of falling back", () => {
+    const { answer } = composeExtractiveAnswer("Tell me about shipping", chunks, "FALLBACK");
+    expect(answer).not.toBe("FALLBACK");
+    expect(answer).toContain("[2]");
   });
 });

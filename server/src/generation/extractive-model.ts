@@ -53,6 +53,9 @@ const NUMBER_WORDS =
 const MONTHS =
   /\b(?:January|February|March|April|May|June|July|August|September|October|November|December|spring|summer|autumn|fall|winter)\b/;
 
+// Words that frame a request ("tell me about …") rather than name what it is about.
+const REQUEST_WORDS: ReadonlySet<string> = new Set(tokenizeTerms("tell explain describe know please"));
+
 /** The embedded default answerer: the best sentences of the retrieved chunks, each cited [n]. Deterministic, no model. */
 export function createExtractiveModel(options: Partial<ExtractiveOptions> = {}): ChatModel {
   const settings = { ...DEFAULTS, ...options };
@@ -92,7 +95,7 @@ export function composeExtractiveAnswer(
 ): { answer: string; usedChunks: RetrievedChunk[] } {
   const settings = { ...DEFAULTS, ...options };
   const fallback = { answer: fallbackMessage, usedChunks: [] };
-  const questionTerms = [...new Set(tokenizeTerms(question))];
+  const questionTerms = [...new Set(tokenizeTerms(question))].filter((t) => !REQUEST_WORDS.has(t));
   if (chunks.length === 0 || questionTerms.length === 0) return fallback;
 
   const sentences = chunks.flatMap((chunk, chunkIndex) =>
@@ -120,14 +123,24 @@ export function composeExtractiveAnswer(
   const answerType = detectAnswerType(question);
   const questionWords = new Set(tokenizeWords(question));
 
+  // A chunk's title and headings name its topic ("Payment methods"), which its sentences often leave out.
+  const titleTerms = chunks.map((c) => tokenizeTerms([c.title, ...c.headingPath].join(" ")));
   // Terms of each chunk, so a sentence whose subject was named a sentence earlier still gets context credit.
   const chunkTerms = chunks.map(
-    (_, i) => new Set(sentences.filter((s) => s.chunkIndex === i).flatMap((s) => s.terms)),
+    (_, i) =>
+      new Set([
+        ...(titleTerms[i] ?? []),
+        ...sentences.filter((s) => s.chunkIndex === i).flatMap((s) => s.terms),
+      ]),
   );
 
   const scored: ScoredSentence[] = sentences.map((s, index) => {
     const own = new Set(s.terms);
-    const coverage = weightedCoverage(own, weights, totalWeight);
+    const coverage = weightedCoverage(
+      new Set([...own, ...(titleTerms[s.chunkIndex] ?? [])]),
+      weights,
+      totalWeight,
+    );
     const neighbours = new Set(own);
     for (const other of [sentences[index - 1], sentences[index + 1]]) {
       if (other?.chunkIndex === s.chunkIndex) for (const t of other.terms) neighbours.add(t);

@@ -278,7 +278,9 @@ export class SyncRunner {
       attempt: run.attempts,
       error: message,
     });
-    if (run.attempts < this.maxAttempts) {
+    // A refusal that cannot change by retrying (an address the outbound policy blocks) fails at once.
+    const permanent = typeof error === "object" && error !== null && (error as { permanent?: unknown }).permanent === true;
+    if (!permanent && run.attempts < this.maxAttempts) {
       const backoff = 2 ** run.attempts * 1000;
       await this.store.syncRuns.put({
         ...run,

@@ -5,7 +5,6 @@ import type {
   UpdateWebhookRequest,
   Webhook,
   WebhookDelivery,
-  WebhookEventType,
   WebhookPayload,
 } from "@lore/shared";
 import type { Config } from "../config.ts";
@@ -176,7 +175,7 @@ export class WebhooksService {
   }
 
   private async cancelPending(webhookId: string, reason: string): Promise<void> {
-    for (const [id, job] of this.inflight)
+    for (const job of this.inflight.values())
       if (job.webhookId === webhookId) job.controller.abort(new Error(reason));
     const pending = this.deliveries.filter((d) => d.webhookId === webhookId && d.status === "pending");
     await this.deliveries.putMany(
@@ -272,9 +271,9 @@ export class WebhooksService {
 
   private async attempt(id: string, signal: AbortSignal): Promise<void> {
     const delivery = this.deliveries.get(id);
-    if (!delivery || delivery.status !== "pending") return;
+    if (delivery?.status !== "pending") return;
     const hook = this.webhooks.get(delivery.webhookId);
-    if (!hook || !hook.active) {
+    if (!hook?.active) {
       await this.deliveries.put({
         ...delivery,
         status: "cancelled",

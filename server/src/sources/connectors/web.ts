@@ -143,9 +143,12 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
     } catch (err) {
       if (!(err instanceof OutboundError)) throw err;
       log("skipped: fetch failed", { url: url.href, code: err.code, error: err.message });
+      if (url.href === start.href && err.code === "blocked_address") startRefusal = err.message;
       return null;
     }
   };
+  // A start page the outbound policy refuses (directly or by redirect) fails the source with the reason.
+  let startRefusal: string | null = null;
 
   const wanted = matcher(config);
   const isExcluded = excluded(config);
@@ -313,5 +316,9 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
       visited.add(url.href);
       frontier.push({ url, depth: next.depth + 1 });
     }
+  }
+  if (yielded.size === 0 && startRefusal !== null) {
+    // Found by the SSRF suite: the source used to end "ready" with no documents and no error.
+    throw Object.assign(new Error(`The start page ${start.href} was not fetched: ${startRefusal}`), { permanent: true });
   }
 }

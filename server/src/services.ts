@@ -101,7 +101,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const limiter = createMemoryRateLimiter();
   const index = await ChunkIndex.open(store.db, { embedder: createEmbedder(config) });
   const files = new FileStorage(join(config.dataDir, "files"));
-  const conversations = new ConversationsService(store);
+  const conversations = await ConversationsService.open(store, logger);
 
   let sources: SourcesService | null = null;
   const listDocuments = createDocumentLister({
@@ -240,6 +240,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       await webhooks.stop();
       await apiKeys.flushLastUsed();
       await closeParseWorkers();
+      await conversations.close();
       await store.close();
     },
   };

@@ -113,7 +113,7 @@ describe("SSRF", () => {
       expect(settled.status).toBe("failed");
       const docs = await documents(server, token, settled.id);
       const reason = `${settled.lastError ?? ""} ${docs.map((d) => d.error ?? "").join(" ")}`;
-      expect(reason, path).toMatch(/not allowed|private|loopback|link-local|blocked|refused/i);
+      expect(reason, path).toMatch(/refusing to connect|not allowed|private|loopback|link-local|metadata|blocked/i);
     }
     expect(trap4.hits).toBe(0);
   });

@@ -64,7 +64,9 @@ export function agentsRoutes(s: Services) {
     .delete("/:id/", async (c) => {
       const principal = c.get("principal");
       access.requireUser(principal); // a key cannot delete its own agent
-      await agents.remove(access.agent(principal, pathId(c, "id", "agent"), "write"));
+      const agent = access.agent(principal, pathId(c, "id", "agent"), "write");
+      await agents.remove(agent);
+      await s.conversations.removeForAgent(agent.id);
       return c.body(null, 204);
     })
     .get("/:id/api-keys/", (c) => {

@@ -97,9 +97,6 @@ export class AgentsService {
     const keys = this.store.apiKeys.filter((k) => k.agentId === agent.id).map((k) => k.id);
     await this.store.apiKeys.delete(keys);
     await this.store.agents.delete([agent.id]);
-    const conversations = this.store.conversations.filter((c) => c.agentId === agent.id).map((c) => c.id);
-    await this.store.conversations.delete(conversations);
-    await this.store.messages.write((t) => t.delete(`agent_id = '${agent.id}'`));
   }
 
   /** Detaches a deleted source from every agent of its workspace. */

@@ -347,7 +347,8 @@ export class AnalyticsService implements AnswerRecorder {
     return run;
   }
 
-  private async compact(): Promise<void> {
+  /** Merges the raw log's small fragments (every minute in the background). */
+  async compact(): Promise<void> {
     await this.log.compact();
     if (this.flushesSinceOptimize >= 30) {
       this.flushesSinceOptimize = 0;

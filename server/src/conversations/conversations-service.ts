@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import type { Conversation, Message } from "@lore/shared";
 import { notFound } from "../errors.ts";
+import type { Logger } from "../http/logger.ts";
+import { Journal } from "../store/journal.ts";
 import type { ConversationRecord, MessageRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 
@@ -22,12 +25,80 @@ export function toMessage(m: MessageRecord): Message {
   return message;
 }
 
-/** Conversations (in memory, written through) and their messages (an append log in LanceDB). */
+/** One journal entry: a conversation's new state, a message's new state, or both. */
+type Entry = { conversation?: ConversationRecord; message?: MessageRecord; seq?: number };
+
+/**
+ * Conversations (in memory, written through) and their messages (a LanceDB table). Writes go to a
+ * journal first, so an answer is stored the moment it is complete — a killed process replays the
+ * journal on start — and reach LanceDB in batches, off the answer's path.
+ */
 export class ConversationsService {
   // Recent conversations' messages, so follow-ups don't scan the message table.
   private readonly recent = new Map<string, MessageRecord[]>();
+  // Messages journaled but not yet in LanceDB, by conversation.
+  private readonly unflushed = new Map<string, Map<string, MessageRecord>>();
 
-  constructor(private readonly store: Store) {}
+  private constructor(
+    private readonly store: Store,
+    private journal: Journal<Entry> | null,
+  ) {}
+
+  static async open(store: Store, logger?: Logger): Promise<ConversationsService> {
+    const service = new ConversationsService(store, null);
+    service.journal = await Journal.open<Entry>(
+      join(store.dataDir, "journal", "conversations"),
+      (e) => service.applyEntries(e),
+      {
+        onError: (error) =>
+          logger?.error("conversation journal flush failed; will retry", { error: String(error) }),
+      },
+    );
+    return service;
+  }
+
+  private write(entry: Entry): void {
+    if (!this.journal) throw new Error("journal not open");
+    this.journal.write(entry);
+  }
+
+  /** Idempotent: the last state of each conversation and message, upserted. */
+  private async applyEntries(entries: Entry[]): Promise<void> {
+    const conversations = new Map<string, ConversationRecord>();
+    const messages = new Map<string, { message: MessageRecord; seq: number }>();
+    for (const e of entries) {
+      if (e.conversation) conversations.set(e.conversation.id, e.conversation);
+      if (e.message)
+        messages.set(e.message.id, {
+          message: e.message,
+          seq: e.seq ?? messages.get(e.message.id)?.seq ?? 0,
+        });
+    }
+    // A conversation deleted meanwhile stays deleted.
+    const live = [...conversations.values()].filter((c) => !this.deleted.has(c.id));
+    await this.store.conversations.persist(live);
+    const rows = [...messages.values()]
+      .filter(({ message }) => !this.deleted.has(message.conversationId))
+      .map(({ message, seq }) => ({
+        id: message.id,
+        conversation_id: message.conversationId,
+        agent_id: message.agentId,
+        seq,
+        data: JSON.stringify(message),
+      }));
+    if (rows.length > 0) {
+      await this.store.messages.write((t) =>
+        t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows),
+      );
+    }
+    for (const { message } of messages.values()) {
+      const pending = this.unflushed.get(message.conversationId);
+      if (pending?.get(message.id) === message) pending.delete(message.id);
+      if (pending?.size === 0) this.unflushed.delete(message.conversationId);
+    }
+  }
+
+  private readonly deleted = new Set<string>();
 
   get(agentId: string, conversationId: string): ConversationRecord {
     const conversation = this.store.conversations.get(conversationId);
@@ -41,7 +112,7 @@ export class ConversationsService {
       .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || b.id.localeCompare(a.id));
   }
 
-  /** A new conversation's record; `save` makes it durable (callers may overlap that with other work). */
+  /** A new conversation's record; `save` stores it. */
   create(input: {
     agentId: string;
     workspaceId: string;
@@ -66,33 +137,30 @@ export class ConversationsService {
     return record;
   }
 
-  save(record: ConversationRecord): Promise<ConversationRecord> {
-    return this.store.conversations.put(record);
+  async save(record: ConversationRecord): Promise<ConversationRecord> {
+    this.write({ conversation: record });
+    this.store.conversations.remember([record]);
+    return record;
   }
 
-  /** Appends a message durably, then bumps the conversation's count and updatedAt. */
+  /** Stores a message (journaled: durable on return) and bumps the conversation's count and updatedAt. */
   async append(message: MessageRecord): Promise<void> {
     const list = await this.messages(message.conversationId);
-    // Two tables, two commits: run them side by side (an answer waits on these before `done`).
-    await Promise.all([
-      this.store.messages.append({
-        id: message.id,
-        conversation_id: message.conversationId,
-        agent_id: message.agentId,
-        seq: list.length,
-        data: JSON.stringify(message),
-      }),
-      this.store.conversations.transact(() => {
-        const current = this.store.conversations.get(message.conversationId);
-        if (!current) return { rows: [], result: null };
-        return {
-          rows: [{ ...current, messageCount: current.messageCount + 1, updatedAt: message.createdAt }],
-          result: null,
-        };
-      }),
-    ]);
+    const current = this.store.conversations.get(message.conversationId);
+    const conversation = current
+      ? { ...current, messageCount: current.messageCount + 1, updatedAt: message.createdAt }
+      : undefined;
+    this.write({ message, seq: list.length, ...(conversation ? { conversation } : {}) });
+    if (conversation) this.store.conversations.remember([conversation]);
+    this.track(message);
     list.push(message);
     this.remember(message.conversationId, list);
+  }
+
+  private track(message: MessageRecord): void {
+    const pending = this.unflushed.get(message.conversationId) ?? new Map<string, MessageRecord>();
+    pending.set(message.id, message);
+    this.unflushed.set(message.conversationId, pending);
   }
 
   /** Every message of a conversation, oldest first. */
@@ -105,21 +173,34 @@ export class ConversationsService {
       .where(`conversation_id = '${conversationId}'`)
       .select(["seq", "data"])
       .toArray();
-    const list = rows
-      .sort((a, b) => Number(a.seq) - Number(b.seq))
-      .map((r) => JSON.parse(String(r.data)) as MessageRecord);
+    const byId = new Map<string, { seq: number; message: MessageRecord }>();
+    for (const r of rows) {
+      const message = JSON.parse(String(r.data)) as MessageRecord;
+      byId.set(message.id, { seq: Number(r.seq), message });
+    }
+    let seq = byId.size;
+    for (const message of this.unflushed.get(conversationId)?.values() ?? []) {
+      const known = byId.get(message.id);
+      byId.set(message.id, { seq: known?.seq ?? seq++, message });
+    }
+    const list = [...byId.values()].sort((a, b) => a.seq - b.seq).map((x) => x.message);
     this.remember(conversationId, list);
     return list;
   }
 
   async findMessage(agentId: string, messageId: string): Promise<MessageRecord> {
     if (!UUID.test(messageId)) throw notFound("message", messageId);
+    const check = (m: MessageRecord) => {
+      if (m.agentId !== agentId) throw notFound("message", messageId);
+      return m;
+    };
     for (const list of this.recent.values()) {
       const hit = list.find((m) => m.id === messageId);
-      if (hit) {
-        if (hit.agentId !== agentId) throw notFound("message", messageId);
-        return hit;
-      }
+      if (hit) return check(hit);
+    }
+    for (const pending of this.unflushed.values()) {
+      const hit = pending.get(messageId);
+      if (hit) return check(hit);
     }
     const rows = await this.store.messages.table
       .query()
@@ -128,8 +209,8 @@ export class ConversationsService {
       .limit(1)
       .toArray();
     const message = rows[0] ? (JSON.parse(String(rows[0].data)) as MessageRecord) : null;
-    if (!message || message.agentId !== agentId) throw notFound("message", messageId);
-    return message;
+    if (!message) throw notFound("message", messageId);
+    return check(message);
   }
 
   async setFeedback(
@@ -138,9 +219,8 @@ export class ConversationsService {
     comment: string | null,
   ): Promise<MessageRecord> {
     const updated: MessageRecord = { ...message, feedback: rating, feedbackComment: comment };
-    await this.store.messages.write((t) =>
-      t.update({ where: `id = '${message.id}'`, values: { data: JSON.stringify(updated) } }),
-    );
+    this.write({ message: updated });
+    this.track(updated);
     const list = this.recent.get(message.conversationId);
     if (list) {
       const i = list.findIndex((m) => m.id === message.id);
@@ -150,9 +230,34 @@ export class ConversationsService {
   }
 
   async remove(conversation: ConversationRecord): Promise<void> {
+    this.deleted.add(conversation.id);
+    await this.flush();
     await this.store.messages.write((t) => t.delete(`conversation_id = '${conversation.id}'`));
     await this.store.conversations.delete([conversation.id]);
     this.recent.delete(conversation.id);
+    this.unflushed.delete(conversation.id);
+  }
+
+  /** Deletes every conversation and message of an agent (the agent is being deleted). */
+  async removeForAgent(agentId: string): Promise<void> {
+    const ids = this.store.conversations.filter((c) => c.agentId === agentId).map((c) => c.id);
+    for (const id of ids) this.deleted.add(id);
+    await this.flush();
+    await this.store.messages.write((t) => t.delete(`agent_id = '${agentId}'`));
+    await this.store.conversations.delete(ids);
+    for (const id of ids) {
+      this.recent.delete(id);
+      this.unflushed.delete(id);
+    }
+  }
+
+  /** Everything journaled so far is in LanceDB when this resolves. */
+  flush(): Promise<void> {
+    return this.journal?.flush() ?? Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    await this.journal?.close();
   }
 
   private remember(conversationId: string, list: MessageRecord[]): void {

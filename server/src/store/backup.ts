@@ -4,7 +4,7 @@ import { chmod, copyFile, cp, link, mkdir, readdir, rm, stat, writeFile } from "
 import { createConnection, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { connect, type Connection } from "@lancedb/lancedb";
+import { type Connection, connect } from "@lancedb/lancedb";
 import { writeGate } from "./write-queue.ts";
 
 export interface BackupManifest {
@@ -26,7 +26,10 @@ const SKIP = new Set(["lore.lock", "control.sock"]);
 export function controlSocketPath(dataDir: string): string {
   const inDir = join(resolve(dataDir), "control.sock");
   if (Buffer.byteLength(inDir) < 100) return inDir;
-  return join(tmpdir(), `lore-${createHash("sha256").update(resolve(dataDir)).digest("hex").slice(0, 16)}.sock`);
+  return join(
+    tmpdir(),
+    `lore-${createHash("sha256").update(resolve(dataDir)).digest("hex").slice(0, 16)}.sock`,
+  );
 }
 
 /** Files LanceDB and Lore never rewrite in place may be hard-linked; everything else is copied. */
@@ -78,7 +81,11 @@ async function assertEmptyTarget(target: string): Promise<void> {
  * table's write queue waits at the gate), each table's version is recorded, the files are
  * hard-linked or copied, then writes resume. Reads are never paused.
  */
-export async function snapshotDataDir(dataDir: string, target: string, db: Connection): Promise<BackupManifest> {
+export async function snapshotDataDir(
+  dataDir: string,
+  target: string,
+  db: Connection,
+): Promise<BackupManifest> {
   await assertEmptyTarget(target);
   const started = performance.now();
   const resume = await writeGate.pause();
@@ -102,7 +109,10 @@ export async function snapshotDataDir(dataDir: string, target: string, db: Conne
 }
 
 /** Serves `lore backup` requests for the server that owns `dataDir`. */
-export async function startBackupControl(dataDir: string, db: Connection): Promise<{ close(): Promise<void> }> {
+export async function startBackupControl(
+  dataDir: string,
+  db: Connection,
+): Promise<{ close(): Promise<void> }> {
   const path = controlSocketPath(dataDir);
   await rm(path, { force: true });
   const server: Server = createServer((socket) => {
@@ -120,11 +130,14 @@ export async function startBackupControl(dataDir: string, db: Connection): Promi
       void (async () => {
         try {
           const request = JSON.parse(line) as { op?: unknown; to?: unknown };
-          if (request.op !== "backup" || typeof request.to !== "string") throw new Error("expected {op: 'backup', to}");
+          if (request.op !== "backup" || typeof request.to !== "string")
+            throw new Error("expected {op: 'backup', to}");
           const manifest = await snapshotDataDir(dataDir, resolve(request.to), db);
           socket.end(`${JSON.stringify({ ok: true, manifest })}\n`);
         } catch (error) {
-          socket.end(`${JSON.stringify({ ok: false, error: error instanceof Error ? error.message : String(error) })}\n`);
+          socket.end(
+            `${JSON.stringify({ ok: false, error: error instanceof Error ? error.message : String(error) })}\n`,
+          );
         }
       })();
     });
@@ -166,7 +179,9 @@ function askServer(dataDir: string, target: string): Promise<BackupManifest> {
     socket.on("data", (c: string) => {
       reply += c;
     });
-    socket.on("error", (error) => rej(new Error(`cannot reach the running server's backup socket: ${error.message}`)));
+    socket.on("error", (error) =>
+      rej(new Error(`cannot reach the running server's backup socket: ${error.message}`)),
+    );
     socket.on("end", () => {
       try {
         const parsed = JSON.parse(reply) as { ok: boolean; manifest?: BackupManifest; error?: string };
@@ -185,7 +200,8 @@ function askServer(dataDir: string, target: string): Promise<BackupManifest> {
  */
 export async function backupDataDir(dataDir: string, target: string): Promise<BackupManifest> {
   const absolute = resolve(target);
-  if (absolute.startsWith(`${resolve(dataDir)}/`)) throw new Error("The backup target must be outside the data directory");
+  if (absolute.startsWith(`${resolve(dataDir)}/`))
+    throw new Error("The backup target must be outside the data directory");
   await assertEmptyTarget(absolute);
   if (liveServerPid(dataDir) !== null) return askServer(dataDir, absolute);
   const db = await connect(join(dataDir, "lance"));

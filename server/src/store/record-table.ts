@@ -54,6 +54,21 @@ export class RecordTable<T extends { id: string }> {
     return undefined;
   }
 
+  /** Shows rows to readers now; for writes journaled elsewhere and committed later with `persist`. */
+  remember(rows: T[]): void {
+    for (const r of rows) this.rows.set(r.id, r);
+  }
+
+  /** Commits rows without touching memory (which `remember` already moved on, possibly further). */
+  persist(rows: T[]): Promise<void> {
+    if (rows.length === 0) return Promise.resolve();
+    return this.queue.run(async () => {
+      const data = rows.map((r) => ({ id: r.id, data: JSON.stringify(r) }));
+      await this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+      this.writesSinceCompaction += 1;
+    });
+  }
+
   /** Inserts or replaces a record; memory changes only after the commit succeeded. */
   put(row: T): Promise<T> {
     return this.putMany([row]).then(() => row);

@@ -308,7 +308,7 @@ export class WebhooksService {
     const durationMs = Math.round(performance.now() - started);
     // Deleted or deactivated meanwhile: the cancellation stands.
     const current = this.deliveries.get(id);
-    if (!current || current.status !== "pending") return;
+    if (current?.status !== "pending") return;
     const attempts = current.attempts + 1;
     const history = [...current.history, { at: at.toISOString(), responseStatus, error, durationMs }];
     const base = { ...current, attempts, history, responseStatus, error, durationMs };

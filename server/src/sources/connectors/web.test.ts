@@ -144,9 +144,9 @@ describe("crawlWeb", () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(240);
   });
 
-  it("yields nothing from a loopback site the outbound guard does not allow", async () => {
+  it("fails with the reason, fetching nothing, on a loopback site the outbound guard does not allow", async () => {
     const before = site.requests.length;
-    expect(await collect(config({}), createGuardedFetch())).toEqual([]);
+    await expect(collect(config({}), createGuardedFetch())).rejects.toThrow(/start page .* was not fetched: .*loopback/);
     expect(site.requests.length).toBe(before);
   });
 });

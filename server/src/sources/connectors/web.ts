@@ -222,8 +222,13 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
     return { doc: null, links: [], followLinks: false };
   };
 
+  const refuseStart = (): Error =>
+    // Found by the SSRF suite: the source used to end "ready" with no documents and no error.
+    Object.assign(new Error(`The start page ${start.href} was not fetched: ${startRefusal}`), { permanent: true });
+
   if (config.mode === "page") {
     const res = await fetchPage(start);
+    if (!res && startRefusal !== null) throw refuseStart();
     const doc = res ? toDocument(res).doc : null;
     if (doc) yield doc;
     return;
@@ -317,8 +322,5 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
       frontier.push({ url, depth: next.depth + 1 });
     }
   }
-  if (yielded.size === 0 && startRefusal !== null) {
-    // Found by the SSRF suite: the source used to end "ready" with no documents and no error.
-    throw Object.assign(new Error(`The start page ${start.href} was not fetched: ${startRefusal}`), { permanent: true });
-  }
+  if (yielded.size === 0 && startRefusal !== null) throw refuseStart();
 }

@@ -77,7 +77,8 @@ export function validationError(
   return new AppError("validation_error", message, { fields });
 }
 
-const STORAGE_ERROR = /No space left on device|Read-only file system|Disk quota exceeded|os error (28|30|122)\b/i;
+const STORAGE_ERROR =
+  /No space left on device|Read-only file system|Disk quota exceeded|os error (28|30|122)\b/i;
 const STORAGE_CODES = new Set(["ENOSPC", "EROFS", "EDQUOT"]);
 
 /** A write the disk refused (full, read-only, over quota) as 503 `service_unavailable`; null for anything else. */

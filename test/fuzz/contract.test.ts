@@ -6,9 +6,12 @@
  *
  * `npm test` runs LORE_FUZZ_RUNS (default 50) cases per property; `npm run fuzz` runs 2000.
  */
+
+import { statusByCode } from "@lore/server/errors.ts";
 import {
   type Agent,
   agentSchema,
+  conversationSchema,
   createAgentRequestSchema,
   createDataSourceRequestSchema,
   dataSourceSchema,
@@ -24,13 +27,16 @@ import {
   searchResponseSchema,
   updateAgentRequestSchema,
   widgetQueryRequestSchema,
-  conversationSchema,
 } from "@lore/shared";
-import { statusByCode } from "@lore/server/errors.ts";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type RequestOptions, startTestServer, type TestResponse, type TestServer } from "../helpers/server.ts";
+import {
+  type RequestOptions,
+  startTestServer,
+  type TestResponse,
+  type TestServer,
+} from "../helpers/server.ts";
 import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
 import { hostileValue, requestBodyOf, validOf } from "./zod-arbitrary.ts";
 
@@ -46,7 +52,9 @@ let assistantMessageId: string;
 const ORIGIN = "https://allowed.example";
 
 // The server's effective widget body (the contract's shape, with the query's message rules).
-const serverWidgetQuerySchema = queryRequestSchema.omit({ dataSourceIds: true }).extend({ visitorToken: z.string().max(4000).optional() });
+const serverWidgetQuerySchema = queryRequestSchema
+  .omit({ dataSourceIds: true })
+  .extend({ visitorToken: z.string().max(4000).optional() });
 
 beforeAll(async () => {
   // Errors are logged: a 500 during fuzzing must leave its stack in the test output.
@@ -57,7 +65,11 @@ beforeAll(async () => {
     { title: "Bakery", content: "The bakery opens at six and sells rye bread on Tuesdays." },
   ]);
   sourceId = source.id;
-  agent = await createAgent(server, token, { name: "Fuzz agent", dataSourceIds: [sourceId], allowedOrigins: [ORIGIN] });
+  agent = await createAgent(server, token, {
+    name: "Fuzz agent",
+    dataSourceIds: [sourceId],
+    allowedOrigins: [ORIGIN],
+  });
   patchAgent = await createAgent(server, token, { name: "Patch target" });
   const answered = await server.request<{ messageId: string }>("POST", `/agents/${agent.id}/query/`, {
     token,
@@ -76,7 +88,11 @@ afterAll(async () => {
  * "other side closed", a transport race on a loaded machine) is retried once. A real crash of the
  * in-process server would fail every later request anyway.
  */
-async function send<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<TestResponse<T>> {
+async function send<T = unknown>(
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<TestResponse<T>> {
   try {
     return await server.request<T>(method, path, options);
   } catch (error) {
@@ -124,7 +140,9 @@ function checkResponse(res: TestResponse, sent: unknown, e: Expectation): void {
   expect(res.status, context).toBe(e.okStatus);
   if (e.okSchema) {
     const parsed = e.okSchema.safeParse(res.body);
-    expect(parsed.success, `response schema: ${context} ${parsed.success ? "" : parsed.error.message}`).toBe(true);
+    expect(parsed.success, `response schema: ${context} ${parsed.success ? "" : parsed.error.message}`).toBe(
+      true,
+    );
   }
 }
 
@@ -133,19 +151,36 @@ const isValid = (schema: z.ZodType, value: unknown) =>
   value !== undefined && !JSON.stringify(value).includes("\\u0000") && schema.safeParse(value).success;
 
 // Web URLs stay on IP literals so the fuzzer never waits for DNS; each is refused as non-public.
-const webUrl = fc.tuple(fc.constantFrom("http://127.0.0.1:9", "http://10.0.0.1", "http://[::1]", "http://169.254.169.254"), fc.webPath()).map(([h, p]) => `${h}${p}`);
+const webUrl = fc
+  .tuple(
+    fc.constantFrom("http://127.0.0.1:9", "http://10.0.0.1", "http://[::1]", "http://169.254.169.254"),
+    fc.webPath(),
+  )
+  .map(([h, p]) => `${h}${p}`);
 
 describe("contract fuzzing", () => {
   it(
     "POST /agents/ answers 201 with an Agent or the one error body",
     async () => {
       await fc.assert(
-        fc.asyncProperty(requestBodyOf(createAgentRequestSchema, { overrides: { workspaceId: fc.constant(undefined) } }), async (raw) => {
-          const body = wire(raw);
-          const res = await send("POST", "/agents/", { token, body: body === undefined ? "" : JSON.stringify(body), headers: { "Content-Type": "application/json" } });
-          // An empty body reads as {} (no name) and is refused like any invalid one.
-          checkResponse(res, body, { valid: isValid(createAgentRequestSchema, body), okStatus: 201, okSchema: agentSchema, domainErrors: [400, 404] });
-        }),
+        fc.asyncProperty(
+          requestBodyOf(createAgentRequestSchema, { overrides: { workspaceId: fc.constant(undefined) } }),
+          async (raw) => {
+            const body = wire(raw);
+            const res = await send("POST", "/agents/", {
+              token,
+              body: body === undefined ? "" : JSON.stringify(body),
+              headers: { "Content-Type": "application/json" },
+            });
+            // An empty body reads as {} (no name) and is refused like any invalid one.
+            checkResponse(res, body, {
+              valid: isValid(createAgentRequestSchema, body),
+              okStatus: 201,
+              okSchema: agentSchema,
+              domainErrors: [400, 404],
+            });
+          },
+        ),
         { numRuns },
       );
     },
@@ -175,17 +210,31 @@ describe("contract fuzzing", () => {
   it(
     "POST /data-sources/ (text, web, notion) answers 201 with a DataSource or the one error body",
     async () => {
-      const opts = { overrides: { "config.url": webUrl, workspaceId: fc.constant(undefined) }, maxArrayLength: 3, maxStringLength: 120 };
+      const opts = {
+        overrides: { "config.url": webUrl, workspaceId: fc.constant(undefined) },
+        maxArrayLength: 3,
+        maxStringLength: 120,
+      };
       await fc.assert(
         fc.asyncProperty(requestBodyOf(createDataSourceRequestSchema, opts), async (raw) => {
           const body = wire(raw);
-          const res = await send("POST", "/data-sources/", { token, body: body === undefined ? "" : JSON.stringify(body), headers: { "Content-Type": "application/json" } });
+          const res = await send("POST", "/data-sources/", {
+            token,
+            body: body === undefined ? "" : JSON.stringify(body),
+            headers: { "Content-Type": "application/json" },
+          });
           const valid = isValid(createDataSourceRequestSchema, body);
-          checkResponse(res, body, { valid, okStatus: 201, okSchema: dataSourceSchema, domainErrors: [400, 404] });
+          checkResponse(res, body, {
+            valid,
+            okStatus: 201,
+            okSchema: dataSourceSchema,
+            domainErrors: [400, 404],
+          });
           if (res.status === 201) {
             const created = dataSourceSchema.parse(res.body);
             const sentToken = (body as { config?: { token?: unknown } }).config?.token;
-            if (typeof sentToken === "string" && sentToken.length > 4) expect(created.config.token).not.toBe(sentToken); // never whole
+            if (typeof sentToken === "string" && sentToken.length > 4)
+              expect(created.config.token).not.toBe(sentToken); // never whole
             await send("DELETE", `/data-sources/${created.id}/`, { token });
           }
         }),
@@ -206,8 +255,17 @@ describe("contract fuzzing", () => {
       await fc.assert(
         fc.asyncProperty(body, async (raw) => {
           const sent = wire(raw);
-          const res = await send("POST", `/agents/${agent.id}/query/`, { token, body: sent ?? "", headers: { "Content-Type": "application/json" } });
-          checkResponse(res, sent, { valid: isValid(queryRequestSchema, sent), okStatus: 200, okSchema: queryResponseSchema, domainErrors: [400, 404] });
+          const res = await send("POST", `/agents/${agent.id}/query/`, {
+            token,
+            body: sent ?? "",
+            headers: { "Content-Type": "application/json" },
+          });
+          checkResponse(res, sent, {
+            valid: isValid(queryRequestSchema, sent),
+            okStatus: 200,
+            okSchema: queryResponseSchema,
+            domainErrors: [400, 404],
+          });
         }),
         { numRuns },
       );
@@ -221,8 +279,17 @@ describe("contract fuzzing", () => {
       await fc.assert(
         fc.asyncProperty(requestBodyOf(searchRequestSchema, { maxStringLength: 300 }), async (raw) => {
           const sent = wire(raw);
-          const res = await send("POST", `/agents/${agent.id}/search/`, { token, body: sent ?? "", headers: { "Content-Type": "application/json" } });
-          checkResponse(res, sent, { valid: isValid(searchRequestSchema, sent), okStatus: 200, okSchema: searchResponseSchema, domainErrors: [400] });
+          const res = await send("POST", `/agents/${agent.id}/search/`, {
+            token,
+            body: sent ?? "",
+            headers: { "Content-Type": "application/json" },
+          });
+          checkResponse(res, sent, {
+            valid: isValid(searchRequestSchema, sent),
+            okStatus: 200,
+            okSchema: searchResponseSchema,
+            domainErrors: [400],
+          });
           if (res.status === 200) {
             const { results } = searchResponseSchema.parse(res.body);
             for (const r of results) expect(r.dataSourceId).toBe(sourceId);
@@ -240,8 +307,16 @@ describe("contract fuzzing", () => {
       await fc.assert(
         fc.asyncProperty(requestBodyOf(loginRequestSchema, { maxStringLength: 64 }), async (raw) => {
           const sent = wire(raw);
-          const res = await send("POST", "/auth/login/", { body: sent ?? "", headers: { "Content-Type": "application/json" } });
-          checkResponse(res, sent, { valid: isValid(loginRequestSchema, sent), okStatus: 200, okSchema: loginResponseSchema, domainErrors: [401, 429] });
+          const res = await send("POST", "/auth/login/", {
+            body: sent ?? "",
+            headers: { "Content-Type": "application/json" },
+          });
+          checkResponse(res, sent, {
+            valid: isValid(loginRequestSchema, sent),
+            okStatus: 200,
+            okSchema: loginResponseSchema,
+            domainErrors: [401, 429],
+          });
           expect(res.status).not.toBe(200);
         }),
         { numRuns },
@@ -253,7 +328,11 @@ describe("contract fuzzing", () => {
   it(
     "POST /agents/{id}/messages/{id}/feedback/ answers 204 or the one error body",
     async () => {
-      const messageId = fc.oneof(fc.constant(assistantMessageId), fc.uuid(), fc.constantFrom("not-a-uuid", "%00", "..", "x".repeat(300)));
+      const messageId = fc.oneof(
+        fc.constant(assistantMessageId),
+        fc.uuid(),
+        fc.constantFrom("not-a-uuid", "%00", "..", "x".repeat(300)),
+      );
       await fc.assert(
         fc.asyncProperty(messageId, requestBodyOf(feedbackRequestSchema), async (id, raw) => {
           const sent = wire(raw);
@@ -279,8 +358,14 @@ describe("contract fuzzing", () => {
   it(
     "POST /widget/{widgetId}/query/ answers the answer with a visitor token or the one error body",
     async () => {
-      const origin = fc.oneof({ weight: 5, arbitrary: fc.constant(ORIGIN) }, fc.constantFrom("https://allowed.example.evil.com", "null", "http://allowed.example", ""));
-      const body = fc.oneof(requestBodyOf(widgetQueryRequestSchema, { maxStringLength: 200 }), fc.record({ message: fc.constantFrom("lighthouse", "bakery hours") }));
+      const origin = fc.oneof(
+        { weight: 5, arbitrary: fc.constant(ORIGIN) },
+        fc.constantFrom("https://allowed.example.evil.com", "null", "http://allowed.example", ""),
+      );
+      const body = fc.oneof(
+        requestBodyOf(widgetQueryRequestSchema, { maxStringLength: 200 }),
+        fc.record({ message: fc.constantFrom("lighthouse", "bakery hours") }),
+      );
       await fc.assert(
         fc.asyncProperty(origin, body, async (o, raw) => {
           const sent = wire(raw);
@@ -311,7 +396,19 @@ describe("contract fuzzing", () => {
     async () => {
       const param = fc.oneof(
         fc.integer({ min: -5, max: 300 }).map(String),
-        fc.constantFrom("", "0", "1.5", "1e3", "abc", "NaN", "Infinity", "99999999999999999999", " 2", "0x10", "-0"),
+        fc.constantFrom(
+          "",
+          "0",
+          "1.5",
+          "1e3",
+          "abc",
+          "NaN",
+          "Infinity",
+          "99999999999999999999",
+          " 2",
+          "0x10",
+          "-0",
+        ),
         fc.string({ maxLength: 8 }),
         fc.constant(undefined),
       );
@@ -330,11 +427,16 @@ describe("contract fuzzing", () => {
           if (page !== undefined) query.page = page;
           if (pageSize !== undefined) query.page_size = pageSize;
           const parsed = pageQuerySchema.safeParse(query);
-          checkResponse(res, query, { valid: parsed.success, okStatus: 200, okSchema: pageSchema(list.item) });
+          checkResponse(res, query, {
+            valid: parsed.success,
+            okStatus: 200,
+            okSchema: pageSchema(list.item),
+          });
           if (res.status === 200 && parsed.success) {
             const pageBody = pageSchema(list.item).parse(res.body);
             expect(pageBody.results.length).toBeLessThanOrEqual(Math.min(parsed.data.page_size, 100));
-            for (const link of [pageBody.next, pageBody.previous]) if (link) expect(link.startsWith(server.api)).toBe(true);
+            for (const link of [pageBody.next, pageBody.previous])
+              if (link) expect(link.startsWith(server.api)).toBe(true);
           }
         }),
         { numRuns },
@@ -346,7 +448,14 @@ describe("contract fuzzing", () => {
   it(
     "raw bodies that are not JSON objects get 400/413/415 with the one body",
     async () => {
-      const contentType = fc.constantFrom("application/json", "application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded", "application/vnd.api+json", "");
+      const contentType = fc.constantFrom(
+        "application/json",
+        "application/json; charset=utf-8",
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "application/vnd.api+json",
+        "",
+      );
       const rawBody = fc.oneof(
         fc.string({ maxLength: 200 }),
         fc.string({ unit: "binary", maxLength: 200 }),
@@ -356,7 +465,11 @@ describe("contract fuzzing", () => {
       );
       await fc.assert(
         fc.asyncProperty(contentType, rawBody, async (type, payload) => {
-          const res = await send("POST", "/agents/", { token, body: payload, headers: type ? { "Content-Type": type } : {} });
+          const res = await send("POST", "/agents/", {
+            token,
+            body: payload,
+            headers: type ? { "Content-Type": type } : {},
+          });
           let json: unknown;
           try {
             json = typeof payload === "string" ? JSON.parse(payload) : undefined;

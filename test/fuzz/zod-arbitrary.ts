@@ -68,7 +68,7 @@ const NASTY_STRINGS = [
   "e\u0301",
   "<script>alert(1)</script>",
   "' OR 1=1 --",
-  "${process.env}",
+  "$" + "{process.env}", // a template placeholder, as text
   "../../etc/passwd",
   "\r\n\r\nX-Injected: 1",
   "%00",
@@ -89,7 +89,8 @@ function stringArb(schema: Schema, opts: ArbitraryOptions): fc.Arbitrary<string>
   }
   if (format?.format === "uuid") return fc.uuid();
   if (format?.format === "email") return fc.stringMatching(/^[a-z0-9]{1,12}@[a-z]{1,10}\.(com|org|io)$/);
-  if (format?.format === "url") return fc.constantFrom("https://example.com/", "https://example.com/a?b=c", "http://[::1]/x");
+  if (format?.format === "url")
+    return fc.constantFrom("https://example.com/", "https://example.com/a?b=c", "http://[::1]/x");
   if (format?.format === "regex" && format.pattern) {
     // fast-check refuses flags; the contract's case-insensitive patterns still match their lower-case form.
     const pattern = new RegExp(format.pattern.source);
@@ -116,7 +117,11 @@ function numberArb(schema: Schema): fc.Arbitrary<number> {
     if (c.check === "less_than" && c.value !== undefined) max = c.inclusive ? c.value : c.value - 1e-9;
     if (c.check === "number_format" && (c.format === "safeint" || c.format === "int32")) int = true;
   }
-  if (int) return fc.oneof(fc.integer({ min: Math.ceil(min), max: Math.floor(max) }), fc.constantFrom(Math.ceil(min), Math.floor(max)));
+  if (int)
+    return fc.oneof(
+      fc.integer({ min: Math.ceil(min), max: Math.floor(max) }),
+      fc.constantFrom(Math.ceil(min), Math.floor(max)),
+    );
   return fc.oneof(fc.double({ min, max, noNaN: true, noDefaultInfinity: true }), fc.constantFrom(min, max));
 }
 
@@ -146,7 +151,10 @@ export function validOf(schema: Schema, opts: ArbitraryOptions = {}, path = ""):
         if (c.check === "min_length" && c.minimum !== undefined) min = c.minimum;
         if (c.check === "max_length" && c.maximum !== undefined) max = Math.min(max, c.maximum);
       }
-      return fc.array(validOf(def.element, opts, `${path}[]`), { minLength: min, maxLength: Math.max(min, max) });
+      return fc.array(validOf(def.element, opts, `${path}[]`), {
+        minLength: min,
+        maxLength: Math.max(min, max),
+      });
     }
     case "object": {
       const shape = def.shape ?? {};
@@ -166,15 +174,21 @@ export function validOf(schema: Schema, opts: ArbitraryOptions = {}, path = ""):
     case "catch":
       return def.innerType ? validOf(def.innerType, opts, path) : fc.constant(undefined);
     case "nullable":
-      return def.innerType ? fc.option(validOf(def.innerType, opts, path), { nil: null, freq: 5 }) : fc.constant(null);
+      return def.innerType
+        ? fc.option(validOf(def.innerType, opts, path), { nil: null, freq: 5 })
+        : fc.constant(null);
     case "pipe":
       return def.in ? validOf(def.in, opts, path) : fc.jsonValue();
     case "union":
       return fc.oneof(...(def.options ?? []).map((o) => validOf(o, opts, path)));
     case "record":
-      return fc.dictionary(fc.string({ minLength: 1, maxLength: 10 }), def.valueType ? validOf(def.valueType, opts, `${path}.*`) : fc.jsonValue(), {
-        maxKeys: 4,
-      });
+      return fc.dictionary(
+        fc.string({ minLength: 1, maxLength: 10 }),
+        def.valueType ? validOf(def.valueType, opts, `${path}.*`) : fc.jsonValue(),
+        {
+          maxKeys: 4,
+        },
+      );
     default:
       return fc.jsonValue({ maxDepth: 2 });
   }
@@ -206,10 +220,19 @@ function mutateObject(value: Record<string, unknown>, schema: Schema): fc.Arbitr
   const present = Object.keys(value);
   const options: fc.Arbitrary<unknown>[] = [
     // an extra key (strict schemas refuse it; others ignore it)
-    fc.tuple(fc.constantFrom("extra", "isAdmin", "id", "workspace_id", "__proto__x", "toString"), hostileValue).map(([k, v]) => ({ ...value, [k]: v })),
+    fc
+      .tuple(
+        fc.constantFrom("extra", "isAdmin", "id", "workspace_id", "__proto__x", "toString"),
+        hostileValue,
+      )
+      .map(([k, v]) => ({ ...value, [k]: v })),
   ];
   if (present.length > 0) {
-    options.push(fc.constantFrom(...present).map((k) => Object.fromEntries(Object.entries(value).filter(([key]) => key !== k))));
+    options.push(
+      fc
+        .constantFrom(...present)
+        .map((k) => Object.fromEntries(Object.entries(value).filter(([key]) => key !== k))),
+    );
   }
   if (keys.length > 0) {
     options.push(fc.tuple(fc.constantFrom(...keys), hostileValue).map(([k, v]) => ({ ...value, [k]: v })));
@@ -226,21 +249,29 @@ function mutateObject(value: Record<string, unknown>, schema: Schema): fc.Arbitr
 /** Boundary violations a schema's own checks name: one past max/min, a fraction for an int. */
 function boundaryViolations(schema: Schema): unknown[] {
   const def = defOf(schema);
-  const inner = def.type === "optional" || def.type === "nullable" || def.type === "default" || def.type === "nonoptional" ? def.innerType : undefined;
+  const inner =
+    def.type === "optional" || def.type === "nullable" || def.type === "default" || def.type === "nonoptional"
+      ? def.innerType
+      : undefined;
   if (inner) return boundaryViolations(inner);
   if (def.type === "pipe" && def.in) return boundaryViolations(def.in);
   const out: unknown[] = [];
   for (const c of checksOf(schema)) {
-    if (def.type === "string" && c.check === "max_length" && c.maximum !== undefined) out.push("x".repeat(c.maximum + 1));
+    if (def.type === "string" && c.check === "max_length" && c.maximum !== undefined)
+      out.push("x".repeat(c.maximum + 1));
     if (def.type === "string" && c.check === "min_length" && c.minimum) out.push("y".repeat(c.minimum - 1));
-    if (def.type === "number" && c.check === "greater_than" && c.value !== undefined) out.push(c.value - 1, c.value - 0.5);
-    if (def.type === "number" && c.check === "less_than" && c.value !== undefined) out.push(c.value + 1, c.value + 0.5);
+    if (def.type === "number" && c.check === "greater_than" && c.value !== undefined)
+      out.push(c.value - 1, c.value - 0.5);
+    if (def.type === "number" && c.check === "less_than" && c.value !== undefined)
+      out.push(c.value + 1, c.value + 0.5);
     if (def.type === "number" && c.check === "number_format") out.push(1.5, Number.MAX_SAFE_INTEGER + 2);
-    if (def.type === "array" && c.check === "max_length" && c.maximum !== undefined) out.push(Array.from({ length: c.maximum + 1 }, () => "a"));
+    if (def.type === "array" && c.check === "max_length" && c.maximum !== undefined)
+      out.push(Array.from({ length: c.maximum + 1 }, () => "a"));
     if (def.type === "array" && c.check === "min_length" && c.minimum) out.push([]);
   }
   if (def.type === "string") out.push("a\u0000b", "\uD800x", "🙂".repeat(50));
-  if (def.type === "enum") out.push("not-a-member", String(Object.values(def.entries ?? {})[0] ?? "").toUpperCase());
+  if (def.type === "enum")
+    out.push("not-a-member", String(Object.values(def.entries ?? {})[0] ?? "").toUpperCase());
   return out;
 }
 
@@ -252,15 +283,29 @@ export function mutatedOf(schema: Schema, opts: ArbitraryOptions = {}): fc.Arbit
   const options: fc.Arbitrary<unknown>[] = [hostileValue];
   if (boundary.length > 0) options.push(fc.constantFrom(...boundary));
   if (def.type === "object") {
-    options.push(base.chain((v) => (v && typeof v === "object" && !Array.isArray(v) ? mutateObject(v as Record<string, unknown>, schema) : fc.constant(v))));
+    options.push(
+      base.chain((v) =>
+        v && typeof v === "object" && !Array.isArray(v)
+          ? mutateObject(v as Record<string, unknown>, schema)
+          : fc.constant(v),
+      ),
+    );
   }
   if (def.type === "union" && def.options) {
     // The discriminant of one branch with the body of another.
-    options.push(fc.tuple(validOf(schema, opts), validOf(schema, opts)).map(([a, b]) => (isRecord(a) && isRecord(b) ? { ...a, config: b.config } : a)));
+    options.push(
+      fc
+        .tuple(validOf(schema, opts), validOf(schema, opts))
+        .map(([a, b]) => (isRecord(a) && isRecord(b) ? { ...a, config: b.config } : a)),
+    );
     options.push(...def.options.map((o) => mutatedOf(o, opts)));
   }
   if (def.type === "array" && def.element) {
-    options.push(fc.tuple(base, mutatedOf(def.element, opts)).map(([arr, bad]) => (Array.isArray(arr) ? [...arr, bad] : [bad])));
+    options.push(
+      fc
+        .tuple(base, mutatedOf(def.element, opts))
+        .map(([arr, bad]) => (Array.isArray(arr) ? [...arr, bad] : [bad])),
+    );
   }
   return fc.oneof(...options);
 }

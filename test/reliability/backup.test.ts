@@ -4,11 +4,25 @@
  */
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Agent, DataSource, Page, QueryResponse } from "@lore/shared";
 import { backupDataDir, restoreDataDir } from "@lore/server/store/backup.ts";
+import type { Agent, DataSource, Page, QueryResponse } from "@lore/shared";
 import { afterAll, describe, expect, it } from "vitest";
-import { makeTempDir, runCli, type ServerProcess, startServerProcess, startTestServer } from "../helpers/server.ts";
-import { call, createAgent, createTextSource, documents, readyTextSource, sleep, waitForSettled } from "../ingestion/source-helpers.ts";
+import {
+  makeTempDir,
+  runCli,
+  type ServerProcess,
+  startServerProcess,
+  startTestServer,
+} from "../helpers/server.ts";
+import {
+  call,
+  createAgent,
+  createTextSource,
+  documents,
+  readyTextSource,
+  sleep,
+  waitForSettled,
+} from "../ingestion/source-helpers.ts";
 
 const cleanup: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
@@ -16,12 +30,33 @@ afterAll(async () => {
 });
 
 const FACTS = [
-  { title: "Lighthouse", content: "The Norrby lighthouse was lit in 1887. Its lamp burns whale oil no longer; it has used electricity since 1931." },
-  { title: "Ferry", content: "The ferry to Skarholm leaves at 07:40 and 16:10. Bicycles travel free on the morning crossing." },
-  { title: "Museum", content: "The maritime museum is closed on Mondays. Entry costs 90 kronor and children under twelve enter free." },
-  { title: "Bakery", content: "Sjöberg's bakery sells cardamom buns from six in the morning. The rye loaf is baked only on Thursdays." },
+  {
+    title: "Lighthouse",
+    content:
+      "The Norrby lighthouse was lit in 1887. Its lamp burns whale oil no longer; it has used electricity since 1931.",
+  },
+  {
+    title: "Ferry",
+    content: "The ferry to Skarholm leaves at 07:40 and 16:10. Bicycles travel free on the morning crossing.",
+  },
+  {
+    title: "Museum",
+    content:
+      "The maritime museum is closed on Mondays. Entry costs 90 kronor and children under twelve enter free.",
+  },
+  {
+    title: "Bakery",
+    content:
+      "Sjöberg's bakery sells cardamom buns from six in the morning. The rye loaf is baked only on Thursdays.",
+  },
 ];
-const QUESTIONS = ["When was the lighthouse lit?", "When does the ferry leave?", "Is the museum open on Mondays?", "When is the rye loaf baked?", "Do bicycles cost extra on the ferry?"];
+const QUESTIONS = [
+  "When was the lighthouse lit?",
+  "When does the ferry leave?",
+  "Is the museum open on Mondays?",
+  "When is the rye loaf baked?",
+  "Do bicycles cost extra on the ferry?",
+];
 
 type Answer = Pick<QueryResponse, "response"> & { citations: string[] };
 
@@ -30,7 +65,12 @@ async function ask(target: ServerProcess, token: string, agentId: string): Promi
   for (const message of QUESTIONS) {
     const res = await call<QueryResponse>(target, "POST", `/agents/${agentId}/query/`, token, { message });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    out.push({ response: res.body.response, citations: res.body.sources.map((s) => `${s.rank}|${s.documentId}|${s.chunkId}|${s.title}|${s.content}`) });
+    out.push({
+      response: res.body.response,
+      citations: res.body.sources.map(
+        (s) => `${s.rank}|${s.documentId}|${s.chunkId}|${s.title}|${s.content}`,
+      ),
+    });
   }
   return out;
 }
@@ -39,7 +79,12 @@ describe("backup and restore", () => {
   it("snapshots consistently while writes go on and restores a server that answers exactly as before", async () => {
     const original = await startServerProcess();
     cleanup.push(() => original.close());
-    const token = (await call<{ access: string }>(original, "POST", "/auth/login/", undefined, { email: "admin@example.com", password: "correct-horse-battery" })).body.access;
+    const token = (
+      await call<{ access: string }>(original, "POST", "/auth/login/", undefined, {
+        email: "admin@example.com",
+        password: "correct-horse-battery",
+      })
+    ).body.access;
     const kb = await readyTextSource(original, token, "Island guide", FACTS);
     const agent: Agent = await createAgent(original, token, { name: "Island", dataSourceIds: [kb.id] });
     const before = await ask(original, token, agent.id);
@@ -54,8 +99,18 @@ describe("backup and restore", () => {
       while (writing) {
         n += 1;
         const results = await Promise.all([
-          call(original, "POST", `/agents/${agent.id}/query/`, token, { message: QUESTIONS[n % QUESTIONS.length] }),
-          createTextSource(original, token, `Churn ${n}`, Array.from({ length: 20 }, (_, i) => ({ title: `Note ${n}.${i}`, content: `Churn note ${n}.${i} about tides and gulls number ${i}.` }))).then(
+          call(original, "POST", `/agents/${agent.id}/query/`, token, {
+            message: QUESTIONS[n % QUESTIONS.length],
+          }),
+          createTextSource(
+            original,
+            token,
+            `Churn ${n}`,
+            Array.from({ length: 20 }, (_, i) => ({
+              title: `Note ${n}.${i}`,
+              content: `Churn note ${n}.${i} about tides and gulls number ${i}.`,
+            })),
+          ).then(
             () => ({ status: 201 }),
             (e: unknown) => ({ status: 0, body: String(e) }),
           ),
@@ -100,10 +155,17 @@ describe("backup and restore", () => {
       expect(settled.documentCount).toBe(docs.filter((d) => d.status === "indexed").length);
       expect(settled.chunkCount).toBe(docs.reduce((n, d) => n + d.chunkCount, 0));
     }
-    const conversations = await call<Page<{ id: string }>>(restored, "GET", `/agents/${agent.id}/conversations/?page_size=100`, token);
+    const conversations = await call<Page<{ id: string }>>(
+      restored,
+      "GET",
+      `/agents/${agent.id}/conversations/?page_size=100`,
+      token,
+    );
     expect(conversations.body.count).toBeGreaterThanOrEqual(QUESTIONS.length);
     for (const c of conversations.body.results.slice(0, 20)) {
-      expect((await call(restored, "GET", `/agents/${agent.id}/conversations/${c.id}/`, token)).status).toBe(200);
+      expect((await call(restored, "GET", `/agents/${agent.id}/conversations/${c.id}/`, token)).status).toBe(
+        200,
+      );
     }
   }, 170_000);
 
@@ -114,7 +176,9 @@ describe("backup and restore", () => {
     cleanup.push(() => rmSync(busy, { recursive: true, force: true }));
     writeFileSync(join(busy, "keep.txt"), "x");
     await expect(backupDataDir(server.dataDir, busy)).rejects.toThrow(/not empty/);
-    await expect(backupDataDir(server.dataDir, join(server.dataDir, "inner"))).rejects.toThrow(/outside the data directory/);
+    await expect(backupDataDir(server.dataDir, join(server.dataDir, "inner"))).rejects.toThrow(
+      /outside the data directory/,
+    );
     await expect(restoreDataDir(busy, server.dataDir)).rejects.toThrow(/not a Lore backup/);
     writeFileSync(join(busy, "backup.json"), "{}");
     await expect(restoreDataDir(busy, server.dataDir)).rejects.toThrow(/Stop the server/);

@@ -6,12 +6,28 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Conversation, errorBodySchema, type Message, type Page, type SourceDocument } from "@lore/shared";
 import { Store } from "@lore/server/store/store.ts";
+import {
+  type Conversation,
+  errorBodySchema,
+  type Message,
+  type Page,
+  type SourceDocument,
+} from "@lore/shared";
 import { afterAll, describe, expect, it } from "vitest";
 import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { makeTempDir, startServerProcess, startTestServer, type TestServer } from "../helpers/server.ts";
-import { call, createAgent, createTextSource, getSource, readyTextSource, search, sleep, streamQuery, waitForSettled } from "../ingestion/source-helpers.ts";
+import {
+  call,
+  createAgent,
+  createTextSource,
+  getSource,
+  readyTextSource,
+  search,
+  sleep,
+  streamQuery,
+  waitForSettled,
+} from "../ingestion/source-helpers.ts";
 
 const cleanup: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
@@ -30,24 +46,38 @@ async function loginTo(target: { api: string }): Promise<string> {
 
 describe("kill -9", () => {
   it("during a streamed answer: the user message survives, the conversation reads, the server answers again", async () => {
-    const fake = await startFakeOpenAI({ tokenDelayMs: 150, answer: "The harbour crane lifts forty tonnes according to the notes [1] and it was installed in the spring of 1990 by the port authority." });
+    const fake = await startFakeOpenAI({
+      tokenDelayMs: 150,
+      answer:
+        "The harbour crane lifts forty tonnes according to the notes [1] and it was installed in the spring of 1990 by the port authority.",
+    });
     cleanup.push(() => fake.close());
-    const server = await startServerProcess({ LORE_CHAT_MODEL: "openai:fake-chat", LORE_OPENAI_BASE_URL: fake.url });
+    const server = await startServerProcess({
+      LORE_CHAT_MODEL: "openai:fake-chat",
+      LORE_OPENAI_BASE_URL: fake.url,
+    });
     cleanup.push(() => server.close());
     let token = await loginTo(server);
-    const source = await readyTextSource(server, token, "Port", [{ title: "Crane", content: "The harbour crane lifts forty tonnes. It was installed in 1990." }]);
+    const source = await readyTextSource(server, token, "Port", [
+      { title: "Crane", content: "The harbour crane lifts forty tonnes. It was installed in 1990." },
+    ]);
     const agent = await createAgent(server, token, { name: "Port", dataSourceIds: [source.id] });
 
     let conversationId = "";
     let tokens = 0;
-    const streamed = streamQuery(`${server.api}/agents/${agent.id}/query/`, token, { message: "How much does the crane lift?" }, {
-      onEvent: (e) => {
-        if (e.event.type === "start") conversationId = e.event.conversationId;
-        if (e.event.type === "token") tokens += 1;
-        if (tokens === 3) server.kill("SIGKILL");
-        return false;
+    const streamed = streamQuery(
+      `${server.api}/agents/${agent.id}/query/`,
+      token,
+      { message: "How much does the crane lift?" },
+      {
+        onEvent: (e) => {
+          if (e.event.type === "start") conversationId = e.event.conversationId;
+          if (e.event.type === "token") tokens += 1;
+          if (tokens === 3) server.kill("SIGKILL");
+          return false;
+        },
       },
-    }).catch((error: unknown) => error);
+    ).catch((error: unknown) => error);
     const exit = await server.waitForExit();
     expect(exit.signal).toBe("SIGKILL");
     await streamed; // the stream breaks off; what matters is what was stored
@@ -55,7 +85,12 @@ describe("kill -9", () => {
 
     await server.restart();
     token = await loginTo(server);
-    const read = await call<ConversationDetail>(server, "GET", `/agents/${agent.id}/conversations/${conversationId}/`, token);
+    const read = await call<ConversationDetail>(
+      server,
+      "GET",
+      `/agents/${agent.id}/conversations/${conversationId}/`,
+      token,
+    );
     expect(read.status, JSON.stringify(read.body)).toBe(200);
     const user = read.body.messages.find((m) => m.role === "user");
     expect(user?.content).toBe("How much does the crane lift?");
@@ -63,11 +98,25 @@ describe("kill -9", () => {
 
     // The conversation continues and a fresh question is answered in full.
     fake.setBehaviour({ tokenDelayMs: 0 });
-    const again = await call<{ response: string; conversationId: string }>(server, "POST", `/agents/${agent.id}/query/`, token, { message: "And when was it installed?", conversationId });
+    const again = await call<{ response: string; conversationId: string }>(
+      server,
+      "POST",
+      `/agents/${agent.id}/query/`,
+      token,
+      { message: "And when was it installed?", conversationId },
+    );
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect(again.body.response).toMatch(/crane/i);
-    const reread = await call<ConversationDetail>(server, "GET", `/agents/${agent.id}/conversations/${conversationId}/`, token);
-    expect(reread.body.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["How much does the crane lift?", "And when was it installed?"]);
+    const reread = await call<ConversationDetail>(
+      server,
+      "GET",
+      `/agents/${agent.id}/conversations/${conversationId}/`,
+      token,
+    );
+    expect(reread.body.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual([
+      "How much does the crane lift?",
+      "And when was it installed?",
+    ]);
   }, 120_000);
 
   it("during a sync: after restart the sync completes and every document's chunks are stored exactly once", async () => {
@@ -75,7 +124,10 @@ describe("kill -9", () => {
     cleanup.push(() => server.close());
     let token = await loginTo(server);
     const ENTRIES = 200;
-    const entries = Array.from({ length: ENTRIES }, (_, i) => ({ title: `Entry ${i}`, content: `Marker qz${i}x belongs to entry number ${i}. It records the tide table of pier ${i}.` }));
+    const entries = Array.from({ length: ENTRIES }, (_, i) => ({
+      title: `Entry ${i}`,
+      content: `Marker qz${i}x belongs to entry number ${i}. It records the tide table of pier ${i}.`,
+    }));
     const created = await createTextSource(server, token, "Many entries", entries);
     const agent = await createAgent(server, token, { name: "Tides", dataSourceIds: [created.id] });
 
@@ -84,7 +136,8 @@ describe("kill -9", () => {
     for (;;) {
       const s = await getSource(server, token, created.id);
       if (s.status === "syncing" && s.progress.processed >= 20) break;
-      if (s.status === "ready") throw new Error("the sync finished before it could be interrupted; raise ENTRIES");
+      if (s.status === "ready")
+        throw new Error("the sync finished before it could be interrupted; raise ENTRIES");
       if (Date.now() > deadline) throw new Error("the sync did not start");
       await sleep(10);
     }
@@ -106,7 +159,12 @@ describe("kill -9", () => {
     }
     const docs: SourceDocument[] = [];
     for (let page = 1; page <= Math.ceil(ENTRIES / 100); page++) {
-      const res = await call<Page<SourceDocument>>(server, "GET", `/data-sources/${created.id}/documents/?page=${page}&page_size=100`, token);
+      const res = await call<Page<SourceDocument>>(
+        server,
+        "GET",
+        `/data-sources/${created.id}/documents/?page=${page}&page_size=100`,
+        token,
+      );
       docs.push(...res.body.results);
     }
     expect(docs.filter((d) => d.status === "indexed")).toHaveLength(ENTRIES);
@@ -115,10 +173,14 @@ describe("kill -9", () => {
     await server.stop();
     const store = await Store.open(server.dataDir);
     try {
-      const rows = await (await store.db.openTable("retrieval_chunks")).query().select(["documentId", "ordinal"]).toArray();
+      const rows = await (await store.db.openTable("retrieval_chunks"))
+        .query()
+        .select(["documentId", "ordinal"])
+        .toArray();
       const live = new Set(store.documents.filter((d) => d.dataSourceId === created.id).map((d) => d.id));
       const perDoc = new Map<string, number>();
-      for (const row of rows) perDoc.set(String(row.documentId), (perDoc.get(String(row.documentId)) ?? 0) + 1);
+      for (const row of rows)
+        perDoc.set(String(row.documentId), (perDoc.get(String(row.documentId)) ?? 0) + 1);
       const orphans = [...perDoc.keys()].filter((id) => !live.has(id));
       expect(orphans, "chunks whose document record does not exist").toEqual([]);
       for (const [id, n] of perDoc) expect(n, `chunks of document ${id}`).toBe(1);
@@ -147,83 +209,123 @@ describe("storage faults", () => {
     rmSync(mountPoint, { recursive: true, force: true });
   });
 
-  it.runIf(mounted)("full and read-only data directory: writes get a clear 503, reads keep working, the server recovers by itself", async () => {
-    const dataDir = join(mountPoint, "data");
-    mkdirSync(dataDir);
-    const server: TestServer = await startTestServer({ LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: "silent" });
-    cleanup.push(() => server.close());
-    const token = (await server.login()).access;
-    const source = await readyTextSource(server, token, "Before", [{ title: "Weather", content: "Fog rolls in over the bay most July mornings." }]);
-    const agent = await createAgent(server, token, { name: "Weather", dataSourceIds: [source.id] });
+  it.runIf(mounted)(
+    "full and read-only data directory: writes get a clear 503, reads keep working, the server recovers by itself",
+    async () => {
+      const dataDir = join(mountPoint, "data");
+      mkdirSync(dataDir);
+      const server: TestServer = await startTestServer({ LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: "silent" });
+      cleanup.push(() => server.close());
+      const token = (await server.login()).access;
+      const source = await readyTextSource(server, token, "Before", [
+        { title: "Weather", content: "Fog rolls in over the bay most July mornings." },
+      ]);
+      const agent = await createAgent(server, token, { name: "Weather", dataSourceIds: [source.id] });
 
-    const expectStorageError = (res: { status: number; body: unknown }) => {
-      expect(res.status, JSON.stringify(res.body)).toBe(503);
-      const body = errorBodySchema.parse(res.body);
-      expect(body.error).toBe("service_unavailable");
-      expect(body.message).toMatch(/storage|disk|written/i);
-      expect(JSON.stringify(body)).not.toMatch(/\n\s+at |\.rs:|\.ts:\d+/);
-    };
-    const reads = async () => {
-      expect((await server.request("GET", "/agents/", { token })).status).toBe(200);
-      expect((await server.request("GET", `/data-sources/${source.id}/`, { token })).status).toBe(200);
-      const { results } = await search(server, token, agent.id, "fog bay");
-      expect(results[0]?.content).toMatch(/Fog rolls in/);
-    };
+      const expectStorageError = (res: { status: number; body: unknown }) => {
+        expect(res.status, JSON.stringify(res.body)).toBe(503);
+        const body = errorBodySchema.parse(res.body);
+        expect(body.error).toBe("service_unavailable");
+        expect(body.message).toMatch(/storage|disk|written/i);
+        expect(JSON.stringify(body)).not.toMatch(/\n\s+at |\.rs:|\.ts:\d+/);
+      };
+      const reads = async () => {
+        expect((await server.request("GET", "/agents/", { token })).status).toBe(200);
+        expect((await server.request("GET", `/data-sources/${source.id}/`, { token })).status).toBe(200);
+        const { results } = await search(server, token, agent.id, "fog bay");
+        expect(results[0]?.content).toMatch(/Fog rolls in/);
+      };
 
-    for (const fault of ["full", "read-only"] as const) {
-      if (fault === "full") {
-        // Fill what is left of the 48 MB with one file; writes then fail with ENOSPC.
-        try {
-          execFileSync("dd", ["if=/dev/zero", `of=${join(mountPoint, "filler")}`, "bs=1M", "count=64"], { stdio: "ignore" });
-        } catch {
-          // dd stops at "No space left on device": exactly the point
+      for (const fault of ["full", "read-only"] as const) {
+        if (fault === "full") {
+          // Fill what is left of the 48 MB with one file; writes then fail with ENOSPC.
+          try {
+            execFileSync("dd", ["if=/dev/zero", `of=${join(mountPoint, "filler")}`, "bs=1M", "count=64"], {
+              stdio: "ignore",
+            });
+          } catch {
+            // dd stops at "No space left on device": exactly the point
+          }
+        } else {
+          execFileSync("mount", ["-o", "remount,ro", mountPoint]);
         }
-      } else {
-        execFileSync("mount", ["-o", "remount,ro", mountPoint]);
-      }
-      expectStorageError(await server.request("POST", "/agents/", { token, body: { name: `During ${fault}` } }));
-      expectStorageError(await server.request("PATCH", `/agents/${agent.id}/`, { token, body: { name: "Renamed" } }));
-      const createdDuring = await server.request("POST", "/data-sources/", { token, body: { name: "During", type: "text", config: { entries: [{ title: "t", content: "c" }] } } });
-      expectStorageError(createdDuring);
-      await reads();
-      // A failed write changed nothing a reader sees.
-      expect((await server.request<{ name: string }>("GET", `/agents/${agent.id}/`, { token })).body.name).toBe("Weather");
+        expectStorageError(
+          await server.request("POST", "/agents/", { token, body: { name: `During ${fault}` } }),
+        );
+        expectStorageError(
+          await server.request("PATCH", `/agents/${agent.id}/`, { token, body: { name: "Renamed" } }),
+        );
+        const createdDuring = await server.request("POST", "/data-sources/", {
+          token,
+          body: { name: "During", type: "text", config: { entries: [{ title: "t", content: "c" }] } },
+        });
+        expectStorageError(createdDuring);
+        await reads();
+        // A failed write changed nothing a reader sees.
+        expect(
+          (await server.request<{ name: string }>("GET", `/agents/${agent.id}/`, { token })).body.name,
+        ).toBe("Weather");
 
-      // Remove the fault: no restart, no repair.
-      if (fault === "full") rmSync(join(mountPoint, "filler"));
-      else execFileSync("mount", ["-o", "remount,rw", mountPoint]);
-      const renamed = await server.request<{ name: string }>("PATCH", `/agents/${agent.id}/`, { token, body: { name: "Weather" } });
-      expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
-      const after = await readyTextSource(server, token, `After ${fault}`, [{ title: `Tide ${fault}`, content: `Spring tides after the ${fault} disk fault reach four metres.` }]);
-      expect(after.status).toBe("ready");
-      await reads();
-    }
-    // Every table still opens after a restart.
-    await server.close();
-    const reopened = await startTestServer({ LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: "silent" });
-    cleanup.push(() => reopened.close());
-    const t2 = (await reopened.login()).access;
-    const list = await reopened.request<Page<{ name: string }>>("GET", "/data-sources/", { token: t2 });
-    expect(list.body.results.map((s) => s.name).sort()).toEqual(["After full", "After read-only", "Before"]);
-  }, 120_000);
+        // Remove the fault: no restart, no repair.
+        if (fault === "full") rmSync(join(mountPoint, "filler"));
+        else execFileSync("mount", ["-o", "remount,rw", mountPoint]);
+        const renamed = await server.request<{ name: string }>("PATCH", `/agents/${agent.id}/`, {
+          token,
+          body: { name: "Weather" },
+        });
+        expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+        const after = await readyTextSource(server, token, `After ${fault}`, [
+          {
+            title: `Tide ${fault}`,
+            content: `Spring tides after the ${fault} disk fault reach four metres.`,
+          },
+        ]);
+        expect(after.status).toBe("ready");
+        await reads();
+      }
+      // Every table still opens after a restart.
+      await server.close();
+      const reopened = await startTestServer({ LORE_DATA_DIR: dataDir, LORE_LOG_LEVEL: "silent" });
+      cleanup.push(() => reopened.close());
+      const t2 = (await reopened.login()).access;
+      const list = await reopened.request<Page<{ name: string }>>("GET", "/data-sources/", { token: t2 });
+      expect(list.body.results.map((s) => s.name).sort()).toEqual([
+        "After full",
+        "After read-only",
+        "Before",
+      ]);
+    },
+    120_000,
+  );
 });
 
 describe("upstream model", () => {
   it("failing: JSON gets 502 upstream_error and SSE an error event; slow: the same within the timeout", async () => {
     const fake = await startFakeOpenAI({ failTimes: 1000, failStatus: 500 });
     cleanup.push(() => fake.close());
-    const server = await startTestServer({ LORE_CHAT_MODEL: "openai:fake-chat", LORE_OPENAI_BASE_URL: fake.url, LORE_OPENAI_TIMEOUT_MS: "1500", LORE_LOG_LEVEL: "silent" });
+    const server = await startTestServer({
+      LORE_CHAT_MODEL: "openai:fake-chat",
+      LORE_OPENAI_BASE_URL: fake.url,
+      LORE_OPENAI_TIMEOUT_MS: "1500",
+      LORE_LOG_LEVEL: "silent",
+    });
     cleanup.push(() => server.close());
     const token = (await server.login()).access;
-    const source = await readyTextSource(server, token, "Upstream", [{ title: "Bridge", content: "The bridge opens for ships every hour on the hour." }]);
+    const source = await readyTextSource(server, token, "Upstream", [
+      { title: "Bridge", content: "The bridge opens for ships every hour on the hour." },
+    ]);
     const agent = await createAgent(server, token, { name: "Upstream", dataSourceIds: [source.id] });
     const url = `${server.api}/agents/${agent.id}/query/`;
 
     for (const behaviour of ["failing", "hanging", "slow tokens"] as const) {
       if (behaviour === "hanging") fake.setBehaviour({ failTimes: 0, hang: true });
-      if (behaviour === "slow tokens") fake.setBehaviour({ hang: false, tokenDelayMs: 600, firstTokenDelayMs: 5_000 });
+      if (behaviour === "slow tokens")
+        fake.setBehaviour({ hang: false, tokenDelayMs: 600, firstTokenDelayMs: 5_000 });
       const started = performance.now();
-      const json = await server.request("POST", `/agents/${agent.id}/query/`, { token, body: { message: "When does the bridge open?" } });
+      const json = await server.request("POST", `/agents/${agent.id}/query/`, {
+        token,
+        body: { message: "When does the bridge open?" },
+      });
       const elapsed = performance.now() - started;
       expect(json.status, `${behaviour}: ${JSON.stringify(json.body)}`).toBe(502);
       expect(errorBodySchema.parse(json.body).error).toBe("upstream_error");
@@ -241,7 +343,10 @@ describe("upstream model", () => {
     }
     // The server is fine once the model is.
     fake.setBehaviour({ hang: false, tokenDelayMs: 0, firstTokenDelayMs: 0, failTimes: 0 });
-    const ok = await server.request("POST", `/agents/${agent.id}/query/`, { token, body: { message: "When does the bridge open?" } });
+    const ok = await server.request("POST", `/agents/${agent.id}/query/`, {
+      token,
+      body: { message: "When does the bridge open?" },
+    });
     expect(ok.status).toBe(200);
     writeFileSync(join(server.dataDir, "probe"), "ok"); // the data dir is still writable: nothing was left locked
   }, 120_000);

@@ -3,14 +3,22 @@
  * lying extensions, empty files, pathological JSON, forged credentials and look-alike origins.
  * Each gets the right status and the one error body; nothing crashes; the server stays healthy.
  */
-import { request as httpRequestRaw } from "node:http";
+
 import { readdirSync, readFileSync, statSync } from "node:fs";
+import { request as httpRequestRaw } from "node:http";
 import { join } from "node:path";
-import { type Agent, errorBodySchema, type ErrorCode } from "@lore/shared";
+import { type Agent, type ErrorCode, errorBodySchema } from "@lore/shared";
 import { Zip, ZipDeflate } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot, startTestServer, type TestResponse, type TestServer } from "../helpers/server.ts";
-import { createAgent, createFileSource, documents, readyTextSource, syncRuns, waitForSettled } from "../ingestion/source-helpers.ts";
+import {
+  createAgent,
+  createFileSource,
+  documents,
+  readyTextSource,
+  syncRuns,
+  waitForSettled,
+} from "../ingestion/source-helpers.ts";
 
 const PDF_DIR = join(repoRoot, "..", "shared", "datasets", "py-pdf-sample-files");
 
@@ -24,8 +32,14 @@ beforeAll(async () => {
   bomb = await docxBomb(101);
   server = await startTestServer({ LORE_LOG_LEVEL: "error" });
   token = (await server.login()).access;
-  const source = await readyTextSource(server, token, "Hostile facts", [{ title: "Tea", content: "Green tea is steeped at eighty degrees for two minutes." }]);
-  agent = await createAgent(server, token, { name: "Hostile agent", dataSourceIds: [source.id], allowedOrigins: ["https://allowed.com"] });
+  const source = await readyTextSource(server, token, "Hostile facts", [
+    { title: "Tea", content: "Green tea is steeped at eighty degrees for two minutes." },
+  ]);
+  agent = await createAgent(server, token, {
+    name: "Hostile agent",
+    dataSourceIds: [source.id],
+    allowedOrigins: ["https://allowed.com"],
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -42,7 +56,10 @@ function expectError(res: TestResponse, status: number, code: ErrorCode): void {
 async function expectHealthy(): Promise<void> {
   const res = await server.request("GET", `${server.url}/healthz`);
   expect(res.status).toBe(200);
-  const answer = await server.request<{ response: string }>("POST", `/agents/${agent.id}/query/`, { token, body: { message: "How long is green tea steeped?" } });
+  const answer = await server.request<{ response: string }>("POST", `/agents/${agent.id}/query/`, {
+    token,
+    body: { message: "How long is green tea steeped?" },
+  });
   expect(answer.status).toBe(200);
   expect(answer.body.response).toMatch(/two minutes/);
 }
@@ -76,8 +93,14 @@ function docxBomb(mb: number): Promise<Uint8Array> {
     );
     const doc = new ZipDeflate("word/document.xml", { level: 1 });
     zip.add(doc);
-    const chunk = new TextEncoder().encode("<w:p><w:r><w:t>bomb</w:t></w:r></w:p>".repeat(Math.ceil((1024 * 1024) / 38)).slice(0, 1024 * 1024));
-    doc.push(new TextEncoder().encode('<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>'));
+    const chunk = new TextEncoder().encode(
+      "<w:p><w:r><w:t>bomb</w:t></w:r></w:p>".repeat(Math.ceil((1024 * 1024) / 38)).slice(0, 1024 * 1024),
+    );
+    doc.push(
+      new TextEncoder().encode(
+        '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>',
+      ),
+    );
     for (let i = 0; i < mb; i++) doc.push(chunk);
     doc.push(new TextEncoder().encode("</w:body></w:document>"), true);
     zip.end();
@@ -88,7 +111,11 @@ describe("uploads", () => {
   it("indexes or fails with a reason every PDF of py-pdf/sample-files (encrypted and broken included)", async () => {
     const pdfs = listPdfs(PDF_DIR);
     expect(pdfs.length).toBeGreaterThanOrEqual(30);
-    const files = pdfs.map((p) => ({ name: p.slice(PDF_DIR.length + 1).replaceAll("/", "__"), bytes: new Uint8Array(readFileSync(p)), type: "application/pdf" }));
+    const files = pdfs.map((p) => ({
+      name: p.slice(PDF_DIR.length + 1).replaceAll("/", "__"),
+      bytes: new Uint8Array(readFileSync(p)),
+      type: "application/pdf",
+    }));
     const created = await createFileSource(server, token, "py-pdf samples", files);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const source = await waitForSettled(server, token, created.body.id, 170_000);
@@ -157,7 +184,10 @@ describe("uploads", () => {
     try {
       const res = await fetch(`${server.api}/data-sources/`, {
         method: "POST",
-        headers: { Authorization: `Bearer ${token}`, "Content-Type": `multipart/form-data; boundary=${boundary}` },
+        headers: {
+          Authorization: `Bearer ${token}`,
+          "Content-Type": `multipart/form-data; boundary=${boundary}`,
+        },
         body,
         duplex: "half",
       } as RequestInit & { duplex: "half" });
@@ -180,7 +210,17 @@ describe("uploads", () => {
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const url = new URL(`${server.api}/data-sources/`);
       const req = httpRequestRaw(
-        { host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "multipart/form-data; boundary=x", "Content-Length": String(1024 ** 3) } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: "POST",
+          headers: {
+            Authorization: `Bearer ${token}`,
+            "Content-Type": "multipart/form-data; boundary=x",
+            "Content-Length": String(1024 ** 3),
+          },
+        },
         (res) => {
           let text = "";
           res.setEncoding("utf8").on("data", (c: string) => {
@@ -197,12 +237,24 @@ describe("uploads", () => {
   });
 
   it("treats wrong extensions by content: binaries refused with 415, a fake PDF failed with a reason", async () => {
-    const exe = await createFileSource(server, token, "exe", [{ name: "setup.exe", bytes: new Uint8Array([0x4d, 0x5a, 0x90, 0, 3, 0, 0, 0, 4, 0, 0, 0, 0xff, 0xff, 0, 0]) }]);
+    const exe = await createFileSource(server, token, "exe", [
+      {
+        name: "setup.exe",
+        bytes: new Uint8Array([0x4d, 0x5a, 0x90, 0, 3, 0, 0, 0, 4, 0, 0, 0, 0xff, 0xff, 0, 0]),
+      },
+    ]);
     expectError(exe, 415, "unsupported_media_type");
-    const elf = await createFileSource(server, token, "elf", [{ name: "notes.txt", bytes: new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xfe]) }]);
+    const elf = await createFileSource(server, token, "elf", [
+      {
+        name: "notes.txt",
+        bytes: new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xfe]),
+      },
+    ]);
     expectError(elf, 415, "unsupported_media_type");
 
-    const fake = await createFileSource(server, token, "fake pdf", [{ name: "report.pdf", bytes: "%PDF-1.7\nthis is not really a PDF\n%%EOF", type: "application/pdf" }]);
+    const fake = await createFileSource(server, token, "fake pdf", [
+      { name: "report.pdf", bytes: "%PDF-1.7\nthis is not really a PDF\n%%EOF", type: "application/pdf" },
+    ]);
     expect(fake.status, JSON.stringify(fake.body)).toBe(201);
     const source = await waitForSettled(server, token, fake.body.id);
     const [doc] = await documents(server, token, source.id);
@@ -210,7 +262,9 @@ describe("uploads", () => {
     expect(doc?.error).toMatch(/\w{3}/);
 
     // Text with a misleading extension is read as what it is.
-    const md = await createFileSource(server, token, "md as csv", [{ name: "table.csv", bytes: "# Heading\n\nPlain paragraph about otters." }]);
+    const md = await createFileSource(server, token, "md as csv", [
+      { name: "table.csv", bytes: "# Heading\n\nPlain paragraph about otters." },
+    ]);
     expect(md.status).toBe(201);
     const mdSource = await waitForSettled(server, token, md.body.id);
     expect((await documents(server, token, mdSource.id))[0]?.status).toBe("indexed");
@@ -218,13 +272,19 @@ describe("uploads", () => {
   }, 60_000);
 
   it("refuses empty files with 400 naming the file", async () => {
-    const res = await createFileSource(server, token, "empty", [{ name: "empty.txt", bytes: new Uint8Array(0) }]);
+    const res = await createFileSource(server, token, "empty", [
+      { name: "empty.txt", bytes: new Uint8Array(0) },
+    ]);
     expectError(res, 400, "validation_error");
     expect(JSON.stringify(res.body)).toContain("empty.txt");
     const noFiles = new FormData();
     noFiles.set("name", "none");
     noFiles.set("type", "file");
-    expectError(await server.request("POST", "/data-sources/", { token, body: noFiles }), 400, "validation_error");
+    expectError(
+      await server.request("POST", "/data-sources/", { token, body: noFiles }),
+      400,
+      "validation_error",
+    );
   });
 });
 
@@ -234,7 +294,11 @@ describe("JSON bodies", () => {
 
   it("refuses 100k levels of nesting with 400", async () => {
     expectError(await post("/agents/", "[".repeat(100_000) + "]".repeat(100_000)), 400, "validation_error");
-    expectError(await post("/agents/", `{"name":"deep","x":${"[".repeat(100_000)}${"]".repeat(100_000)}}`), 400, "validation_error");
+    expectError(
+      await post("/agents/", `{"name":"deep","x":${"[".repeat(100_000)}${"]".repeat(100_000)}}`),
+      400,
+      "validation_error",
+    );
     expectError(await post("/agents/", `{"name":${"[".repeat(100_000)}`), 400, "validation_error");
     // A free-form field (a source's config) must not take the nesting into storage either.
     const source = await readyTextSource(server, token, "nest", [{ title: "N", content: "nesting target" }]);
@@ -246,22 +310,56 @@ describe("JSON bodies", () => {
   });
 
   it("refuses a 10 MB string with 400 and a body over the JSON cap with 413", async () => {
-    expectError(await post("/agents/", JSON.stringify({ name: "x".repeat(10 * 1024 * 1024) })), 400, "validation_error");
-    expectError(await post("/agents/", JSON.stringify({ name: "x".repeat(13 * 1024 * 1024) })), 413, "payload_too_large");
+    expectError(
+      await post("/agents/", JSON.stringify({ name: "x".repeat(10 * 1024 * 1024) })),
+      400,
+      "validation_error",
+    );
+    expectError(
+      await post("/agents/", JSON.stringify({ name: "x".repeat(13 * 1024 * 1024) })),
+      413,
+      "payload_too_large",
+    );
     await expectHealthy();
   });
 
   it("refuses invalid UTF-8 and NUL characters with 400", async () => {
-    const bytes = new Uint8Array([...new TextEncoder().encode('{"name":"bad'), 0xff, 0xfe, 0xc3, ...new TextEncoder().encode('"}')]);
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode('{"name":"bad'),
+      0xff,
+      0xfe,
+      0xc3,
+      ...new TextEncoder().encode('"}'),
+    ]);
     const invalid = await post("/agents/", bytes);
     expectError(invalid, 400, "validation_error");
     expect(JSON.stringify(invalid.body)).toMatch(/UTF-8/);
-    const overlong = new Uint8Array([...new TextEncoder().encode('{"name":"'), 0xc0, 0xaf, ...new TextEncoder().encode('"}')]);
+    const overlong = new Uint8Array([
+      ...new TextEncoder().encode('{"name":"'),
+      0xc0,
+      0xaf,
+      ...new TextEncoder().encode('"}'),
+    ]);
     expectError(await post("/agents/", overlong), 400, "validation_error");
     expectError(await post("/agents/", JSON.stringify({ name: "nul\u0000byte" })), 400, "validation_error");
     expectError(await post("/agents/", '{"name":"raw\u0000nul"}'), 400, "validation_error");
-    expectError(await post("/data-sources/", JSON.stringify({ name: "n", type: "text", config: { entries: [{ title: "t", content: "a\u0000b" }] } })), 400, "validation_error");
-    expectError(await post(`/agents/${agent.id}/query/`, JSON.stringify({ message: "tea\u0000" })), 400, "validation_error");
+    expectError(
+      await post(
+        "/data-sources/",
+        JSON.stringify({
+          name: "n",
+          type: "text",
+          config: { entries: [{ title: "t", content: "a\u0000b" }] },
+        }),
+      ),
+      400,
+      "validation_error",
+    );
+    expectError(
+      await post(`/agents/${agent.id}/query/`, JSON.stringify({ message: "tea\u0000" })),
+      400,
+      "validation_error",
+    );
   });
 
   it("refuses prototype-pollution keys anywhere in the body and pollutes nothing", async () => {
@@ -292,7 +390,10 @@ describe("credentials", () => {
   it("answers 401 invalid_token for alg none, a wrong signature, a refresh token, a visitor token and a deleted user's token", async () => {
     const login = await server.login();
     const [, payloadPart] = login.access.split(".");
-    const claims = JSON.parse(Buffer.from(payloadPart ?? "", "base64url").toString()) as Record<string, unknown>;
+    const claims = JSON.parse(Buffer.from(payloadPart ?? "", "base64url").toString()) as Record<
+      string,
+      unknown
+    >;
     const forged = [
       jwt({ alg: "none", typ: "JWT" }, claims),
       jwt({ alg: "none", typ: "JWT" }, claims, "x"),
@@ -303,18 +404,30 @@ describe("credentials", () => {
       "not.a.jwt",
       "a",
     ];
-    for (const bad of forged) expectError(await server.request("GET", "/agents/", { token: bad }), 401, "invalid_token");
+    for (const bad of forged)
+      expectError(await server.request("GET", "/agents/", { token: bad }), 401, "invalid_token");
 
     // A visitor token is signed by the same key but is not an access token.
-    const widget = await server.request<{ visitorToken: string }>("POST", `/widget/${agent.widgetId}/query/`, {
-      body: { message: "tea" },
-      headers: { Origin: "https://allowed.com" },
-    });
+    const widget = await server.request<{ visitorToken: string }>(
+      "POST",
+      `/widget/${agent.widgetId}/query/`,
+      {
+        body: { message: "tea" },
+        headers: { Origin: "https://allowed.com" },
+      },
+    );
     expect(widget.status).toBe(200);
-    expectError(await server.request("GET", "/agents/", { token: widget.body.visitorToken }), 401, "invalid_token");
+    expectError(
+      await server.request("GET", "/agents/", { token: widget.body.visitorToken }),
+      401,
+      "invalid_token",
+    );
     // …and an access token is no visitor token.
     expectError(
-      await server.request("POST", `/widget/${agent.widgetId}/query/`, { body: { message: "tea", visitorToken: login.access }, headers: { Origin: "https://allowed.com" } }),
+      await server.request("POST", `/widget/${agent.widgetId}/query/`, {
+        body: { message: "tea", visitorToken: login.access },
+        headers: { Origin: "https://allowed.com" },
+      }),
       401,
       "invalid_token",
     );
@@ -324,19 +437,38 @@ describe("credentials", () => {
     expect((await server.request("GET", "/agents/", { token: doomedLogin.access })).status).toBe(200);
     await server.services.store.users.delete([doomed.id]);
     expectError(await server.request("GET", "/agents/", { token: doomedLogin.access }), 401, "invalid_token");
-    expectError(await server.request("POST", "/auth/token/refresh/", { body: { refresh: doomedLogin.refresh } }), 401, "invalid_token");
+    expectError(
+      await server.request("POST", "/auth/token/refresh/", { body: { refresh: doomedLogin.refresh } }),
+      401,
+      "invalid_token",
+    );
   });
 
   it("answers 401 invalid_api_key for keys one character off, truncated or extended", async () => {
-    const created = await server.request<{ key: string }>("POST", `/agents/${agent.id}/api-keys/`, { token, body: { name: "probe" } });
+    const created = await server.request<{ key: string }>("POST", `/agents/${agent.id}/api-keys/`, {
+      token,
+      body: { name: "probe" },
+    });
     expect(created.status).toBe(201);
     const key = created.body.key;
     expect((await server.request("GET", `/agents/${agent.id}/`, { token: key })).status).toBe(200);
     const flip = (s: string, i: number) => `${s.slice(0, i)}${s[i] === "A" ? "B" : "A"}${s.slice(i + 1)}`;
-    const variants = [flip(key, key.length - 1), flip(key, 8), flip(key, Math.floor(key.length / 2)), key.slice(0, -1), `${key}A`, key.toUpperCase().replace("LORE_SK_", "lore_sk_"), "lore_sk_"];
+    const variants = [
+      flip(key, key.length - 1),
+      flip(key, 8),
+      flip(key, Math.floor(key.length / 2)),
+      key.slice(0, -1),
+      `${key}A`,
+      key.toUpperCase().replace("LORE_SK_", "lore_sk_"),
+      "lore_sk_",
+    ];
     for (const bad of variants) {
       if (bad === key) continue;
-      expectError(await server.request("GET", `/agents/${agent.id}/`, { token: bad }), 401, "invalid_api_key");
+      expectError(
+        await server.request("GET", `/agents/${agent.id}/`, { token: bad }),
+        401,
+        "invalid_api_key",
+      );
     }
   });
 });
@@ -365,8 +497,16 @@ describe("widget origins", () => {
       }
     }
     // A Referer from a look-alike is no better than its Origin.
-    expectError(await server.request("GET", `/widget/${agent.widgetId}/config/`, { headers: { Referer: "https://allowed.com.evil.com/page" } }), 403, "origin_not_allowed");
-    const ok = await server.request("GET", `/widget/${agent.widgetId}/config/`, { headers: { Origin: "https://allowed.com" } });
+    expectError(
+      await server.request("GET", `/widget/${agent.widgetId}/config/`, {
+        headers: { Referer: "https://allowed.com.evil.com/page" },
+      }),
+      403,
+      "origin_not_allowed",
+    );
+    const ok = await server.request("GET", `/widget/${agent.widgetId}/config/`, {
+      headers: { Origin: "https://allowed.com" },
+    });
     expect(ok.status).toBe(200);
   });
 });

@@ -83,7 +83,10 @@ function forbiddenUrls(): string[] {
 describe("SSRF", () => {
   it("refuses web sources pointing at private, loopback, mapped and encoded addresses before any fetch", async () => {
     for (const url of forbiddenUrls()) {
-      const res = await server.request("POST", "/data-sources/", { token, body: { name: "ssrf", type: "web", config: { url, mode: "page" } } });
+      const res = await server.request("POST", "/data-sources/", {
+        token,
+        body: { name: "ssrf", type: "web", config: { url, mode: "page" } },
+      });
       expect(res.status, `${url}: ${JSON.stringify(res.body)}`).toBe(400);
       const body = errorBodySchema.parse(res.body);
       expect(body.error).toBe("validation_error");
@@ -95,7 +98,10 @@ describe("SSRF", () => {
 
   it("refuses webhooks to the same addresses", async () => {
     for (const url of forbiddenUrls()) {
-      const res = await server.request("POST", `/workspaces/${workspaceId}/webhooks/`, { token, body: { url, events: ["agent.ready"] } });
+      const res = await server.request("POST", `/workspaces/${workspaceId}/webhooks/`, {
+        token,
+        body: { url, events: ["agent.ready"] },
+      });
       expect(res.status, `${url}: ${JSON.stringify(res.body)}`).toBe(400);
       expect(errorBodySchema.parse(res.body).error).toBe("validation_error");
     }
@@ -107,24 +113,37 @@ describe("SSRF", () => {
     site.setPage("/go-metadata", { redirectTo: "http://169.254.169.254/latest/meta-data/" });
     site.setPage("/go-mapped", { redirectTo: `http://[::ffff:127.0.0.2]:${trap4.port}/` });
     for (const path of ["/go-private", "/go-metadata", "/go-mapped"]) {
-      const res = await server.request<{ id: string }>("POST", "/data-sources/", { token, body: { name: `redirect ${path}`, type: "web", config: { url: `${site.url}${path}`, mode: "page" } } });
+      const res = await server.request<{ id: string }>("POST", "/data-sources/", {
+        token,
+        body: { name: `redirect ${path}`, type: "web", config: { url: `${site.url}${path}`, mode: "page" } },
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       const settled = await waitForSettled(server, token, res.body.id, 30_000);
       expect(settled.status).toBe("failed");
       const docs = await documents(server, token, settled.id);
       const reason = `${settled.lastError ?? ""} ${docs.map((d) => d.error ?? "").join(" ")}`;
-      expect(reason, path).toMatch(/refusing to connect|not allowed|private|loopback|link-local|metadata|blocked/i);
+      expect(reason, path).toMatch(
+        /refusing to connect|not allowed|private|loopback|link-local|metadata|blocked/i,
+      );
     }
     expect(trap4.hits).toBe(0);
   });
 
   it("never lets an agent's model name steer the model connection", async () => {
-    const kb = await readyTextSource(server, token, "Model", [{ title: "Note", content: "Quiet note about herons." }]);
-    const created = await server.request("POST", "/agents/", { token, body: { name: "steer", dataSourceIds: [kb.id], model: `openai:http://127.0.0.2:${trap4.port}/v1` } });
+    const kb = await readyTextSource(server, token, "Model", [
+      { title: "Note", content: "Quiet note about herons." },
+    ]);
+    const created = await server.request("POST", "/agents/", {
+      token,
+      body: { name: "steer", dataSourceIds: [kb.id], model: `openai:http://127.0.0.2:${trap4.port}/v1` },
+    });
     // Either refused as a model name or accepted as an opaque name that only the configured base URL receives.
     if (created.status === 201) {
       const agent = created.body as { id: string };
-      const res = await server.request("POST", `/agents/${agent.id}/query/`, { token, body: { message: "herons" } });
+      const res = await server.request("POST", `/agents/${agent.id}/query/`, {
+        token,
+        body: { message: "herons" },
+      });
       expect(res.status).toBe(502);
       expect(errorBodySchema.parse(res.body).error).toBe("upstream_error");
     } else {

@@ -27,7 +27,9 @@ export async function readJson<S extends z.ZodTypeAny>(c: Context, schema: S): P
     // Fatal decoding: invalid UTF-8 is refused, not silently turned into U+FFFD (found by hostile-input tests).
     text = utf8.decode(bytes);
   } catch {
-    throw new AppError("validation_error", "The body is not valid UTF-8", { fields: { body: ["invalid UTF-8"] } });
+    throw new AppError("validation_error", "The body is not valid UTF-8", {
+      fields: { body: ["invalid UTF-8"] },
+    });
   }
   let data: unknown;
   try {

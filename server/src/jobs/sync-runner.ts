@@ -279,7 +279,8 @@ export class SyncRunner {
       error: message,
     });
     // A refusal that cannot change by retrying (an address the outbound policy blocks) fails at once.
-    const permanent = typeof error === "object" && error !== null && (error as { permanent?: unknown }).permanent === true;
+    const permanent =
+      typeof error === "object" && error !== null && (error as { permanent?: unknown }).permanent === true;
     if (!permanent && run.attempts < this.maxAttempts) {
       const backoff = 2 ** run.attempts * 1000;
       await this.store.syncRuns.put({

@@ -1,5 +1,5 @@
 import { TermVectors } from "./term-vectors.ts";
-import { analyze, analyzeDetailed } from "./text-analysis.ts";
+import { analyze, analyzeDetailed, stopWords, tokenize } from "./text-analysis.ts";
 
 /** BM25 parameters and the proximity window, measured by bench/src/retrieval-quality.ts (see docs in calibration.ts). */
 export interface LexicalParams {
@@ -121,6 +121,26 @@ function maskWeight(mask: number, weights: readonly number[]): number {
   let sum = 0;
   for (let m = mask, p = 0; m !== 0; m >>>= 1, p++) if (m & 1) sum += weights[p] as number;
   return sum;
+}
+
+const answerTypeWeight = Number(process.env.LORE_ATYPE ?? 1);
+const typeFillers = new Set(["kind", "type", "sort", "form", "of", "the", "a", "an"]);
+
+/**
+ * The word naming what a what/which question asks for ("What *venue* …", "Which *team* …"): the answer
+ * replaces it, so passages rarely repeat it. Returned as an index term, or null.
+ */
+function answerTypeTerm(query: string): string | null {
+  const tokens = tokenize(query);
+  const at = tokens.findIndex((t) => t === "what" || t === "which" || t === "whose");
+  if (at < 0) return null;
+  for (let i = at + 1; i < tokens.length && i <= at + 4; i++) {
+    const token = tokens[i] as string;
+    if (typeFillers.has(token)) continue;
+    if (stopWords.has(token)) return null;
+    return analyze(token)[0] ?? null;
+  }
+  return null;
 }
 
 /** Sentence-ish spans: split after . ! ? or line breaks. */
@@ -498,6 +518,7 @@ export class LexicalIndex {
 
   private prepare(query: string): PreparedQuery {
     const { terms, capitalized } = analyzeDetailed(query);
+    const answerType = answerTypeTerm(query);
     const n = Math.max(1, this.liveCount);
     const idOf = (term: string): number => this.termIdByTerm.get(term) ?? -1;
     const seen = new Map<number, number>();
@@ -518,7 +539,8 @@ export class LexicalIndex {
         return;
       }
       const df = id >= 0 ? (this.df[id] ?? 0) : 0;
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      let idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      if (term === answerType) idf *= answerTypeWeight;
       seen.set(id, idf);
       termIds.push(id);
       weights.push(idf);

@@ -146,7 +146,9 @@ describe("crawlWeb", () => {
 
   it("fails with the reason, fetching nothing, on a loopback site the outbound guard does not allow", async () => {
     const before = site.requests.length;
-    await expect(collect(config({}), createGuardedFetch())).rejects.toThrow(/start page .* was not fetched: .*loopback/);
+    await expect(collect(config({}), createGuardedFetch())).rejects.toThrow(
+      /start page .* was not fetched: .*loopback/,
+    );
     expect(site.requests.length).toBe(before);
   });
 });

@@ -224,7 +224,9 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
 
   const refuseStart = (): Error =>
     // Found by the SSRF suite: the source used to end "ready" with no documents and no error.
-    Object.assign(new Error(`The start page ${start.href} was not fetched: ${startRefusal}`), { permanent: true });
+    Object.assign(new Error(`The start page ${start.href} was not fetched: ${startRefusal}`), {
+      permanent: true,
+    });
 
   if (config.mode === "page") {
     const res = await fetchPage(start);

@@ -1,0 +1,71 @@
+import { appendFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Journal } from "./journal.ts";
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "lore-journal-"));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe("Journal", () => {
+  it("applies written entries in order on flush and leaves no segment behind", async () => {
+    const dir = tempDir();
+    const applied: number[][] = [];
+    const journal = await Journal.open<number>(dir, async (e) => void applied.push(e), {
+      intervalMs: 60_000,
+    });
+    journal.write(1);
+    journal.write(2);
+    await journal.flush();
+    journal.write(3);
+    await journal.close();
+    expect(applied).toEqual([[1, 2], [3]]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("replays what a killed process wrote but never applied, ignoring a torn last line", async () => {
+    const dir = tempDir();
+    // A process that wrote and died before its flush: the journal files are all that is left.
+    const first = await Journal.open<string>(dir, async () => {}, { intervalMs: 60_000 });
+    first.write("a");
+    first.write("b");
+    appendFileSync(join(dir, "current.jsonl"), '"tor');
+    const replayed: string[] = [];
+    const second = await Journal.open<string>(dir, async (e) => void replayed.push(...e), {
+      intervalMs: 60_000,
+    });
+    expect(replayed).toEqual(["a", "b"]);
+    await second.close();
+  });
+
+  it("keeps entries on disk when applying fails, and applies them on a later flush", async () => {
+    const dir = tempDir();
+    let failing = true;
+    const applied: string[] = [];
+    const errors: unknown[] = [];
+    const journal = await Journal.open<string>(
+      dir,
+      async (e) => {
+        if (failing) throw new Error("disk full");
+        applied.push(...e);
+      },
+      { intervalMs: 60_000, onError: (err) => errors.push(err) },
+    );
+    journal.write("x");
+    await journal.flush();
+    expect(applied).toEqual([]);
+    expect(errors).toHaveLength(1);
+    failing = false;
+    journal.write("y");
+    await journal.flush();
+    expect(applied).toEqual(["x", "y"]);
+    await journal.close();
+  });
+});

@@ -125,7 +125,9 @@ describe("refresh and logout", () => {
     expect(replay.body.error).toBe("invalid_token");
     // The replay looks like theft: the tokens issued by the first refresh stop working too.
     expect((await server.request("GET", "/auth/me/", { token: first.body.access })).status).toBe(401);
-    const next = await server.request("POST", "/auth/token/refresh/", { body: { refresh: first.body.refresh } });
+    const next = await server.request("POST", "/auth/token/refresh/", {
+      body: { refresh: first.body.refresh },
+    });
     expect(next.status).toBe(401);
   });
 

@@ -51,6 +51,11 @@ const rows: MatrixRow[] = [
     access: "public",
     key: "any",
     ok: 200,
+    // Refresh tokens are single-use (a replay revokes the user's tokens): each call spends its own.
+    fresh: async (fx) => {
+      const user = await fx.freshUser();
+      return { refresh: (await fx.server.login(user.email, DEFAULT_PASSWORD)).refresh };
+    },
     body: (t) => ({ refresh: t.refresh }),
   },
   { method: "GET", path: "/auth/me/", access: "user", key: "none", ok: 200 },

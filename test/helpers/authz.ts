@@ -240,9 +240,10 @@ export async function createMatrixFixture(server: TestServer): Promise<MatrixFix
   return fixture;
 }
 
-/** `/agents/:id/` and `/agents/{agentId}/` both become `/agents/{}/`. */
+/** `/agents/:id/` and `/agents/{agentId}/` both become `/agents/{}/`; a query string is dropped. */
 export function routeShape(method: string, path: string): string {
-  return `${method.toUpperCase()} ${path.replace(/:[A-Za-z0-9_]+|\{[A-Za-z0-9_]+\}/g, "{}")}`;
+  const bare = path.split("?")[0] ?? path;
+  return `${method.toUpperCase()} ${bare.replace(/:[A-Za-z0-9_]+|\{[A-Za-z0-9_]+\}/g, "{}")}`;
 }
 
 /** Every API route the app registers (method + path relative to the prefix), as `routeShape`s. */

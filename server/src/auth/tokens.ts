@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createSecretKey, type KeyObject, randomUUID } from "node:crypto";
 import { errors, jwtVerify, SignJWT } from "jose";
 import { AppError } from "../errors.ts";
 
@@ -14,13 +14,15 @@ export interface TokenClaims {
 
 /** Signs and checks Lore's HS256 JWTs; the token kind is part of the claims so one can't stand in for another. */
 export class TokenSigner {
-  private readonly key: Uint8Array;
+  private readonly key: KeyObject;
+  // Verified tokens, so a client's repeated requests skip the HMAC; bounded, entries die with the token.
+  private readonly verified = new Map<string, TokenClaims & { exp: number; jti: string }>();
 
   constructor(
     secret: string,
     private readonly ttl: Record<TokenKind, number>,
   ) {
-    this.key = new TextEncoder().encode(secret);
+    this.key = createSecretKey(Buffer.from(secret, "utf8"));
   }
 
   sign(claims: TokenClaims): Promise<string> {
@@ -36,7 +38,25 @@ export class TokenSigner {
   }
 
   /** Verifies signature, algorithm, expiry and kind; maps every failure to the contract's 401 codes. */
-  async verify(token: string, kind: TokenKind, audience?: string): Promise<TokenClaims & { exp: number; jti: string }> {
+  async verify(
+    token: string,
+    kind: TokenKind,
+    audience?: string,
+  ): Promise<TokenClaims & { exp: number; jti: string }> {
+    const cached = this.verified.get(token);
+    if (cached && cached.kind === kind && cached.aud === audience && cached.exp * 1000 > Date.now())
+      return cached;
+    const claims = await this.verifyUncached(token, kind, audience);
+    if (this.verified.size >= 10_000) this.verified.clear();
+    this.verified.set(token, { ...claims, ...(audience ? { aud: audience } : {}) });
+    return claims;
+  }
+
+  private async verifyUncached(
+    token: string,
+    kind: TokenKind,
+    audience?: string,
+  ): Promise<TokenClaims & { exp: number; jti: string }> {
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: ["HS256"],

@@ -622,6 +622,7 @@ async function scaleTest(db: Connection, squad: SquadData, target: number, embed
   const source = randomUUID();
   const copies = Math.ceil(target / squad.paragraphs.length);
   const heapBefore = process.memoryUsage().heapUsed;
+  const rssBefore = process.memoryUsage().rss;
   const index = await ChunkIndex.open(db, {
     embedder: null,
     chunksTable: "scale_chunks",
@@ -637,6 +638,7 @@ async function scaleTest(db: Connection, squad: SquadData, target: number, embed
   }
   const ingestMs = performance.now() - t0;
   const heapAfter = process.memoryUsage().heapUsed;
+  const rssAfter = process.memoryUsage().rss;
   const t1 = performance.now();
   await index.optimize();
   const optimizeMs = performance.now() - t1;
@@ -680,6 +682,9 @@ async function scaleTest(db: Connection, squad: SquadData, target: number, embed
     optimizeMs: Math.round(optimizeMs),
     reopenMs: Math.round(openMs),
     heapMbForIndex: Math.round((heapAfter - heapBefore) / 1e6),
+    rssMbGrowthDuringIngest: Math.round((rssAfter - rssBefore) / 1e6),
+    rssMbAfterReopen: Math.round(process.memoryUsage().rss / 1e6),
+    note: "ingest = ChunkIndex.replaceDocument per article copy (LanceDB writes + in-memory index); reopen = ChunkIndex.open rebuilding the in-memory index from LanceDB; heap/RSS include both the ingest copy and the reopened copy of the index",
     keyword: await latency("keyword"),
     rawLanceFts: { p50Ms: round(percentile(rawMs, 0.5), 2), p95Ms: round(percentile(rawMs, 0.95), 2) },
   };

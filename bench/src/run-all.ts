@@ -4,7 +4,7 @@
  * and the block between the result markers of `bench/README.md` replaced with it.
  * Sized to finish within 60 minutes on 2 cores; the latency benchmark gets what time is left.
  *
- *   node_modules/.bin/tsx bench/src/run-all.ts [--only squad,http] [--budget-min 60] [--no-readme]
+ *   node_modules/.bin/tsx bench/src/run-all.ts [--only squad,http] [--reuse widget,http] [--budget-min 60] [--no-readme]
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -28,6 +28,14 @@ const only = arg("--only")?.split(",");
 const budgetMs = Number(arg("--budget-min") ?? 60) * 60_000;
 const started = Date.now();
 const want = (name: string) => !only || only.includes(name);
+// `--reuse a,b` (or `all`) renders those benchmarks from their last JSON result instead of running them.
+const reuse = arg("--reuse")?.split(",") ?? [];
+const reused = (name: string) => reuse.includes("all") || reuse.includes(name);
+
+function lastResult<T>(name: string): Promise<T> {
+  const file = join(resultsDir(), `${name}.json`);
+  return Promise.resolve(JSON.parse(readFileSync(file, "utf8")) as T);
+}
 
 const sections: string[] = [];
 const goals: string[][] = [];
@@ -38,7 +46,7 @@ async function step<T>(name: string, run: () => Promise<T>, render: (r: T) => vo
   const t = Date.now();
   log(`── ${name} (elapsed ${round((t - started) / 60_000, 1)} min)`);
   try {
-    const result = await run();
+    const result = reused(name) ? await lastResult<T>(name) : await run();
     render(result);
     log(`── ${name} done in ${round((Date.now() - t) / 60_000, 1)} min`);
   } catch (error) {
@@ -253,7 +261,7 @@ const header = [
   `@lancedb/lancedb ${m.lancedb}, commit ${m.gitCommit}; peers: ${Object.entries(m.packages)
     .map(([k, v]) => `${k} ${v}`)
     .join(", ")}.`,
-  `Total ${round((Date.now() - started) / 60_000, 1)} min for \`npm run bench\`${only ? ` (--only ${only.join(",")})` : ""}.`,
+  `Total ${round((Date.now() - started) / 60_000, 1)} min for \`npm run bench\`${only ? ` (--only ${only.join(",")})` : ""}${reuse.length > 0 ? ` (--reuse ${reuse.join(",")}: those sections come from their last JSON result, dated inside it)` : ""}.`,
 ].join("\n");
 const summary = [
   header,

@@ -44,6 +44,8 @@ export interface SoakReport {
   byAction: Record<string, { requests: number; errors: number; p95Ms: number }>;
   windows: SoakWindow[];
   rss: { startMb: number; maxMb: number; endMb: number; samples: Array<{ second: number; mb: number }> };
+  /** Set when the server process died during the soak: when, and the end of its output. */
+  serverDied: { second: number; exit: string; outputTail: string } | null;
 }
 
 interface Sample {
@@ -325,8 +327,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     );
     rss.push({ second: 0, mb: rssMb(server.pid) });
     let lastLog = started;
+    let serverDied: SoakReport["serverDied"] = null;
+    void server.waitForExit().then((exit) => {
+      serverDied = {
+        second: Math.round((performance.now() - started) / 1000),
+        exit: String(exit.code ?? exit.signal),
+        outputTail: server.output().slice(-4000),
+      };
+      log(`server died: ${JSON.stringify(serverDied)}`);
+    });
     const loops = Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
+      while (performance.now() < deadline && serverDied === null) {
         try {
           await pick()();
         } catch (error) {
@@ -382,6 +393,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
     const errors = samples.filter(isError).length;
     return {
+      serverDied,
       seconds: Math.round(elapsed),
       concurrency,
       requests: samples.length,

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { themeSchema } from "./agents.ts";
+import { queryRequestSchema } from "./answers.ts";
 
 export const widgetConfigSchema = z
   .object({
@@ -14,9 +15,8 @@ export const widgetConfigSchema = z
 export type WidgetConfig = z.infer<typeof widgetConfigSchema>;
 
 /** The widget's query: the agent query body, plus the visitor token that continues a conversation. */
-export const widgetQueryRequestSchema = z.object({
-  message: z.string(),
-  conversationId: z.string().uuid().optional(),
-  visitorToken: z.string().max(2000).optional(),
-});
+export const widgetQueryRequestSchema = queryRequestSchema
+  .omit({ dataSourceIds: true })
+  .extend({ visitorToken: z.string().max(4000).optional() })
+  .openapi("WidgetQueryRequest");
 export type WidgetQueryRequest = z.infer<typeof widgetQueryRequestSchema>;

@@ -54,7 +54,10 @@ export interface Target {
 
 export interface MatrixRow {
   method: string;
-  /** Relative to the API prefix (`/agents/{agentId}/`), or starting with `~` for the site root (`~/healthz`). */
+  /**
+   * Relative to the API prefix (`/agents/{agentId}/`, a query string allowed), or starting with `~`
+   * for the site root (`~/healthz`).
+   */
   path: string;
   /**
    * Who may call it with a user token: `open` ignores credentials entirely; `public` needs none

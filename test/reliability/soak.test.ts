@@ -5,6 +5,7 @@ import { runSoak } from "../../bench/src/soak.ts";
 describe("soak (smoke)", () => {
   it("serves 20 s of mixed traffic from another process with no errors and bounded memory", async () => {
     const report = await runSoak({ seconds: 20, concurrency: 6, windowSeconds: 5 });
+    expect(report.serverDied).toBeNull();
     expect(report.errorSamples).toEqual([]);
     expect(report.errors).toBe(0);
     expect(report.requests).toBeGreaterThan(100);

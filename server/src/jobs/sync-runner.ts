@@ -43,6 +43,13 @@ export class SyncRunner {
   async start(): Promise<void> {
     const orphaned = this.store.syncRuns.filter((r) => r.status === "running");
     await this.store.syncRuns.putMany(orphaned.map((r) => ({ ...r, status: "queued", leaseUntil: null })));
+    // A crash (or a backup snapshot) between saving a source and queueing its sync, or between
+    // completing a run and marking the source, leaves it queued/syncing with no job: queue one.
+    const stranded = this.store.dataSources.filter(
+      (d) =>
+        d.deletedAt === null && (d.status === "queued" || d.status === "syncing") && !this.activeRun(d.id),
+    );
+    for (const source of stranded) await this.enqueue(source, source.lastSyncedAt ? "manual" : "create");
     this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 200);
     this.timer.unref();
     void this.tick();

@@ -75,7 +75,7 @@ function successResponse(route: RouteSpec) {
   if (route.stream) content["text/event-stream"] = { schema: route.stream };
   return {
     description: route.stream
-      ? "JSON by default; with `Accept: text/event-stream`, one `data: {json}` line per event (start, token…, sources, then done or error)"
+      ? `JSON by default; with ${route.streamWhen ?? "`Accept: text/event-stream`"}, Server-Sent Events: one \`data: {json}\` line per event`
       : route.status === 204
         ? "Done; no body"
         : "Success",
@@ -155,7 +155,7 @@ export function buildOpenApiDocument(prefix: string, serverUrl?: string): OpenAp
       title: "Lore API",
       version: "1.0.0",
       description:
-        "Every path ends with `/` (a request without it gets 308 to the slash form). Errors are `{error, message, details}`. See docs/api.md.",
+        "Every path ends with `/` (a request without it gets 308 to the slash form). Errors are `{error, message, details}`. A request with a bad `Authorization` header is refused with 401 on every route, public ones included. See docs/api.md.",
     },
     servers: [{ url: `${serverUrl ?? ""}${prefix}` }],
     tags: Object.entries(tagDescriptions).map(([name, description]) => ({ name, description })),

@@ -40,19 +40,22 @@ import {
   webhookDeliverySchema,
   webhookSchema,
   widgetConfigSchema,
-  widgetQueryRequestSchema,
   workspaceSchema,
 } from "@lore/shared";
 import {
+  chatCompletionChunkSchema,
   chatCompletionResponseSchema,
   conversationWithMessagesSchema,
   createFileSourceFormSchema,
+  healthSchema,
   listAgentsQuerySchema,
   listDataSourcesQuerySchema,
+  readinessSchema,
   searchResultSchema,
   uploadFilesFormSchema,
   uploadFilesResponseSchema,
   widgetFeedbackRequestSchema,
+  widgetQueryBodySchema,
   widgetQueryResponseSchema,
 } from "./provisional-schemas.ts";
 
@@ -96,8 +99,10 @@ export interface RouteSpec {
   status: 200 | 201 | 202 | 204;
   /** The success body; null for 204. */
   response: z.ZodType | null;
-  /** With `Accept: text/event-stream`: the schema of each `data:` event. */
+  /** The schema of each `data:` event when the answer is streamed. */
   stream?: z.ZodType;
+  /** How a client asks for the stream (default `Accept: text/event-stream`). */
+  streamWhen?: string;
   /** Codes beyond the ones implied by auth, body and path ids (see `routeErrors`). */
   errors: ErrorCode[];
 }
@@ -115,17 +120,17 @@ export const routesTable: RouteSpec[] = [
     tag: "Meta",
     auth: "none",
     status: 200,
-    response: null,
+    response: healthSchema,
     errors: [],
   },
   {
     method: "get",
     path: "~/readyz",
-    summary: "Readiness: the store is open",
+    summary: "Readiness: the store is open and migrated",
     tag: "Meta",
     auth: "none",
     status: 200,
-    response: null,
+    response: readinessSchema,
     errors: [],
   },
   {
@@ -163,6 +168,8 @@ export const routesTable: RouteSpec[] = [
     status: 200,
     response: body(refreshResponseSchema, "RefreshResponse"),
     errors: ["invalid_token", "token_expired"],
+    description:
+      "Refresh tokens are single-use: the presented one is spent and a new pair returned. Presenting a spent refresh token again is treated as a leak: 401 `invalid_token`, and every token of the user is revoked (as by logout).",
   },
   {
     method: "post",
@@ -264,9 +271,10 @@ export const routesTable: RouteSpec[] = [
     tag: "Webhooks",
     auth: "user",
     role: "admin",
+    query: pageQuerySchema,
     status: 200,
     response: page(webhookSchema, "WebhookPage"),
-    errors: [],
+    errors: ["validation_error"],
   },
   {
     method: "post",
@@ -324,7 +332,7 @@ export const routesTable: RouteSpec[] = [
     query: webhookDeliveriesQuerySchema,
     status: 200,
     response: page(webhookDeliverySchema, "WebhookDeliveryPage"),
-    errors: [],
+    errors: ["validation_error"],
   },
 
   // Agents
@@ -436,7 +444,7 @@ export const routesTable: RouteSpec[] = [
     stream: answerEventSchema.openapi("AnswerEvent"),
     errors: ["agent_processing", "upstream_error"],
     description:
-      "Charged to the caller's limit and to the agent's per-minute query limit. An unknown or other agent's `conversationId` is 404; `dataSourceIds` not attached to the agent is 400.",
+      "Charged to the caller's limit and to the agent's per-minute query limit. An unknown or other agent's `conversationId` is 404; `dataSourceIds` not attached to the agent is 400. While an attached source has never been ready: 503 `agent_processing` with `Retry-After`, unless `dataSourceIds` names only ready sources. Streamed: `start`, `token`…, `sources`, then `done` (the QueryResponse without `response`) or `error` (`{type, error, message}`); `: heartbeat` comments every 15 s; errors found before `start` are plain HTTP errors.",
   },
   {
     method: "post",
@@ -449,6 +457,8 @@ export const routesTable: RouteSpec[] = [
     status: 200,
     response: searchResultSchema,
     errors: ["agent_processing", "upstream_error"],
+    description:
+      "Scores are 0..1; the agent's `minScore` applies; `topK` and `mode` default to the agent's. Charged like any request (not to the agent's query limit).",
   },
   {
     method: "post",
@@ -460,9 +470,11 @@ export const routesTable: RouteSpec[] = [
     body: body(chatCompletionRequestSchema, "ChatCompletionRequest"),
     status: 200,
     response: chatCompletionResponseSchema,
+    stream: chatCompletionChunkSchema,
+    streamWhen: "`stream: true` in the body",
     errors: ["agent_processing", "upstream_error"],
     description:
-      "With `stream: true` the answer is sent as `chat.completion.chunk` SSE events ending with `data: [DONE]`.",
+      "The last message must be a non-empty `user` message; `system` messages are ignored and the 10 turns before the last are the history (no stored conversation is continued, a new one is stored). `model` is ignored: the agent's model answers. With `stream: true` the answer is sent as `chat.completion.chunk` SSE events ending with `data: [DONE]`; the first carries `conversationId`, the last `sources` and `usage`.",
   },
   {
     method: "post",
@@ -475,6 +487,8 @@ export const routesTable: RouteSpec[] = [
     status: 204,
     response: null,
     errors: [],
+    description:
+      "Only assistant messages can be rated (a user message is 400); rating again replaces the rating.",
   },
 
   // Conversations
@@ -531,7 +545,7 @@ export const routesTable: RouteSpec[] = [
   {
     method: "get",
     path: "/data-sources/",
-    summary: "List data sources of the caller's workspaces",
+    summary: "List data sources of the caller's workspaces, newest first",
     tag: "Data sources",
     auth: "user",
     query: listDataSourcesQuerySchema,
@@ -551,6 +565,8 @@ export const routesTable: RouteSpec[] = [
     status: 201,
     response: dataSourceSchema,
     errors: ["not_found"],
+    description:
+      "`workspaceId` defaults to the caller's personal workspace. A web URL that resolves to a private or loopback address is 400. Files: empty → 400, unsupported type → 415 with `details.supported`.",
   },
   {
     method: "get",
@@ -566,7 +582,7 @@ export const routesTable: RouteSpec[] = [
   {
     method: "patch",
     path: "/data-sources/{dataSourceId}/",
-    summary: "Update name, config or schedule",
+    summary: "Update name, config or schedule (a config change queues a sync)",
     tag: "Data sources",
     auth: "user",
     role: "editor",
@@ -589,7 +605,7 @@ export const routesTable: RouteSpec[] = [
   {
     method: "post",
     path: "/data-sources/{dataSourceId}/sync/",
-    summary: "Trigger a sync (returns the running one if a sync is already under way)",
+    summary: "Queue a sync (returns the queued or running one if a sync is already under way)",
     tag: "Data sources",
     auth: "user",
     role: "editor",
@@ -600,7 +616,7 @@ export const routesTable: RouteSpec[] = [
   {
     method: "post",
     path: "/data-sources/{dataSourceId}/files/",
-    summary: "Add files to a file source",
+    summary: "Add files to a file source; queues a sync",
     tag: "Data sources",
     auth: "user",
     role: "editor",
@@ -608,6 +624,8 @@ export const routesTable: RouteSpec[] = [
     status: 201,
     response: uploadFilesResponseSchema,
     errors: [],
+    description:
+      "A body that is not `multipart/form-data` is 415; a source that is not a `file` source is 400. The new documents are `pending` until the returned sync run indexes them.",
   },
   {
     method: "delete",
@@ -663,7 +681,7 @@ export const routesTable: RouteSpec[] = [
       "The widget's question: like the agent query, plus a visitor token that continues the conversation",
     tag: "Widget",
     auth: "none",
-    body: body(widgetQueryRequestSchema, "WidgetQueryRequest"),
+    body: widgetQueryBodySchema,
     status: 200,
     response: widgetQueryResponseSchema,
     stream: answerEventSchema.openapi("AnswerEvent"),
@@ -676,7 +694,7 @@ export const routesTable: RouteSpec[] = [
       "token_expired",
     ],
     description:
-      "Counted against the per-IP unauthenticated limit and the agent's query limit. A `conversationId` without the visitor token that started it is 404. In the SSE form the `start` event carries `visitorToken`.",
+      "Counted against the per-IP unauthenticated limit and the agent's query limit. A `conversationId` without the visitor token that started it is 404; an invalid or expired visitor token is 401. In the SSE form the `start` event carries `visitorToken`.",
   },
   {
     method: "post",

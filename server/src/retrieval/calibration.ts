@@ -22,6 +22,7 @@ export const keywordFeatureNames = [
   "sentence",
   "numberMatch",
   "numberMissing",
+  "prefixCoverage",
 ] as const;
 
 export function keywordFeatures(f: LexicalFeatures): number[] {
@@ -35,6 +36,7 @@ export function keywordFeatures(f: LexicalFeatures): number[] {
     f.sentence,
     f.numberMatch,
     f.numberMissing,
+    f.prefixCoverage,
   ];
 }
 
@@ -58,11 +60,11 @@ export function applyModel(model: LogisticModel, features: readonly number[]): n
 // were fitted with the hashed n-gram embedder (`hashed:256`); another embedding model has its own cosine
 // scale, so refit when changing the default model.
 export const keywordModel: LogisticModel = {
-  bias: -4.9009,
-  weights: [0.7784, 1.6831, 1.2764, 1.0834, 0.8209, 0.0734, 1.1626, -0.0119, 0.0292],
+  bias: -4.9427,
+  weights: [0.6519, 1.4038, 1.0758, 0.8946, 0.6765, 0.0571, 0.9616, -0.016, 0.0265, 1.0592],
 };
 export const semanticModel: LogisticModel = { bias: -8.8911, weights: [3.1061, 5.7039] };
 export const hybridModel: LogisticModel = {
-  bias: -5.0077,
-  weights: [0.6874, 1.498, 1.1328, 0.9647, 0.6616, 0.0693, 1.0251, 0.1135, 0.0001, 0.2503, 0.4439],
+  bias: -4.9669,
+  weights: [0.5748, 1.2465, 0.9479, 0.7976, 0.5483, 0.056, 0.8483, 0.0921, -0.0032, 0.9296, 0.2085, 0.3695],
 };

@@ -95,6 +95,21 @@ describe("ChunkIndex", () => {
     expect(hits.some((h) => h.chunk.text.includes("Biscuit"))).toBe(false);
   });
 
+  it("prefers the chunk holding a variant of a query word the stemmer keeps apart", async () => {
+    const index = await ChunkIndex.open(db, { embedder: null });
+    const source = randomUUID();
+    const doc = randomUUID();
+    // Same words otherwise; only one holds "Normandy", a variant of the query's "Normans".
+    await index.replaceDocument(doc, [
+      chunk(source, doc, 0, "The Vikings settled along the coast of Iceland in the ninth century."),
+      chunk(source, doc, 1, "The Vikings settled along the coast of Normandy in the tenth century."),
+    ]);
+    const hits = await search(index, "When did the Vikings who became the Normans settle the coast?", [
+      source,
+    ]);
+    expect(hits[0]?.chunk.text).toContain("Normandy");
+  });
+
   it("keeps serving the old version of a document until its new version is indexed", async () => {
     const embedder = new TestEmbedder();
     const index = await ChunkIndex.open(db, { embedder });

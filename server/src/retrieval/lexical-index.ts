@@ -1,5 +1,4 @@
-import { TermVectors } from "./term-vectors.ts";
-import { analyze, analyzeDetailed, stopWords, tokenize } from "./text-analysis.ts";
+import { analyze } from "./text-analysis.ts";
 
 /** BM25 parameters and the proximity window, measured by bench/src/retrieval-quality.ts (see docs in calibration.ts). */
 export interface LexicalParams {
@@ -12,7 +11,7 @@ export interface LexicalParams {
 }
 
 // k1, b and window chosen by the grid in `bench/src/retrieval-quality.ts --fit` on the tuning slice.
-export const defaultLexicalParams: LexicalParams = { k1: 1.2, b: 0.4, window: 8, candidates: 100 };
+export const defaultLexicalParams: LexicalParams = { k1: 1.2, b: 0.75, window: 8, candidates: 100 };
 
 /** Per-candidate lexical evidence; every feature but `bm25` lies in 0..1. */
 export interface LexicalFeatures {
@@ -35,31 +34,11 @@ export interface LexicalFeatures {
   numberMatch: number;
   /** 1 when the question asks for a quantity or date and the chunk holds no number at all. */
   numberMissing: number;
-  /** IDF-weighted share of the query's terms found inside two adjacent sentences. */
-  sentencePair: number;
-  /** BM25 of the best sentence (sentence-length normalisation) over the query's largest possible BM25. */
-  sentenceBm25: number;
-  localSentenceBm25: number;
   /**
-   * The same evidence with terms weighted by how rare they are among this query's candidates, not the
-   * whole corpus: a word every candidate shares (the topic) says little about which one answers.
+   * IDF-weighted share of the query's terms found exactly or as a word sharing their first five letters
+   * (variants the stemmer keeps apart: "Normans"/"Normandy", "mathematician"/"mathematics").
    */
-  localCoverage: number;
-  localProximity: number;
-  localSentence: number;
-  localSentencePair: number;
-  /** BM25 with candidate-local IDF, relative to the best candidate. */
-  localBm25Rel: number;
-  /** Share of the query's capitalised terms (names) found in the chunk; 1 when the query names none. */
-  entityCoverage: number;
-  /** 1 when the question asks who/where and the best sentence holds a capitalised word the query lacks. */
-  entityMatch: number;
-  /** IDF-weighted share of query terms found exactly or as a word sharing their first five letters. */
   prefixCoverage: number;
-  /** Coverage where an absent query term counts by its best corpus-vector similarity to a chunk term. */
-  softCoverage: number;
-  /** The same, within the best sentence. */
-  softSentence: number;
 }
 
 export interface LexicalCandidate {
@@ -95,10 +74,7 @@ interface PreparedQuery {
   bigrams: Map<number, number>;
   bigramWeight: number;
   expectsNumber: boolean;
-  expectsEntity: boolean;
-  /** Per query term: 1 when the query capitalises it (a name). */
-  entity: number[];
-  /** Per query term: its five-letter prefix id, −1 when the corpus has none. */
+  /** Per query term: its prefix id, −1 when no corpus term has that prefix. */
   prefixes: number[];
 }
 
@@ -106,41 +82,9 @@ interface PreparedQuery {
 const quantityQuestion =
   /\b(when|what year|which year|what decade|which decade|what century|how many|how much|how long|how old|how far|how large|how big|how tall|how often|what percentage|what percent|what date|what time|what number)\b/i;
 
-// Questions whose answer is a name (a person, place or organisation).
-const entityQuestion = /\b(who|whom|whose|where)\b/i;
-
-/** Words sharing their first five letters are treated as variants ("Norman", "Normandy"). */
-const softFloor = Number(process.env.LORE_SOFT_FLOOR ?? 0.3);
-const prefixLength = Number(process.env.LORE_PREFIX ?? 5);
+/** Words sharing their first five letters count as variants of each other for `prefixCoverage`. */
 function prefixOf(term: string): string {
-  return term.length > prefixLength ? term.slice(0, prefixLength) : term;
-}
-
-/** IDF weight of the query terms in a bit set. */
-function maskWeight(mask: number, weights: readonly number[]): number {
-  let sum = 0;
-  for (let m = mask, p = 0; m !== 0; m >>>= 1, p++) if (m & 1) sum += weights[p] as number;
-  return sum;
-}
-
-const answerTypeWeight = Number(process.env.LORE_ATYPE ?? 1);
-const typeFillers = new Set(["kind", "type", "sort", "form", "of", "the", "a", "an"]);
-
-/**
- * The word naming what a what/which question asks for ("What *venue* …", "Which *team* …"): the answer
- * replaces it, so passages rarely repeat it. Returned as an index term, or null.
- */
-function answerTypeTerm(query: string): string | null {
-  const tokens = tokenize(query);
-  const at = tokens.findIndex((t) => t === "what" || t === "which" || t === "whose");
-  if (at < 0) return null;
-  for (let i = at + 1; i < tokens.length && i <= at + 4; i++) {
-    const token = tokens[i] as string;
-    if (typeFillers.has(token)) continue;
-    if (stopWords.has(token)) return null;
-    return analyze(token)[0] ?? null;
-  }
-  return null;
+  return term.length > 5 ? term.slice(0, 5) : term;
 }
 
 /** Sentence-ish spans: split after . ! ? or line breaks. */
@@ -162,16 +106,13 @@ export class LexicalIndex {
   private titleTerms: (Int32Array | null)[] = [];
   private sentenceStarts: (Int32Array | null)[] = [];
   private numeric: number[] = [];
-  private docCaps: (Uint8Array | null)[] = [];
   private readonly prefixIdByPrefix = new Map<string, number>();
   private prefixOfTerm: number[] = [];
   private docSource: number[] = [];
   private totalLength = 0;
-  private sentenceCount = 0;
   private liveCount = 0;
   private deadCount = 0;
   private scratch = new Float64Array(0);
-  private termVectors: TermVectors | null = null;
 
   constructor(readonly params: LexicalParams = defaultLexicalParams) {}
 
@@ -191,15 +132,10 @@ export class LexicalIndex {
   add(text: string, titleText: string, source: number): number {
     const slot = this.docTerms.length;
     const terms: string[] = [];
-    const caps: number[] = [];
     const starts: number[] = [];
     for (const sentence of splitSentences(text)) {
       starts.push(terms.length);
-      const analyzed = analyzeDetailed(sentence);
-      for (let i = 0; i < analyzed.terms.length; i++) {
-        terms.push(analyzed.terms[i] as string);
-        caps.push(analyzed.capitalized[i] as number);
-      }
+      for (const term of analyze(sentence)) terms.push(term);
     }
     const ids = new Int32Array(terms.length);
     const tf = new Map<number, number>();
@@ -215,12 +151,10 @@ export class LexicalIndex {
     const titleIds = new Set<number>();
     for (const term of analyze(titleText)) titleIds.add(this.termId(term));
     this.docTerms.push(ids);
-    this.docCaps.push(Uint8Array.from(caps));
     this.titleTerms.push(Int32Array.from(titleIds));
     this.sentenceStarts.push(Int32Array.from(starts));
     this.docSource.push(source);
     this.totalLength += ids.length;
-    this.sentenceCount += starts.length;
     this.liveCount++;
     return slot;
   }
@@ -230,39 +164,11 @@ export class LexicalIndex {
     if (!ids) return;
     for (const id of new Set(ids)) this.df[id] = (this.df[id] ?? 1) - 1;
     this.totalLength -= ids.length;
-    this.sentenceCount -= this.sentenceStarts[slot]?.length ?? 0;
     this.docTerms[slot] = null;
-    this.docCaps[slot] = null;
     this.titleTerms[slot] = null;
     this.sentenceStarts[slot] = null;
     this.liveCount--;
     this.deadCount++;
-  }
-
-  /**
-   * (Re)builds the corpus-trained term vectors when missing or when the live chunk count moved by more
-   * than a quarter since the last build. Returns whether a build ran.
-   */
-  refreshTermVectors(force = false): boolean {
-    const built = this.termVectors?.builtAtSize ?? -1;
-    const drift = Math.abs(this.liveCount - built) / Math.max(1, built);
-    if (!force && this.termVectors && drift <= 0.25) return false;
-    const live = this.docTerms.filter((ids): ids is Int32Array => ids !== null);
-    this.termVectors = TermVectors.build(live, this.df, this.liveCount);
-    return true;
-  }
-
-  /** Nearest terms of a term by the corpus-trained vectors (for tools and tests). */
-  relatedTerms(term: string, limit = 10): { term: string; similarity: number }[] {
-    const vectors = this.termVectors;
-    const id = this.termIdByTerm.get(term);
-    if (!vectors || id === undefined) return [];
-    const out: { term: string; similarity: number }[] = [];
-    for (const [other, otherId] of this.termIdByTerm) {
-      if (otherId === id || !vectors.has(otherId)) continue;
-      out.push({ term: other, similarity: vectors.similarity(id, otherId) });
-    }
-    return out.sort((a, b) => b.similarity - a.similarity).slice(0, limit);
   }
 
   isLive(slot: number): boolean {
@@ -276,7 +182,6 @@ export class LexicalIndex {
   compact(): Int32Array {
     const remap = new Int32Array(this.docTerms.length).fill(-1);
     const docTerms: Int32Array[] = [];
-    const docCaps: Uint8Array[] = [];
     const titleTerms: Int32Array[] = [];
     const sentenceStarts: Int32Array[] = [];
     const docSource: number[] = [];
@@ -285,7 +190,6 @@ export class LexicalIndex {
       if (!ids) continue;
       remap[slot] = docTerms.length;
       docTerms.push(ids);
-      docCaps.push(this.docCaps[slot] ?? new Uint8Array(ids.length));
       titleTerms.push(this.titleTerms[slot] ?? new Int32Array(0));
       sentenceStarts.push(this.sentenceStarts[slot] ?? new Int32Array(0));
       docSource.push(this.docSource[slot] ?? -1);
@@ -297,7 +201,6 @@ export class LexicalIndex {
       for (const [id, count] of tf) (this.postings[id] as Postings).push(slot, count);
     }
     this.docTerms = docTerms;
-    this.docCaps = docCaps;
     this.titleTerms = titleTerms;
     this.sentenceStarts = sentenceStarts;
     this.docSource = docSource;
@@ -356,9 +259,15 @@ export class LexicalIndex {
       }
     }
     const top = selectTop(touched, acc, limit);
-    const scores = top.map((slot) => acc[slot] as number);
+    const maxPossible = prepared.totalWeight * (k1 + 1);
+    const best = top.length > 0 ? (acc[top[0] as number] as number) : 1;
+    const out: LexicalCandidate[] = [];
+    for (const slot of top) {
+      const bm25 = acc[slot] as number;
+      out.push({ slot, features: this.features(slot, prepared, bm25, bm25 / maxPossible, bm25 / best) });
+    }
     for (const slot of touched) acc[slot] = 0;
-    return this.rerankFeatures(prepared, top, scores);
+    return out;
   }
 
   /** Features of given slots for a query (used when candidates come from another retriever). */
@@ -366,187 +275,54 @@ export class LexicalIndex {
     const prepared = this.prepare(query);
     const out = new Map<number, LexicalFeatures>();
     if (prepared.termIds.length === 0) return out;
-    const live = slots.filter((slot) => this.docTerms[slot]);
-    const scores = live.map((slot) => this.bm25Of(slot, prepared.termIds, prepared.weights));
-    for (const c of this.rerankFeatures(prepared, live, scores)) out.set(c.slot, c.features);
-    return out;
-  }
-
-  /** BM25 of one slot computed from its forward index. */
-  private bm25Of(slot: number, termIds: readonly number[], weights: readonly number[]): number {
-    const ids = this.docTerms[slot];
-    if (!ids) return 0;
     const { k1, b } = this.params;
     const avgLength = this.totalLength / Math.max(1, this.liveCount) || 1;
-    let score = 0;
-    for (let q = 0; q < termIds.length; q++) {
-      const id = termIds[q] as number;
-      if (id < 0) continue;
-      let f = 0;
-      for (const t of ids) if (t === id) f++;
-      if (f > 0)
-        score += ((weights[q] as number) * f * (k1 + 1)) / (f + k1 * (1 - b + (b * ids.length) / avgLength));
-    }
-    return score;
-  }
-
-  /**
-   * Reranking features of a candidate set. Besides corpus IDF, every query term also gets a weight from
-   * its rarity among the candidates themselves (a "local" IDF), computed here from the forward index.
-   */
-  private rerankFeatures(prepared: PreparedQuery, slots: number[], scores: number[]): LexicalCandidate[] {
-    const { k1, b } = this.params;
-    const n = slots.length;
-    const avgLength = this.totalLength / Math.max(1, this.liveCount) || 1;
-    const position = new Map<number, number>();
-    prepared.termIds.forEach((id, i) => {
-      if (id >= 0) position.set(id, i);
-    });
-    const terms = prepared.termIds.length;
-    // tf of each query term in each candidate (row-major: candidate × term).
-    const tf = new Uint16Array(n * terms);
-    const df = new Int32Array(terms);
-    for (let c = 0; c < n; c++) {
-      const ids = this.docTerms[slots[c] as number] ?? new Int32Array(0);
-      for (const id of ids) {
-        const p = position.get(id);
-        if (p === undefined) continue;
-        const k = c * terms + p;
-        if (tf[k] === 0) df[p] = (df[p] as number) + 1;
-        tf[k] = Math.min(65_535, (tf[k] as number) + 1);
-      }
-    }
-    const localWeights: number[] = [];
-    let localTotal = 0;
-    for (let p = 0; p < terms; p++) {
-      const d = df[p] as number;
-      const w = d === 0 ? 0 : Math.log(1 + (n - d + 0.5) / (d + 0.5)) * (prepared.weights[p] as number);
-      localWeights.push(w);
-      localTotal += w;
-    }
-    const localBm25 = new Float64Array(n);
-    let bestLocal = 1e-9;
-    for (let c = 0; c < n; c++) {
-      const len = this.docTerms[slots[c] as number]?.length ?? 0;
+    const raw = new Map<number, number>();
+    for (const slot of slots) {
+      const ids = this.docTerms[slot];
+      if (!ids) continue;
+      const tf = new Map<number, number>();
+      for (const id of ids) tf.set(id, (tf.get(id) ?? 0) + 1);
       let score = 0;
-      for (let p = 0; p < terms; p++) {
-        const f = tf[c * terms + p] as number;
-        if (f > 0)
-          score += ((localWeights[p] as number) * f * (k1 + 1)) / (f + k1 * (1 - b + (b * len) / avgLength));
-      }
-      localBm25[c] = score;
-      if (score > bestLocal) bestLocal = score;
+      prepared.termIds.forEach((id, q) => {
+        const f = tf.get(id);
+        if (f)
+          score +=
+            ((prepared.weights[q] as number) * f * (k1 + 1)) /
+            (f + k1 * (1 - b + (b * ids.length) / avgLength));
+      });
+      raw.set(slot, score);
     }
+    const best = Math.max(1e-9, ...raw.values());
     const maxPossible = prepared.totalWeight * (k1 + 1);
-    const best = Math.max(1e-9, ...scores);
-    const soft = this.softMatcher(prepared);
-    const out: LexicalCandidate[] = [];
-    for (let c = 0; c < n; c++) {
-      const slot = slots[c] as number;
-      const bm25 = scores[c] as number;
-      const features = this.features(slot, prepared, position, bm25, bm25 / maxPossible, bm25 / best);
-      const local = this.evidence(slot, position, localWeights, localTotal);
-      features.localCoverage = local.coverage;
-      features.localProximity = local.proximity;
-      features.localSentence = local.sentence;
-      features.localSentencePair = local.pair;
-      features.localSentenceBm25 = local.sentenceBm25;
-      features.localBm25Rel = (localBm25[c] as number) / bestLocal;
-      const softEvidence = soft(slot, position);
-      features.softCoverage = softEvidence.coverage;
-      features.softSentence = softEvidence.sentence;
-      out.push({ slot, features });
-    }
+    for (const [slot, score] of raw)
+      out.set(slot, this.features(slot, prepared, score, score / maxPossible, score / best));
     return out;
-  }
-
-  /**
-   * Soft matching with the corpus-trained vectors: a query term absent from a chunk still counts by its
-   * best similarity to a term the chunk (or one sentence of it) does hold.
-   */
-  private softMatcher(
-    q: PreparedQuery,
-  ): (slot: number, position: ReadonlyMap<number, number>) => { coverage: number; sentence: number } {
-    const vectors = this.termVectors;
-    const total = q.totalWeight || 1;
-    const usable = q.termIds.map((id) => vectors?.has(id) ?? false);
-    const cache = q.termIds.map(() => new Map<number, number>());
-    const floor = softFloor;
-    const sim = (p: number, id: number): number => {
-      const memo = cache[p] as Map<number, number>;
-      let v = memo.get(id);
-      if (v === undefined) {
-        const raw = vectors ? vectors.similarity(q.termIds[p] as number, id) : 0;
-        v = raw > floor ? (raw - floor) / (1 - floor) : 0;
-        memo.set(id, v);
-      }
-      return v;
-    };
-    const terms = q.termIds.length;
-    return (slot, position) => {
-      const ids = this.docTerms[slot] ?? new Int32Array(0);
-      const starts = this.sentenceStarts[slot] ?? new Int32Array(0);
-      const chunkBest = new Float64Array(terms);
-      const sentenceBest = new Float64Array(terms);
-      let bestSentence = 0;
-      let si = 0;
-      const closeSentence = (): void => {
-        let sum = 0;
-        for (let p = 0; p < terms; p++) sum += (q.weights[p] as number) * (sentenceBest[p] as number);
-        if (sum > bestSentence) bestSentence = sum;
-        sentenceBest.fill(0);
-      };
-      for (let i = 0; i < ids.length; i++) {
-        while (si + 1 < starts.length && i >= (starts[si + 1] as number)) {
-          closeSentence();
-          si++;
-        }
-        const id = ids[i] as number;
-        const exact = position.get(id);
-        for (let p = 0; p < terms; p++) {
-          const v = exact === p ? 1 : usable[p] && vectors?.has(id) ? sim(p, id) : 0;
-          if (v > (chunkBest[p] as number)) chunkBest[p] = v;
-          if (v > (sentenceBest[p] as number)) sentenceBest[p] = v;
-        }
-      }
-      closeSentence();
-      let coverage = 0;
-      for (let p = 0; p < terms; p++) coverage += (q.weights[p] as number) * (chunkBest[p] as number);
-      return { coverage: coverage / total, sentence: bestSentence / total };
-    };
   }
 
   private prepare(query: string): PreparedQuery {
-    const { terms, capitalized } = analyzeDetailed(query);
-    const answerType = answerTypeTerm(query);
+    const terms = analyze(query);
     const n = Math.max(1, this.liveCount);
     const idOf = (term: string): number => this.termIdByTerm.get(term) ?? -1;
     const seen = new Map<number, number>();
     const termIds: number[] = [];
     const weights: number[] = [];
-    const entity: number[] = [];
     const prefixes: number[] = [];
     let unknown = -2;
     const sequence: number[] = [];
-    terms.forEach((term, i) => {
+    for (const term of terms) {
       let id = idOf(term);
       // Unknown terms still weigh in (an unmatched rare word lowers every score); give each its own id.
       if (id < 0) id = unknown--;
       sequence.push(id);
-      const index = termIds.indexOf(id);
-      if (index >= 0) {
-        if (capitalized[i]) entity[index] = 1;
-        return;
-      }
+      if (seen.has(id)) continue;
       const df = id >= 0 ? (this.df[id] ?? 0) : 0;
-      let idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      if (term === answerType) idf *= answerTypeWeight;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
       seen.set(id, idf);
       termIds.push(id);
       weights.push(idf);
-      entity.push(capitalized[i] ? 1 : 0);
       prefixes.push(this.prefixIdByPrefix.get(prefixOf(term)) ?? -1);
-    });
+    }
     const bigrams = new Map<number, number>();
     let bigramWeight = 0;
     for (let i = 0; i + 1 < sequence.length; i++) {
@@ -566,38 +342,45 @@ export class LexicalIndex {
       bigrams,
       bigramWeight,
       expectsNumber: quantityQuestion.test(query),
-      expectsEntity: entityQuestion.test(query),
-      entity,
       prefixes,
     };
   }
 
-  /** Coverage, window proximity, best sentence and best sentence pair of a slot under given term weights. */
-  private evidence(
+  private features(
     slot: number,
-    position: ReadonlyMap<number, number>,
-    weights: readonly number[],
-    total: number,
-  ): { coverage: number; proximity: number; sentence: number; pair: number; sentenceBm25: number } {
+    q: PreparedQuery,
+    bm25: number,
+    bm25Norm: number,
+    bm25Rel: number,
+  ): LexicalFeatures {
     const ids = this.docTerms[slot] ?? new Int32Array(0);
-    const starts = this.sentenceStarts[slot] ?? new Int32Array(0);
-    const terms = weights.length;
-    const inWindow = new Int32Array(terms);
-    const seen = new Uint8Array(terms);
+    const position = new Map<number, number>();
+    q.termIds.forEach((id, i) => {
+      if (id >= 0) position.set(id, i);
+    });
+    const total = q.totalWeight || 1;
+    // Coverage and sliding-window proximity in one pass.
+    const inWindow = new Int32Array(q.termIds.length);
+    const seen = new Uint8Array(q.termIds.length);
     const windowSize = this.params.window;
     let covered = 0;
     let windowWeight = 0;
     let bestWindow = 0;
+    let bigramHit = 0;
+    const matchedPairs = new Set<number>();
+    const prefixesPresent = new Set<number>();
     for (let i = 0; i < ids.length; i++) {
-      const p = position.get(ids[i] as number);
+      const id = ids[i] as number;
+      prefixesPresent.add(this.prefixOfTerm[id] ?? -1);
+      const p = position.get(id);
       if (p !== undefined) {
         if (!seen[p]) {
           seen[p] = 1;
-          covered += weights[p] as number;
+          covered += q.weights[p] as number;
         }
         const count = inWindow[p] as number;
         inWindow[p] = count + 1;
-        if (count === 0) windowWeight += weights[p] as number;
+        if (count === 0) windowWeight += q.weights[p] as number;
         if (windowWeight > bestWindow) bestWindow = windowWeight;
       }
       if (i >= windowSize) {
@@ -605,72 +388,9 @@ export class LexicalIndex {
         if (leaving !== undefined) {
           const left = (inWindow[leaving] as number) - 1;
           inWindow[leaving] = left;
-          if (left === 0) windowWeight -= weights[leaving] as number;
+          if (left === 0) windowWeight -= q.weights[leaving] as number;
         }
       }
-    }
-    // Per sentence: which query terms it holds, as a bit set over the first 31 query terms.
-    let bestSentence = 0;
-    let bestPair = 0;
-    let bestSentenceBm25 = 0;
-    let previousMask = 0;
-    const { k1, b } = this.params;
-    const avgSentence = this.totalLength / Math.max(1, this.sentenceCount) || 1;
-    const sentenceTf = new Uint16Array(terms);
-    for (let si = 0; si < starts.length; si++) {
-      const from = starts[si] as number;
-      const to = si + 1 < starts.length ? (starts[si + 1] as number) : ids.length;
-      let mask = 0;
-      sentenceTf.fill(0);
-      for (let i = from; i < to; i++) {
-        const p = position.get(ids[i] as number);
-        if (p !== undefined) sentenceTf[p] = (sentenceTf[p] as number) + 1;
-        if (p !== undefined && p < 31) mask |= 1 << p;
-      }
-      let sentenceScore = 0;
-      const norm = k1 * (1 - b + (b * (to - from)) / avgSentence);
-      for (let p = 0; p < terms; p++) {
-        const f = sentenceTf[p] as number;
-        if (f > 0) sentenceScore += ((weights[p] as number) * f * (k1 + 1)) / (f + norm);
-      }
-      if (sentenceScore > bestSentenceBm25) bestSentenceBm25 = sentenceScore;
-      const single = maskWeight(mask, weights);
-      if (single > bestSentence) bestSentence = single;
-      const pair = maskWeight(mask | previousMask, weights);
-      if (pair > bestPair) bestPair = pair;
-      previousMask = mask;
-    }
-    const norm = total || 1;
-    return {
-      coverage: covered / norm,
-      proximity: bestWindow / norm,
-      sentence: bestSentence / norm,
-      pair: Math.max(bestPair, bestSentence) / norm,
-      sentenceBm25: Math.min(1, bestSentenceBm25 / (norm * (k1 + 1))),
-    };
-  }
-
-  private features(
-    slot: number,
-    q: PreparedQuery,
-    position: ReadonlyMap<number, number>,
-    bm25: number,
-    bm25Norm: number,
-    bm25Rel: number,
-  ): LexicalFeatures {
-    const ids = this.docTerms[slot] ?? new Int32Array(0);
-    const caps = this.docCaps[slot] ?? new Uint8Array(0);
-    const total = q.totalWeight || 1;
-    const global = this.evidence(slot, position, q.weights, q.totalWeight);
-    let bigramHit = 0;
-    const matchedPairs = new Set<number>();
-    const present = new Uint8Array(q.termIds.length);
-    const prefixPresent = new Set<number>();
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i] as number;
-      const p = position.get(id);
-      if (p !== undefined) present[p] = 1;
-      prefixPresent.add(this.prefixOfTerm[id] ?? -1);
       if (i > 0 && q.bigrams.size > 0) {
         const key = pairKey(ids[i - 1] as number, id);
         const weight = q.bigrams.get(key);
@@ -680,11 +400,10 @@ export class LexicalIndex {
         }
       }
     }
-    // Best sentence (by corpus-IDF coverage): does it hold a number, or a name, the query lacks?
+    // Best sentence: coverage restricted to one sentence; also whether it holds a number the query lacks.
     const starts = this.sentenceStarts[slot] ?? new Int32Array(0);
-    let bestSentence = -1;
-    let bestHasNumber = false;
-    let bestHasName = false;
+    let bestSentence = 0;
+    let bestSentenceHasNumber = false;
     let anyNumber = false;
     const inSentence = new Uint8Array(q.termIds.length);
     for (let si = 0; si < starts.length; si++) {
@@ -693,7 +412,6 @@ export class LexicalIndex {
       inSentence.fill(0);
       let weight = 0;
       let hasNumber = false;
-      let hasName = false;
       for (let i = from; i < to; i++) {
         const id = ids[i] as number;
         const p = position.get(id);
@@ -702,16 +420,14 @@ export class LexicalIndex {
             inSentence[p] = 1;
             weight += q.weights[p] as number;
           }
-        } else {
-          if (this.numeric[id] === 1) hasNumber = true;
-          if (caps[i] === 1) hasName = true;
+        } else if (this.numeric[id] === 1) {
+          hasNumber = true;
         }
       }
       if (hasNumber) anyNumber = true;
       if (weight > bestSentence) {
         bestSentence = weight;
-        bestHasNumber = hasNumber;
-        bestHasName = hasName;
+        bestSentenceHasNumber = hasNumber;
       }
     }
     let titleHit = 0;
@@ -719,42 +435,23 @@ export class LexicalIndex {
       const p = position.get(id);
       if (p !== undefined) titleHit += q.weights[p] as number;
     }
-    let entityWeight = 0;
-    let entityHit = 0;
     let prefixHit = 0;
     for (let p = 0; p < q.termIds.length; p++) {
-      const w = q.weights[p] as number;
-      if (q.entity[p]) {
-        entityWeight += w;
-        if (present[p]) entityHit += w;
-      }
-      if (present[p] || ((q.prefixes[p] as number) >= 0 && prefixPresent.has(q.prefixes[p] as number)))
-        prefixHit += w;
+      const prefix = q.prefixes[p] as number;
+      if (seen[p] || (prefix >= 0 && prefixesPresent.has(prefix))) prefixHit += q.weights[p] as number;
     }
     return {
       bm25,
       bm25Norm: Math.min(1, bm25Norm),
       bm25Rel: Math.min(1, bm25Rel),
-      coverage: global.coverage,
-      proximity: global.proximity,
+      coverage: covered / total,
+      proximity: bestWindow / total,
       bigram: q.bigramWeight > 0 ? bigramHit / q.bigramWeight : 0,
       title: titleHit / total,
-      sentence: global.sentence,
-      numberMatch: q.expectsNumber && bestHasNumber ? 1 : 0,
+      sentence: bestSentence / total,
+      numberMatch: q.expectsNumber && bestSentenceHasNumber ? 1 : 0,
       numberMissing: q.expectsNumber && !anyNumber ? 1 : 0,
-      sentencePair: global.pair,
-      sentenceBm25: global.sentenceBm25,
-      localSentenceBm25: 0,
-      localCoverage: 0,
-      localProximity: 0,
-      localSentence: 0,
-      localSentencePair: 0,
-      localBm25Rel: 0,
-      entityCoverage: entityWeight > 0 ? entityHit / entityWeight : 1,
-      entityMatch: q.expectsEntity && bestHasName ? 1 : 0,
       prefixCoverage: prefixHit / total,
-      softCoverage: 0,
-      softSentence: 0,
     };
   }
 

@@ -45,29 +45,6 @@ export function analyze(text: string): string[] {
   return terms;
 }
 
-/** Index terms with, for each, whether its word was capitalised mid-text (a name, not a sentence start). */
-export interface AnalyzedText {
-  terms: string[];
-  capitalized: Uint8Array;
-}
-
-/** As `analyze`, also flagging capitalised words that do not open the text (names, places, titles). */
-export function analyzeDetailed(text: string): AnalyzedText {
-  const folded = text.normalize("NFKD").replace(/\p{M}+/gu, "");
-  const terms: string[] = [];
-  const caps: number[] = [];
-  let first = true;
-  for (const raw of folded.match(tokenPattern) ?? []) {
-    const token = raw.toLowerCase();
-    const capital = !first && raw !== token && /^\p{Lu}/u.test(raw);
-    first = false;
-    if (stopWords.has(token)) continue;
-    terms.push(stemWord(token));
-    caps.push(capital ? 1 : 0);
-  }
-  return { terms, capitalized: Uint8Array.from(caps) };
-}
-
 /** Jaccard overlap of two shingle sets (0..1). */
 export function jaccard(a: ReadonlySet<number>, b: ReadonlySet<number>): number {
   if (a.size === 0 && b.size === 0) return 1;

@@ -8,7 +8,7 @@ import type { AppEnv } from "../http/principal.ts";
 import { parseQuery, parseWith, pathId, readJson } from "../http/validate.ts";
 import { assertPublicUrl, OutboundError } from "../net/outbound.ts";
 import type { Services } from "../services.ts";
-import type { UploadedFile } from "./sources-service.ts";
+import { toSyncRun, type UploadedFile } from "./sources-service.ts";
 
 const listQuerySchema = pageQuerySchema.extend({
   workspace_id: z.string().uuid().optional(),
@@ -111,6 +111,12 @@ export function sourcesRoutes(s: Services) {
     .post("/", async (c) => {
       const user = access.requireUser(c.get("principal"));
       if (isMultipart(c)) {
+        // Refuse before reading (up to the upload cap) when the caller can create sources nowhere.
+        if (!access.workspacesOf(user.id).some((w) => access.atLeast(w.role, "editor"))) {
+          throw new AppError("permission_denied", "This needs the editor role in a workspace", {
+            required: "editor",
+          });
+        }
         const { fields, files } = await readMultipart(c);
         const input = parseWith(multipartFieldsSchema, fields);
         const workspaceId = input.workspaceId ?? access.defaultWorkspaceId(user.id);
@@ -138,7 +144,7 @@ export function sourcesRoutes(s: Services) {
       await sources.remove(owned(c, "editor"));
       return c.body(null, 204);
     })
-    .post("/:id/sync/", async (c) => c.json(await sources.sync(owned(c, "editor")), 202))
+    .post("/:id/sync/", async (c) => c.json(toSyncRun(await sources.sync(owned(c, "editor"))), 202))
     .post("/:id/files/", async (c) => {
       const source = owned(c, "editor");
       if (!isMultipart(c)) {

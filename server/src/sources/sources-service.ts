@@ -4,6 +4,7 @@ import {
   type DataSource,
   type DataSourceType,
   notionConfigSchema,
+  type SyncRun,
   textConfigSchema,
   webConfigSchema,
 } from "@lore/shared";
@@ -31,6 +32,12 @@ const configSchemas: Record<Exclude<DataSourceType, "file">, z.ZodTypeAny> = {
   web: webConfigSchema,
   notion: notionConfigSchema,
 };
+
+/** Public shape of a sync run: no tenant or lease bookkeeping. */
+export function toSyncRun(run: SyncRunRecord): SyncRun {
+  const { workspaceId: _w, leaseUntil: _l, nextAttemptAt: _n, ...rest } = run;
+  return rest;
+}
 
 /** Data sources: create (first sync queued), change, delete (tombstone now, purge in the background), files. */
 export class SourcesService {
@@ -107,6 +114,15 @@ export class SourcesService {
   }
 
   async removeFile(source: DataSourceRecord, documentId: string): Promise<void> {
+    if (source.type !== "file") {
+      throw new AppError(
+        "validation_error",
+        "Only uploaded files can be removed one by one; change the source's config instead",
+        {
+          fields: { documentId: ["not an uploaded file"] },
+        },
+      );
+    }
     const doc = this.store.documents.get(documentId);
     if (!doc || doc.dataSourceId !== source.id) throw notFound("document", documentId);
     await this.index.deleteDocuments([doc.id]);

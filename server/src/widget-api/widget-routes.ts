@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { feedbackRequestSchema, queryRequestSchema, type WidgetConfig } from "@lore/shared";
+import { feedbackRequestSchema, type WidgetConfig, widgetQueryRequestSchema } from "@lore/shared";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { z } from "zod";
@@ -14,9 +14,6 @@ import { readJson } from "../http/validate.ts";
 import type { Services } from "../services.ts";
 import type { AgentRecord } from "../store/records.ts";
 
-const widgetQuerySchema = queryRequestSchema
-  .omit({ dataSourceIds: true })
-  .extend({ visitorToken: z.string().max(4000).optional() });
 const widgetFeedbackSchema = feedbackRequestSchema.extend({ visitorToken: z.string().min(1).max(4000) });
 
 /** The page's origin: `Origin`, else the origin of `Referer` (same-origin GETs carry no Origin). */
@@ -77,7 +74,7 @@ export function widgetRoutes(s: Services) {
     .post("/:widgetId/query/", async (c) => {
       const agent = agentFor(c);
       chargeQuery(config, s, c, agent.id);
-      const body = await readJson(c, widgetQuerySchema);
+      const body = await readJson(c, widgetQueryRequestSchema);
       let visitorId = await visitorOf(agent, body.visitorToken);
       if (body.conversationId && !visitorId) {
         throw new AppError("not_found", "conversation not found", {

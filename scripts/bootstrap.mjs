@@ -42,9 +42,10 @@ function ensureChromium() {
   if (process.env.LORE_CHROMIUM || existsSync("/usr/bin/chromium")) return;
   console.log("[lore] installing Chromium from Debian's packages for the browser tests");
   const asRoot = process.getuid?.() === 0 ? [] : ["sudo"];
-  const apt = (args) => run(asRoot[0] ?? "apt-get", asRoot.length ? ["apt-get", ...args] : args, {
-    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-  });
+  const apt = (args) =>
+    run(asRoot[0] ?? "apt-get", asRoot.length ? ["apt-get", ...args] : args, {
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
   if (apt(["update"]) !== 0 || apt(["install", "-y", "--no-install-recommends", "chromium"]) !== 0) {
     console.error("[lore] could not install chromium; browser tests will fail");
   }
@@ -83,9 +84,15 @@ switch (task) {
     process.exit(run(join(root, tsx[0]), ["bench/src/run-all.ts", ...rest]));
     break;
   case "fuzz":
-    process.exit(run(join(root, "node_modules/.bin/vitest"), ["run", "--project", "e2e", "test/fuzz"], {
-      env: { ...process.env, LORE_FUZZ_RUNS: process.env.LORE_FUZZ_RUNS ?? "2000" },
-    }));
+    process.exit(
+      run(join(root, "node_modules/.bin/vitest"), ["run", "--project", "e2e", "test/fuzz"], {
+        env: {
+          ...process.env,
+          LORE_FUZZ_RUNS: process.env.LORE_FUZZ_RUNS ?? "2000",
+          LORE_FUZZ_SEED: process.env.LORE_FUZZ_SEED ?? "random",
+        },
+      }),
+    );
     break;
   default:
     console.error(`unknown task ${task}; use start, test, bench, fuzz or lore`);

@@ -6,6 +6,7 @@
  *
  *   node_modules/.bin/tsx bench/src/run-all.ts [--only squad,http] [--reuse widget,http] [--budget-min 60] [--no-readme]
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type FinanceResult, financeTable, runFinanceBench } from "./financebench.ts";
@@ -285,6 +286,8 @@ if (!args.includes("--no-readme") && !only && existsSync(readme)) {
   const b = text.indexOf(end);
   if (a >= 0 && b > a) {
     writeFileSync(readme, `${text.slice(0, a + start.length)}\n${summary}\n${text.slice(b)}`);
+    // Biome formats Markdown too (npm test checks it): pad the generated tables the same way.
+    spawnSync(join(repoRoot, "node_modules/.bin/biome"), ["format", "--write", readme], { stdio: "ignore" });
     log("bench/README.md updated");
   }
 }

@@ -91,7 +91,9 @@ export async function rawLanceFts(chunks: readonly PeerChunk[]): Promise<Retriev
     async search(query, k) {
       const q = query.replace(/[^\p{L}\p{N}\s]/gu, " ").trim();
       if (q === "") return [];
-      const rows = (await table.search(q, "fts").select(["row"]).limit(k).toArray()) as { row: number }[];
+      const rows = (await table.search(q, "fts").select(["row", "_score"]).limit(k).toArray()) as {
+        row: number;
+      }[];
       return rows.flatMap((r) => {
         const c = chunks[r.row];
         return c ? [c] : [];

@@ -203,8 +203,21 @@ export async function assertPublicUrl(
   resolve: Resolver = systemResolver,
 ): Promise<URL> {
   const parsed = parseHttpUrl(url);
-  const never = new Promise<never>(() => undefined);
-  await checkTarget(parsed, parseAllowlist(allowlist), resolve, never);
+  // A resolver that never answers must not hold the request that configures the URL.
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(new OutboundError("dns_failed", `could not resolve ${parsed.hostname} in time`, parsed.href)),
+      5_000,
+    );
+  });
+  deadline.catch(() => undefined);
+  try {
+    await checkTarget(parsed, parseAllowlist(allowlist), resolve, deadline);
+  } finally {
+    clearTimeout(timer);
+  }
   return parsed;
 }
 

@@ -114,7 +114,7 @@ export function answersRoutes(s: Services) {
       const body = await readJson(c, chatCompletionRequestSchema);
       const turns = body.messages.filter((m) => m.role !== "system");
       const last = turns.at(-1);
-      if (!last || last.role !== "user" || last.content.trim() === "") {
+      if (last?.role !== "user" || last.content.trim() === "") {
         throw new AppError("validation_error", "The last message must be a non-empty user message", {
           fields: { messages: ["last message must be from the user"] },
         });

@@ -29,7 +29,7 @@ function readUnder(root: string, relative: string): Buffer | null {
 }
 
 function send(
-  c: Context,
+  _c: Context,
   body: Buffer,
   file: string,
   cacheControl: string,

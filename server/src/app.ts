@@ -59,13 +59,8 @@ export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
     return bodyLimit({
       maxSize,
       onError: () => {
-        // The unread rest of the body is still on the socket: close it rather than reuse it.
-        throw new AppError(
-          "payload_too_large",
-          `The body exceeds ${maxSize} bytes`,
-          { maxBytes: maxSize },
-          { Connection: "close" },
-        );
+        // Answered while the client may still be sending: a streaming client reads the 413 and stops.
+        throw new AppError("payload_too_large", `The body exceeds ${maxSize} bytes`, { maxBytes: maxSize });
       },
     })(c, next);
   });

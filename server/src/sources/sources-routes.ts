@@ -157,7 +157,7 @@ export function sourcesRoutes(s: Services) {
       return c.json(
         {
           documents: documents.map(({ workspaceId: _w, externalId: _e, storedFile: _s, ...d }) => d),
-          syncRun,
+          syncRun: toSyncRun(syncRun),
         },
         201,
       );
@@ -178,9 +178,7 @@ export function sourcesRoutes(s: Services) {
     .get("/:id/syncs/", (c) => {
       const source = owned(c, "viewer");
       const query = parseQuery(c, pageQuerySchema);
-      const runs = sources
-        .syncRuns(source.id)
-        .map(({ workspaceId: _w, leaseUntil: _l, nextAttemptAt: _n, ...r }) => r);
+      const runs = sources.syncRuns(source.id).map(toSyncRun);
       return c.json(paginate(c, runs, query, config.trustProxy));
     });
 }

@@ -15,7 +15,7 @@ The users commands open the data directory directly: stop the server first.`;
 
 async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
   const config = loadConfig(process.env);
-  const store = await Store.open(config.dataDir);
+  const store = await Store.open(config.dataDir, config.lanceCache);
   try {
     return await fn(store);
   } finally {

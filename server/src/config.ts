@@ -45,6 +45,8 @@ const envSchema = z.object({
   LORE_CORS_ORIGINS: z.string().default("*"),
   LORE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   LORE_SYNC_CONCURRENCY: int(1, 16).default(1),
+  LORE_LANCE_INDEX_CACHE_MB: int(1, 1_000_000).default(256),
+  LORE_LANCE_METADATA_CACHE_MB: int(1, 1_000_000).default(64),
   LORE_WEB_DELAY_MS: int(0, 60_000).default(250),
   LORE_WEBHOOK_RETRY_BASE_MS: int(10, 3_600_000).default(2000),
   LORE_WEBHOOK_MAX_ATTEMPTS: int(1, 50).default(8),
@@ -80,6 +82,8 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   readonly logLevel: "debug" | "info" | "warn" | "error" | "silent";
   readonly syncConcurrency: number;
+  /** LanceDB cache bounds, MB. */
+  readonly lanceCache: { indexMb: number; metadataMb: number };
   readonly webDelayMs: number;
   /** Outbound webhooks: delays double from retryBaseMs between attempts. */
   readonly webhooks: { retryBaseMs: number; maxAttempts: number; timeoutMs: number };
@@ -153,6 +157,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     corsOrigins: list(e.LORE_CORS_ORIGINS),
     logLevel: e.LORE_LOG_LEVEL,
     syncConcurrency: e.LORE_SYNC_CONCURRENCY,
+    lanceCache: { indexMb: e.LORE_LANCE_INDEX_CACHE_MB, metadataMb: e.LORE_LANCE_METADATA_CACHE_MB },
     webDelayMs: e.LORE_WEB_DELAY_MS,
     webhooks: {
       retryBaseMs: e.LORE_WEBHOOK_RETRY_BASE_MS,

@@ -85,7 +85,7 @@ function createEmbedder(config: Config): Embedder | null {
 
 export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
-  const store = await Store.open(config.dataDir);
+  const store = await Store.open(config.dataDir, config.lanceCache);
   const events = new EventBus();
   const tokens = new TokenSigner(config.jwtSecret, {
     access: config.accessTokenTtl,

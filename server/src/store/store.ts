@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Connection, connect } from "@lancedb/lancedb";
+import { type Connection, connect, Session } from "@lancedb/lancedb";
 import { Field, Int32, Schema, Utf8 } from "apache-arrow";
 import { BatchedLog } from "./batched-log.ts";
 import { migrations } from "./migrations.ts";
@@ -55,11 +55,23 @@ export class Store {
     private readonly lockFile: string,
   ) {}
 
-  static async open(dataDir: string): Promise<Store> {
+  /**
+   * Opens (or creates) the store. LanceDB's caches default to 6 GB (index) + 1 GB (metadata) per
+   * process; Lore bounds them (`cache`, MB) so memory stays flat however many versions commits make.
+   */
+  static async open(
+    dataDir: string,
+    cache: { indexMb: number; metadataMb: number } = { indexMb: 256, metadataMb: 64 },
+  ): Promise<Store> {
     mkdirSync(dataDir, { recursive: true });
     const lockFile = acquireLock(dataDir);
     try {
-      const db = await connect(join(dataDir, "lance"));
+      const mb = (n: number) => BigInt(Math.round(n * 1024 * 1024));
+      const db = await connect(
+        join(dataDir, "lance"),
+        {},
+        new Session(mb(cache.indexMb), mb(cache.metadataMb)),
+      );
       const [
         meta,
         users,

@@ -126,7 +126,35 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   let tokensUsed = 0;
   let sources: Citation[] = [];
   let status: MessageRecord["status"] = "complete";
-  let errorCode: string | null = null;
+  // Stores the assistant message (after the user's) and records the answer for analytics.
+  const storeAnswer = async (final: MessageRecord["status"], answered: boolean, error: string | null) => {
+    const latency = Math.round(performance.now() - started);
+    await userStored;
+    await deps.conversations.append({
+      ...messageRecord(agent, conversation.id, "assistant", answer, messageId),
+      sources,
+      model: model.name,
+      latency,
+      tokensUsed,
+      retrievalTime: round(retrievalTime),
+      generationTime: round(generationTime),
+      status: final,
+    });
+    record(deps, input, {
+      conversation,
+      messageId,
+      at,
+      newConversation,
+      answered,
+      error,
+      latency,
+      retrievalTime,
+      generationTime,
+      tokensUsed,
+      sources,
+    });
+    return latency;
+  };
   let chunks: RetrievedChunk[] = [];
   try {
     const standalone =
@@ -167,18 +195,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       ? usage.promptTokens + usage.completionTokens
       : countTokens(standalone) + countTokens(answer);
     generationTime = performance.now() - generationStart;
-    const latency = Math.round(performance.now() - started);
-    await userStored;
-    await deps.conversations.append({
-      ...messageRecord(agent, conversation.id, "assistant", answer, messageId),
-      sources,
-      model: model.name,
-      latency,
-      tokensUsed,
-      retrievalTime: round(retrievalTime),
-      generationTime: round(generationTime),
-      status,
-    });
+    const latency = await storeAnswer(status, !isFallback, null);
     yield { type: "sources", sources };
     const done: Omit<QueryResponse, "response"> = {
       conversationId: conversation.id,
@@ -189,50 +206,12 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       retrievedChunks: chunks.length,
       metadata: { tokensUsed, retrievalTime: round(retrievalTime), generationTime: round(generationTime) },
     };
-    record(deps, input, {
-      conversation,
-      messageId,
-      at,
-      newConversation,
-      answered: !isFallback,
-      error: null,
-      latency,
-      retrievalTime,
-      generationTime,
-      tokensUsed,
-      sources,
-    });
     yield { type: "done", ...done };
   } catch (error) {
     const aborted = input.signal.aborted;
-    status = aborted ? "stopped" : "failed";
-    errorCode = error instanceof AppError ? error.code : aborted ? "cancelled" : "internal_error";
-    const latency = Math.round(performance.now() - started);
+    const errorCode = error instanceof AppError ? error.code : aborted ? "cancelled" : "internal_error";
     // The partial answer is kept: a stopped or failed answer is still part of the conversation.
-    await userStored;
-    await deps.conversations.append({
-      ...messageRecord(agent, conversation.id, "assistant", answer, messageId),
-      sources,
-      model: model.name,
-      latency,
-      tokensUsed,
-      retrievalTime: round(retrievalTime),
-      generationTime: round(generationTime),
-      status,
-    });
-    record(deps, input, {
-      conversation,
-      messageId,
-      at,
-      newConversation,
-      answered: false,
-      error: errorCode,
-      latency,
-      retrievalTime,
-      generationTime,
-      tokensUsed,
-      sources,
-    });
+    await storeAnswer(aborted ? "stopped" : "failed", false, errorCode);
     if (aborted) return;
     throw error;
   }

@@ -37,7 +37,11 @@ export const citationSchema = z
 export type Citation = z.infer<typeof citationSchema>;
 
 export const answerMetadataSchema = z.object({
+  /** promptTokens + completionTokens. */
   tokensUsed: z.number().int(),
+  // Lore extras: the split behind tokensUsed (the model's own count when it reports one).
+  promptTokens: z.number().int().optional(),
+  completionTokens: z.number().int().optional(),
   retrievalTime: z.number(),
   generationTime: z.number(),
 });
@@ -114,6 +118,8 @@ export const messageSchema = z
     generationTime: z.number().nullable(),
     status: z.enum(["complete", "stopped", "failed"]),
     feedback: z.enum(["up", "down"]).nullable(),
+    /** The comment given with the latest rating, if any. */
+    feedbackComment: z.string().nullable(),
     createdAt: z.string(),
   })
   .openapi("Message");

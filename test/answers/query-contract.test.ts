@@ -403,6 +403,7 @@ describe("conversations", () => {
       model: "extractive",
       status: "complete",
       feedback: null,
+      feedbackComment: null,
     });
     expect(answer?.sources).toEqual(first.body.sources);
     expect(answer?.latency).toBe(first.body.latency);
@@ -437,8 +438,14 @@ describe("feedback", () => {
       (await call(server, "GET", `/agents/${agent.id}/conversations/${answer.body.conversationId}/`, token))
         .body,
     );
-    expect(detail.messages[1]?.feedback).toBe("up");
+    expect(detail.messages[1]).toMatchObject({ feedback: "up", feedbackComment: "Clear answer" });
     expect((await call(server, "POST", url, token, { rating: "down" })).status).toBe(204);
+    const changed = conversationDetailSchema.parse(
+      (await call(server, "GET", `/agents/${agent.id}/conversations/${answer.body.conversationId}/`, token))
+        .body,
+    );
+    // A new rating replaces the old one with its comment.
+    expect(changed.messages[1]).toMatchObject({ feedback: "down", feedbackComment: null });
 
     const userMessage = detail.messages[0]?.id ?? "";
     const onUser = await call(
@@ -477,7 +484,7 @@ describe("chat completions (non-streaming)", () => {
     const res = await call<{
       object: string;
       choices: Array<{ message: { role: string; content: string }; finish_reason: string }>;
-      usage: { total_tokens: number };
+      usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
       sources: QueryResponse["sources"];
     }>(server, "POST", `/agents/${agent.id}/chat/completions/`, token, {
       model: "anything",
@@ -491,7 +498,10 @@ describe("chat completions (non-streaming)", () => {
     expect(res.body.choices[0]?.message.role).toBe("assistant");
     expect(res.body.choices[0]?.message.content).toMatch(/two year warranty/);
     expect(res.body.choices[0]?.finish_reason).toBe("stop");
-    expect(res.body.usage.total_tokens).toBeGreaterThan(0);
+    const { prompt_tokens, completion_tokens, total_tokens } = res.body.usage;
+    expect(prompt_tokens).toBeGreaterThan(0);
+    expect(completion_tokens).toBeGreaterThan(0);
+    expect(total_tokens).toBe(prompt_tokens + completion_tokens);
     expect(res.body.sources[0]).toMatchObject({ rank: 1, title: "Warranty", displayMode: "expandable" });
     const bad = await call(server, "POST", `/agents/${agent.id}/chat/completions/`, token, {
       messages: [{ role: "assistant", content: "hi" }],

@@ -124,6 +124,8 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   let retrievalTime = 0;
   let generationTime = 0;
   let tokensUsed = 0;
+  let promptTokens = 0;
+  let completionTokens = 0;
   let sources: Citation[] = [];
   let status: MessageRecord["status"] = "complete";
   // Stores the assistant message (after the user's) and records the answer for analytics.
@@ -191,9 +193,9 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     const built = buildSources(raw, chunks, { isFallback, question: standalone });
     answer = built.answer;
     sources = built.sources;
-    tokensUsed = usage
-      ? usage.promptTokens + usage.completionTokens
-      : countTokens(standalone) + countTokens(answer);
+    promptTokens = usage ? usage.promptTokens : countTokens(standalone);
+    completionTokens = usage ? usage.completionTokens : countTokens(answer);
+    tokensUsed = promptTokens + completionTokens;
     generationTime = performance.now() - generationStart;
     const latency = await storeAnswer(status, !isFallback, null);
     yield { type: "sources", sources };
@@ -204,7 +206,13 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       latency,
       model: model.name,
       retrievedChunks: chunks.length,
-      metadata: { tokensUsed, retrievalTime: round(retrievalTime), generationTime: round(generationTime) },
+      metadata: {
+        tokensUsed,
+        promptTokens,
+        completionTokens,
+        retrievalTime: round(retrievalTime),
+        generationTime: round(generationTime),
+      },
     };
     yield { type: "done", ...done };
   } catch (error) {

@@ -44,6 +44,15 @@ export async function collectResponse(events: AsyncGenerator<AnswerEvent>): Prom
   throw new AppError("internal_error", "The answer ended without a result");
 }
 
+/** The OpenAI `usage` object from an answer's metadata. */
+function openAiUsage(metadata: QueryResponse["metadata"]) {
+  return {
+    prompt_tokens: metadata.promptTokens ?? 0,
+    completion_tokens: metadata.completionTokens ?? 0,
+    total_tokens: metadata.tokensUsed,
+  };
+}
+
 export function callerId(principal: Principal, clientIp: string): string {
   if (principal.kind === "user") return `user:${principal.user.id}`;
   if (principal.kind === "apiKey") return `key:${principal.key.id}`;
@@ -156,7 +165,7 @@ export function answersRoutes(s: Services) {
               case "done":
                 return chunk({}, "stop", {
                   sources: event.sources,
-                  usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: event.metadata.tokensUsed },
+                  usage: openAiUsage(event.metadata),
                 });
               case "error":
                 return `data: ${JSON.stringify({ error: { message: event.message, type: event.error } })}\n\n`;
@@ -176,7 +185,7 @@ export function answersRoutes(s: Services) {
         choices: [
           { index: 0, message: { role: "assistant", content: result.response }, finish_reason: "stop" },
         ],
-        usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: result.metadata.tokensUsed },
+        usage: openAiUsage(result.metadata),
         sources: result.sources,
         conversationId: result.conversationId,
       });

@@ -21,7 +21,7 @@ export function toConversation(c: ConversationRecord): Conversation {
 }
 
 export function toMessage(m: MessageRecord): Message {
-  const { agentId: _a, workspaceId: _w, feedbackComment: _f, ...message } = m;
+  const { agentId: _a, workspaceId: _w, ...message } = m;
   return message;
 }
 

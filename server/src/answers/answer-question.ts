@@ -10,7 +10,7 @@ import type { ChunkIndex } from "../retrieval/chunk-index.ts";
 import type { AgentRecord, ConversationRecord, MessageRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import { countTokens } from "../text/tokens.ts";
-import type { AnswerRecorder } from "./answer-record.ts";
+import type { AnsweredQuery, AnswerRecorder } from "./answer-record.ts";
 
 export interface AnswerDeps {
   store: Store;
@@ -285,19 +285,18 @@ function messageRecord(
 function record(
   deps: AnswerDeps,
   input: AnswerInput,
-  r: {
-    conversation: ConversationRecord;
-    messageId: string;
-    at: string;
-    newConversation: boolean;
-    answered: boolean;
-    error: string | null;
-    latency: number;
-    retrievalTime: number;
-    generationTime: number;
-    tokensUsed: number;
-    sources: Citation[];
-  },
+  r: Pick<
+    AnsweredQuery,
+    | "messageId"
+    | "at"
+    | "newConversation"
+    | "answered"
+    | "error"
+    | "latency"
+    | "retrievalTime"
+    | "generationTime"
+    | "tokensUsed"
+  > & { conversation: ConversationRecord; sources: Citation[] },
 ): void {
   deps.recorder.record({
     agentId: input.agent.id,

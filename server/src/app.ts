@@ -1,10 +1,10 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { agentsRoutes } from "./agents/agents-routes.ts";
 import { authRoutes } from "./auth/auth-routes.ts";
 import { AppError, storageFailure } from "./errors.ts";
+import { cors } from "./http/cors.ts";
 import { authenticate, httpsPolicy, rateLimit, requestContext, trailingSlash } from "./http/middleware.ts";
 import { requestUrl } from "./http/pagination.ts";
 import type { AppEnv } from "./http/principal.ts";
@@ -38,7 +38,7 @@ export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
   app.use(
     `${prefix}/*`,
     cors({
-      origin: config.corsOrigins.includes("*") ? "*" : [...config.corsOrigins],
+      origins: config.corsOrigins,
       allowHeaders: ["Authorization", "Content-Type", "Accept", "X-Request-ID"],
       allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
       exposeHeaders: [
@@ -48,21 +48,26 @@ export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
         "X-RateLimit-Reset",
         "Retry-After",
       ],
-      maxAge: 600,
+      maxAgeSeconds: 600,
     }),
   );
   // After CORS, so a browser following the 308 still sees CORS headers.
   app.use(`${prefix}/*`, trailingSlash(prefix));
-  app.use(`${prefix}/*`, async (c, next) => {
-    const multipart = (c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/");
-    const maxSize = multipart ? config.maxUploadBytes : config.maxJsonBytes;
-    return bodyLimit({
+  const limitBody = (maxSize: number) =>
+    bodyLimit({
       maxSize,
       onError: () => {
         // Answered while the client may still be sending: a streaming client reads the 413 and stops.
         throw new AppError("payload_too_large", `The body exceeds ${maxSize} bytes`, { maxBytes: maxSize });
       },
-    })(c, next);
+    });
+  const limitJson = limitBody(config.maxJsonBytes);
+  const limitUpload = limitBody(config.maxUploadBytes);
+  app.use(`${prefix}/*`, (c, next) => {
+    // GET and HEAD carry no body; asking for one would build the full fetch Request for nothing.
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+    const multipart = (c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/");
+    return (multipart ? limitUpload : limitJson)(c, next);
   });
   app.use(`${prefix}/*`, authenticate(s));
   app.use(`${prefix}/*`, rateLimit(config, s, isQueryPath));
@@ -148,7 +153,12 @@ export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
 }
 
 function render(c: Parameters<Parameters<Hono<AppEnv>["onError"]>[0]>[1], error: AppError): Response {
-  for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+  // Also into the headers applied after the handler, so they win over rate-limit state set earlier.
+  const after: Record<string, string> | undefined = c.get("responseHeaders");
+  for (const [name, value] of Object.entries(error.headers)) {
+    c.header(name, value);
+    if (after) after[name] = value;
+  }
   c.header("X-Request-ID", c.get("requestId"));
   return c.json(error.toBody(), error.status);
 }

@@ -6,19 +6,29 @@ import { AppError } from "../errors.ts";
 import type { Services } from "../services.ts";
 import type { AppEnv, Principal } from "./principal.ts";
 import type { LimitRule, LimitState } from "./rate-limiter.ts";
+import { setResponseHeaders, writeResponseHeaders } from "./response-headers.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export function requestContext(config: Config, services: Services): MiddlewareHandler<AppEnv> {
+/** Request id, client IP and an anonymous principal; after the handler, the shared headers and one log line. */
+export function requestContext(
+  config: Pick<Config, "trustProxy">,
+  services: Pick<Services, "logger">,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const incoming = c.req.header("x-request-id");
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const headers: Record<string, string> = { "X-Request-ID": requestId };
     c.set("requestId", requestId);
     c.set("clientIp", clientIp(c, config.trustProxy));
     c.set("principal", { kind: "anonymous" });
+    c.set("responseHeaders", headers);
+    // Before the handler too, so c.json() & co. build on these Headers (see response-headers.ts).
+    c.header("X-Request-ID", requestId);
     const started = performance.now();
     await next();
-    c.header("X-Request-ID", requestId);
+    // Applied to whatever response the handler built (JSON, error, SSE stream), replacing its values.
+    setResponseHeaders(c, headers);
     services.logger.info("request", {
       requestId,
       method: c.req.method,
@@ -52,7 +62,9 @@ export function httpsPolicy(config: Config): MiddlewareHandler<AppEnv> {
       const secure = new URL(c.req.url).protocol === "https:" || forwardedProto === "https";
       if (!secure) throw new AppError("https_required", "Use HTTPS for every request");
       await next();
-      c.header("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+      writeResponseHeaders(c, (headers) =>
+        headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains"),
+      );
       return;
     }
     await next();
@@ -126,10 +138,12 @@ export function limitRules(config: Config, c: Context<AppEnv>, agentId?: string)
   return rules;
 }
 
-export function setLimitHeaders(c: Context, state: LimitState): void {
-  c.header("X-RateLimit-Limit", String(state.limit));
-  c.header("X-RateLimit-Remaining", String(state.remaining));
-  c.header("X-RateLimit-Reset", String(state.reset));
+/** Rate-limit state for the response, whichever the handler returns (added by requestContext). */
+export function setLimitHeaders(c: Context<AppEnv>, state: LimitState): void {
+  const headers = c.get("responseHeaders");
+  headers["X-RateLimit-Limit"] = String(state.limit);
+  headers["X-RateLimit-Remaining"] = String(state.remaining);
+  headers["X-RateLimit-Reset"] = String(state.reset);
 }
 
 /** Charges the request before its handler runs; query routes charge themselves (they add the agent's limit). */

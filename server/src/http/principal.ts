@@ -11,5 +11,7 @@ export type AppEnv = {
     requestId: string;
     clientIp: string;
     principal: Principal;
+    /** Headers every response to this request carries (request id, rate-limit state), set after the handler. */
+    responseHeaders: Record<string, string>;
   };
 };

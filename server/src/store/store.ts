@@ -53,6 +53,7 @@ export class Store {
     readonly messages: BatchedLog<MessageRow>,
     readonly usedTokens: RecordTable<UsedTokenRecord>,
     private readonly lockFile: string,
+    private readonly session: Session,
   ) {}
 
   /**
@@ -67,11 +68,10 @@ export class Store {
     const lockFile = acquireLock(dataDir);
     try {
       const mb = (n: number) => BigInt(Math.round(n * 1024 * 1024));
-      const db = await connect(
-        join(dataDir, "lance"),
-        {},
-        new Session(mb(cache.indexMb), mb(cache.metadataMb)),
-      );
+      const session = new Session(mb(cache.indexMb), mb(cache.metadataMb));
+      // In the options: connect(uri, options, session) ignores a third argument (LanceDB 0.39), which
+      // left the caches at their 6 GB + 1 GB defaults and RSS growing with every commit.
+      const db = await connect(join(dataDir, "lance"), { session });
       const [
         meta,
         users,
@@ -113,6 +113,7 @@ export class Store {
         messages,
         usedTokens,
         lockFile,
+        session,
       );
       await store.migrate();
       return store;
@@ -120,6 +121,11 @@ export class Store {
       rmSync(lockFile, { force: true });
       throw error;
     }
+  }
+
+  /** What LanceDB's index and metadata caches hold now (bytes bounded by `cache`). */
+  cacheStats(): { bytes: number; items: number } {
+    return { bytes: Number(this.session.sizeBytes()), items: this.session.approxNumItems() };
   }
 
   get schemaVersion(): number {

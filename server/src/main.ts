@@ -1,6 +1,7 @@
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { flushLogs } from "./http/logger.ts";
 import { createServices, type Services } from "./services.ts";
 import { startBackupControl } from "./store/backup.ts";
 import { appOptions } from "./wiring.ts";
@@ -53,6 +54,7 @@ export async function main(env: Record<string, string | undefined>): Promise<voi
     api: `${running.url}${config.apiPrefix}/`,
     dataDir: config.dataDir,
   });
+  flushLogs(); // the batched "listening" line first
   console.log(`Lore is running at ${running.url}/ (API under ${running.url}${config.apiPrefix}/)`);
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -93,12 +93,22 @@ export class ConversationsService {
     }
     for (const { message } of messages.values()) {
       const pending = this.unflushed.get(message.conversationId);
-      if (pending?.get(message.id) === message) pending.delete(message.id);
+      // Entries come back parsed from the journal file, never the tracked object itself: compare
+      // states, so a message rated meanwhile stays pending until its new state lands.
+      const tracked = pending?.get(message.id);
+      if (tracked && JSON.stringify(tracked) === JSON.stringify(message)) pending?.delete(message.id);
       if (pending?.size === 0) this.unflushed.delete(message.conversationId);
     }
   }
 
   private readonly deleted = new Set<string>();
+
+  /** Messages journaled but not yet in LanceDB (0 once `flush` resolves and nothing new came). */
+  get unflushedCount(): number {
+    let n = 0;
+    for (const pending of this.unflushed.values()) n += pending.size;
+    return n;
+  }
 
   get(agentId: string, conversationId: string): ConversationRecord {
     const conversation = this.store.conversations.get(conversationId);

@@ -1,15 +1,31 @@
 /**
  * Load soak: a second process (the real `lore serve`) takes mixed traffic on loopback — JSON and
  * SSE queries, widget sessions, searches, list calls, uploads, new sources and re-syncs — for a
- * bounded time. Reports throughput, error rate (429s counted apart), p50/p95 per window and the
- * server's RSS over time.
+ * bounded time. The data is steady-state (every upload and new source is deleted again), so the
+ * server's memory should be flat after warm-up. Reports throughput, error rate (429s counted
+ * apart), p50/p95 per window, the server's RSS / JS heap / external memory (sampled inside the
+ * child by memory-probe.mjs) and the corpus size over time.
  *
  *   node_modules/.bin/tsx bench/src/soak.ts --minutes 10        → bench/results/soak.json
+ *     --env MALLOC_ARENA_MAX=2     extra environment for the server child (repeatable)
+ *     --snapshots 60,540           heap snapshots of the server at these seconds (into --out's dir)
+ *     --only query,list            run only these actions (to find which traffic grows memory)
+ *     --out path.json              where the report goes
  *
  * `runSoak({ seconds: 20 })` is the smoke version `npm test` runs (test/reliability/soak.test.ts).
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import {
+  type Dirent,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, repoRoot, startServerProcess } from "../../test/helpers/server.ts";
 
@@ -20,6 +36,38 @@ export interface SoakOptions {
   /** Length of one reporting window (s): a minute for the real soak, less for the smoke. */
   windowSeconds?: number;
   log?: (line: string) => void;
+  /** Extra environment for the server child (e.g. MALLOC_ARENA_MAX). */
+  env?: Record<string, string>;
+  /** Seconds at which the server writes a heap snapshot (SIGUSR2) into `snapshotDir`. */
+  heapSnapshotsAt?: number[];
+  snapshotDir?: string;
+  /** Run only these actions (diagnostics: which traffic makes memory grow); all by default. */
+  only?: string[];
+  /** Uploaded sources kept alive at once; older ones are deleted, so the corpus stays bounded. */
+  keptUploads?: number;
+}
+
+/** The server's memory at one second, as its own process sees it (bytes → MB). */
+export interface MemorySample {
+  second: number;
+  rssMb: number;
+  heapUsedMb: number;
+  heapTotalMb: number;
+  externalMb: number;
+  arrayBuffersMb: number;
+  rssAnonMb: number;
+  rssFileMb: number;
+  threads: number;
+}
+
+/** What the server holds: live sources, their documents and chunks, conversations, bytes on disk. */
+export interface CorpusSample {
+  second: number;
+  sources: number;
+  documents: number;
+  chunks: number;
+  conversations: number;
+  diskMb: number;
 }
 
 export interface SoakWindow {
@@ -29,7 +77,15 @@ export interface SoakWindow {
   rateLimited: number;
   p50Ms: number;
   p95Ms: number;
+  /** Highest and lowest RSS sampled in the window. */
   rssMb: number;
+  rssMinMb: number;
+  /** Highest JS heap in use / external / array buffers in the window. */
+  heapUsedMb: number;
+  externalMb: number;
+  arrayBuffersMb: number;
+  /** Corpus at the window's last sample. */
+  corpus: Omit<CorpusSample, "second"> | null;
 }
 
 export interface SoakReport {
@@ -44,6 +100,9 @@ export interface SoakReport {
   byAction: Record<string, { requests: number; errors: number; p95Ms: number }>;
   windows: SoakWindow[];
   rss: { startMb: number; maxMb: number; endMb: number; samples: Array<{ second: number; mb: number }> };
+  memory: MemorySample[];
+  corpus: CorpusSample[];
+  heapSnapshots: string[];
   /** Set when the server process died during the soak: when, and the end of its output. */
   serverDied: { second: number; exit: string; outputTail: string } | null;
 }
@@ -72,6 +131,61 @@ function rssMb(pid: number): number {
   }
 }
 
+const MB = 1024 * 1024;
+const round = (bytes: number) => Math.round(bytes / MB);
+const PROBE = resolve(dirname(new URL(import.meta.url).pathname), "memory-probe.mjs");
+
+function readMemoryLog(file: string, startedAtMs: number): MemorySample[] {
+  let text = "";
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return [];
+  }
+  const out: MemorySample[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    const m = JSON.parse(line) as Record<string, number>;
+    const at = m.at ?? 0;
+    if (at < startedAtMs) continue;
+    out.push({
+      second: Math.round((at - startedAtMs) / 1000),
+      rssMb: round(m.rss ?? 0),
+      heapUsedMb: round(m.heapUsed ?? 0),
+      heapTotalMb: round(m.heapTotal ?? 0),
+      externalMb: round(m.external ?? 0),
+      arrayBuffersMb: round(m.arrayBuffers ?? 0),
+      rssAnonMb: round(m.rssAnon ?? 0),
+      rssFileMb: round(m.rssFile ?? 0),
+      threads: m.threads ?? 0,
+    });
+  }
+  return out;
+}
+
+function withoutSecond({ second: _s, ...rest }: CorpusSample): Omit<CorpusSample, "second"> {
+  return rest;
+}
+
+function directoryBytes(dir: string): number {
+  let total = 0;
+  let entries: Dirent[] = [];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0; // removed while walking (compaction, deletes)
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    try {
+      total += entry.isDirectory() ? directoryBytes(path) : statSync(path).size;
+    } catch {
+      // removed while walking
+    }
+  }
+  return total;
+}
+
 const TOPICS = [
   "harbour",
   "ferry",
@@ -89,7 +203,24 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const log = options.log ?? (() => undefined);
   const concurrency = options.concurrency ?? 8;
   const windowSeconds = options.windowSeconds ?? 60;
-  const server = await startServerProcess({ LORE_LOG_LEVEL: "error", LORE_SYNC_CONCURRENCY: "2" });
+  const keptUploads = options.keptUploads ?? 4;
+  const probeDir = mkdtempSync(join(tmpdir(), "lore-soak-"));
+  const memoryLog = join(probeDir, "memory.jsonl");
+  const snapshotDir = options.snapshotDir ?? probeDir;
+  const nodeOptions = [
+    process.env.NODE_OPTIONS ?? "",
+    `--import=${PROBE}`,
+    options.heapSnapshotsAt?.length ? `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshotDir}` : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
+  const server = await startServerProcess({
+    LORE_LOG_LEVEL: "error",
+    LORE_SYNC_CONCURRENCY: "2",
+    ...options.env,
+    NODE_OPTIONS: nodeOptions,
+    SOAK_MEMORY_LOG: memoryLog,
+  });
   const origin = "https://soak.example";
   const samples: Sample[] = [];
   const errorSamples: string[] = [];
@@ -156,8 +287,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     };
     const question = () => `When does the ${TOPICS[Math.floor(Math.random() * TOPICS.length)]} open?`;
     let uploads = 0;
+    // Uploads still alive, oldest first; past `keptUploads` the oldest is deleted (exercising purge).
+    const kept: string[] = [];
 
-    const actions: Array<[number, string, () => Promise<void>]> = [
+    const allActions: Array<[number, string, () => Promise<void>]> = [
       [
         30,
         "query",
@@ -275,10 +408,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           });
           const body = (await res.json()) as { id?: string };
           record("upload", t0, res.status);
-          // Keep the store bounded: every other upload is deleted again (exercising purge).
-          if (body.id && uploads % 2 === 0) {
+          if (body.id) kept.push(body.id);
+          const oldest = kept.length > keptUploads ? kept.shift() : undefined;
+          if (oldest) {
             const t1 = performance.now();
-            record("delete_source", t1, (await json("DELETE", `/data-sources/${body.id}/`, token)).status);
+            record("delete_source", t1, (await json("DELETE", `/data-sources/${oldest}/`, token)).status);
           }
         },
       ],
@@ -311,6 +445,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         },
       ],
     ];
+    const actions = allActions.filter(([, name]) => !options.only || options.only.includes(name));
     const totalWeight = actions.reduce((n, [w]) => n + w, 0);
     const pick = () => {
       let r = Math.random() * totalWeight;
@@ -321,6 +456,33 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       return actions[0]?.[2] ?? (async () => undefined);
     };
 
+    const corpus: CorpusSample[] = [];
+    const sampleCorpus = async () => {
+      const second = Math.round((performance.now() - started) / 1000);
+      const sources = await json("GET", "/data-sources/?page_size=100", token);
+      const conversations = await json("GET", `/agents/${agentId}/conversations/?page_size=1`, token);
+      const list = (sources.body.results ?? []) as Array<{ documentCount: number; chunkCount: number }>;
+      corpus.push({
+        second,
+        sources: Number(sources.body.count ?? list.length),
+        documents: list.reduce((n, s) => n + s.documentCount, 0),
+        chunks: list.reduce((n, s) => n + s.chunkCount, 0),
+        conversations: Number(conversations.body.count ?? 0),
+        diskMb: round(directoryBytes(server.dataDir)),
+      });
+    };
+    const heapSnapshots: string[] = [];
+    const snapshotTimers = (options.heapSnapshotsAt ?? []).map((at) =>
+      setTimeout(() => {
+        log(`${at} s: heap snapshot requested`);
+        server.kill("SIGUSR2");
+      }, at * 1000),
+    );
+    await sampleCorpus();
+    const corpusSampler = setInterval(
+      () => void sampleCorpus().catch((error: unknown) => log(`corpus sample failed: ${String(error)}`)),
+      5000,
+    );
     const sampler = setInterval(
       () => rss.push({ second: Math.round((performance.now() - started) / 1000), mb: rssMb(server.pid) }),
       1000,
@@ -328,7 +490,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     rss.push({ second: 0, mb: rssMb(server.pid) });
     let lastLog = started;
     let serverDied: SoakReport["serverDied"] = null;
+    let finished = false;
     void server.waitForExit().then((exit) => {
+      if (finished) return; // stopped by us after the soak
       serverDied = {
         second: Math.round((performance.now() - started) / 1000),
         exit: String(exit.code ?? exit.signal),
@@ -352,7 +516,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       }
     });
     await Promise.all(loops);
+    finished = true;
     clearInterval(sampler);
+    clearInterval(corpusSampler);
+    for (const t of snapshotTimers) clearTimeout(t);
+    await sampleCorpus();
+    const memory = readMemoryLog(memoryLog, Date.now() - (performance.now() - started));
+    for (const name of readdirSync(snapshotDir)) {
+      if (name.endsWith(".heapsnapshot")) heapSnapshots.push(join(snapshotDir, name));
+    }
     rss.push({ second: Math.round((performance.now() - started) / 1000), mb: rssMb(server.pid) });
     const elapsed = (performance.now() - started) / 1000;
 
@@ -360,6 +532,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const windows: SoakWindow[] = [];
     for (let w = 0; w * windowSeconds < elapsed; w++) {
       const inWindow = samples.filter((s) => s.at >= w * windowSeconds && s.at < (w + 1) * windowSeconds);
+      const inWindowAt = (second: number) => second >= w * windowSeconds && second < (w + 1) * windowSeconds;
+      const inside = memory.filter((m) => inWindowAt(m.second));
+      const lastCorpus = corpus.filter((c) => inWindowAt(c.second)).at(-1);
       const mem = rss
         .filter((r) => r.second >= w * windowSeconds && r.second < (w + 1) * windowSeconds)
         .map((r) => r.mb);
@@ -377,6 +552,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           95,
         ),
         rssMb: mem.length ? Math.max(...mem) : 0,
+        rssMinMb: mem.length ? Math.min(...mem) : 0,
+        heapUsedMb: Math.max(0, ...inside.map((m) => m.heapUsedMb)),
+        externalMb: Math.max(0, ...inside.map((m) => m.externalMb)),
+        arrayBuffersMb: Math.max(0, ...inside.map((m) => m.arrayBuffersMb)),
+        corpus: lastCorpus ? withoutSecond(lastCorpus) : null,
       });
     }
     const byAction: SoakReport["byAction"] = {};
@@ -410,26 +590,49 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         endMb: rss.at(-1)?.mb ?? 0,
         samples: rss,
       },
+      memory,
+      corpus,
+      heapSnapshots,
     };
   } finally {
     await server.close();
+    if (!options.snapshotDir) rmSync(probeDir, { recursive: true, force: true });
   }
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { minutes: { type: "string", default: "10" }, concurrency: { type: "string", default: "8" } },
+    options: {
+      minutes: { type: "string", default: "10" },
+      concurrency: { type: "string", default: "8" },
+      env: { type: "string", multiple: true, default: [] },
+      snapshots: { type: "string", default: "" },
+      only: { type: "string", default: "" },
+      out: { type: "string", default: join(repoRoot, "bench", "results", "soak.json") },
+    },
   });
+  const out = resolve(values.out);
+  mkdirSync(dirname(out), { recursive: true });
+  const env = Object.fromEntries(
+    values.env.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+  );
+  const heapSnapshotsAt = values.snapshots ? values.snapshots.split(",").map(Number) : [];
   const report = await runSoak({
     seconds: Number(values.minutes) * 60,
     concurrency: Number(values.concurrency),
+    env,
+    heapSnapshotsAt,
+    ...(values.only ? { only: values.only.split(",") } : {}),
+    ...(heapSnapshotsAt.length ? { snapshotDir: dirname(out) } : {}),
     log: (l) => console.log(l),
   });
-  const out = join(repoRoot, "bench", "results", "soak.json");
-  writeFileSync(out, `${JSON.stringify({ generatedAt: new Date().toISOString(), ...report }, null, 2)}\n`);
+  writeFileSync(
+    out,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), env, ...report }, null, 2)}\n`,
+  );
   console.log(
     JSON.stringify(
-      { ...report, rss: { ...report.rss, samples: undefined }, windows: report.windows },
+      { ...report, rss: { ...report.rss, samples: undefined }, memory: undefined, corpus: undefined },
       null,
       2,
     ),

@@ -203,7 +203,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const log = options.log ?? (() => undefined);
   const concurrency = options.concurrency ?? 8;
   const windowSeconds = options.windowSeconds ?? 60;
-  const keptUploads = options.keptUploads ?? 4;
+  const keptUploads = options.keptUploads ?? 20;
   const probeDir = mkdtempSync(join(tmpdir(), "lore-soak-"));
   const memoryLog = join(probeDir, "memory.jsonl");
   const snapshotDir = options.snapshotDir ?? probeDir;

@@ -14,7 +14,7 @@ export interface CorsOptions {
 /**
  * CORS with the same headers as hono/cors, written after the handler instead of on `c.res` before
  * it: hono's version makes every response be rebuilt around a body stream (see response-headers.ts).
- * Its headers override a handler's, as hono's do.
+ * Its headers override a handler's, as hono's do. Needs requestContext in front.
  */
 export function cors(options: CorsOptions): MiddlewareHandler<AppEnv> {
   const anyOrigin = options.origins.includes("*");
@@ -38,11 +38,12 @@ export function cors(options: CorsOptions): MiddlewareHandler<AppEnv> {
       headers.append("Vary", "Access-Control-Request-Headers");
       return new Response(null, { status: 204, statusText: "No Content", headers });
     }
+    // Written by requestContext with the request's other headers, after the handler.
+    const after = c.get("responseHeaders");
+    if (allowOrigin) after["Access-Control-Allow-Origin"] = allowOrigin;
+    after["Access-Control-Expose-Headers"] = expose;
+    if (anyOrigin) return next();
     await next();
-    writeResponseHeaders(c, (headers) => {
-      if (allowOrigin) headers.set("Access-Control-Allow-Origin", allowOrigin);
-      headers.set("Access-Control-Expose-Headers", expose);
-      if (!anyOrigin) headers.append("Vary", "Origin");
-    });
+    writeResponseHeaders(c, (headers) => headers.append("Vary", "Origin"));
   };
 }

@@ -54,20 +54,18 @@ function clientIp(c: Context, trustProxy: boolean): string {
 
 /** Production refuses plain HTTP unless a trusted proxy terminated TLS; HSTS always in production. */
 export function httpsPolicy(config: Config): MiddlewareHandler<AppEnv> {
+  // Outside production there is nothing to check: pass straight through.
+  if (!config.production) return (_c, next) => next();
   return async (c, next) => {
-    if (config.production) {
-      const forwardedProto = config.trustProxy
-        ? c.req.header("x-forwarded-proto")?.split(",")[0]?.trim()
-        : undefined;
-      const secure = new URL(c.req.url).protocol === "https:" || forwardedProto === "https";
-      if (!secure) throw new AppError("https_required", "Use HTTPS for every request");
-      await next();
-      writeResponseHeaders(c, (headers) =>
-        headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains"),
-      );
-      return;
-    }
+    const forwardedProto = config.trustProxy
+      ? c.req.header("x-forwarded-proto")?.split(",")[0]?.trim()
+      : undefined;
+    const secure = c.req.url.startsWith("https:") || forwardedProto === "https";
+    if (!secure) throw new AppError("https_required", "Use HTTPS for every request");
     await next();
+    writeResponseHeaders(c, (headers) =>
+      headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains"),
+    );
   };
 }
 
@@ -75,10 +73,9 @@ export function httpsPolicy(config: Config): MiddlewareHandler<AppEnv> {
 export function trailingSlash(prefix: string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     // c.req.path drops the trailing slash (non-strict routing); read the raw URL.
-    const url = new URL(c.req.url);
-    const path = url.pathname;
+    const path = rawPath(c.req.url);
     if (path.startsWith(`${prefix}/`) && !path.endsWith("/") && !path.endsWith(".json")) {
-      return c.redirect(`${path}/${url.search}`, 308);
+      return c.redirect(`${path}/${new URL(c.req.url).search}`, 308);
     }
     await next();
   };
@@ -153,7 +150,7 @@ export function rateLimit(
   isQueryPath: (path: string) => boolean,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!isQueryPath(new URL(c.req.url).pathname)) {
+    if (!isQueryPath(rawPath(c.req.url))) {
       const state = services.limiter.charge(limitRules(config, c));
       setLimitHeaders(c, state);
     }
@@ -164,4 +161,14 @@ export function rateLimit(
 /** For query routes: charge the principal and the agent together. */
 export function chargeQuery(config: Config, services: Services, c: Context<AppEnv>, agentId: string): void {
   setLimitHeaders(c, services.limiter.charge(limitRules(config, c, agentId)));
+}
+
+/** `new URL(url).pathname` without parsing: request URLs here are already serialised absolute URLs. */
+export function rawPath(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  const query = url.indexOf("?", start);
+  const hash = url.indexOf("#", start);
+  const end = Math.min(query === -1 ? url.length : query, hash === -1 ? url.length : hash);
+  return url.slice(start, end);
 }

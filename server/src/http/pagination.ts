@@ -21,16 +21,19 @@ export function requestUrl(c: Context, trustProxy: boolean): URL {
 export function paginate<T>(c: Context, items: T[], query: PageQuery, trustProxy: boolean): Page<T> {
   const { page, page_size } = query;
   const start = (page - 1) * page_size;
-  const link = (p: number) => {
-    const url = requestUrl(c, trustProxy);
-    url.searchParams.set("page", String(p));
-    url.searchParams.set("page_size", String(page_size));
-    return url.toString();
-  };
+  const previous = Math.min(page - 1, Math.max(1, Math.ceil(items.length / page_size)));
   return {
     count: items.length,
-    next: start + page_size < items.length ? link(page + 1) : null,
-    previous: page > 1 ? link(Math.min(page - 1, Math.max(1, Math.ceil(items.length / page_size)))) : null,
+    next: start + page_size < items.length ? pageLink(c, trustProxy, page + 1, page_size) : null,
+    previous: page > 1 ? pageLink(c, trustProxy, previous, page_size) : null,
     results: items.slice(start, start + page_size),
   };
+}
+
+// A module function rather than a closure per call: tsx (keepNames) names every closure it creates.
+function pageLink(c: Context, trustProxy: boolean, page: number, pageSize: number): string {
+  const url = requestUrl(c, trustProxy);
+  url.searchParams.set("page", String(page));
+  url.searchParams.set("page_size", String(pageSize));
+  return url.toString();
 }

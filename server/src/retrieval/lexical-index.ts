@@ -1,4 +1,4 @@
-import { analyze } from "./text-analysis.ts";
+import { analyze, analyzeTokens, tokenize } from "./text-analysis.ts";
 
 /** BM25 parameters and the proximity window, measured by bench/src/retrieval-quality.ts (see docs in calibration.ts). */
 export interface LexicalParams {
@@ -94,21 +94,52 @@ function splitSentences(text: string): string[] {
 
 const pairKey = (a: number, b: number): number => a * 16_777_216 + b;
 
+/** A growable Int32Array: per-slot columns cost 4 bytes a slot instead of an object each. */
+class IntColumn {
+  values: Int32Array;
+
+  constructor(capacity = 1024) {
+    this.values = new Int32Array(capacity);
+  }
+
+  set(index: number, value: number): void {
+    if (index >= this.values.length) {
+      const grown = new Int32Array(Math.max(index + 1, this.values.length * 2));
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[index] = value;
+  }
+}
+
+// Term sequences live in blocks of this many ints; a slot's record never straddles two blocks.
+const arenaBlockInts = 1 << 22;
+
 /**
  * An in-memory inverted index (BM25 candidates) with a forward index (term sequences for proximity and
  * phrase features). Slots are append-only; removed slots are skipped and reclaimed by `compact()`.
+ * Per slot the forward index keeps one record in a shared arena — the term ids, then the title's
+ * term ids, then the sentence starts — plus a few integer columns, so a slot costs no JS objects.
  */
 export class LexicalIndex {
   private readonly termIdByTerm = new Map<string, number>();
+  /** Raw token → index term id, −1 for a stop word (skips stemming and a second lookup on add). */
+  private readonly termIdByToken = new Map<string, number>();
   private df: number[] = [];
   private postings: Postings[] = [];
-  private docTerms: (Int32Array | null)[] = [];
-  private titleTerms: (Int32Array | null)[] = [];
-  private sentenceStarts: (Int32Array | null)[] = [];
   private numeric: number[] = [];
   private readonly prefixIdByPrefix = new Map<string, number>();
   private prefixOfTerm: number[] = [];
-  private docSource: number[] = [];
+  private slotTotal = 0;
+  /** Term count per slot; −1 once removed. */
+  private docLength = new IntColumn();
+  private titleLength = new IntColumn();
+  private sentenceCount = new IntColumn();
+  private docSource = new IntColumn();
+  private recordBlock = new IntColumn();
+  private recordOffset = new IntColumn();
+  private blocks: Int32Array[] = [];
+  private blockUsed = 0;
   private totalLength = 0;
   private liveCount = 0;
   private deadCount = 0;
@@ -121,7 +152,7 @@ export class LexicalIndex {
   }
 
   get slotCount(): number {
-    return this.docTerms.length;
+    return this.slotTotal;
   }
 
   get deadSlots(): number {
@@ -130,49 +161,46 @@ export class LexicalIndex {
 
   /** Adds one chunk; returns its slot. `source` is a small integer naming its data source. */
   add(text: string, titleText: string, source: number): number {
-    const slot = this.docTerms.length;
-    const terms: string[] = [];
+    const ids: number[] = [];
     const starts: number[] = [];
     for (const sentence of splitSentences(text)) {
-      starts.push(terms.length);
-      for (const term of analyze(sentence)) terms.push(term);
+      starts.push(ids.length);
+      for (const token of tokenize(sentence)) {
+        const id = this.tokenTermId(token);
+        if (id >= 0) ids.push(id);
+      }
     }
-    const ids = new Int32Array(terms.length);
     const tf = new Map<number, number>();
-    for (let i = 0; i < terms.length; i++) {
-      const id = this.termId(terms[i] as string);
-      ids[i] = id;
-      tf.set(id, (tf.get(id) ?? 0) + 1);
-    }
+    for (const id of ids) tf.set(id, (tf.get(id) ?? 0) + 1);
+    const slot = this.slotTotal;
     for (const [id, count] of tf) {
       (this.postings[id] as Postings).push(slot, count);
       this.df[id] = (this.df[id] ?? 0) + 1;
     }
     const titleIds = new Set<number>();
-    for (const term of analyze(titleText)) titleIds.add(this.termId(term));
-    this.docTerms.push(ids);
-    this.titleTerms.push(Int32Array.from(titleIds));
-    this.sentenceStarts.push(Int32Array.from(starts));
-    this.docSource.push(source);
+    for (const token of tokenize(titleText)) {
+      const id = this.tokenTermId(token);
+      if (id >= 0) titleIds.add(id);
+    }
+    this.store(slot, ids, [...titleIds], starts, source);
+    this.slotTotal++;
     this.totalLength += ids.length;
     this.liveCount++;
     return slot;
   }
 
   remove(slot: number): void {
-    const ids = this.docTerms[slot];
-    if (!ids) return;
+    if (!this.isLive(slot)) return;
+    const ids = this.termsOf(slot);
     for (const id of new Set(ids)) this.df[id] = (this.df[id] ?? 1) - 1;
     this.totalLength -= ids.length;
-    this.docTerms[slot] = null;
-    this.titleTerms[slot] = null;
-    this.sentenceStarts[slot] = null;
+    this.docLength.set(slot, -1);
     this.liveCount--;
     this.deadCount++;
   }
 
   isLive(slot: number): boolean {
-    return this.docTerms[slot] != null;
+    return slot < this.slotTotal && (this.docLength.values[slot] as number) >= 0;
   }
 
   /**
@@ -180,30 +208,47 @@ export class LexicalIndex {
    * renumber what they keep per slot.
    */
   compact(): Int32Array {
-    const remap = new Int32Array(this.docTerms.length).fill(-1);
-    const docTerms: Int32Array[] = [];
-    const titleTerms: Int32Array[] = [];
-    const sentenceStarts: Int32Array[] = [];
-    const docSource: number[] = [];
-    for (let slot = 0; slot < this.docTerms.length; slot++) {
-      const ids = this.docTerms[slot];
-      if (!ids) continue;
-      remap[slot] = docTerms.length;
-      docTerms.push(ids);
-      titleTerms.push(this.titleTerms[slot] ?? new Int32Array(0));
-      sentenceStarts.push(this.sentenceStarts[slot] ?? new Int32Array(0));
-      docSource.push(this.docSource[slot] ?? -1);
-    }
+    const remap = new Int32Array(this.slotTotal).fill(-1);
+    const old = {
+      docLength: this.docLength.values,
+      titleLength: this.titleLength.values,
+      sentenceCount: this.sentenceCount.values,
+      docSource: this.docSource.values,
+      recordBlock: this.recordBlock.values,
+      recordOffset: this.recordOffset.values,
+      blocks: this.blocks,
+      total: this.slotTotal,
+    };
+    const capacity = Math.max(1024, this.liveCount);
+    this.docLength = new IntColumn(capacity);
+    this.titleLength = new IntColumn(capacity);
+    this.sentenceCount = new IntColumn(capacity);
+    this.docSource = new IntColumn(capacity);
+    this.recordBlock = new IntColumn(capacity);
+    this.recordOffset = new IntColumn(capacity);
+    this.blocks = [];
+    this.blockUsed = 0;
     this.postings = this.postings.map(() => new Postings());
-    for (let slot = 0; slot < docTerms.length; slot++) {
+    let next = 0;
+    for (let slot = 0; slot < old.total; slot++) {
+      const length = old.docLength[slot] as number;
+      if (length < 0) continue;
+      remap[slot] = next;
+      const titles = old.titleLength[slot] as number;
+      const sentences = old.sentenceCount[slot] as number;
+      const block = old.blocks[old.recordBlock[slot] as number] as Int32Array;
+      const offset = old.recordOffset[slot] as number;
+      const record = block.subarray(offset, offset + length + titles + sentences);
+      this.place(next, record, length, titles, sentences, old.docSource[slot] as number);
       const tf = new Map<number, number>();
-      for (const id of docTerms[slot] as Int32Array) tf.set(id, (tf.get(id) ?? 0) + 1);
-      for (const [id, count] of tf) (this.postings[id] as Postings).push(slot, count);
+      for (let i = 0; i < length; i++) {
+        const id = record[i] as number;
+        tf.set(id, (tf.get(id) ?? 0) + 1);
+      }
+      for (const [id, count] of tf) (this.postings[id] as Postings).push(next, count);
+      next++;
     }
-    this.docTerms = docTerms;
-    this.titleTerms = titleTerms;
-    this.sentenceStarts = sentenceStarts;
-    this.docSource = docSource;
+    this.slotTotal = next;
     this.deadCount = 0;
     return remap;
   }
@@ -213,7 +258,7 @@ export class LexicalIndex {
    * 3-shingles (computed from the forward index, so no re-tokenising at query time).
    */
   signature(slot: number): { exact: number; shingles: Set<number> } {
-    const ids = this.docTerms[slot] ?? new Int32Array(0);
+    const ids = this.termsOf(slot);
     let exact = 0x811c9dc5;
     const shingles = new Set<number>();
     for (let i = 0; i < ids.length; i++) {
@@ -240,8 +285,10 @@ export class LexicalIndex {
     if (prepared.termIds.length === 0 || this.liveCount === 0) return [];
     const { k1, b } = this.params;
     const avgLength = this.totalLength / this.liveCount || 1;
-    if (this.scratch.length < this.docTerms.length) this.scratch = new Float64Array(this.docTerms.length * 2);
+    if (this.scratch.length < this.slotTotal) this.scratch = new Float64Array(this.slotTotal * 2);
     const acc = this.scratch;
+    const docLength = this.docLength.values;
+    const docSource = this.docSource.values;
     const touched: number[] = [];
     for (let q = 0; q < prepared.termIds.length; q++) {
       const list = this.postings[prepared.termIds[q] as number];
@@ -250,12 +297,12 @@ export class LexicalIndex {
       const { docs, tfs } = list;
       for (let i = 0; i < list.length; i++) {
         const slot = docs[i] as number;
-        const ids = this.docTerms[slot];
-        if (!ids || !allowedSources.has(this.docSource[slot] as number)) continue;
+        const length = docLength[slot] as number;
+        if (length < 0 || !allowedSources.has(docSource[slot] as number)) continue;
         const tf = tfs[i] as number;
         const current = acc[slot] as number;
         if (current === 0) touched.push(slot);
-        acc[slot] = current + (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * ids.length) / avgLength));
+        acc[slot] = current + (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * length) / avgLength));
       }
     }
     const top = selectTop(touched, acc, limit);
@@ -279,8 +326,8 @@ export class LexicalIndex {
     const avgLength = this.totalLength / Math.max(1, this.liveCount) || 1;
     const raw = new Map<number, number>();
     for (const slot of slots) {
-      const ids = this.docTerms[slot];
-      if (!ids) continue;
+      if (!this.isLive(slot)) continue;
+      const ids = this.termsOf(slot);
       const tf = new Map<number, number>();
       for (const id of ids) tf.set(id, (tf.get(id) ?? 0) + 1);
       let score = 0;
@@ -353,7 +400,7 @@ export class LexicalIndex {
     bm25Norm: number,
     bm25Rel: number,
   ): LexicalFeatures {
-    const ids = this.docTerms[slot] ?? new Int32Array(0);
+    const ids = this.termsOf(slot);
     const position = new Map<number, number>();
     q.termIds.forEach((id, i) => {
       if (id >= 0) position.set(id, i);
@@ -401,7 +448,7 @@ export class LexicalIndex {
       }
     }
     // Best sentence: coverage restricted to one sentence; also whether it holds a number the query lacks.
-    const starts = this.sentenceStarts[slot] ?? new Int32Array(0);
+    const starts = this.sentenceStartsOf(slot);
     let bestSentence = 0;
     let bestSentenceHasNumber = false;
     let anyNumber = false;
@@ -431,7 +478,7 @@ export class LexicalIndex {
       }
     }
     let titleHit = 0;
-    for (const id of this.titleTerms[slot] ?? []) {
+    for (const id of this.titleTermsOf(slot)) {
       const p = position.get(id);
       if (p !== undefined) titleHit += q.weights[p] as number;
     }
@@ -453,6 +500,75 @@ export class LexicalIndex {
       numberMissing: q.expectsNumber && !anyNumber ? 1 : 0,
       prefixCoverage: prefixHit / total,
     };
+  }
+
+  /** A live slot's term ids in order (a view into the arena; empty for a removed slot). */
+  private termsOf(slot: number): Int32Array {
+    if (!this.isLive(slot)) return new Int32Array(0);
+    const offset = this.recordOffset.values[slot] as number;
+    const block = this.blocks[this.recordBlock.values[slot] as number] as Int32Array;
+    return block.subarray(offset, offset + (this.docLength.values[slot] as number));
+  }
+
+  private titleTermsOf(slot: number): Int32Array {
+    if (!this.isLive(slot)) return new Int32Array(0);
+    const offset = (this.recordOffset.values[slot] as number) + (this.docLength.values[slot] as number);
+    const block = this.blocks[this.recordBlock.values[slot] as number] as Int32Array;
+    return block.subarray(offset, offset + (this.titleLength.values[slot] as number));
+  }
+
+  private sentenceStartsOf(slot: number): Int32Array {
+    if (!this.isLive(slot)) return new Int32Array(0);
+    const offset =
+      (this.recordOffset.values[slot] as number) +
+      (this.docLength.values[slot] as number) +
+      (this.titleLength.values[slot] as number);
+    const block = this.blocks[this.recordBlock.values[slot] as number] as Int32Array;
+    return block.subarray(offset, offset + (this.sentenceCount.values[slot] as number));
+  }
+
+  private store(slot: number, ids: number[], titleIds: number[], starts: number[], source: number): void {
+    const record = new Int32Array(ids.length + titleIds.length + starts.length);
+    record.set(ids, 0);
+    record.set(titleIds, ids.length);
+    record.set(starts, ids.length + titleIds.length);
+    this.place(slot, record, ids.length, titleIds.length, starts.length, source);
+  }
+
+  /** Copies a slot's record into the arena and fills its columns. */
+  private place(
+    slot: number,
+    record: Int32Array,
+    length: number,
+    titles: number,
+    sentences: number,
+    source: number,
+  ): void {
+    let block = this.blocks.at(-1);
+    if (!block || this.blockUsed + record.length > block.length) {
+      block = new Int32Array(Math.max(arenaBlockInts, record.length));
+      this.blocks.push(block);
+      this.blockUsed = 0;
+    }
+    block.set(record, this.blockUsed);
+    this.recordBlock.set(slot, this.blocks.length - 1);
+    this.recordOffset.set(slot, this.blockUsed);
+    this.blockUsed += record.length;
+    this.docLength.set(slot, length);
+    this.titleLength.set(slot, titles);
+    this.sentenceCount.set(slot, sentences);
+    this.docSource.set(slot, source);
+  }
+
+  /** The index term id of a raw token (as `tokenize` yields it), −1 for a stop word. */
+  private tokenTermId(token: string): number {
+    let id = this.termIdByToken.get(token);
+    if (id === undefined) {
+      const [term] = analyzeTokens([token]);
+      id = term === undefined ? -1 : this.termId(term);
+      this.termIdByToken.set(token, id);
+    }
+    return id;
   }
 
   private termId(term: string): number {

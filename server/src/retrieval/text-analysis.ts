@@ -28,17 +28,27 @@ const tokenPattern = /[\p{L}\p{N}]+/gu;
 
 /** Lowercased, accent-folded word tokens (letters and digits), in order. */
 export function tokenize(text: string): string[] {
-  const folded = text
-    .normalize("NFKD")
-    .replace(/\p{M}+/gu, "")
-    .toLowerCase();
+  // ASCII has nothing to decompose or strip: skip the costly normalisation.
+  const folded = asciiOnly.test(text)
+    ? text.toLowerCase()
+    : text
+        .normalize("NFKD")
+        .replace(/\p{M}+/gu, "")
+        .toLowerCase();
   return folded.match(tokenPattern) ?? [];
 }
 
+const asciiOnly = /^\p{ASCII}*$/u;
+
 /** Index terms of a text: tokens without stop words, Porter2-stemmed; order kept for proximity features. */
 export function analyze(text: string): string[] {
+  return analyzeTokens(tokenize(text));
+}
+
+/** Index terms of tokens `tokenize` produced: stop words dropped, the rest Porter2-stemmed. */
+export function analyzeTokens(tokens: readonly string[]): string[] {
   const terms: string[] = [];
-  for (const token of tokenize(text)) {
+  for (const token of tokens) {
     if (stopWords.has(token)) continue;
     terms.push(stemWord(token));
   }

@@ -7,7 +7,7 @@ import {
 import { Hono } from "hono";
 import { z } from "zod";
 import { AppError } from "../errors.ts";
-import { paginate } from "../http/pagination.ts";
+import { pageJson, paginate } from "../http/pagination.ts";
 import type { AppEnv } from "../http/principal.ts";
 import { parseQuery, pathId, readJson } from "../http/validate.ts";
 import type { Services } from "../services.ts";
@@ -36,14 +36,10 @@ export function agentsRoutes(s: Services) {
           });
         records = agents.listForWorkspaces(query.workspace_id ? new Set([query.workspace_id]) : ids);
       }
-      return c.json(
-        paginate(
-          c,
-          records.map((a) => agents.toAgent(a)),
-          query,
-          config.trustProxy,
-        ),
-      );
+      // The body c.json(page of toAgent) would send, from each agent's cached JSON.
+      const page = paginate(c, records, query, config.trustProxy);
+      const results = page.results.map((a) => agents.toAgentJson(a));
+      return c.body(pageJson({ ...page, results }), 200, { "Content-Type": "application/json" });
     })
     .post("/", async (c) => {
       const user = access.requireUser(c.get("principal"));

@@ -18,6 +18,9 @@ export const DEFAULT_FALLBACK =
   "I couldn't find that in the knowledge base. Try rephrasing, or ask about something the documents cover.";
 
 export class AgentsService {
+  // The public JSON of each record per status: records are replaced on every change, never mutated.
+  private readonly json = new WeakMap<AgentRecord, { processing?: string; ready?: string }>();
+
   constructor(
     private readonly store: Store,
     private readonly defaults: { model: string },
@@ -25,7 +28,24 @@ export class AgentsService {
 
   /** Public shape: the stored agent plus its derived status. */
   toAgent(record: AgentRecord): Agent {
-    return { ...record, status: this.isProcessing(record) ? "processing" : "ready" };
+    return { ...record, status: this.statusOf(record) };
+  }
+
+  /** `JSON.stringify(toAgent(record))`, once per record and status: lists send the same agents again and again. */
+  toAgentJson(record: AgentRecord): string {
+    const status = this.statusOf(record);
+    let cached = this.json.get(record);
+    if (!cached) {
+      cached = {};
+      this.json.set(record, cached);
+    }
+    const json = cached[status] ?? JSON.stringify({ ...record, status } satisfies Agent);
+    cached[status] = json;
+    return json;
+  }
+
+  private statusOf(record: AgentRecord): Agent["status"] {
+    return this.isProcessing(record) ? "processing" : "ready";
   }
 
   /** Processing while an attached, live source has never been ready. */

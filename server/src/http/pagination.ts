@@ -30,6 +30,12 @@ export function paginate<T>(c: Context, items: T[], query: PageQuery, trustProxy
   };
 }
 
+/** `JSON.stringify(page)` for a page whose items are already JSON text. */
+export function pageJson(page: Page<string>): string {
+  const { count, next, previous, results } = page;
+  return `{"count":${count},"next":${JSON.stringify(next)},"previous":${JSON.stringify(previous)},"results":[${results.join(",")}]}`;
+}
+
 // A module function rather than a closure per call: tsx (keepNames) names every closure it creates.
 function pageLink(c: Context, trustProxy: boolean, page: number, pageSize: number): string {
   const url = requestUrl(c, trustProxy);

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./principal.ts";
+import { requestHeader } from "./request-header.ts";
 import { writeResponseHeaders } from "./response-headers.ts";
 
 export interface CorsOptions {
@@ -26,7 +27,7 @@ export function cors(options: CorsOptions): MiddlewareHandler<AppEnv> {
     anyOrigin ? "*" : origin !== undefined && options.origins.includes(origin) ? origin : null;
 
   return async (c, next) => {
-    const allowOrigin = allowOriginFor(c.req.header("origin"));
+    const allowOrigin = allowOriginFor(requestHeader(c, "origin"));
     if (c.req.method === "OPTIONS") {
       const headers = new Headers();
       if (allowOrigin) headers.set("Access-Control-Allow-Origin", allowOrigin);

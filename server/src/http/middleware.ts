@@ -6,6 +6,7 @@ import { AppError } from "../errors.ts";
 import type { Services } from "../services.ts";
 import type { AppEnv, Principal } from "./principal.ts";
 import type { LimitRule, LimitState } from "./rate-limiter.ts";
+import { requestHeader } from "./request-header.ts";
 import { setResponseHeaders, writeResponseHeaders } from "./response-headers.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -16,7 +17,7 @@ export function requestContext(
   services: Pick<Services, "logger">,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const incoming = c.req.header("x-request-id");
+    const incoming = requestHeader(c, "x-request-id");
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const headers: Record<string, string> = { "X-Request-ID": requestId };
     c.set("requestId", requestId);
@@ -42,7 +43,7 @@ export function requestContext(
 
 function clientIp(c: Context, trustProxy: boolean): string {
   if (trustProxy) {
-    const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+    const forwarded = requestHeader(c, "x-forwarded-for")?.split(",")[0]?.trim();
     if (forwarded) return forwarded;
   }
   try {
@@ -58,7 +59,7 @@ export function httpsPolicy(config: Config): MiddlewareHandler<AppEnv> {
   if (!config.production) return (_c, next) => next();
   return async (c, next) => {
     const forwardedProto = config.trustProxy
-      ? c.req.header("x-forwarded-proto")?.split(",")[0]?.trim()
+      ? requestHeader(c, "x-forwarded-proto")?.split(",")[0]?.trim()
       : undefined;
     const secure = c.req.url.startsWith("https:") || forwardedProto === "https";
     if (!secure) throw new AppError("https_required", "Use HTTPS for every request");
@@ -84,7 +85,7 @@ export function trailingSlash(prefix: string): MiddlewareHandler<AppEnv> {
 /** Resolves `Authorization: Bearer` to a principal: an API key, a user's access token, or nobody. */
 export function authenticate(services: Services): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const header = c.req.header("authorization");
+    const header = requestHeader(c, "authorization");
     if (header) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (!match?.[1]) throw new AppError("invalid_token", "Use 'Authorization: Bearer <token>'");

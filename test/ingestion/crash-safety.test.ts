@@ -63,7 +63,8 @@ describe("crash safety", () => {
   it("completes a sync interrupted by SIGKILL after a restart, with a consistent index", async () => {
     proc = await startServerProcess();
     let token = await loginTo(proc);
-    const total = 60;
+    // Enough documents for several batches (sync-source.ts indexes up to 64 per commit).
+    const total = 1_200;
     const source = await createTextSource(proc, token, "Crashy", entries(total));
     const deadline = Date.now() + 30_000;
     for (;;) {

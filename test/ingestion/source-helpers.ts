@@ -84,15 +84,20 @@ export async function syncRuns(target: ApiTarget, token: string, id: string): Pr
   return res.body.results;
 }
 
+/** Every document of a source, page by page. */
 export async function documents(target: ApiTarget, token: string, id: string): Promise<SourceDocument[]> {
-  const res = await call<Page<SourceDocument>>(
-    target,
-    "GET",
-    `/data-sources/${id}/documents/?page_size=100`,
-    token,
-  );
-  if (res.status !== 200) throw new Error(`documents failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.results;
+  const out: SourceDocument[] = [];
+  for (let page = 1; ; page++) {
+    const res = await call<Page<SourceDocument>>(
+      target,
+      "GET",
+      `/data-sources/${id}/documents/?page=${page}&page_size=100`,
+      token,
+    );
+    if (res.status !== 200) throw new Error(`documents failed: ${res.status} ${JSON.stringify(res.body)}`);
+    out.push(...res.body.results);
+    if (!res.body.next) return out;
+  }
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -123,7 +123,8 @@ describe("kill -9", () => {
     const server = await startServerProcess();
     cleanup.push(() => server.close());
     let token = await loginTo(server);
-    const ENTRIES = 200;
+    // Enough documents for many batches (sync-source.ts indexes up to 64 per commit).
+    const ENTRIES = 2_000;
     const entries = Array.from({ length: ENTRIES }, (_, i) => ({
       title: `Entry ${i}`,
       content: `Marker qz${i}x belongs to entry number ${i}. It records the tide table of pier ${i}.`,
@@ -135,7 +136,7 @@ describe("kill -9", () => {
     const deadline = Date.now() + 60_000;
     for (;;) {
       const s = await getSource(server, token, created.id);
-      if (s.status === "syncing" && s.progress.processed >= 20) break;
+      if (s.status === "syncing" && s.progress.processed >= 100) break;
       if (s.status === "ready")
         throw new Error("the sync finished before it could be interrupted; raise ENTRIES");
       if (Date.now() > deadline) throw new Error("the sync did not start");
@@ -152,7 +153,7 @@ describe("kill -9", () => {
     expect(settled.chunkCount).toBe(ENTRIES);
 
     // Through the API: each marker finds its own entry, once.
-    for (let i = 0; i < ENTRIES; i += 7) {
+    for (let i = 0; i < ENTRIES; i += 67) {
       const { results } = await search(server, token, agent.id, `qz${i}x`);
       const own = results.filter((r) => r.content.includes(`qz${i}x`));
       expect(own.map((r) => r.title)).toEqual([`Entry ${i}`]);

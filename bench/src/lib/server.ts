@@ -54,21 +54,28 @@ export interface BenchServer {
   close(): Promise<void>;
 }
 
-/** Starts `lore serve` in its own process; `env` overrides the bench defaults. */
-export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
+/**
+ * Starts `lore serve` in its own process; `env` overrides the bench defaults, `nodeArgs` go to node
+ * (e.g. `--cpu-prof`, which NODE_OPTIONS refuses).
+ */
+export async function startBenchServer(
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<BenchServer> {
   const dataDir = env.LORE_DATA_DIR ?? mkdtempSync(join(tmpdir(), "lore-bench-"));
   const ownDir = env.LORE_DATA_DIR === undefined;
   if (ownDir) tempDirs.add(dataDir);
   const fullEnv = { ...benchEnv, LORE_DATA_DIR: dataDir, ...env };
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LORE_")));
-  const nodeArgs = [
+  const args = [
+    ...nodeArgs,
     "--max-old-space-size=6144",
     "--import",
     "tsx",
     join(repoRoot, "server/src/cli.ts"),
     "serve",
   ];
-  const child: ChildProcess = spawn(process.execPath, nodeArgs, {
+  const child: ChildProcess = spawn(process.execPath, args, {
     cwd: repoRoot,
     env: { ...inherited, ...fullEnv },
     stdio: ["ignore", "pipe", "pipe"],

@@ -188,11 +188,16 @@ export class SyncRunner {
       }
       await this.store.syncRuns.put(run);
       await this.setSource(source.id, { status: "syncing", progress: { total: 0, processed: 0 } });
+      let reported = 0;
       const counts = await syncSource(
         {
           ...this.deps,
           onProgress: async (processed, c) => {
-            if (processed % 10 === 0) await this.setSource(source.id, { progress: { total: 0, processed } });
+            // Progress is a commit of the source record: at most one per 10 documents (or per batch).
+            if (processed - reported >= 10) {
+              reported = processed;
+              await this.setSource(source.id, { progress: { total: 0, processed } });
+            }
             run = { ...run, ...c };
           },
         },

@@ -182,6 +182,8 @@ export class ChunkIndex {
   private readonly sourceNumber = new Map<string, number>();
   private readonly liveBySource = new Map<number, number>();
   private vectorIndexBuilt = false;
+  /** Documents whose stale rows a failed delete may have left in the tables. */
+  private readonly uncleanDocuments = new Set<string>();
 
   private constructor(
     private readonly chunks: Table,
@@ -247,15 +249,27 @@ export class ChunkIndex {
    * version's rows removed, so searches see one or the other (never none).
    */
   async replaceDocument(documentId: string, chunks: StoredChunk[]): Promise<void> {
-    for (const chunk of chunks) {
-      if (chunk.documentId !== documentId) {
-        throw new AppError("validation_error", "every chunk must belong to the document being replaced", {
-          documentId,
-          chunkDocumentId: chunk.documentId,
-        });
+    await this.replaceDocuments([{ documentId, chunks }]);
+  }
+
+  /**
+   * Replaces several documents' chunks with one commit: every new row is added first, then readers
+   * switch to the new versions in one synchronous step, then the old versions' rows are removed.
+   */
+  async replaceDocuments(documents: readonly { documentId: string; chunks: StoredChunk[] }[]): Promise<void> {
+    for (const { documentId, chunks } of documents) {
+      for (const chunk of chunks) {
+        if (chunk.documentId !== documentId) {
+          throw new AppError("validation_error", "every chunk must belong to the document being replaced", {
+            documentId,
+            chunkDocumentId: chunk.documentId,
+          });
+        }
+        assertUuid(chunk.dataSourceId, "dataSourceId");
       }
-      assertUuid(chunk.dataSourceId, "dataSourceId");
     }
+    if (documents.length === 0) return;
+    const chunks = documents.flatMap((d) => d.chunks);
     const writeId = randomUUID();
     // Embedding (possibly a remote call) happens before the write queue so other writes are not held up.
     const vectors =
@@ -270,7 +284,7 @@ export class ChunkIndex {
             chunks.map((c, i) => ({
               id: c.id,
               dataSourceId: c.dataSourceId,
-              documentId,
+              documentId: c.documentId,
               writeId,
               embedder: name,
               vector: Array.from(vectors[i] ?? []),
@@ -278,12 +292,21 @@ export class ChunkIndex {
           );
         }
       }
+      // A document with no live chunk and no failed delete has no rows to remove: skipping the delete
+      // (a scan of the whole table) keeps first-time indexing from slowing down as the table grows.
+      const replaced = documents
+        .map((d) => d.documentId)
+        .filter((id) => this.slotsByDocument.has(id) || this.uncleanDocuments.has(id));
       // Readers switch versions here, in one synchronous step.
-      this.removeDocumentFromMemory(documentId);
+      for (const { documentId } of documents) this.removeDocumentFromMemory(documentId);
       for (const chunk of chunks) this.addToMemory(chunk, writeId);
-      const stale = `documentId = ${sqlString(documentId)} AND writeId != ${sqlString(writeId)}`;
-      await this.chunks.delete(stale);
-      await this.vectors?.delete(stale);
+      for (let i = 0; i < replaced.length; i += 500) {
+        const batch = replaced.slice(i, i + 500);
+        await this.deleteRows(
+          `documentId IN (${sqlList(batch)}) AND writeId != ${sqlString(writeId)}`,
+          batch,
+        );
+      }
     });
   }
 
@@ -295,9 +318,8 @@ export class ChunkIndex {
       // Again inside the queue: a replacement queued before this call must not resurrect the document.
       for (const id of documentIds) this.removeDocumentFromMemory(id);
       for (let i = 0; i < documentIds.length; i += 500) {
-        const predicate = `documentId IN (${sqlList(documentIds.slice(i, i + 500))})`;
-        await this.chunks.delete(predicate);
-        await this.vectors?.delete(predicate);
+        const batch = documentIds.slice(i, i + 500);
+        await this.deleteRows(`documentId IN (${sqlList(batch)})`, batch);
       }
     });
   }
@@ -465,6 +487,17 @@ export class ChunkIndex {
       const indices = await this.vectors.listIndices();
       this.vectorIndexBuilt = indices.some((i) => i.columns.includes("vector"));
     }
+  }
+
+  /**
+   * Deletes rows from the chunk and vector tables. When a delete fails (disk full), the documents are
+   * remembered as unclean so their next replacement deletes again instead of trusting memory.
+   */
+  private async deleteRows(predicate: string, documentIds: readonly string[]): Promise<void> {
+    for (const id of documentIds) this.uncleanDocuments.add(id);
+    await this.chunks.delete(predicate);
+    await this.vectors?.delete(predicate);
+    for (const id of documentIds) this.uncleanDocuments.delete(id);
   }
 
   private async scoreCandidates(

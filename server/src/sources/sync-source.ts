@@ -29,9 +29,31 @@ export function contentHash(body: Uint8Array | string): string {
 }
 
 /**
+ * Documents indexed together: one commit for their pending records, one for their chunks and one for
+ * their final records, instead of three commits per document (what made many small documents slow).
+ * A batch is written once it holds this many documents or chunks, or its first document waited this long.
+ */
+export const BATCH_DOCUMENTS = 64;
+export const BATCH_CHUNKS = 2_000;
+export const BATCH_WAIT_MS = 1_000;
+
+/** A changed document, parsed and chunked (or refused by its parser), waiting for its batch's commit. */
+interface PreparedDocument {
+  raw: RawDocument;
+  hash: string;
+  previous: DocumentRecord | undefined;
+  base: DocumentRecord;
+  bytes: number;
+  result:
+    | { ok: true; parsed: ParsedDocument; chunks: StoredChunk[] }
+    | { ok: false; error: ParseError | UnsupportedTypeError };
+}
+
+/**
  * One sync of one source: fetch → hash → (parse → chunk → index) for what changed, then remove
- * what vanished. Each document is replaced atomically in the index before its record moves to the
- * new version, so a crash at any point leaves either version searchable and the next run finishes it.
+ * what vanished. Changed documents are indexed in batches; each batch's chunks replace the previous
+ * versions atomically before the records move to the new version, so a crash at any point leaves
+ * either version searchable and the next run finishes it.
  */
 export async function syncSource(
   deps: SyncDeps,
@@ -45,22 +67,52 @@ export async function syncSource(
     existing.set(doc.externalId, doc);
   const seen = new Set<string>();
   let processed = 0;
+  let pending: PreparedDocument[] = [];
+  let pendingChunks = 0;
+  let pendingSince = 0;
 
-  for await (const raw of deps.listDocuments(source, signal)) {
-    signal.throwIfAborted();
-    if (seen.has(raw.externalId)) continue;
-    seen.add(raw.externalId);
-    const hash = contentHash(raw.body);
-    const previous = existing.get(raw.externalId);
-    if (previous && previous.contentHash === hash && previous.status !== "pending") {
-      counts.unchanged += 1;
-    } else {
-      const outcome = await indexDocument(deps, source, raw, hash, previous);
-      counts[outcome] += 1;
-    }
-    processed += 1;
+  const flush = async (): Promise<void> => {
+    // Taken before writing: a failed write is not retried by the caller's error path.
+    const batch = pending;
+    pending = [];
+    pendingChunks = 0;
+    if (batch.length === 0) return;
+    for (const outcome of await indexDocuments(deps, batch)) counts[outcome] += 1;
+    processed += batch.length;
     await deps.onProgress?.(processed, counts);
+  };
+
+  try {
+    for await (const raw of deps.listDocuments(source, signal)) {
+      signal.throwIfAborted();
+      if (seen.has(raw.externalId)) continue;
+      seen.add(raw.externalId);
+      const hash = contentHash(raw.body);
+      const previous = existing.get(raw.externalId);
+      if (previous && previous.contentHash === hash && previous.status !== "pending") {
+        counts.unchanged += 1;
+        processed += 1;
+        await deps.onProgress?.(processed, counts);
+        continue;
+      }
+      const prepared = await prepareDocument(deps, source, raw, hash, previous);
+      if (pending.length === 0) pendingSince = Date.now();
+      pending.push(prepared);
+      pendingChunks += prepared.result.ok ? prepared.result.chunks.length : 0;
+      if (
+        pending.length >= BATCH_DOCUMENTS ||
+        pendingChunks >= BATCH_CHUNKS ||
+        Date.now() - pendingSince >= BATCH_WAIT_MS
+      ) {
+        await flush();
+      }
+    }
+  } catch (error) {
+    // What was read before the listing failed is kept; a cancelled sync (source deleted) keeps nothing.
+    if (!signal.aborted) await flush();
+    throw error;
   }
+  await flush();
 
   for (const [externalId, doc] of existing) {
     if (seen.has(externalId) || doc.storedFile) continue; // uploaded files leave only through DELETE
@@ -72,13 +124,14 @@ export async function syncSource(
   return counts;
 }
 
-async function indexDocument(
+/** Parses and chunks one changed document; a parser's refusal is kept as the document's outcome. */
+async function prepareDocument(
   deps: SyncDeps,
   source: DataSourceRecord,
   raw: RawDocument,
   hash: string,
   previous: DocumentRecord | undefined,
-): Promise<"added" | "updated" | "failed"> {
+): Promise<PreparedDocument> {
   const now = new Date().toISOString();
   const base: DocumentRecord = previous ?? {
     id: randomUUID(),
@@ -101,8 +154,7 @@ async function indexDocument(
   const bytes = typeof raw.body === "string" ? Buffer.byteLength(raw.body) : raw.body.byteLength;
   try {
     const parsed = await deps.parse(raw);
-    const drafts = chunkDocument(parsed);
-    const chunks: StoredChunk[] = drafts.map((d) => ({
+    const chunks: StoredChunk[] = chunkDocument(parsed).map((d) => ({
       id: randomUUID(),
       workspaceId: source.workspaceId,
       dataSourceId: source.id,
@@ -117,44 +169,60 @@ async function indexDocument(
       kind: parsed.kind,
       tokenCount: d.tokenCount,
     }));
-    // A new document is recorded (pending) before its chunks exist: a crash between the two then
-    // leaves a record the next sync re-indexes or removes, never chunks no record owns.
-    if (!previous) await deps.store.documents.put(base);
-    await deps.index.replaceDocument(base.id, chunks);
-    await deps.store.documents.put({
-      ...base,
-      title: parsed.title,
-      kind: parsed.kind,
-      sourceUrl: raw.sourceUrl,
-      status: "indexed",
-      error: null,
-      chunkCount: chunks.length,
-      pageCount: parsed.pageCount,
-      bytes,
-      contentHash: hash,
-      updatedAt: new Date().toISOString(),
-    });
-    return previous && previous.status !== "pending" ? "updated" : "added";
+    return { raw, hash, previous, base, bytes, result: { ok: true, parsed, chunks } };
   } catch (error) {
     if (!(error instanceof ParseError || error instanceof UnsupportedTypeError)) throw error;
+    return { raw, hash, previous, base, bytes, result: { ok: false, error } };
+  }
+}
+
+/** Writes a batch: pending records of new documents, then every chunk in one commit, then the final records. */
+async function indexDocuments(
+  deps: SyncDeps,
+  batch: PreparedDocument[],
+): Promise<("added" | "updated" | "failed")[]> {
+  const parsedOk = batch.filter((d) => d.result.ok);
+  // A new document is recorded (pending) before its chunks exist: a crash between the two then
+  // leaves a record the next sync re-indexes or removes, never chunks no record owns.
+  await deps.store.documents.putMany(parsedOk.filter((d) => !d.previous).map((d) => d.base));
+  await deps.index.replaceDocuments(
+    parsedOk.map((d) => ({ documentId: d.base.id, chunks: d.result.ok ? d.result.chunks : [] })),
+  );
+  const updatedAt = new Date().toISOString();
+  const records: DocumentRecord[] = [];
+  const outcomes = batch.map(({ raw, hash, previous, base, bytes, result }) => {
+    if (result.ok) {
+      records.push({
+        ...base,
+        title: result.parsed.title,
+        kind: result.parsed.kind,
+        sourceUrl: raw.sourceUrl,
+        status: "indexed",
+        error: null,
+        chunkCount: result.chunks.length,
+        pageCount: result.parsed.pageCount,
+        bytes,
+        contentHash: hash,
+        updatedAt,
+      });
+      return previous && previous.status !== "pending" ? "updated" : "added";
+    }
     if (previous?.status === "indexed") {
       // The previous version keeps serving; the hash stays old so the next sync tries again.
-      await deps.store.documents.put({
-        ...previous,
-        error: error.message,
-        updatedAt: new Date().toISOString(),
+      records.push({ ...previous, error: result.error.message, updatedAt });
+    } else {
+      records.push({
+        ...base,
+        status: "failed",
+        error: result.error.message,
+        chunkCount: 0,
+        bytes,
+        contentHash: hash,
+        updatedAt,
       });
-      return "failed";
     }
-    await deps.store.documents.put({
-      ...base,
-      status: "failed",
-      error: error.message,
-      chunkCount: 0,
-      bytes,
-      contentHash: hash,
-      updatedAt: new Date().toISOString(),
-    });
     return "failed";
-  }
+  });
+  await deps.store.documents.putMany(records);
+  return outcomes;
 }

@@ -1,10 +1,11 @@
 /**
  * Load soak: a second process (the real `lore serve`) takes mixed traffic on loopback — JSON and
  * SSE queries, widget sessions, searches, list calls, uploads, new sources and re-syncs — for a
- * bounded time. The data is steady-state (every upload and new source is deleted again), so the
- * server's memory should be flat after warm-up. Reports throughput, error rate (429s counted
- * apart), p50/p95 per window, the server's RSS / JS heap / external memory (sampled inside the
- * child by memory-probe.mjs) and the corpus size over time.
+ * bounded time. Sources stay steady (every upload and new source is deleted again; conversations
+ * do accumulate), so the server's memory should be flat after warm-up. Reports throughput, error
+ * rate (429s counted apart), p50/p95 per window, the server's RSS / JS heap / external memory
+ * (sampled inside the child by memory-probe.mjs), their slopes over the second half (`trend`) and
+ * the corpus size over time.
  *
  *   node_modules/.bin/tsx bench/src/soak.ts --minutes 10        → bench/results/soak.json
  *     --env MALLOC_ARENA_MAX=2     extra environment for the server child (repeatable)
@@ -102,6 +103,8 @@ export interface SoakReport {
   rss: { startMb: number; maxMb: number; endMb: number; samples: Array<{ second: number; mb: number }> };
   memory: MemorySample[];
   corpus: CorpusSample[];
+  /** Memory after warm-up: least-squares slopes (MB/min) over the second half of the run. */
+  trend: { fromSecond: number; rssMbPerMin: number; heapUsedMbPerMin: number; externalMbPerMin: number };
   heapSnapshots: string[];
   /** Set when the server process died during the soak: when, and the end of its output. */
   serverDied: { second: number; exit: string; outputTail: string } | null;
@@ -120,6 +123,20 @@ function percentile(values: number[], p: number): number {
   return (
     Math.round((sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0) * 10) / 10
   );
+}
+
+/** Least-squares slope of `value` over `second`, per minute (0 with fewer than two samples). */
+function slopePerMinute(samples: MemorySample[], value: (m: MemorySample) => number): number {
+  if (samples.length < 2) return 0;
+  const meanX = samples.reduce((n, m) => n + m.second, 0) / samples.length;
+  const meanY = samples.reduce((n, m) => n + value(m), 0) / samples.length;
+  let num = 0;
+  let den = 0;
+  for (const m of samples) {
+    num += (m.second - meanX) * (value(m) - meanY);
+    den += (m.second - meanX) ** 2;
+  }
+  return den === 0 ? 0 : Math.round((num / den) * 60 * 10) / 10;
 }
 
 function rssMb(pid: number): number {
@@ -261,9 +278,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       config: { entries },
     });
     const kbId = String(kb.body.id);
-    for (let i = 0; i < 300; i++) {
+    // Traffic starts once the knowledge base is indexed (else queries answer 503 agent_processing);
+    // on a loaded machine that can take far longer than the usual second.
+    const readyBy = performance.now() + 60_000;
+    for (;;) {
       const s = await json("GET", `/data-sources/${kbId}/`, token);
       if (s.body.status === "ready") break;
+      if (performance.now() > readyBy) throw new Error(`knowledge base not ready: ${JSON.stringify(s.body)}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     const agent = await json("POST", "/agents/", token, {
@@ -572,6 +593,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       };
     }
     const errors = samples.filter(isError).length;
+    const fromSecond = Math.round(elapsed / 2);
+    const secondHalf = memory.filter((m) => m.second >= fromSecond);
     return {
       serverDied,
       seconds: Math.round(elapsed),
@@ -592,6 +615,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       },
       memory,
       corpus,
+      trend: {
+        fromSecond,
+        rssMbPerMin: slopePerMinute(secondHalf, (m) => m.rssMb),
+        heapUsedMbPerMin: slopePerMinute(secondHalf, (m) => m.heapUsedMb),
+        externalMbPerMin: slopePerMinute(secondHalf, (m) => m.externalMb),
+      },
       heapSnapshots,
     };
   } finally {

@@ -23,5 +23,25 @@ describe("soak (smoke)", () => {
     }
     expect(report.rss.maxMb).toBeGreaterThan(0);
     expect(report.rss.maxMb).toBeLessThan(1024);
-  }, 90_000);
+
+    // Flatness, loosely: 20 s is mostly warm-up (RSS still rises a few MB/s), so these bounds catch
+    // gross leaks only; the 10-minute soak in docs/reliability.md is the real measure.
+    const between = (from: number, to: number) =>
+      report.memory.filter((m) => m.second >= from && m.second < to);
+    const middle = between(5, 10);
+    const end = between(15, 21);
+    expect(middle.length).toBeGreaterThan(2);
+    expect(end.length).toBeGreaterThan(2);
+    // RSS over the last 5 s stays within 100 MB of its level 10 s earlier (seen: -3 to +28 MB).
+    expect(Math.max(...end.map((m) => m.rssMb))).toBeLessThan(Math.max(...middle.map((m) => m.rssMb)) + 100);
+    // The JS heap's low point (right after collections: what is live) stays within 32 MB of the
+    // middle's (seen: -5 to +9 MB).
+    expect(Math.min(...end.map((m) => m.heapUsedMb))).toBeLessThan(
+      Math.min(...middle.map((m) => m.heapUsedMb)) + 32,
+    );
+    // Buffers and other memory outside the JS heap do not pile up.
+    expect(Math.max(...end.map((m) => m.externalMb))).toBeLessThan(
+      Math.max(...middle.map((m) => m.externalMb)) + 16,
+    );
+  }, 120_000);
 });

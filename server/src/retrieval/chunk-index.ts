@@ -23,6 +23,7 @@ import {
   semanticFeatures,
   semanticModel,
 } from "./calibration.ts";
+import { type ChunkMeta, ChunkSlots } from "./chunk-slots.ts";
 import type { Embedder } from "./embedder.ts";
 import {
   defaultLexicalParams,
@@ -120,12 +121,6 @@ function vectorSchema(dimensions: number): Schema {
   ]);
 }
 
-interface Slot {
-  chunk: StoredChunk;
-  writeId: string;
-  source: number;
-}
-
 type ChunkRow = Omit<StoredChunk, "headingPath"> & {
   headingPath: string;
   writeId: string;
@@ -176,12 +171,15 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
 export class ChunkIndex {
   private readonly writes = new WriteQueue();
   private readonly lexical: LexicalIndex;
-  private slots: (Slot | null)[] = [];
+  /** The chunk behind each lexical slot, packed (text as UTF-8, shared fields once per document). */
+  private readonly slots = new ChunkSlots();
   private readonly slotById = new Map<string, number>();
   private readonly slotsByDocument = new Map<string, number[]>();
   private readonly sourceNumber = new Map<string, number>();
   private readonly liveBySource = new Map<number, number>();
   private vectorIndexBuilt = false;
+  /** The meta of the chunk added last, reused by the next chunk of the same document and write. */
+  private lastMeta: ChunkMeta | null = null;
   /** Documents whose stale rows a failed delete may have left in the tables. */
   private readonly uncleanDocuments = new Set<string>();
 
@@ -400,10 +398,16 @@ export class ChunkIndex {
     for (let i = 0; i < rows.numRows; i++) {
       const id = String(ids?.get(i));
       const slot = this.slotById.get(id);
-      const live = slot === undefined ? null : this.slots[slot];
+      const live = slot === undefined ? null : this.slots.meta(slot);
       if (live && names?.get(i) === embedder.name && writeIds?.get(i) === live.writeId) current.add(id);
     }
-    const pending = this.slots.filter((s): s is Slot => s !== null && !current.has(s.chunk.id));
+    const pending: { chunk: StoredChunk; writeId: string }[] = [];
+    for (let slot = 0; slot < this.slots.length; slot++) {
+      const id = this.slots.id(slot);
+      const chunk = id === null || current.has(id) ? null : this.chunkAt(slot);
+      const writeId = this.slots.meta(slot)?.writeId;
+      if (chunk && writeId) pending.push({ chunk, writeId });
+    }
     let done = 0;
     for (let i = 0; i < pending.length; i += embedBatchSize) {
       const batch = pending.slice(i, i + embedBatchSize);
@@ -414,7 +418,7 @@ export class ChunkIndex {
           .map((s, j) => ({ s, vector: embedded[j] }))
           .filter(({ s }) => {
             const slot = this.slotById.get(s.chunk.id);
-            return slot !== undefined && this.slots[slot]?.writeId === s.writeId;
+            return slot !== undefined && this.slots.meta(slot)?.writeId === s.writeId;
           });
         if (still.length === 0) return;
         await vectors.delete(`id IN (${sqlList(still.map(({ s }) => s.chunk.id))})`);
@@ -525,8 +529,8 @@ export class ChunkIndex {
     }
     const rows = await this.candidateFeatures(params, mode, allowed);
     return rows.flatMap(({ slot, features }) => {
-      const entry = this.slots[slot];
-      return entry ? [{ chunk: entry.chunk, features }] : [];
+      const chunk = this.chunkAt(slot);
+      return chunk ? [{ chunk, features }] : [];
     });
   }
 
@@ -590,7 +594,7 @@ export class ChunkIndex {
     for (const row of rows as { id: string; writeId: string; _distance: number }[]) {
       const slot = this.slotById.get(row.id);
       // Vectors of a replaced or deleted version may linger until the write queue removes them.
-      if (slot === undefined || this.slots[slot]?.writeId !== row.writeId) continue;
+      if (slot === undefined || this.slots.meta(slot)?.writeId !== row.writeId) continue;
       out.set(slot, Math.max(0, Math.min(1, 1 - row._distance)));
     }
     return out;
@@ -601,8 +605,8 @@ export class ChunkIndex {
     const kept: { exact: number; shingles: Set<number> }[] = [];
     for (const { slot, score } of scored) {
       if (hits.length >= topK || score < minScore) break;
-      const entry = this.slots[slot];
-      if (!entry) continue;
+      const chunk = this.chunkAt(slot);
+      if (!chunk) continue;
       // Same analysed text, or most word 3-shingles shared (Jaccard), counts as a near-duplicate.
       const signature = this.lexical.signature(slot);
       const duplicate = kept.some(
@@ -612,11 +616,30 @@ export class ChunkIndex {
       );
       if (duplicate) continue;
       kept.push(signature);
-      hits.push({ chunk: entry.chunk, score });
+      hits.push({ chunk, score });
     }
     return hits;
   }
 
+  /** A live slot's chunk, rebuilt from the packed columns (only for what a caller returns). */
+  private chunkAt(slot: number): StoredChunk | null {
+    const meta = this.slots.meta(slot);
+    const chunk = meta && this.slots.chunk(slot);
+    if (!meta || !chunk) return null;
+    return {
+      ...chunk,
+      workspaceId: meta.workspaceId,
+      dataSourceId: meta.dataSourceId,
+      documentId: meta.documentId,
+      documentVersion: meta.documentVersion,
+      title: meta.title,
+      headingPath: [...meta.headingPath],
+      sourceUrl: meta.sourceUrl,
+      kind: meta.kind,
+    };
+  }
+
+  /** Adds a chunk; consecutive chunks of one write with the same fields share one ChunkMeta. */
   private addToMemory(chunk: StoredChunk, writeId: string): void {
     const previous = this.slotById.get(chunk.id);
     if (previous !== undefined) this.removeSlot(previous);
@@ -625,9 +648,25 @@ export class ChunkIndex {
       source = this.sourceNumber.size;
       this.sourceNumber.set(chunk.dataSourceId, source);
     }
+    let meta = this.lastMeta;
+    if (!meta || !sharesMeta(meta, chunk, writeId)) {
+      meta = {
+        workspaceId: chunk.workspaceId,
+        dataSourceId: chunk.dataSourceId,
+        documentId: chunk.documentId,
+        documentVersion: chunk.documentVersion,
+        title: chunk.title,
+        headingPath: chunk.headingPath,
+        sourceUrl: chunk.sourceUrl,
+        kind: chunk.kind,
+        writeId,
+        source,
+      };
+      this.lastMeta = meta;
+    }
     const headingText = chunk.headingPath.join(" ");
     const slot = this.lexical.add(chunk.text, `${chunk.title} ${headingText}`, source);
-    this.slots[slot] = { chunk, writeId, source };
+    this.slots.set(slot, chunk, meta);
     this.slotById.set(chunk.id, slot);
     const list = this.slotsByDocument.get(chunk.documentId);
     if (list) list.push(slot);
@@ -636,18 +675,19 @@ export class ChunkIndex {
   }
 
   private removeSlot(slot: number): void {
-    const entry = this.slots[slot];
-    if (!entry) return;
+    const id = this.slots.id(slot);
+    const meta = this.slots.meta(slot);
+    if (id === null || !meta) return;
     this.lexical.remove(slot);
-    this.slots[slot] = null;
-    if (this.slotById.get(entry.chunk.id) === slot) this.slotById.delete(entry.chunk.id);
-    const list = this.slotsByDocument.get(entry.chunk.documentId);
+    this.slots.clear(slot);
+    if (this.slotById.get(id) === slot) this.slotById.delete(id);
+    const list = this.slotsByDocument.get(meta.documentId);
     if (list) {
       const rest = list.filter((s) => s !== slot);
-      if (rest.length > 0) this.slotsByDocument.set(entry.chunk.documentId, rest);
-      else this.slotsByDocument.delete(entry.chunk.documentId);
+      if (rest.length > 0) this.slotsByDocument.set(meta.documentId, rest);
+      else this.slotsByDocument.delete(meta.documentId);
     }
-    this.liveBySource.set(entry.source, (this.liveBySource.get(entry.source) ?? 1) - 1);
+    this.liveBySource.set(meta.source, (this.liveBySource.get(meta.source) ?? 1) - 1);
   }
 
   private removeDocumentFromMemory(documentId: string): void {
@@ -659,26 +699,24 @@ export class ChunkIndex {
     const source = this.sourceNumber.get(dataSourceId);
     if (source === undefined) return;
     for (let slot = 0; slot < this.slots.length; slot++) {
-      if (this.slots[slot]?.source === source) this.removeSlot(slot);
+      if (this.slots.meta(slot)?.source === source) this.removeSlot(slot);
     }
   }
 
   private compactMemory(): void {
     const remap = this.lexical.compact();
-    const slots: (Slot | null)[] = [];
+    this.slots.compact(remap);
     this.slotById.clear();
     this.slotsByDocument.clear();
-    for (let old = 0; old < remap.length; old++) {
-      const next = remap[old] as number;
-      const entry = this.slots[old];
-      if (next < 0 || !entry) continue;
-      slots[next] = entry;
-      this.slotById.set(entry.chunk.id, next);
-      const list = this.slotsByDocument.get(entry.chunk.documentId);
-      if (list) list.push(next);
-      else this.slotsByDocument.set(entry.chunk.documentId, [next]);
+    for (let slot = 0; slot < this.slots.length; slot++) {
+      const id = this.slots.id(slot);
+      const meta = this.slots.meta(slot);
+      if (id === null || !meta) continue;
+      this.slotById.set(id, slot);
+      const list = this.slotsByDocument.get(meta.documentId);
+      if (list) list.push(slot);
+      else this.slotsByDocument.set(meta.documentId, [slot]);
     }
-    this.slots = slots;
   }
 
   private async embedAll(texts: string[]): Promise<Float32Array[]> {
@@ -695,6 +733,21 @@ export class ChunkIndex {
   get connection(): Connection {
     return this.db;
   }
+}
+
+function sharesMeta(meta: ChunkMeta, chunk: StoredChunk, writeId: string): boolean {
+  return (
+    meta.writeId === writeId &&
+    meta.documentId === chunk.documentId &&
+    meta.documentVersion === chunk.documentVersion &&
+    meta.workspaceId === chunk.workspaceId &&
+    meta.dataSourceId === chunk.dataSourceId &&
+    meta.title === chunk.title &&
+    meta.sourceUrl === chunk.sourceUrl &&
+    meta.kind === chunk.kind &&
+    meta.headingPath.length === chunk.headingPath.length &&
+    meta.headingPath.every((part, i) => part === chunk.headingPath[i])
+  );
 }
 
 /** What gets embedded: the title and headings give a chunk the context its text often lacks. */

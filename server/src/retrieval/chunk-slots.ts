@@ -1,0 +1,195 @@
+import type { DocumentKind } from "@lore/shared";
+
+/** What the chunks of one write usually share; one object serves all of them. */
+export interface ChunkMeta {
+  workspaceId: string;
+  dataSourceId: string;
+  documentId: string;
+  documentVersion: string;
+  title: string;
+  headingPath: readonly string[];
+  sourceUrl: string | null;
+  kind: DocumentKind;
+  writeId: string;
+  /** The data source's small integer in the lexical index. */
+  source: number;
+}
+
+/** The chunk fields `ChunkSlots` keeps per slot besides the shared `ChunkMeta`. */
+export interface SlotChunk {
+  id: string;
+  ordinal: number;
+  text: string;
+  page: number | null;
+  tokenCount: number;
+}
+
+// Text lives in blocks of this many bytes; a text never straddles two blocks.
+const textBlockBytes = 32 * 1024 * 1024;
+const noPage = -2_147_483_648;
+// A lone surrogate does not survive UTF-8; such (rare) texts stay JS strings.
+const loneSurrogate = /\p{Cs}/u;
+
+/**
+ * Chunks by slot, packed for a million of them: UTF-8 text in large shared buffers, numbers in typed
+ * columns, and the fields a write's chunks share in one `ChunkMeta` — about the text's bytes plus
+ * ~60 bytes a slot, where a `StoredChunk` object per slot cost several kilobytes.
+ */
+export class ChunkSlots {
+  private ids: (string | null)[] = [];
+  private metas: (ChunkMeta | null)[] = [];
+  private ordinals = new Int32Array(1024);
+  private pages = new Int32Array(1024);
+  private tokenCounts = new Int32Array(1024);
+  private textBlock = new Int32Array(1024);
+  private textStart = new Int32Array(1024);
+  private textBytes = new Int32Array(1024);
+  private blocks: Buffer[] = [];
+  private blockUsed = 0;
+  private readonly oddTexts = new Map<number, string>();
+
+  get length(): number {
+    return this.ids.length;
+  }
+
+  set(slot: number, chunk: SlotChunk, meta: ChunkMeta): void {
+    this.place(slot, chunk.id, meta);
+    this.ordinals[slot] = chunk.ordinal;
+    this.pages[slot] = chunk.page ?? noPage;
+    this.tokenCounts[slot] = chunk.tokenCount;
+    this.writeText(slot, chunk.text);
+  }
+
+  clear(slot: number): void {
+    if (slot >= this.ids.length) return;
+    this.ids[slot] = null;
+    this.metas[slot] = null;
+    this.oddTexts.delete(slot);
+  }
+
+  id(slot: number): string | null {
+    return this.ids[slot] ?? null;
+  }
+
+  meta(slot: number): ChunkMeta | null {
+    return this.metas[slot] ?? null;
+  }
+
+  /** The slot's chunk fields, text decoded; null for an empty slot. */
+  chunk(slot: number): SlotChunk | null {
+    const id = this.ids[slot];
+    if (!id) return null;
+    const page = this.pages[slot] as number;
+    return {
+      id,
+      ordinal: this.ordinals[slot] as number,
+      text: this.readText(slot),
+      page: page === noPage ? null : page,
+      tokenCount: this.tokenCounts[slot] as number,
+    };
+  }
+
+  /** Renumbers slots by `remap` (old → new, −1 to drop), repacking the text bytes. */
+  compact(remap: Int32Array): void {
+    const old = {
+      ids: this.ids,
+      metas: this.metas,
+      ordinals: this.ordinals,
+      pages: this.pages,
+      tokenCounts: this.tokenCounts,
+      textBlock: this.textBlock,
+      textStart: this.textStart,
+      textBytes: this.textBytes,
+      blocks: this.blocks,
+      oddTexts: new Map(this.oddTexts),
+    };
+    this.ids = [];
+    this.metas = [];
+    for (const name of ["ordinals", "pages", "tokenCounts", "textBlock", "textStart", "textBytes"] as const)
+      this[name] = new Int32Array(1024);
+    this.blocks = [];
+    this.blockUsed = 0;
+    this.oddTexts.clear();
+    for (let slot = 0; slot < remap.length; slot++) {
+      const next = remap[slot] as number;
+      const id = old.ids[slot];
+      const meta = old.metas[slot];
+      if (next < 0 || !id || !meta) continue;
+      this.place(next, id, meta);
+      this.ordinals[next] = old.ordinals[slot] as number;
+      this.pages[next] = old.pages[slot] as number;
+      this.tokenCounts[next] = old.tokenCounts[slot] as number;
+      const bytes = old.textBytes[slot] as number;
+      if (bytes < 0) {
+        this.oddTexts.set(next, old.oddTexts.get(slot) ?? "");
+        this.textBytes[next] = -1;
+        continue;
+      }
+      const start = old.textStart[slot] as number;
+      const source = old.blocks[old.textBlock[slot] as number]?.subarray(start, start + bytes);
+      const { block, offset } = this.reserve(next, bytes);
+      if (source) block.set(source, offset);
+    }
+  }
+
+  private place(slot: number, id: string, meta: ChunkMeta): void {
+    this.ensure(slot + 1);
+    while (this.ids.length < slot) {
+      this.ids.push(null);
+      this.metas.push(null);
+    }
+    this.ids[slot] = id;
+    this.metas[slot] = meta;
+  }
+
+  private ensure(size: number): void {
+    if (size <= this.ordinals.length) return;
+    const capacity = Math.max(size, this.ordinals.length * 2);
+    const grow = (column: Int32Array) => {
+      const grown = new Int32Array(capacity);
+      grown.set(column);
+      return grown;
+    };
+    this.ordinals = grow(this.ordinals);
+    this.pages = grow(this.pages);
+    this.tokenCounts = grow(this.tokenCounts);
+    this.textBlock = grow(this.textBlock);
+    this.textStart = grow(this.textStart);
+    this.textBytes = grow(this.textBytes);
+  }
+
+  private writeText(slot: number, text: string): void {
+    if (loneSurrogate.test(text)) {
+      this.oddTexts.set(slot, text);
+      this.textBytes[slot] = -1;
+      return;
+    }
+    this.oddTexts.delete(slot);
+    const bytes = Buffer.byteLength(text, "utf8");
+    const { block, offset } = this.reserve(slot, bytes);
+    block.write(text, offset, "utf8");
+  }
+
+  /** Room for a slot's text bytes at the end of the last block (or in a new one). */
+  private reserve(slot: number, bytes: number): { block: Buffer; offset: number } {
+    let block = this.blocks.at(-1);
+    if (!block || this.blockUsed + bytes > block.length) {
+      block = Buffer.allocUnsafeSlow(Math.max(textBlockBytes, bytes));
+      this.blocks.push(block);
+      this.blockUsed = 0;
+    }
+    const offset = this.blockUsed;
+    this.textBlock[slot] = this.blocks.length - 1;
+    this.textStart[slot] = offset;
+    this.textBytes[slot] = bytes;
+    this.blockUsed += bytes;
+    return { block, offset };
+  }
+
+  private readText(slot: number): string {
+    const bytes = this.textBytes[slot] as number;
+    if (bytes < 0) return this.oddTexts.get(slot) ?? "";
+    const start = this.textStart[slot] as number;
+    return this.blocks[this.textBlock[slot] as number]?.toString("utf8", start, start + bytes) ?? "";
+  }
+}

@@ -1,4 +1,4 @@
-import { countTokens } from "gpt-tokenizer";
+import { countTokens, isWithinTokenLimit } from "gpt-tokenizer";
 import type { ChunkDraft, ParsedDocument, ParsedSection } from "../documents.ts";
 
 /** Upper bound of a chunk, heading context included (cl100k tokens). */
@@ -24,6 +24,16 @@ interface Unit {
 }
 
 const SENTENCE_END = /(?<=[.!?…。！？]["'’”)\]]?)\s+(?=["'‘“([]?[\p{Lu}\p{N}])/u;
+
+/**
+ * Tokens of a text when at most `cap`, else some number above `cap`: the count stops early, so a
+ * long section costs what its first `cap` tokens cost (a whole-book section is otherwise counted in full).
+ */
+function tokensUpTo(text: string, cap: number): number {
+  // Short texts: the plain count is faster than the incremental one.
+  if (text.length <= cap * 4) return countTokens(text);
+  return isWithinTokenLimit(text, cap) || cap + 1;
+}
 
 /** Hard split of one over-long sentence: the longest word prefix within budget, found by binary search. */
 function splitWords(text: string, budget: number, sep: Unit["sep"]): Unit[] {
@@ -56,7 +66,7 @@ function splitWords(text: string, budget: number, sep: Unit["sep"]): Unit[] {
 
 /** Breaks a block into units no larger than the budget: whole if it fits, else sentences, else words. */
 function toUnits(block: string, budget: number, sep: Unit["sep"], splitSentences: boolean): Unit[] {
-  const tokens = countTokens(block);
+  const tokens = tokensUpTo(block, budget);
   if (tokens <= budget) return [{ text: block, tokens, sep }];
   if (!splitSentences) return splitWords(block, budget, sep);
   const out: Unit[] = [];
@@ -117,6 +127,7 @@ interface Group {
   isTable: boolean;
   /** Section text, with the headings below the group's path inlined as lines. */
   text: string;
+  /** Exact up to the chunk size, above it only "too big" (see tokensUpTo). */
   tokens: number;
 }
 
@@ -130,7 +141,8 @@ function commonPrefix(a: string[], b: string[]): string[] {
 function groupSections(sections: ParsedSection[], maxTokens: number, minTokens: number): Group[] {
   const groups: Group[] = [];
   for (const section of sections) {
-    const tokens = countTokens(section.text);
+    // Above maxTokens the exact size does not matter: such a section is neither merged nor kept whole.
+    const tokens = tokensUpTo(section.text, maxTokens);
     const prev = groups.at(-1);
     const mergeable =
       prev &&

@@ -24,8 +24,10 @@ export interface SlotChunk {
   tokenCount: number;
 }
 
-// Text lives in blocks of this many bytes; a text never straddles two blocks.
-const textBlockBytes = 32 * 1024 * 1024;
+// Text lives in blocks that double from the smallest to the largest size (a small knowledge base
+// holds little, a large one few blocks); a text never straddles two blocks.
+const minBlockBytes = 256 * 1024;
+const maxBlockBytes = 32 * 1024 * 1024;
 const noPage = -2_147_483_648;
 // A lone surrogate does not survive UTF-8; such (rare) texts stay JS strings.
 const loneSurrogate = /\p{Cs}/u;
@@ -46,6 +48,7 @@ export class ChunkSlots {
   private textBytes = new Int32Array(1024);
   private blocks: Buffer[] = [];
   private blockUsed = 0;
+  private nextBlockBytes = minBlockBytes;
   private readonly oddTexts = new Map<number, string>();
 
   get length(): number {
@@ -110,6 +113,12 @@ export class ChunkSlots {
     this.blocks = [];
     this.blockUsed = 0;
     this.oddTexts.clear();
+    // The first new block holds every live text when it can, so compaction leaves no half-empty chain.
+    let liveBytes = 0;
+    for (let slot = 0; slot < remap.length; slot++) {
+      if ((remap[slot] as number) >= 0) liveBytes += Math.max(0, old.textBytes[slot] as number);
+    }
+    this.nextBlockBytes = Math.min(maxBlockBytes, Math.max(minBlockBytes, liveBytes));
     for (let slot = 0; slot < remap.length; slot++) {
       const next = remap[slot] as number;
       const id = old.ids[slot];
@@ -174,7 +183,8 @@ export class ChunkSlots {
   private reserve(slot: number, bytes: number): { block: Buffer; offset: number } {
     let block = this.blocks.at(-1);
     if (!block || this.blockUsed + bytes > block.length) {
-      block = Buffer.allocUnsafeSlow(Math.max(textBlockBytes, bytes));
+      block = Buffer.allocUnsafeSlow(Math.max(this.nextBlockBytes, bytes));
+      this.nextBlockBytes = Math.min(maxBlockBytes, this.nextBlockBytes * 2);
       this.blocks.push(block);
       this.blockUsed = 0;
     }

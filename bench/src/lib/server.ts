@@ -68,8 +68,9 @@ export async function startBenchServer(
   const fullEnv = { ...benchEnv, LORE_DATA_DIR: dataDir, ...env };
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LORE_")));
   const args = [
-    ...nodeArgs,
     "--max-old-space-size=6144",
+    // After the default: a later --max-old-space-size wins.
+    ...nodeArgs,
     "--import",
     "tsx",
     join(repoRoot, "server/src/cli.ts"),

@@ -56,14 +56,18 @@ function buildWidget() {
 }
 
 const tsx = ["node_modules/.bin/tsx"];
+// glibc gives every thread that allocates its own malloc arena; LanceDB's native writer threads then
+// fragment memory and the server's RSS creeps under write traffic (docs/reliability.md, "Load held").
+// Two arenas keep it level; an operator's own setting wins.
+const serverEnv = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" };
 ensureInstalled();
 switch (task) {
   case "start":
     buildWidget();
-    process.exit(run(join(root, tsx[0]), ["server/src/cli.ts", "serve", ...rest]));
+    process.exit(run(join(root, tsx[0]), ["server/src/cli.ts", "serve", ...rest], { env: serverEnv }));
     break;
   case "lore":
-    process.exit(run(join(root, tsx[0]), ["server/src/cli.ts", ...rest]));
+    process.exit(run(join(root, tsx[0]), ["server/src/cli.ts", ...rest], { env: serverEnv }));
     break;
   case "test": {
     ensureChromium();

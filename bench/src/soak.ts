@@ -234,6 +234,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const server = await startServerProcess({
     LORE_LOG_LEVEL: "error",
     LORE_SYNC_CONCURRENCY: "2",
+    // As `npm start` runs the server (scripts/bootstrap.mjs); `--env MALLOC_ARENA_MAX=…` overrides it.
+    MALLOC_ARENA_MAX: "2",
     ...options.env,
     NODE_OPTIONS: nodeOptions,
     SOAK_MEMORY_LOG: memoryLog,

@@ -24,6 +24,8 @@ const benchEnv: Record<string, string> = {
   LORE_LIMIT_AGENT_QUERIES_PER_MINUTE: "10000000",
   LORE_LIMIT_LOGIN_FAILURES: "10000",
   LORE_WEB_DELAY_MS: "0",
+  // As `npm start` runs the server (scripts/bootstrap.mjs).
+  MALLOC_ARENA_MAX: "2",
   LORE_MAX_JSON_BYTES: String(512 * 1024 * 1024),
   LORE_MAX_UPLOAD_BYTES: String(1024 * 1024 * 1024),
 };

@@ -1,8 +1,8 @@
 /**
  * Load soak: a second process (the real `lore serve`) takes mixed traffic on loopback — JSON and
  * SSE queries, widget sessions, searches, list calls, uploads, new sources and re-syncs — for a
- * bounded time. Sources stay steady (every upload and new source is deleted again; conversations
- * do accumulate), so the server's memory should be flat after warm-up. Reports throughput, error
+ * bounded time. The data stays steady (every upload and new source is deleted again, conversations
+ * beyond the newest 100 too), so the server's memory should be flat after warm-up. Reports throughput, error
  * rate (429s counted apart), p50/p95 per window, the server's RSS / JS heap / external memory
  * (sampled inside the child by memory-probe.mjs), their slopes over the second half (`trend`) and
  * the corpus size over time.
@@ -312,6 +312,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     let uploads = 0;
     // Uploads still alive, oldest first; past `keptUploads` the oldest is deleted (exercising purge).
     const kept: string[] = [];
+    let forgetting = false;
 
     const allActions: Array<[number, string, () => Promise<void>]> = [
       [
@@ -406,6 +407,29 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           const t0 = performance.now();
           const res = await json("GET", path, token);
           record("list", t0, res.status);
+        },
+      ],
+      [
+        3,
+        "forget",
+        async () => {
+          // Conversations are data too: beyond the newest 100 they are deleted, so the soak's state is
+          // steady. One loop at a time, or two would delete the same ones (404).
+          if (forgetting) return;
+          forgetting = true;
+          try {
+            const t0 = performance.now();
+            const older = await json("GET", `/agents/${agentId}/conversations/?page=3&page_size=50`, token);
+            record("list", t0, older.status);
+            const results = Array.isArray(older.body.results) ? (older.body.results as { id: string }[]) : [];
+            for (const { id } of results) {
+              const t1 = performance.now();
+              const res = await json("DELETE", `/agents/${agentId}/conversations/${id}/`, token);
+              record("delete_conversation", t1, res.status);
+            }
+          } finally {
+            forgetting = false;
+          }
         },
       ],
       [

@@ -24,9 +24,9 @@ const texts = [
 describe("ChunkSlots", () => {
   it("gives back every field it was given, text included, whatever its characters", () => {
     const slots = new ChunkSlots();
-    texts.forEach((text, i) =>
-      slots.set(i, { id: `c${i}`, ordinal: i, text, page: i === 1 ? null : i + 1, tokenCount: 10 + i }, meta),
-    );
+    for (const [i, text] of texts.entries()) {
+      slots.set(i, { id: `c${i}`, ordinal: i, text, page: i === 1 ? null : i + 1, tokenCount: 10 + i }, meta);
+    }
     texts.forEach((text, i) => {
       expect(slots.chunk(i)).toEqual({
         id: `c${i}`,
@@ -41,9 +41,9 @@ describe("ChunkSlots", () => {
 
   it("forgets a cleared slot and renumbers the rest on compaction, texts intact", () => {
     const slots = new ChunkSlots();
-    texts.forEach((text, i) =>
-      slots.set(i, { id: `c${i}`, ordinal: i, text, page: null, tokenCount: 1 }, meta),
-    );
+    for (const [i, text] of texts.entries()) {
+      slots.set(i, { id: `c${i}`, ordinal: i, text, page: null, tokenCount: 1 }, meta);
+    }
     slots.clear(1);
     expect(slots.chunk(1)).toBeNull();
     expect(slots.id(1)).toBeNull();

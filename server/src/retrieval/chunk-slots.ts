@@ -24,10 +24,8 @@ export interface SlotChunk {
   tokenCount: number;
 }
 
-// Text lives in blocks sized to a quarter of the live text, between the smallest and the largest
-// size (a small knowledge base holds little, a large one few blocks); a text never straddles two
-// blocks. Replaced texts stay in their block until dead bytes outgrow live ones; then every live
-// text is repacked, so text memory stays within about twice the live text.
+// Text lives in blocks that double from the smallest to the largest size (a small knowledge base
+// holds little, a large one few blocks); a text never straddles two blocks.
 const minBlockBytes = 256 * 1024;
 const maxBlockBytes = 32 * 1024 * 1024;
 const noPage = -2_147_483_648;
@@ -51,17 +49,10 @@ export class ChunkSlots {
   private blocks: Buffer[] = [];
   private blockUsed = 0;
   private nextBlockBytes = minBlockBytes;
-  private liveBytes = 0;
-  private deadBytes = 0;
   private readonly oddTexts = new Map<number, string>();
 
   get length(): number {
     return this.ids.length;
-  }
-
-  /** Bytes held by the text blocks, live and dead. */
-  get textMemoryBytes(): number {
-    return this.blocks.reduce((sum, block) => sum + block.length, 0);
   }
 
   set(slot: number, chunk: SlotChunk, meta: ChunkMeta): void {
@@ -74,7 +65,6 @@ export class ChunkSlots {
 
   clear(slot: number): void {
     if (slot >= this.ids.length) return;
-    if (this.ids[slot] !== null) this.forgetText(slot);
     this.ids[slot] = null;
     this.metas[slot] = null;
     this.oddTexts.delete(slot);
@@ -123,8 +113,6 @@ export class ChunkSlots {
     this.blocks = [];
     this.blockUsed = 0;
     this.oddTexts.clear();
-    this.liveBytes = 0;
-    this.deadBytes = 0;
     // The first new block holds every live text when it can, so compaction leaves no half-empty chain.
     let liveBytes = 0;
     for (let slot = 0; slot < remap.length; slot++) {
@@ -179,22 +167,6 @@ export class ChunkSlots {
     this.textBytes = grow(this.textBytes);
   }
 
-  /** Counts a live slot's text as dead; repacks once dead bytes outgrow live ones (and 1 MB). */
-  private forgetText(slot: number): void {
-    const bytes = Math.max(0, this.textBytes[slot] as number);
-    this.liveBytes -= bytes;
-    this.deadBytes += bytes;
-    this.textBytes[slot] = 0;
-    if (this.deadBytes > Math.max(this.liveBytes, 1024 * 1024)) this.repack();
-  }
-
-  /** Rewrites every live text into fresh blocks; slot numbers stay. */
-  private repack(): void {
-    const remap = new Int32Array(this.ids.length);
-    for (let slot = 0; slot < remap.length; slot++) remap[slot] = this.ids[slot] === null ? -1 : slot;
-    this.compact(remap);
-  }
-
   private writeText(slot: number, text: string): void {
     if (loneSurrogate.test(text)) {
       this.oddTexts.set(slot, text);
@@ -211,9 +183,8 @@ export class ChunkSlots {
   private reserve(slot: number, bytes: number): { block: Buffer; offset: number } {
     let block = this.blocks.at(-1);
     if (!block || this.blockUsed + bytes > block.length) {
-      const size = Math.min(maxBlockBytes, Math.max(minBlockBytes, this.liveBytes >> 2));
-      block = Buffer.allocUnsafeSlow(Math.max(this.nextBlockBytes, size, bytes));
-      this.nextBlockBytes = minBlockBytes;
+      block = Buffer.allocUnsafeSlow(Math.max(this.nextBlockBytes, bytes));
+      this.nextBlockBytes = Math.min(maxBlockBytes, this.nextBlockBytes * 2);
       this.blocks.push(block);
       this.blockUsed = 0;
     }
@@ -221,7 +192,6 @@ export class ChunkSlots {
     this.textBlock[slot] = this.blocks.length - 1;
     this.textStart[slot] = offset;
     this.textBytes[slot] = bytes;
-    this.liveBytes += bytes;
     this.blockUsed += bytes;
     return { block, offset };
   }

@@ -112,10 +112,8 @@ class IntColumn {
   }
 }
 
-// Term sequences live in blocks of a quarter of the live terms, from 64 Ki to 4 Mi ints (a small
-// knowledge base does not reserve 16 MB); a slot's record never straddles two blocks.
-const minArenaBlockInts = 1 << 16;
-const maxArenaBlockInts = 1 << 22;
+// Term sequences live in blocks of this many ints; a slot's record never straddles two blocks.
+const arenaBlockInts = 1 << 22;
 
 /**
  * An in-memory inverted index (BM25 candidates) with a forward index (term sequences for proximity and
@@ -548,8 +546,7 @@ export class LexicalIndex {
   ): void {
     let block = this.blocks.at(-1);
     if (!block || this.blockUsed + record.length > block.length) {
-      const size = Math.min(maxArenaBlockInts, Math.max(minArenaBlockInts, this.totalLength >> 2));
-      block = new Int32Array(Math.max(size, record.length));
+      block = new Int32Array(Math.max(arenaBlockInts, record.length));
       this.blocks.push(block);
       this.blockUsed = 0;
     }

@@ -1,7 +1,8 @@
+import { countTokens as countBpeTokens } from "gpt-tokenizer";
 import { describe, expect, it } from "vitest";
 import { normalizeAnswer, stemWord, tokenizeTerms } from "./normalize.ts";
 import { splitSentences } from "./sentences.ts";
-import { countTokens } from "./tokens.ts";
+import { countTokens, tokensUpTo } from "./tokens.ts";
 
 describe("normalizeAnswer", () => {
   it("lowercases and drops punctuation, articles and extra spaces the SQuAD way", () => {
@@ -60,5 +61,17 @@ describe("countTokens", () => {
     const text = "Lore answers questions from your own documents. ".repeat(12_000);
     const exact = 8 * 12_000;
     expect(Math.abs(countTokens(text) - exact) / exact).toBeLessThan(0.005);
+  });
+
+  it("counts a megabyte without whitespace in slices, close to the exact count", () => {
+    // Exact BPE on one 1 MB pre-token takes minutes (quadratic merging); the sliced count is linear.
+    const blob = "QmFzZTY0IGRhdGEgaW4gYW4gSFRNTCBwYWdl".repeat(28_000);
+    const sample = blob.slice(0, 3_000);
+    const exactSample = countBpeTokens(sample);
+    expect(Math.abs(countTokens(sample) - exactSample) / exactSample).toBeLessThan(0.03);
+    const perChar = countTokens(sample) / sample.length;
+    expect(countTokens(blob) / blob.length).toBeCloseTo(perChar, 2);
+    expect(tokensUpTo(blob, 256)).toBeGreaterThan(256);
+    expect(tokensUpTo(blob, 256)).toBeLessThan(400); // stopped early
   });
 });

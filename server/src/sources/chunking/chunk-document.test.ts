@@ -95,6 +95,19 @@ describe("chunkDocument", () => {
     for (const c of chunks) expect(c.tokenCount).toBeLessThanOrEqual(DEFAULT_MAX_TOKENS);
   });
 
+  it("cuts a megabyte without whitespace into chunks within the limit that rebuild it", () => {
+    const blob = "x".repeat(1_000_000);
+    const chunks = chunkDocument(doc([{ headingPath: [], text: blob, page: null }]), { overlapTokens: 0 });
+    expect(chunks.map((c) => c.body).join("")).toBe(blob);
+    for (const c of chunks) expect(c.tokenCount).toBeLessThanOrEqual(DEFAULT_MAX_TOKENS);
+  });
+
+  it("keeps a long URL inside a sentence whole when it fits", () => {
+    const url = `https://example.com/${"segment/".repeat(30)}index.html`;
+    const chunks = chunkDocument(doc([{ headingPath: [], text: `See ${url} for details.`, page: null }]));
+    expect(chunks.map((c) => c.body)).toEqual([`See ${url} for details.`]);
+  });
+
   it("chunks 1,000 pages of text in well under a second", () => {
     const sections = Array.from({ length: 1000 }, (_, p) => ({
       headingPath: [`Chapter ${Math.floor(p / 50)}`],

@@ -1,4 +1,4 @@
-import { countTokens, isWithinTokenLimit } from "gpt-tokenizer";
+import { countTokens, splitLongWord, tokensUpTo } from "../../text/tokens.ts";
 import type { ChunkDraft, ParsedDocument, ParsedSection } from "../documents.ts";
 
 /** Upper bound of a chunk, heading context included (cl100k tokens). */
@@ -19,47 +19,56 @@ export interface ChunkOptions {
 interface Unit {
   text: string;
   tokens: number;
-  /** Joiner placed before this unit when it follows another: paragraph, sentence or table row. */
-  sep: "\n\n" | " " | "\n";
+  /** Joiner placed before this unit when it follows another: paragraph, sentence, table row or none (a cut word). */
+  sep: "\n\n" | " " | "\n" | "";
 }
 
 const SENTENCE_END = /(?<=[.!?…。！？]["'’”)\]]?)\s+(?=["'‘“([]?[\p{Lu}\p{N}])/u;
 
-/**
- * Tokens of a text when at most `cap`, else some number above `cap`: the count stops early, so a
- * long section costs what its first `cap` tokens cost (a whole-book section is otherwise counted in full).
- */
-function tokensUpTo(text: string, cap: number): number {
-  // Short texts: the plain count is faster than the incremental one.
-  if (text.length <= cap * 4) return countTokens(text);
-  return isWithinTokenLimit(text, cap) || cap + 1;
+interface Word {
+  text: string;
+  /** A piece of a word too long to keep whole: joined to the previous piece without a space. */
+  glued: boolean;
 }
 
-/** Hard split of one over-long sentence: the longest word prefix within budget, found by binary search. */
+/** Words of a text; a word that alone could exceed the budget is cut into pieces that cannot. */
+function wordsOf(text: string, budget: number): Word[] {
+  // A UTF-16 code unit encodes to at most 3 bytes, and a token covers at least one byte.
+  const pieceChars = Math.max(1, Math.floor(budget / 3));
+  return text
+    .split(/\s+/)
+    .filter(Boolean)
+    .flatMap((word) => splitLongWord(word, pieceChars).map((piece, i) => ({ text: piece, glued: i > 0 })));
+}
+
+function joinWords(words: Word[]): string {
+  return words.map((w, i) => (i === 0 || w.glued ? w.text : ` ${w.text}`)).join("");
+}
+
+/**
+ * Hard split of one over-long sentence into units within budget. Words are packed by their own
+ * counts (with the space BPE attaches to them), then each unit is counted whole and trimmed if the
+ * sum was short: linear in the sentence, where a search over prefixes recounted it many times.
+ */
 function splitWords(text: string, budget: number, sep: Unit["sep"]): Unit[] {
-  const words = text.split(/\s+/).filter(Boolean);
+  const words = wordsOf(text, budget);
+  const costs = words.map((w, i) => countTokens(i === 0 || w.glued ? w.text : ` ${w.text}`));
   const out: Unit[] = [];
   let from = 0;
   while (from < words.length) {
-    let lo = from + 1;
-    let hi = Math.min(words.length, from + budget);
-    let best = lo;
-    let bestTokens = countTokens(words.slice(from, lo).join(" "));
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const tokens = countTokens(words.slice(from, mid).join(" "));
-      if (tokens <= budget) {
-        best = mid;
-        bestTokens = tokens;
-        lo = mid + 1;
-      } else hi = mid - 1;
+    let to = from + 1;
+    let sum = costs[from] ?? 0;
+    while (to < words.length && sum + (costs[to] ?? 0) <= budget) sum += costs[to++] ?? 0;
+    let unitText = joinWords(words.slice(from, to));
+    let tokens = countTokens(unitText);
+    while (tokens > budget && to - from > 1) {
+      to--;
+      unitText = joinWords(words.slice(from, to));
+      tokens = countTokens(unitText);
     }
-    out.push({
-      text: words.slice(from, best).join(" "),
-      tokens: bestTokens,
-      sep: out.length === 0 ? sep : " ",
-    });
-    from = best;
+    const glued = words[from]?.glued === true;
+    out.push({ text: unitText, tokens, sep: out.length === 0 ? sep : glued ? "" : " " });
+    from = to;
   }
   return out;
 }

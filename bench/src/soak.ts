@@ -11,6 +11,7 @@
  *     --env MALLOC_ARENA_MAX=2     extra environment for the server child (repeatable)
  *     --snapshots 60,540           heap snapshots of the server at these seconds (into --out's dir)
  *     --only query,list            run only these actions (to find which traffic grows memory)
+ *     --gc-every 10                a full collection before every 10th memory sample (live heap)
  *     --out path.json              where the report goes
  *
  * `runSoak({ seconds: 20 })` is the smoke version `npm test` runs (test/reliability/soak.test.ts).
@@ -46,6 +47,8 @@ export interface SoakOptions {
   only?: string[];
   /** Uploaded sources kept alive at once; older ones are deleted, so the corpus stays bounded. */
   keptUploads?: number;
+  /** Every this many seconds the server runs a full collection before its memory sample (0: never). */
+  gcEverySeconds?: number;
 }
 
 /** The server's memory at one second, as its own process sees it (bytes → MB). */
@@ -59,6 +62,8 @@ export interface MemorySample {
   rssAnonMb: number;
   rssFileMb: number;
   threads: number;
+  /** Taken right after a full collection (`gcEverySeconds`): the heap is what is live. */
+  afterGc: boolean;
 }
 
 /** What the server holds: live sources, their documents and chunks, conversations, bytes on disk. */
@@ -162,7 +167,7 @@ function readMemoryLog(file: string, startedAtMs: number): MemorySample[] {
   const out: MemorySample[] = [];
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;
-    const m = JSON.parse(line) as Record<string, number>;
+    const { afterGc, ...m } = JSON.parse(line) as Record<string, number> & { afterGc?: boolean };
     const at = m.at ?? 0;
     if (at < startedAtMs) continue;
     out.push({
@@ -175,6 +180,7 @@ function readMemoryLog(file: string, startedAtMs: number): MemorySample[] {
       rssAnonMb: round(m.rssAnon ?? 0),
       rssFileMb: round(m.rssFile ?? 0),
       threads: m.threads ?? 0,
+      afterGc: afterGc === true,
     });
   }
   return out;
@@ -239,6 +245,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     ...options.env,
     NODE_OPTIONS: nodeOptions,
     SOAK_MEMORY_LOG: memoryLog,
+    SOAK_GC_EVERY: String(options.gcEverySeconds ?? 0),
   });
   const origin = "https://soak.example";
   const samples: Sample[] = [];
@@ -644,7 +651,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       trend: {
         fromSecond,
         rssMbPerMin: slopePerMinute(secondHalf, (m) => m.rssMb),
-        heapUsedMbPerMin: slopePerMinute(secondHalf, (m) => m.heapUsedMb),
+        // With collections (gcEverySeconds), the live heap's slope; else the sampled heap's.
+        heapUsedMbPerMin: slopePerMinute(
+          secondHalf.some((m) => m.afterGc) ? secondHalf.filter((m) => m.afterGc) : secondHalf,
+          (m) => m.heapUsedMb,
+        ),
         externalMbPerMin: slopePerMinute(secondHalf, (m) => m.externalMb),
       },
       heapSnapshots,
@@ -663,6 +674,7 @@ async function main(): Promise<void> {
       env: { type: "string", multiple: true, default: [] },
       snapshots: { type: "string", default: "" },
       only: { type: "string", default: "" },
+      "gc-every": { type: "string", default: "0" },
       out: { type: "string", default: join(repoRoot, "bench", "results", "soak.json") },
     },
   });
@@ -677,6 +689,7 @@ async function main(): Promise<void> {
     concurrency: Number(values.concurrency),
     env,
     heapSnapshotsAt,
+    gcEverySeconds: Number(values["gc-every"]),
     ...(values.only ? { only: values.only.split(",") } : {}),
     ...(heapSnapshotsAt.length ? { snapshotDir: dirname(out) } : {}),
     log: (l) => console.log(l),

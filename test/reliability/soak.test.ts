@@ -4,7 +4,7 @@ import { runSoak } from "../../bench/src/soak.ts";
 
 describe("soak (smoke)", () => {
   it("serves 20 s of mixed traffic from another process with no errors and bounded memory", async () => {
-    const report = await runSoak({ seconds: 20, concurrency: 6, windowSeconds: 5 });
+    const report = await runSoak({ seconds: 20, concurrency: 6, windowSeconds: 5, gcEverySeconds: 2 });
     expect(report.serverDied).toBeNull();
     expect(report.errorSamples).toEqual([]);
     expect(report.errors).toBe(0);
@@ -34,11 +34,13 @@ describe("soak (smoke)", () => {
     expect(end.length).toBeGreaterThan(2);
     // RSS over the last 5 s stays within 100 MB of its level 10 s earlier (seen: -3 to +28 MB).
     expect(Math.max(...end.map((m) => m.rssMb))).toBeLessThan(Math.max(...middle.map((m) => m.rssMb)) + 100);
-    // The JS heap's low point (right after collections: what is live) stays within 32 MB of the
-    // middle's (seen: -5 to +9 MB).
-    expect(Math.min(...end.map((m) => m.heapUsedMb))).toBeLessThan(
-      Math.min(...middle.map((m) => m.heapUsedMb)) + 32,
-    );
+    // The live JS heap (sampled right after a full collection every 2 s) stays within 16 MB of the
+    // middle's (seen: +0 to +3 MB). Without the collections the sampled heap rises 40 MB between
+    // V8's own major collections, which is no leak.
+    const live = (samples: typeof middle) => samples.filter((m) => m.afterGc).map((m) => m.heapUsedMb);
+    expect(live(middle).length).toBeGreaterThan(0);
+    expect(live(end).length).toBeGreaterThan(0);
+    expect(Math.max(...live(end))).toBeLessThan(Math.max(...live(middle)) + 16);
     // Buffers and other memory outside the JS heap do not pile up.
     expect(Math.max(...end.map((m) => m.externalMb))).toBeLessThan(
       Math.max(...middle.map((m) => m.externalMb)) + 16,

@@ -112,8 +112,10 @@ class IntColumn {
   }
 }
 
-// Term sequences live in blocks of this many ints; a slot's record never straddles two blocks.
-const arenaBlockInts = 1 << 22;
+// Term sequences live in blocks that double from 256 KB to 16 MB (a small index stays small);
+// a slot's record never straddles two blocks.
+const arenaFirstBlockInts = 1 << 16;
+const arenaMaxBlockInts = 1 << 22;
 
 /**
  * An in-memory inverted index (BM25 candidates) with a forward index (term sequences for proximity and
@@ -546,7 +548,8 @@ export class LexicalIndex {
   ): void {
     let block = this.blocks.at(-1);
     if (!block || this.blockUsed + record.length > block.length) {
-      block = new Int32Array(Math.max(arenaBlockInts, record.length));
+      const doubled = Math.min(arenaMaxBlockInts, (block?.length ?? arenaFirstBlockInts / 2) * 2);
+      block = new Int32Array(Math.max(doubled, record.length));
       this.blocks.push(block);
       this.blockUsed = 0;
     }

@@ -425,6 +425,39 @@ describe("conversations", () => {
         .status,
     ).toBe(404);
   });
+
+  it("deletes 20 conversations at once: each gone with its messages, the others untouched", async () => {
+    const asked = [];
+    for (let i = 0; i < 24; i++)
+      asked.push(await ask({ message: `Shipping question ${i}: how long does it take?` }));
+    const doomed = asked.slice(0, 20);
+    const kept = asked.slice(20);
+    const statuses = await Promise.all(
+      doomed.map(
+        async (a) =>
+          (await call(server, "DELETE", `/agents/${agent.id}/conversations/${a.body.conversationId}/`, token))
+            .status,
+      ),
+    );
+    expect(statuses).toEqual(doomed.map(() => 204));
+    for (const a of doomed) {
+      const url = `/agents/${agent.id}/conversations/${a.body.conversationId}/`;
+      expect((await call(server, "GET", url, token)).status).toBe(404);
+      const feedback = `/agents/${agent.id}/messages/${a.body.messageId}/feedback/`;
+      expect((await call(server, "POST", feedback, token, { rating: "up" })).status).toBe(404);
+    }
+    for (const a of kept) {
+      const res = await call(
+        server,
+        "GET",
+        `/agents/${agent.id}/conversations/${a.body.conversationId}/`,
+        token,
+      );
+      expect(conversationDetailSchema.parse(res.body).messages).toHaveLength(2);
+      const feedback = `/agents/${agent.id}/messages/${a.body.messageId}/feedback/`;
+      expect((await call(server, "POST", feedback, token, { rating: "up" })).status).toBe(204);
+    }
+  });
 });
 
 describe("feedback", () => {

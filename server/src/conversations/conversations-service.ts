@@ -8,6 +8,10 @@ import type { ConversationRecord, MessageRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 
 const HISTORY_CACHE_SIZE = 5_000;
+/** Deleted conversation ids are remembered this long, so late journal writes (an answer that was streaming) cannot revive them. */
+const TOMBSTONE_MS = 60 * 60_000;
+/** Conversations removed in one LanceDB delete at most. */
+const REMOVE_BATCH = 500;
 const UUID = /^[0-9a-f-]{36}$/i;
 
 export function toConversation(c: ConversationRecord): Conversation {
@@ -101,7 +105,11 @@ export class ConversationsService {
     }
   }
 
-  private readonly deleted = new Set<string>();
+  // Deleted conversation ids and when (insertion order is deletion order, so expiry prunes the head).
+  private readonly deleted = new Map<string, number>();
+  // Removals waiting for the next grouped delete, and whether one is running.
+  private removals: Array<{ id: string; done: (error?: unknown) => void }> = [];
+  private removing = false;
 
   /** Messages journaled but not yet in LanceDB (0 once `flush` resolves and nothing new came). */
   get unflushedCount(): number {
@@ -239,26 +247,65 @@ export class ConversationsService {
     return updated;
   }
 
-  async remove(conversation: ConversationRecord): Promise<void> {
-    this.deleted.add(conversation.id);
-    await this.flush();
-    await this.store.messages.write((t) => t.delete(`conversation_id = '${conversation.id}'`));
-    await this.store.conversations.delete([conversation.id]);
-    this.recent.delete(conversation.id);
-    this.unflushed.delete(conversation.id);
+  /**
+   * Deletes a conversation and its messages. Removals that arrive while a delete is running are
+   * grouped into the next one (one scan of the message table and two commits for the group):
+   * one commit each could not keep up with a busy widget's deletions.
+   */
+  remove(conversation: ConversationRecord): Promise<void> {
+    this.tombstone([conversation.id]);
+    return new Promise((resolve, reject) => {
+      this.removals.push({ id: conversation.id, done: (error) => (error ? reject(error) : resolve()) });
+      if (!this.removing) void this.drainRemovals();
+    });
+  }
+
+  private async drainRemovals(): Promise<void> {
+    this.removing = true;
+    while (this.removals.length > 0) {
+      const batch = this.removals.splice(0, REMOVE_BATCH);
+      const ids = batch.map((r) => r.id).filter((id) => UUID.test(id));
+      try {
+        await this.flush();
+        const list = ids.map((id) => `'${id}'`).join(", ");
+        if (ids.length > 0) await this.store.messages.write((t) => t.delete(`conversation_id IN (${list})`));
+        await this.store.conversations.delete(ids);
+        this.forget(ids);
+        for (const r of batch) r.done();
+      } catch (error) {
+        for (const r of batch) r.done(error);
+      }
+    }
+    this.removing = false;
+  }
+
+  private tombstone(ids: string[]): void {
+    const now = Date.now();
+    for (const id of ids) {
+      this.deleted.delete(id);
+      this.deleted.set(id, now);
+    }
+    for (const [id, at] of this.deleted) {
+      if (now - at < TOMBSTONE_MS) break;
+      this.deleted.delete(id);
+    }
+  }
+
+  private forget(ids: string[]): void {
+    for (const id of ids) {
+      this.recent.delete(id);
+      this.unflushed.delete(id);
+    }
   }
 
   /** Deletes every conversation and message of an agent (the agent is being deleted). */
   async removeForAgent(agentId: string): Promise<void> {
     const ids = this.store.conversations.filter((c) => c.agentId === agentId).map((c) => c.id);
-    for (const id of ids) this.deleted.add(id);
+    this.tombstone(ids);
     await this.flush();
     await this.store.messages.write((t) => t.delete(`agent_id = '${agentId}'`));
     await this.store.conversations.delete(ids);
-    for (const id of ids) {
-      this.recent.delete(id);
-      this.unflushed.delete(id);
-    }
+    this.forget(ids);
   }
 
   /** Everything journaled so far is in LanceDB when this resolves. */

@@ -81,7 +81,7 @@ await step(
     if (r.timings) {
       goals.push([
         "No host-page long task > 50 ms",
-        `${r.timings.longTasks} long tasks, longest ${r.timings.longestTaskMs} ms`,
+        `${r.timings.longTasks} long tasks, longest ${r.timings.longestTaskMs} ms (${r.timings.afterScriptLongTasks} after the script tag, longest ${r.timings.afterScriptLongestMs} ms; control page without the widget: ${r.timings.controlLongTasks}, longest ${r.timings.controlLongestMs} ms)`,
         mark(r.timings.longestTaskMs <= 50),
       ]);
     }

@@ -420,8 +420,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         3,
         "forget",
         async () => {
-          // Conversations are data too: beyond the newest 100 they are deleted, so the soak's state is
-          // steady. One loop at a time, or two would delete the same ones (404).
+          // Conversations are data too: beyond the newest 100 they are deleted, 50 at once, so the
+          // soak's state is steady. One loop at a time, or two would delete the same ones (404).
           if (forgetting) return;
           forgetting = true;
           try {
@@ -429,11 +429,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
             const older = await json("GET", `/agents/${agentId}/conversations/?page=3&page_size=50`, token);
             record("list", t0, older.status);
             const results = Array.isArray(older.body.results) ? (older.body.results as { id: string }[]) : [];
-            for (const { id } of results) {
-              const t1 = performance.now();
-              const res = await json("DELETE", `/agents/${agentId}/conversations/${id}/`, token);
-              record("delete_conversation", t1, res.status);
-            }
+            // The page at once, as a console's bulk delete would send it (the server groups them).
+            await Promise.all(
+              results.map(async ({ id }) => {
+                const t1 = performance.now();
+                const res = await json("DELETE", `/agents/${agentId}/conversations/${id}/`, token);
+                record("delete_conversation", t1, res.status);
+              }),
+            );
           } finally {
             forgetting = false;
           }

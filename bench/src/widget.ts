@@ -4,6 +4,8 @@
  * served from 127.0.0.1 with the script tag: time from the script tag to the launcher visible, from
  * the click to the panel interactive (input enabled), and long tasks on the host page
  * (PerformanceObserver 'longtask'). Fresh browser context per run (cold cache), median of runs.
+ * Long tasks are split by when they start: before the widget's script tag ran (the host page's own
+ * load) or after; and the same page without the widget is loaded as many times as a control.
  *
  *   node_modules/.bin/tsx bench/src/widget.ts [--runs 7]
  */
@@ -13,7 +15,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { chromium } from "playwright-core";
+import { chromium, type Page } from "playwright-core";
 import { LoreClient } from "./lib/api.ts";
 import { log, markdownTable, writeResult } from "./lib/report.ts";
 import { repoRoot, startBenchServer } from "./lib/server.ts";
@@ -37,8 +39,18 @@ export interface WidgetTimings {
   launcherVisibleMs: { p50: number; max: number };
   panelInteractiveMs: { p50: number; max: number };
   scriptToPanelInteractiveMs: { p50: number; max: number };
+  /** Every long task on the host page, from navigation on. */
   longTasks: number;
   longestTaskMs: number;
+  /** Those that started once the widget's script tag had run. */
+  afterScriptLongTasks: number;
+  afterScriptLongestMs: number;
+  /** Those that started after the click on the launcher (opening the panel). */
+  afterClickLongTasks: number;
+  afterClickLongestMs: number;
+  /** The same host page without the widget, loaded as often: Chromium's own cold-start tasks. */
+  controlLongTasks: number;
+  controlLongestMs: number;
 }
 
 export function widgetSizes(dist = join(repoRoot, "widget/dist")): SizeRow[] {
@@ -65,11 +77,11 @@ export function widgetSizes(dist = join(repoRoot, "widget/dist")): SizeRow[] {
   return rows;
 }
 
-function hostPage(serverUrl: string, widgetId: string): string {
+function hostPage(serverUrl: string, widgetId: string | null): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>Host</title>
 <script>
 window.__longTasks = [];
-new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTasks.push(e.duration); })
+new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, ms: e.duration }); })
   .observe({ type: "longtask", buffered: true });
 window.__marks = {};
 (function poll() {
@@ -85,7 +97,7 @@ window.__marks = {};
 })();
 </script></head><body><main><h1>A host page</h1><p>Some content the visitor reads.</p></main>
 <script>window.__marks.script = performance.now();</script>
-<script src="${serverUrl}/widget.js" data-widget-id="${widgetId}" async></script>
+${widgetId === null ? "" : `<script src="${serverUrl}/widget.js" data-widget-id="${widgetId}" async></script>`}
 </body></html>`;
 }
 
@@ -126,7 +138,9 @@ export async function runWidget(options: { runs?: number; resultsDir?: string } 
     const launcher: number[] = [];
     const panel: number[] = [];
     const total: number[] = [];
-    const longTasks: number[] = [];
+    const longTasks: LongTask[] = [];
+    const afterScript: LongTask[] = [];
+    const afterClick: LongTask[] = [];
     for (let i = 0; i < runs; i++) {
       const context = await browser.newContext();
       const page = await context.newPage();
@@ -144,18 +158,28 @@ export async function runWidget(options: { runs?: number; resultsDir?: string } 
         },
       );
       await page.waitForTimeout(300);
-      const marks = await page.evaluate(() => {
-        const w = window as unknown as { __marks: Record<string, number>; __longTasks: number[] };
-        return { marks: w.__marks, longTasks: w.__longTasks };
-      });
-      const { marks: m, longTasks: tasks } = marks;
+      const { marks: m, longTasks: tasks } = await pageMarks(page);
       const script = m.script ?? 0;
       launcher.push((m.launcher ?? 0) - script);
       panel.push((m.panel ?? 0) - clickAt);
       total.push((m.panel ?? 0) - script);
       longTasks.push(...tasks);
+      afterScript.push(...tasks.filter((t) => t.start >= script));
+      afterClick.push(...tasks.filter((t) => t.start >= clickAt));
       await context.close();
     }
+    // Control: the same page without the widget, held as long as a widget run lasts.
+    pageHtml = hostPage(server.url, null);
+    const control: LongTask[] = [];
+    for (let i = 0; i < runs; i++) {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(`${origin}/`);
+      await page.waitForTimeout(Math.max(300, percentile(total, 50) + 300));
+      control.push(...(await pageMarks(page)).longTasks);
+      await context.close();
+    }
+    const longest = (tasks: LongTask[]) => round(Math.max(0, ...tasks.map((t) => t.ms)), 1);
     const stat = (xs: number[]) => ({ p50: round(percentile(xs, 50), 1), max: round(Math.max(...xs), 1) });
     timings = {
       runs,
@@ -163,7 +187,13 @@ export async function runWidget(options: { runs?: number; resultsDir?: string } 
       panelInteractiveMs: stat(panel),
       scriptToPanelInteractiveMs: stat(total),
       longTasks: longTasks.length,
-      longestTaskMs: round(Math.max(0, ...longTasks), 1),
+      longestTaskMs: longest(longTasks),
+      afterScriptLongTasks: afterScript.length,
+      afterScriptLongestMs: longest(afterScript),
+      afterClickLongTasks: afterClick.length,
+      afterClickLongestMs: longest(afterClick),
+      controlLongTasks: control.length,
+      controlLongestMs: longest(control),
     };
     notes.push(
       "Panel interactive = the composer input is present, enabled and laid out; timed from the click (which includes playwright's dispatch).",
@@ -180,6 +210,18 @@ export async function runWidget(options: { runs?: number; resultsDir?: string } 
   return { sizes, timings, notes, path };
 }
 
+interface LongTask {
+  start: number;
+  ms: number;
+}
+
+function pageMarks(page: Page): Promise<{ marks: Record<string, number>; longTasks: LongTask[] }> {
+  return page.evaluate(() => {
+    const w = window as unknown as { __marks: Record<string, number>; __longTasks: LongTask[] };
+    return { marks: w.__marks, longTasks: w.__longTasks };
+  });
+}
+
 export function widgetTable(sizes: readonly SizeRow[], timings: WidgetTimings | null): string {
   const t = markdownTable(
     ["part", "file", "bytes", "gzip bytes"],
@@ -192,6 +234,9 @@ export function widgetTable(sizes: readonly SizeRow[], timings: WidgetTimings | 
       "script → launcher visible p50 (max) ms",
       "click → panel interactive p50 (max) ms",
       "long tasks (longest ms)",
+      "of which after the script tag",
+      "of which after the click",
+      "control page without the widget",
     ],
     [
       [
@@ -199,6 +244,9 @@ export function widgetTable(sizes: readonly SizeRow[], timings: WidgetTimings | 
         `${timings.launcherVisibleMs.p50} (${timings.launcherVisibleMs.max})`,
         `${timings.panelInteractiveMs.p50} (${timings.panelInteractiveMs.max})`,
         `${timings.longTasks} (${timings.longestTaskMs})`,
+        `${timings.afterScriptLongTasks} (${timings.afterScriptLongestMs})`,
+        `${timings.afterClickLongTasks} (${timings.afterClickLongestMs})`,
+        `${timings.controlLongTasks} (${timings.controlLongestMs})`,
       ],
     ],
   )}`;

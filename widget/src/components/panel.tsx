@@ -31,7 +31,8 @@ export function Panel({ id }: { id: string }) {
   const messages = store.messages.value;
   useLayoutEffect(() => {
     const el = body.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
+    // Reading scrollHeight forces a layout: skip it while there is nothing to scroll to.
+    if (el && stick.current && messages.length > 0) el.scrollTop = el.scrollHeight;
   }, [messages, open]);
 
   const onKeyDown = (event: KeyboardEvent) => {

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark in sequence (each starts its own server process), a summary
  * table on stdout, JSON in `bench/results/*.json`, the Markdown summary in `bench/results/summary.md`
- * and the block between the result markers of `bench/README.md` replaced with it.
+ * (`summary-partial.md` for an `--only` run) and the block between the result markers of `bench/README.md` replaced with it.
  * Sized to finish within 60 minutes on 2 cores; the latency benchmark gets what time is left.
  *
  *   node_modules/.bin/tsx bench/src/run-all.ts [--only squad,http] [--reuse widget,http] [--budget-min 60] [--no-readme]
@@ -276,7 +276,8 @@ const summary = [
 ].join("\n");
 
 console.log(`\n${summary}`);
-writeFileSync(join(resultsDir(), "summary.md"), `${summary}\n`);
+// A partial run (--only) prints its summary but keeps the full run's file.
+writeFileSync(join(resultsDir(), only ? "summary-partial.md" : "summary.md"), `${summary}\n`);
 const readme = join(repoRoot, "bench/README.md");
 if (!args.includes("--no-readme") && !only && existsSync(readme)) {
   const text = readFileSync(readme, "utf8");

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Conversation, Message } from "@lore/shared";
 import { notFound } from "../errors.ts";
 import type { Logger } from "../http/logger.ts";
+import { GroupCommit } from "../store/group-commit.ts";
 import { Journal } from "../store/journal.ts";
 import type { ConversationRecord, MessageRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
@@ -107,9 +108,8 @@ export class ConversationsService {
 
   // Deleted conversation ids and when (insertion order is deletion order, so expiry prunes the head).
   private readonly deleted = new Map<string, number>();
-  // Removals waiting for the next grouped delete, and whether one is running.
-  private removals: Array<{ id: string; done: (error?: unknown) => void }> = [];
-  private removing = false;
+  // Conversation deletes that arrive while one runs share the next (one message-table delete).
+  private readonly removals = new GroupCommit<string>((ids) => this.removeNow(ids), REMOVE_BATCH);
 
   /** Messages journaled but not yet in LanceDB (0 once `flush` resolves and nothing new came). */
   get unflushedCount(): number {
@@ -254,29 +254,16 @@ export class ConversationsService {
    */
   remove(conversation: ConversationRecord): Promise<void> {
     this.tombstone([conversation.id]);
-    return new Promise((resolve, reject) => {
-      this.removals.push({ id: conversation.id, done: (error) => (error ? reject(error) : resolve()) });
-      if (!this.removing) void this.drainRemovals();
-    });
+    return this.removals.add(conversation.id);
   }
 
-  private async drainRemovals(): Promise<void> {
-    this.removing = true;
-    while (this.removals.length > 0) {
-      const batch = this.removals.splice(0, REMOVE_BATCH);
-      const ids = batch.map((r) => r.id).filter((id) => UUID.test(id));
-      try {
-        await this.flush();
-        const list = ids.map((id) => `'${id}'`).join(", ");
-        if (ids.length > 0) await this.store.messages.write((t) => t.delete(`conversation_id IN (${list})`));
-        await this.store.conversations.delete(ids);
-        this.forget(ids);
-        for (const r of batch) r.done();
-      } catch (error) {
-        for (const r of batch) r.done(error);
-      }
-    }
-    this.removing = false;
+  private async removeNow(removed: string[]): Promise<void> {
+    const ids = removed.filter((id) => UUID.test(id));
+    await this.flush();
+    const list = ids.map((id) => `'${id}'`).join(", ");
+    if (ids.length > 0) await this.store.messages.write((t) => t.delete(`conversation_id IN (${list})`));
+    await this.store.conversations.delete(ids);
+    this.forget(ids);
   }
 
   private tombstone(ids: string[]): void {

@@ -1,5 +1,6 @@
 import type { Connection, Table } from "@lancedb/lancedb";
 import type { Schema } from "apache-arrow";
+import { GroupCommit } from "./group-commit.ts";
 import { WriteQueue } from "./write-queue.ts";
 
 /**
@@ -7,9 +8,11 @@ import { WriteQueue } from "./write-queue.ts";
  * the next commit (group commit): each caller still waits until its own row is durable.
  */
 export class BatchedLog<Row extends Record<string, unknown>> {
-  private pending: Array<{ row: Row; done: (error?: unknown) => void }> = [];
-  private flushing = false;
   private readonly queue = new WriteQueue();
+  private readonly appends = new GroupCommit<Row>(async (rows) => {
+    await this.queue.run(() => this.table.add(rows));
+    this.writesSinceCompaction += 1;
+  });
   private writesSinceCompaction = 0;
 
   private constructor(
@@ -30,26 +33,7 @@ export class BatchedLog<Row extends Record<string, unknown>> {
   }
 
   append(row: Row): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ row, done: (error) => (error ? reject(error) : resolve()) });
-      if (!this.flushing) void this.flush();
-    });
-  }
-
-  private async flush(): Promise<void> {
-    this.flushing = true;
-    while (this.pending.length > 0) {
-      const batch = this.pending;
-      this.pending = [];
-      try {
-        await this.queue.run(() => this.table.add(batch.map((b) => b.row)));
-        this.writesSinceCompaction += 1;
-        for (const b of batch) b.done();
-      } catch (error) {
-        for (const b of batch) b.done(error);
-      }
-    }
-    this.flushing = false;
+    return this.appends.add(row);
   }
 
   /** Runs a write (update/delete) in order with the appends. */
@@ -66,7 +50,7 @@ export class BatchedLog<Row extends Record<string, unknown>> {
   }
 
   async idle(): Promise<void> {
-    while (this.flushing || this.pending.length > 0) await new Promise((r) => setTimeout(r, 5));
+    while (this.appends.busy) await new Promise((r) => setTimeout(r, 5));
     await this.queue.idle();
   }
 }

@@ -11,7 +11,7 @@ const SLICE_CHARS = 200_000;
  * in slices of this size. BPE merging is quadratic in the length of one pre-token: a 1 MB run
  * held the event loop for minutes. Real words and URLs are shorter, so their counts stay exact.
  */
-export const RUN_CHARS = 100;
+const RUN_CHARS = 100;
 const LONG_RUN = new RegExp(`\\S{${RUN_CHARS + 1},}`, "g");
 
 /** End of a slice of at most `size` code units from `start` that does not split a surrogate pair. */
@@ -26,7 +26,8 @@ function sliceEnd(text: string, start: number, size: number): number {
 function countPlain(text: string, cap: number): number {
   if (text.length === 0) return 0;
   if (text.length <= SLICE_CHARS) {
-    if (cap === Number.POSITIVE_INFINITY || text.length <= cap * 4) return countBpeTokens(text, plainText);
+    // Short texts (and no cap): the plain count is faster than the incremental one.
+    if (text.length <= cap * 4) return countBpeTokens(text, plainText);
     return isWithinTokenLimit(text, cap, plainText) || cap + 1;
   }
   let total = 0;

@@ -41,8 +41,13 @@ function wordsOf(text: string, budget: number): Word[] {
     .flatMap((word) => splitLongWord(word, pieceChars).map((piece, i) => ({ text: piece, glued: i > 0 })));
 }
 
+/** A word as it stands at position `i` of a unit: with its leading space unless first or glued. */
+function spaced(w: Word, i: number): string {
+  return i === 0 || w.glued ? w.text : ` ${w.text}`;
+}
+
 function joinWords(words: Word[]): string {
-  return words.map((w, i) => (i === 0 || w.glued ? w.text : ` ${w.text}`)).join("");
+  return words.map(spaced).join("");
 }
 
 /**
@@ -52,7 +57,7 @@ function joinWords(words: Word[]): string {
  */
 function splitWords(text: string, budget: number, sep: Unit["sep"]): Unit[] {
   const words = wordsOf(text, budget);
-  const costs = words.map((w, i) => countTokens(i === 0 || w.glued ? w.text : ` ${w.text}`));
+  const costs = words.map((w, i) => countTokens(spaced(w, i)));
   const out: Unit[] = [];
   let from = 0;
   while (from < words.length) {

@@ -118,6 +118,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     logger,
     {
       concurrency: config.syncConcurrency,
+      keepFinished: config.syncHistory,
       purge: (source) => (sources ? sources.purge(source) : Promise.resolve()),
     },
   );

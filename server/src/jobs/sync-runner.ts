@@ -11,6 +11,8 @@ export interface SyncRunnerOptions {
   maxAttempts?: number;
   leaseMs?: number;
   tickMs?: number;
+  /** Finished runs (completed, failed, cancelled) kept per source; older ones are deleted. */
+  keepFinished?: number;
   /** Purges everything a deleted source owned (chunks, documents, files). Must be idempotent. */
   purge: (source: DataSourceRecord) => Promise<void>;
 }
@@ -27,6 +29,7 @@ export class SyncRunner {
   private ticking = false;
   private readonly maxAttempts: number;
   private readonly leaseMs: number;
+  private readonly keepFinished: number;
 
   constructor(
     private readonly store: Store,
@@ -37,6 +40,7 @@ export class SyncRunner {
   ) {
     this.maxAttempts = options.maxAttempts ?? 3;
     this.leaseMs = options.leaseMs ?? 60_000;
+    this.keepFinished = options.keepFinished ?? 100;
   }
 
   /** Resumes what a previous process left: orphaned runs (this process owns the data dir) and unfinished purges. */
@@ -107,6 +111,7 @@ export class SyncRunner {
     await this.store.syncRuns.putMany(
       active.map((r) => ({ ...r, status: "cancelled", finishedAt: now, leaseUntil: null })),
     );
+    await this.pruneHistory(dataSourceId);
   }
 
   /** Waits until no run of this source is queued or running (tests, CLI). */
@@ -211,6 +216,17 @@ export class SyncRunner {
       clearInterval(renew);
       this.running.delete(queued.dataSourceId);
     }
+    await this.pruneHistory(queued.dataSourceId).catch((error: unknown) =>
+      this.logger.warn("sync history pruning failed", { error: String(error) }),
+    );
+  }
+
+  /** Deletes a source's finished runs beyond the newest `keepFinished`: a source synced every minute would otherwise grow its history forever. */
+  private async pruneHistory(dataSourceId: string): Promise<void> {
+    const finished = this.store.syncRuns
+      .filter((r) => r.dataSourceId === dataSourceId && !ACTIVE.has(r.status))
+      .sort((a, b) => b.queuedAt.localeCompare(a.queuedAt) || b.id.localeCompare(a.id));
+    await this.store.syncRuns.delete(finished.slice(this.keepFinished).map((r) => r.id));
   }
 
   private async complete(

@@ -322,6 +322,58 @@ describe("SSE", () => {
   });
 });
 
+describe("a conversation deleted while its answer streams", () => {
+  it("stays deleted: the late answer is dropped, not stored", async () => {
+    fake.setBehaviour({
+      tokenDelayMs: 20,
+      answer: (b) => (isCondense(b) ? "x" : `${defaultAnswer(b)} And a few more words follow.`),
+    });
+    let conversationId = "";
+    let messageId = "";
+    let deleted: Promise<number> | null = null;
+    const result = await streamQuery(
+      queryUrl(),
+      token,
+      { message: "How long are gift cards valid?" },
+      {
+        onEvent: ({ event }) => {
+          if (event.type === "start") ({ conversationId, messageId } = event);
+          if (event.type === "token" && !deleted)
+            deleted = call(
+              server,
+              "DELETE",
+              `/agents/${agent.id}/conversations/${conversationId}/`,
+              token,
+            ).then((r) => r.status);
+          return false;
+        },
+      },
+    );
+    expect(result.events.at(-1)?.event).toMatchObject({ type: "done" });
+    expect(await deleted).toBe(204);
+    await sleep(200);
+    const get = await call(server, "GET", `/agents/${agent.id}/conversations/${conversationId}/`, token);
+    expect(get.status).toBe(404);
+    const list = await call<{ results: Array<{ id: string }> }>(
+      server,
+      "GET",
+      `/agents/${agent.id}/conversations/?page_size=100`,
+      token,
+    );
+    expect(list.body.results.map((c) => c.id)).not.toContain(conversationId);
+    const feedback = await call(
+      server,
+      "POST",
+      `/agents/${agent.id}/messages/${messageId}/feedback/`,
+      token,
+      {
+        rating: "up",
+      },
+    );
+    expect(feedback.status).toBe(404);
+  });
+});
+
 describe("chat completions (streaming)", () => {
   it("streams OpenAI chunks ending with the sources and [DONE]", async () => {
     const response = await fetch(`${server.api}/agents/${agent.id}/chat/completions/`, {

@@ -2,6 +2,9 @@ import { createSecretKey, type KeyObject, randomUUID } from "node:crypto";
 import { errors, jwtVerify, SignJWT } from "jose";
 import { AppError } from "../errors.ts";
 
+/** Verified tokens kept: enough for the clients active at once; ~0.8 KB each. */
+const VERIFIED_CACHE_SIZE = 2_000;
+
 export type TokenKind = "access" | "refresh" | "visitor";
 
 export interface TokenClaims {
@@ -15,7 +18,8 @@ export interface TokenClaims {
 /** Signs and checks Lore's HS256 JWTs; the token kind is part of the claims so one can't stand in for another. */
 export class TokenSigner {
   private readonly key: KeyObject;
-  // Verified tokens, so a client's repeated requests skip the HMAC; bounded, entries die with the token.
+  // Verified tokens, so a client's repeated requests skip the HMAC: the most recently used ones, in
+  // use order (a hit moves to the end, the least recently used go first).
   private readonly verified = new Map<string, TokenClaims & { exp: number; jti: string }>();
 
   constructor(
@@ -44,11 +48,17 @@ export class TokenSigner {
     audience?: string,
   ): Promise<TokenClaims & { exp: number; jti: string }> {
     const cached = this.verified.get(token);
-    if (cached && cached.kind === kind && cached.aud === audience && cached.exp * 1000 > Date.now())
+    if (cached && cached.kind === kind && cached.aud === audience && cached.exp * 1000 > Date.now()) {
+      this.verified.delete(token);
+      this.verified.set(token, cached);
       return cached;
+    }
     const claims = await this.verifyUncached(token, kind, audience);
-    if (this.verified.size >= 10_000) this.verified.clear();
     this.verified.set(token, { ...claims, ...(audience ? { aud: audience } : {}) });
+    for (const oldest of this.verified.keys()) {
+      if (this.verified.size <= VERIFIED_CACHE_SIZE) break;
+      this.verified.delete(oldest);
+    }
     return claims;
   }
 

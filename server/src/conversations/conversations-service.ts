@@ -9,7 +9,7 @@ import type { ConversationRecord, MessageRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 
 const HISTORY_CACHE_SIZE = 5_000;
-/** Deleted conversation ids are remembered this long, so late journal writes (an answer that was streaming) cannot revive them. */
+/** A tombstone whose delete failed is forgotten after this long (a completed delete drops its own at once). */
 const TOMBSTONE_MS = 60 * 60_000;
 /** Conversations removed in one LanceDB delete at most. */
 const REMOVE_BATCH = 500;
@@ -106,7 +106,8 @@ export class ConversationsService {
     }
   }
 
-  // Deleted conversation ids and when (insertion order is deletion order, so expiry prunes the head).
+  // Conversations being deleted and since when (insertion order is deletion order, so expiry prunes
+  // the head): from `remove` on, nothing is written for them and journaled writes are not applied.
   private readonly deleted = new Map<string, number>();
   // Conversation deletes that arrive while one runs share the next (one message-table delete).
   private readonly removals = new GroupCommit<string>((ids) => this.removeNow(ids), REMOVE_BATCH);
@@ -161,8 +162,13 @@ export class ConversationsService {
     return record;
   }
 
-  /** Stores a message (journaled: durable on return) and bumps the conversation's count and updatedAt. */
+  /**
+   * Stores a message (journaled: durable on return) and bumps the conversation's count and updatedAt.
+   * A message for a conversation that is deleted (or being deleted) is dropped: an answer that was
+   * streaming when its conversation went must not bring it back.
+   */
   async append(message: MessageRecord): Promise<void> {
+    if (!this.exists(message.conversationId)) return;
     const list = await this.messages(message.conversationId);
     const current = this.store.conversations.get(message.conversationId);
     const conversation = current
@@ -236,6 +242,7 @@ export class ConversationsService {
     rating: "up" | "down",
     comment: string | null,
   ): Promise<MessageRecord> {
+    if (!this.exists(message.conversationId)) throw notFound("message", message.id);
     const updated: MessageRecord = { ...message, feedback: rating, feedbackComment: comment };
     this.write({ message: updated });
     this.track(updated);
@@ -264,6 +271,12 @@ export class ConversationsService {
     if (ids.length > 0) await this.store.messages.write((t) => t.delete(`conversation_id IN (${list})`));
     await this.store.conversations.delete(ids);
     this.forget(ids);
+    // Nothing can be written for them now (`exists` is false), so the tombstones have done their job.
+    for (const id of removed) this.deleted.delete(id);
+  }
+
+  private exists(conversationId: string): boolean {
+    return !this.deleted.has(conversationId) && this.store.conversations.get(conversationId) !== undefined;
   }
 
   private tombstone(ids: string[]): void {

@@ -113,6 +113,8 @@ export interface SoakReport {
   heapSnapshots: string[];
   /** Set when the server process died during the soak: when, and the end of its output. */
   serverDied: { second: number; exit: string; outputTail: string } | null;
+  /** Lines the server logged at error level (the soak runs it with LORE_LOG_LEVEL=error): count and the last 20. */
+  serverErrors: { count: number; last: string[] };
 }
 
 interface Sample {
@@ -629,6 +631,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       };
     }
     const errors = samples.filter(isError).length;
+    const serverErrorLines = server
+      .output()
+      .split("\n")
+      .filter((line) => line.includes('"level":"error"'));
     const fromSecond = Math.round(elapsed / 2);
     const secondHalf = memory.filter((m) => m.second >= fromSecond);
     return {
@@ -662,6 +668,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         externalMbPerMin: slopePerMinute(secondHalf, (m) => m.externalMb),
       },
       heapSnapshots,
+      serverErrors: { count: serverErrorLines.length, last: serverErrorLines.slice(-20) },
     };
   } finally {
     await server.close();

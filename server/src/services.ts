@@ -119,7 +119,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     {
       concurrency: config.syncConcurrency,
       keepFinished: config.syncHistory,
-      purge: (source) => (sources ? sources.purge(source) : Promise.resolve()),
+      purge: (deleted) => (sources ? sources.purge(deleted) : Promise.resolve()),
     },
   );
   sources = new SourcesService(store, runner, index, files, secrets, agents);

@@ -13,9 +13,12 @@ export interface SyncRunnerOptions {
   tickMs?: number;
   /** Finished runs (completed, failed, cancelled) kept per source; older ones are deleted. */
   keepFinished?: number;
-  /** Purges everything a deleted source owned (chunks, documents, files). Must be idempotent. */
-  purge: (source: DataSourceRecord) => Promise<void>;
+  /** Purges everything deleted sources owned (chunks, documents, files, runs, the record). Must be idempotent. */
+  purge: (sources: DataSourceRecord[]) => Promise<void>;
 }
+
+/** Deleted sources purged together (one commit per table). */
+const PURGE_BATCH = 200;
 
 const ACTIVE = new Set<SyncRun["status"]>(["queued", "running"]);
 
@@ -27,6 +30,7 @@ export class SyncRunner {
   private readonly running = new Map<string, AbortController>();
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
+  private purging = false;
   private readonly maxAttempts: number;
   private readonly leaseMs: number;
   private readonly keepFinished: number;
@@ -62,7 +66,7 @@ export class SyncRunner {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     for (const controller of this.running.values()) controller.abort(new Error("server shutting down"));
-    while (this.ticking || this.running.size > 0) await new Promise((r) => setTimeout(r, 20));
+    while (this.ticking || this.purging || this.running.size > 0) await new Promise((r) => setTimeout(r, 20));
   }
 
   activeRun(dataSourceId: string): SyncRunRecord | undefined {
@@ -123,8 +127,9 @@ export class SyncRunner {
   private async tick(): Promise<void> {
     if (this.ticking) return;
     this.ticking = true;
+    // Purging runs beside the ticks: under a stream of deletes it must not hold back the syncs.
+    void this.purgeDeleted();
     try {
-      await this.purgeDeleted();
       await this.enqueueScheduled();
       const now = Date.now();
       const due = this.store.syncRuns
@@ -149,10 +154,23 @@ export class SyncRunner {
     }
   }
 
+  /** Purges the deleted sources whose sync has stopped, up to PURGE_BATCH together. */
   private async purgeDeleted(): Promise<void> {
-    for (const source of this.store.dataSources.filter((s) => s.deletedAt !== null)) {
-      if (this.running.has(source.id)) continue;
-      await this.options.purge(source);
+    if (this.purging) return;
+    this.purging = true;
+    try {
+      for (;;) {
+        const batch = this.store.dataSources
+          .filter((s) => s.deletedAt !== null && !this.running.has(s.id))
+          .slice(0, PURGE_BATCH);
+        if (batch.length === 0) break;
+        await this.options.purge(batch);
+        if (batch.some((s) => this.store.dataSources.get(s.id))) break; // no progress: next tick
+      }
+    } catch (error) {
+      this.logger.error("purging deleted sources failed", { error: String(error) });
+    } finally {
+      this.purging = false;
     }
   }
 

@@ -154,7 +154,7 @@ describe("ChunkIndex", () => {
     await index.replaceDocument(d3, [chunk(other, d3, 0, "Invoices for enterprise plans are sent by post.")]);
     await index.deleteDocuments([d1]);
     expect((await search(index, "invoices", [source])).map((h) => h.chunk.documentId)).toEqual([d2]);
-    await index.deleteDataSource(other);
+    await index.deleteDataSources([other]);
     expect(await search(index, "invoices", [other])).toEqual([]);
     const reopened = await ChunkIndex.open(db, { embedder: new TestEmbedder() });
     expect(await reopened.countByDataSource(source)).toBe(1);

@@ -177,6 +177,7 @@ export class ChunkIndex {
   private readonly slotsByDocument = new Map<string, number[]>();
   private readonly sourceNumber = new Map<string, number>();
   private readonly liveBySource = new Map<number, number>();
+  private nextSourceNumber = 0;
   private vectorIndexBuilt = false;
   /** The meta of the chunk added last, reused by the next chunk of the same document and write. */
   private lastMeta: ChunkMeta | null = null;
@@ -332,15 +333,22 @@ export class ChunkIndex {
     return orphans.length;
   }
 
-  /** Removes every chunk of a data source at once from search results, then from the store. */
-  async deleteDataSource(dataSourceId: string): Promise<void> {
-    assertUuid(dataSourceId, "dataSourceId");
-    this.removeSourceFromMemory(dataSourceId);
+  /** Removes every chunk of these data sources at once from search results, then from the store (one commit). */
+  async deleteDataSources(dataSourceIds: readonly string[]): Promise<void> {
+    for (const id of dataSourceIds) assertUuid(id, "dataSourceId");
+    if (dataSourceIds.length === 0) return;
+    this.removeSourcesFromMemory(dataSourceIds);
     await this.writes.run(async () => {
-      this.removeSourceFromMemory(dataSourceId);
-      const predicate = `dataSourceId = ${sqlString(dataSourceId)}`;
+      // Again inside the queue: a write queued before this one may have added chunks of them meanwhile.
+      this.removeSourcesFromMemory(dataSourceIds);
+      const predicate = `dataSourceId IN (${dataSourceIds.map(sqlString).join(", ")})`;
       await this.chunks.delete(predicate);
       await this.vectors?.delete(predicate);
+      for (const id of dataSourceIds) {
+        const n = this.sourceNumber.get(id);
+        if (n !== undefined) this.liveBySource.delete(n);
+        this.sourceNumber.delete(id);
+      }
     });
   }
 
@@ -645,7 +653,7 @@ export class ChunkIndex {
     if (previous !== undefined) this.removeSlot(previous);
     let source = this.sourceNumber.get(chunk.dataSourceId);
     if (source === undefined) {
-      source = this.sourceNumber.size;
+      source = this.nextSourceNumber++;
       this.sourceNumber.set(chunk.dataSourceId, source);
     }
     let meta = this.lastMeta;
@@ -695,11 +703,16 @@ export class ChunkIndex {
     this.slotsByDocument.delete(documentId);
   }
 
-  private removeSourceFromMemory(dataSourceId: string): void {
-    const source = this.sourceNumber.get(dataSourceId);
-    if (source === undefined) return;
+  private removeSourcesFromMemory(dataSourceIds: readonly string[]): void {
+    const numbers = new Set<number>();
+    for (const id of dataSourceIds) {
+      const n = this.sourceNumber.get(id);
+      if (n !== undefined) numbers.add(n);
+    }
+    if (numbers.size === 0) return;
     for (let slot = 0; slot < this.slots.length; slot++) {
-      if (this.slots.meta(slot)?.source === source) this.removeSlot(slot);
+      const source = this.slots.meta(slot)?.source;
+      if (source !== undefined && numbers.has(source)) this.removeSlot(slot);
     }
   }
 

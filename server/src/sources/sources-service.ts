@@ -169,17 +169,18 @@ export class SourcesService {
     await this.agents.detachDataSource(source.workspaceId, source.id);
   }
 
-  /** Idempotent: safe to run again after a crash mid-purge. */
-  async purge(source: DataSourceRecord): Promise<void> {
-    await this.index.deleteDataSource(source.id);
+  /** Deletes everything these deleted sources owned, one commit per table. Idempotent: safe to run again after a crash mid-purge. */
+  async purge(sources: readonly DataSourceRecord[]): Promise<void> {
+    const ids = new Set(sources.map((s) => s.id));
+    await this.index.deleteDataSources([...ids]);
     await this.store.documents.delete(
-      this.store.documents.filter((d) => d.dataSourceId === source.id).map((d) => d.id),
+      this.store.documents.filter((d) => ids.has(d.dataSourceId)).map((d) => d.id),
     );
-    await this.files.removeAll(source.id);
+    for (const id of ids) await this.files.removeAll(id);
     await this.store.syncRuns.delete(
-      this.store.syncRuns.filter((r) => r.dataSourceId === source.id).map((r) => r.id),
+      this.store.syncRuns.filter((r) => ids.has(r.dataSourceId)).map((r) => r.id),
     );
-    await this.store.dataSources.delete([source.id]);
+    await this.store.dataSources.delete([...ids]);
   }
 
   sync(source: DataSourceRecord): Promise<SyncRunRecord> {

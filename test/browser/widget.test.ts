@@ -4,7 +4,7 @@
 import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { defaultAnswer, type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import {
   ensureWidgetBuilt,
@@ -171,6 +171,8 @@ describe("widget on the demo page under a strict CSP", () => {
     const body = page.locator('[data-lore="source-body"]').first();
     await body.waitFor({ state: "visible" });
     expect(await body.textContent()).toContain(FACT);
+    // The answer quoted the fact, so the snippet marks it.
+    expect(await body.locator("mark").textContent()).toBe(FACT.replace(/\.$/, ""));
   });
 
   it("has no accessibility violations with the widget open (axe-core)", async () => {
@@ -201,6 +203,54 @@ describe("widget on the demo page under a strict CSP", () => {
     expect(await user.first().textContent()).toContain(QUESTION);
     expect(await answerBubble(page).textContent()).toContain("27 days of paid vacation");
     expect(await page.locator('[data-lore="source"]').count()).toBeGreaterThan(0);
+  });
+
+  it("renders a Markdown table in the answer, and lays out each bubble by its own text's direction", async () => {
+    const table = [
+      "| Leave type | Days per year | Carried over | Notes |",
+      "|---|:-:|---:|---|",
+      "| Paid vacation | 27 [1] | until March 31 | booked through the HR portal, approved by your manager |",
+      "| Sick leave \\| paid | 10 | no | a doctor's note from the third day |",
+    ].join("\n");
+    // The follow-up is first condensed (no sources in that prompt), then answered from the sources.
+    fake.setBehaviour({
+      answer: (body) =>
+        body.messages?.some((m) => /^\[1\] /m.test(m.content)) ? `Here is the overview:\n${table}` : QUESTION,
+    });
+    await page.locator('[data-lore="input"]').fill("كم عدد أيام الإجازة؟");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => answerStatus(page), { timeout: 15_000 }).toBe("complete");
+
+    const bubble = answerBubble(page);
+    expect(await bubble.locator("thead th").allTextContents()).toEqual([
+      "Leave type",
+      "Days per year",
+      "Carried over",
+      "Notes",
+    ]);
+    expect(await bubble.locator("tbody tr").count()).toBe(2);
+    expect(await bubble.locator("tbody td").nth(4).textContent()).toBe("Sick leave | paid");
+    expect(await bubble.locator('tbody td [data-lore="cite"]').textContent()).toBe("1");
+    // A wide table scrolls inside the bubble; the bubble stays inside the panel.
+    const panel = await page.locator('[data-lore="panel"]').boundingBox();
+    const box = await bubble.boundingBox();
+    expect(box && panel && box.x + box.width <= panel.x + panel.width).toBe(true);
+
+    const user = page.locator('[data-lore="message"][data-role="user"] .bubble').last();
+    for (const el of [user, bubble, page.locator('[data-lore="input"]')])
+      expect(await el.getAttribute("dir")).toBe("auto");
+    const direction = (el: typeof user) => el.evaluate((node) => getComputedStyle(node).direction);
+    expect(await direction(user)).toBe("rtl");
+    expect(await direction(bubble)).toBe("ltr");
+    await page.locator('[data-lore="source-toggle"]').last().click();
+    await bubble.scrollIntoViewIfNeeded();
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme });
+      await saveScreenshot(page, `widget-table-${colorScheme}`);
+    }
+    await page.emulateMedia({ colorScheme: "light" });
+    expect(await runAxe(page)).toEqual([]);
+    fake.setBehaviour({ answer: defaultAnswer });
   });
 
   it("Esc closes the panel and returns focus to the launcher", async () => {

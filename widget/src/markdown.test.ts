@@ -18,6 +18,64 @@ describe("parseMarkdown", () => {
     expect(blocks[4]).toEqual({ t: "pre", lang: "js", v: "const x = 1;" });
   });
 
+  it("parses a pipe table: header, alignment, rows padded or cut to the header's width, escaped pipes", () => {
+    const [table] = parseMarkdown(
+      "| Plan | Price | Notes |\n|:---|---:|:-:|\n| **Pro** | $10 [2] | a \\| b |\n| Free |\n| x | y | z | extra |",
+    );
+    expect(table).toEqual({
+      t: "table",
+      align: ["left", "right", "center"],
+      head: [[{ t: "text", v: "Plan" }], [{ t: "text", v: "Price" }], [{ t: "text", v: "Notes" }]],
+      rows: [
+        [
+          [{ t: "strong", c: [{ t: "text", v: "Pro" }] }],
+          [
+            { t: "text", v: "$10 " },
+            { t: "cite", n: 2 },
+          ],
+          [{ t: "text", v: "a | b" }],
+        ],
+        [[{ t: "text", v: "Free" }], [], []],
+        [[{ t: "text", v: "x" }], [{ t: "text", v: "y" }], [{ t: "text", v: "z" }]],
+      ],
+    });
+  });
+
+  it("finds a table without outer pipes and after a paragraph line, and ends it at a line without pipes", () => {
+    expect(parseMarkdown("Compare:\na | b\n--- | ---\n1 | 2\nAfter.").map((b) => b.t)).toEqual([
+      "p",
+      "table",
+      "p",
+    ]);
+  });
+
+  it("keeps a pipe line without a matching divider as text", () => {
+    expect(parseMarkdown("a | b\n---\n\nx | y").map((b) => b.t)).toEqual(["p", "hr", "p"]);
+    expect(parseMarkdown("a | b\n|---|---|---|")).toEqual([
+      { t: "p", c: [{ t: "text", v: "a | b" }, { t: "br" }, { t: "text", v: "|---|---|---|" }] },
+    ]);
+  });
+
+  it("keeps HTML in table cells as text", () => {
+    const [table] = parseMarkdown("| a |\n|---|\n| <img src=x onerror=alert(1)> |");
+    expect(table).toMatchObject({ rows: [[[{ t: "text", v: "<img src=x onerror=alert(1)>" }]]] });
+  });
+
+  it("parses numbered lists with a line break inside an item, and a fence after a list", () => {
+    expect(parseMarkdown("1) first\n   still first\n2) second\n\n- a\n```\ncode\n```")).toEqual([
+      {
+        t: "ol",
+        start: 1,
+        items: [
+          [{ t: "text", v: "first" }, { t: "br" }, { t: "text", v: "still first" }],
+          [{ t: "text", v: "second" }],
+        ],
+      },
+      { t: "ul", items: [[{ t: "text", v: "a" }]] },
+      { t: "pre", lang: "", v: "code" },
+    ]);
+  });
+
   it("keeps an unclosed code fence (mid-stream) as code", () => {
     expect(parseMarkdown("Look:\n```\npartial")).toEqual([
       { t: "p", c: [{ t: "text", v: "Look:" }] },

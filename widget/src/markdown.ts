@@ -17,7 +17,10 @@ export type Block =
   | { t: "ul"; items: Inline[][] }
   | { t: "ol"; start: number; items: Inline[][] }
   | { t: "quote"; c: Block[] }
+  | { t: "table"; align: Align[]; head: Inline[][]; rows: Inline[][][] }
   | { t: "hr" };
+
+export type Align = "left" | "center" | "right" | undefined;
 
 const fence = /^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)/;
 const heading = /^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
@@ -25,6 +28,26 @@ const bullet = /^ {0,3}[-*+]\s+(.*)$/;
 const ordered = /^ {0,3}(\d{1,9})[.)]\s+(.*)$/;
 const quote = /^ {0,3}>\s?(.*)$/;
 const rule = /^ {0,3}([-*_])(\s*\1){2,}\s*$/;
+const divider = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+
+/** A table row's cells: split at pipes, the outer ones optional; `\|` is a pipe inside a cell. */
+const splitRow = (line: string) =>
+  line
+    .replace(/\\\|/g, "\0")
+    .trim()
+    .replace(/^\||\|$/g, "")
+    .split("|")
+    .map((cell) => cell.trim().replace(/\0/g, "|"));
+
+/** A pipe table starts here: a header row, then a divider row with as many cells. */
+const startsTable = (lines: string[], i: number) => {
+  const next = lines[i + 1] ?? "";
+  return (
+    (lines[i] ?? "").includes("|") &&
+    divider.test(next) &&
+    splitRow(lines[i] ?? "").length === splitRow(next).length
+  );
+};
 
 const startsBlock = (line: string) =>
   fence.test(line) || heading.test(line) || bullet.test(line) || ordered.test(line) || quote.test(line);
@@ -60,6 +83,28 @@ export function parseMarkdown(source: string): Block[] {
     if (rule.test(line)) {
       blocks.push({ t: "hr" });
       i++;
+      continue;
+    }
+    if (startsTable(lines, i)) {
+      const head = splitRow(line);
+      const align = splitRow(lines[i + 1] ?? "").map(
+        (cell): Align =>
+          cell.endsWith(":")
+            ? cell.startsWith(":")
+              ? "center"
+              : "right"
+            : cell.startsWith(":")
+              ? "left"
+              : undefined,
+      );
+      const rows: Inline[][][] = [];
+      i += 2;
+      while (i < lines.length && (lines[i] ?? "").includes("|")) {
+        const cells = splitRow(lines[i++] ?? "");
+        // Short rows are padded and long rows cut to the header's width, as on GitHub.
+        rows.push(head.map((_, k) => parseInline(cells[k] ?? "")));
+      }
+      blocks.push({ t: "table", align, head: head.map(parseInline), rows });
       continue;
     }
     if (quote.test(line)) {
@@ -102,7 +147,11 @@ export function parseMarkdown(source: string): Block[] {
     const para: string[] = [];
     while (i < lines.length) {
       const current = lines[i] ?? "";
-      if (current.trim() === "" || (para.length > 0 && (startsBlock(current) || rule.test(current)))) break;
+      if (
+        current.trim() === "" ||
+        (para.length > 0 && (startsBlock(current) || rule.test(current) || startsTable(lines, i)))
+      )
+        break;
       para.push(current.trim());
       i++;
     }

@@ -1,9 +1,12 @@
 import type { Citation } from "@lore/shared";
 import { safeHttpUrl } from "../markdown.ts";
+import { cleanSnippet, findQuote } from "../snippet.ts";
 import { useWidget } from "./context.ts";
 
 export interface CitationsProps {
   sources: readonly Citation[];
+  /** The answer citing them, to mark what it quoted in each snippet. */
+  answer: string;
   expanded: readonly number[];
   onToggle: (rank: number) => void;
   /** Prefix of each card body's id; the card of rank n is `${idPrefix}${n}`. */
@@ -13,19 +16,19 @@ export interface CitationsProps {
 const SNIPPET_LIMIT = 600;
 
 /** The answer's sources as expandable cards: title and data source, then snippet and link. */
-export function Citations({ sources, expanded, onToggle, idPrefix }: CitationsProps) {
+export function Citations({ sources, answer, expanded, onToggle, idPrefix }: CitationsProps) {
   const { i18n } = useWidget();
   return (
-    <section class="sources" aria-label={i18n.t("sources")} data-lore="sources">
+    // No aria-label: a named section is a landmark, and every answer would add another "Sources" one.
+    <section class="sources" data-lore="sources">
       <h3 class="sources-title">{i18n.t("sources")}</h3>
       <ol>
         {sources.map((source) => {
           const open = expanded.includes(source.rank);
           const href = safeHttpUrl(source.sourceUrl);
-          const snippet =
-            source.content.length > SNIPPET_LIMIT
-              ? `${source.content.slice(0, SNIPPET_LIMIT)}…`
-              : source.content;
+          const text = cleanSnippet(source.content);
+          const snippet = text.length > SNIPPET_LIMIT ? `${text.slice(0, SNIPPET_LIMIT)}…` : text;
+          const [from, to] = findQuote(snippet, answer, source.rank) ?? [0, 0];
           return (
             <li key={source.rank} class="source" data-lore="source" data-rank={source.rank}>
               <button
@@ -51,7 +54,11 @@ export function Citations({ sources, expanded, onToggle, idPrefix }: CitationsPr
                 hidden={!open}
                 data-lore="source-body"
               >
-                <p class="snippet">{snippet}</p>
+                <p class="snippet" dir="auto">
+                  {snippet.slice(0, from)}
+                  {to > from && <mark>{snippet.slice(from, to)}</mark>}
+                  {snippet.slice(to)}
+                </p>
                 {href && (
                   <a href={href} target="_blank" rel="noopener noreferrer nofollow" data-lore="source-link">
                     {i18n.t("openSource")}

@@ -31,6 +31,7 @@ export function Composer({ inputRef, inputId }: { inputRef: Ref<HTMLTextAreaElem
         id={inputId}
         ref={inputRef}
         data-lore="input"
+        dir="auto"
         rows={Math.min(5, draft.split("\n").length)}
         maxLength={MAX_LENGTH}
         placeholder={i18n.t("placeholder")}

@@ -30,6 +30,7 @@ const corpus = [
   "&lt;script&gt;alert(1)&lt;/script&gt; &#60;img src=x onerror=alert(1)&#62;",
   "- <img src=x onerror=alert(1)>\n1. [x](javascript:alert(1))\n> <script>alert(1)</script>",
   "![img](https://evil.test/x.png)",
+  "| <img src=x onerror=alert(1)> | [x](javascript:alert(1)) |\n|---|---|\n| <script>alert(1)</script> \\| <b> | `<svg onload=alert(1)>` |",
 ];
 
 const allowedTags = new Set([
@@ -52,6 +53,13 @@ const allowedTags = new Set([
   "SUP",
   "SECTION",
   "BUTTON",
+  "TABLE",
+  "THEAD",
+  "TBODY",
+  "TR",
+  "TH",
+  "TD",
+  "MARK",
 ]);
 
 function assertInert(root: Element) {
@@ -95,6 +103,29 @@ describe("Markdown", () => {
     expect(container.querySelector("script, b")).toBeNull();
   });
 
+  it("renders a pipe table in a scrolling wrapper, with working citation markers in cells", () => {
+    const { container } = render(
+      <Markdown
+        text={"| Plan | Price |\n|---|--:|\n| Pro | $10 [1] |\n| <img src=x onerror=alert(1)> | \\| |"}
+        sources={[citation(1)]}
+        onCite={() => {}}
+      />,
+    );
+    const table = container.querySelector(".md > .table > table");
+    expect([...(table?.querySelectorAll("thead th") ?? [])].map((th) => th.textContent)).toEqual([
+      "Plan",
+      "Price",
+    ]);
+    const rows = table?.querySelectorAll("tbody tr") ?? [];
+    expect(rows).toHaveLength(2);
+    expect(rows[0]?.querySelector('td[align="right"] [data-lore="cite"]')?.textContent).toBe("1");
+    expect([...(rows[1]?.querySelectorAll("td") ?? [])].map((td) => td.textContent)).toEqual([
+      "<img src=x onerror=alert(1)>",
+      "|",
+    ]);
+    expect(container.querySelector("img")).toBeNull();
+  });
+
   it("drops an unsafe link but keeps its text", () => {
     const { container } = render(<Markdown text="[click me](javascript:alert(1))" sources={[]} />);
     expect(container.querySelector("a")).toBeNull();
@@ -115,6 +146,7 @@ describe("source cards", () => {
           }),
           citation(2, { content: payload, sourceUrl: "data:text/html,<script>alert(1)</script>" }),
         ]}
+        answer={`${payload} [1] [2]`}
         expanded={[1, 2]}
         onToggle={() => {}}
         idPrefix="t-"

@@ -53,6 +53,26 @@ function renderBlock(block: Block, key: number, props: MarkdownProps): Component
       );
     case "quote":
       return <blockquote key={key}>{block.c.map((b, i) => renderBlock(b, i, props))}</blockquote>;
+    case "table": {
+      const row = (cells: Inline[][], Cell: "th" | "td", key?: number) => (
+        <tr key={key}>
+          {cells.map((cell, k) => (
+            <Cell key={k} align={block.align[k]}>
+              {renderInlines(cell, props)}
+            </Cell>
+          ))}
+        </tr>
+      );
+      return (
+        // The wrapper scrolls sideways, so a wide table doesn't widen the panel.
+        <div key={key} class="table">
+          <table>
+            <thead>{row(block.head, "th")}</thead>
+            <tbody>{block.rows.map((cells, r) => row(cells, "td", r))}</tbody>
+          </table>
+        </div>
+      );
+    }
     case "hr":
       return <hr key={key} />;
     default:

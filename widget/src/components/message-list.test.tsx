@@ -1,6 +1,7 @@
 import { fireEvent, screen, waitFor } from "@testing-library/preact";
 import { describe, expect, it } from "vitest";
 import { answerResponse, citation, createStream, defaultIds } from "../test-support.ts";
+import { Composer } from "./composer.tsx";
 import { MessageList } from "./message-list.tsx";
 import { renderInWidget } from "./render-support.tsx";
 
@@ -46,6 +47,22 @@ describe("MessageList", () => {
     expect(screen.getByRole("button", { name: "Not helpful" }).getAttribute("aria-pressed")).toBe("false");
     expect(screen.getByText("Thanks for your feedback")).toBeTruthy();
     expect(requests.at(-1)?.body).toMatchObject({ rating: "up" });
+  });
+
+  it("lets each bubble and the question box take the direction of their text", async () => {
+    const { store, container } = renderInWidget(
+      <>
+        <MessageList />
+        <Composer inputRef={{ current: null }} inputId="q" />
+      </>,
+      { routes: { "POST /query/": () => answerResponse(["الاسترداد خلال خمسة أيام."]) } },
+    );
+    await store.send("كم يستغرق الاسترداد؟");
+    await screen.findByText("الاسترداد خلال خمسة أيام.");
+    const bubbles = container.querySelectorAll(".bubble");
+    expect(bubbles).toHaveLength(2);
+    for (const bubble of bubbles) expect(bubble.getAttribute("dir")).toBe("auto");
+    expect(screen.getByLabelText("Your question").getAttribute("dir")).toBe("auto");
   });
 
   it("labels stopped answers and unanswered questions", async () => {
@@ -106,6 +123,31 @@ describe("citations", () => {
     expect(card1?.hasAttribute("hidden")).toBe(true);
     fireEvent.click(screen.getByRole("button", { name: /^Shipping/ }));
     expect(container.querySelector('[data-rank="2"] [data-lore="source-body"] a')).toBeNull();
+  });
+
+  it("shows snippets as plain text with the quoted passage marked", async () => {
+    const handbook = citation(1, {
+      content:
+        "## Leave\n\nWe are in Berlin. **Every employee** receives 27 days of paid vacation per year. Ask HR.",
+    });
+    const { store, container } = renderInWidget(<MessageList />, {
+      routes: {
+        "POST /query/": () =>
+          answerResponse(["Every employee receives 27 days of paid vacation [1]."], [handbook]),
+      },
+    });
+    await store.send("Q");
+    const snippet = await waitFor(() => {
+      const found = container.querySelector('[data-rank="1"] .snippet');
+      if (!found) throw new Error("no snippet yet");
+      return found;
+    });
+    expect(snippet.textContent).toBe(
+      "Leave\n\nWe are in Berlin. Every employee receives 27 days of paid vacation per year. Ask HR.",
+    );
+    expect(snippet.querySelector("mark")?.textContent).toBe(
+      "Every employee receives 27 days of paid vacation",
+    );
   });
 
   it("a marker without a matching source stays plain text", async () => {

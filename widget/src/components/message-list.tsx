@@ -24,7 +24,9 @@ function UserMessage({ message }: { message: ChatMessage }) {
   return (
     <li class="msg user" data-lore="message" data-role="user" data-status={message.status}>
       <span class="sr-only">{i18n.t("you")}: </span>
-      <div class="bubble">{message.content}</div>
+      <div class="bubble" dir="auto">
+        {message.content}
+      </div>
       {message.status === "failed" && <p class="msg-status">{i18n.t("failed")}</p>}
     </li>
   );
@@ -76,7 +78,7 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
       aria-busy={working}
     >
       <span class="sr-only">{i18n.t("assistant")}: </span>
-      <div class="bubble">
+      <div class="bubble" dir="auto">
         {message.content ? (
           <Markdown
             text={message.content}
@@ -99,7 +101,13 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
         {message.status === "failed" && <p class="msg-status">{i18n.t("failed")}</p>}
       </div>
       {message.sources.length > 0 && (
-        <Citations sources={message.sources} expanded={expanded} onToggle={toggle} idPrefix={idPrefix} />
+        <Citations
+          sources={message.sources}
+          answer={message.content}
+          expanded={expanded}
+          onToggle={toggle}
+          idPrefix={idPrefix}
+        />
       )}
       {message.status === "complete" && (
         <div class="actions">

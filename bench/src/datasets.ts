@@ -111,3 +111,54 @@ export function loadPubmedQa(dir: string = join(datasetsDir, "pubmedqa-pqal")): 
     decision: item.final_decision,
   }));
 }
+
+export interface HelpArticle {
+  /** Repository path, the article's id (questions name gold articles by it). */
+  path: string;
+  title: string;
+  category: string;
+  /** The markdown file without its front matter: Liquid tags, HTML and tables kept as published. */
+  content: string;
+}
+
+export interface HelpQuestion {
+  id: string;
+  kind: "answerable" | "unanswerable" | "followup";
+  /** The visitor's message (answerable and unanswerable items). */
+  question?: string;
+  /** Follow-up items: the opening message, then the message that leans on it. */
+  first?: string;
+  second?: string;
+  /** Paths of the articles that answer the question (empty for unanswerable items). */
+  gold: string[];
+  /** Verbatim substrings of a gold article a correct answer must contain. */
+  facts: string[];
+  /** Deterministic half: within each kind, items in file order alternate tuning, test, tuning, … */
+  half: "tuning" | "test";
+}
+
+export interface HelpCenterData {
+  articles: HelpArticle[];
+  questions: HelpQuestion[];
+}
+
+/** The DuckDuckGo help-center set: 202 articles, 201 questions split into a tuning and a test half. */
+export function loadHelpCenter(dir: string = join(datasetsDir, "helpcenter-duckduckgo")): HelpCenterData {
+  const articles = JSON.parse(readFileSync(join(dir, "articles.json"), "utf8")) as HelpArticle[];
+  const file = JSON.parse(readFileSync(join(dir, "questions.json"), "utf8")) as {
+    items: Omit<HelpQuestion, "half">[];
+  };
+  const seen = new Map<string, number>();
+  const questions = file.items.map((item) => {
+    const n = seen.get(item.kind) ?? 0;
+    seen.set(item.kind, n + 1);
+    return { ...item, half: n % 2 === 0 ? "tuning" : "test" } as HelpQuestion;
+  });
+  return { articles, questions };
+}
+
+/** Case-insensitive containment with whitespace collapsed (the help-center set's fact check). */
+export function containsFact(text: string, fact: string): boolean {
+  const squash = (s: string) => s.toLowerCase().replace(/\s+/g, " ").trim();
+  return squash(text).includes(squash(fact));
+}

@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type FinanceResult, financeTable, runFinanceBench } from "./financebench.ts";
+import { type HelpCenterResult, helpcenterTable, runHelpCenter } from "./helpcenter.ts";
 import { httpTable, type LoadRow, runHttp, type StreamsResult } from "./http.ts";
 import { type IngestionRow, ingestionTable, runIngestion } from "./ingestion.ts";
 import { type LatencyResult, latencyTable, runLatency } from "./latency.ts";
@@ -19,6 +20,7 @@ import { round } from "./lib/stats.ts";
 import { type PubmedResult, pubmedTable, runPubmedQa } from "./pubmedqa.ts";
 import { runSquad, type SquadResult, squadTable } from "./squad.ts";
 import { runWidget, type SizeRow, type WidgetTimings, widgetTable } from "./widget.ts";
+import { runXquad, type XquadResult, xquadTable } from "./xquad.ts";
 
 const args = process.argv.slice(2);
 const arg = (name: string) => {
@@ -225,6 +227,40 @@ await step(
 );
 
 await step(
+  "helpcenter",
+  () => runHelpCenter(),
+  (r: Omit<HelpCenterResult, "path" | "items">) => {
+    sections.push(
+      `### Help center: DuckDuckGo help pages, ${r.articles} articles, ${r.questions} questions (\`tsx bench/src/helpcenter.ts\`)\n\n${helpcenterTable(r)}`,
+    );
+    // The goals are judged on the test half with the articles as `text` entries.
+    const lore = r.rows.find(
+      (x) => x.system === "Lore (default server)" && x.ingest === "text" && x.half === "test",
+    );
+    const s = r.halves.find((x) => x.ingest === "text" && x.half === "test");
+    const row = (goal: string, value: number | undefined, ok: (v: number) => boolean) =>
+      goals.push([
+        `Help center (test, text): ${goal}`,
+        String(value),
+        mark(value !== undefined && ok(value)),
+      ]);
+    row("hit@1 ≥ 0.75", lore?.recall["@1"], (v) => v >= 0.75);
+    row("hit@5 ≥ 0.93", lore?.recall["@5"], (v) => v >= 0.93);
+    row("fact containment ≥ 0.65", s?.answers.factContainment, (v) => v >= 0.65);
+    row("first citation correct ≥ 0.80", s?.answers.firstCitationCorrect, (v) => v >= 0.8);
+    row("unanswerable fallback ≥ 0.80", s?.unanswerable.fallbackRate, (v) => v >= 0.8);
+    row("answered ≥ 0.90", s?.answers.answered, (v) => v >= 0.9);
+    row(
+      "follow-up fact containment (one conversation) ≥ 0.60",
+      s?.followUps.oneConversation.factContainment,
+      (v) => v >= 0.6,
+    );
+    row("median answer words ≤ 60", s?.answers.medianAnswerWords, (v) => v <= 60);
+    row("/query/ p95 ≤ 50 ms", s?.answers.latencyMs.p95, (v) => v <= 50);
+  },
+);
+
+await step(
   "financebench",
   () => runFinanceBench(),
   (r: FinanceResult) => {
@@ -253,6 +289,29 @@ await step(
     sections.push(
       `### Ingestion end to end (\`tsx bench/src/ingestion.ts\`)\n\n${ingestionTable(r.rows)}\n\n${r.rows.map((x) => `- ${x.kind}: ${x.how}`).join("\n")}`,
     );
+  },
+);
+
+await step(
+  "xquad",
+  () => runXquad(),
+  (r: Pick<XquadResult, "rows">) => {
+    sections.push(
+      `### XQuAD per language, extractive answerer (\`tsx bench/src/xquad.ts\`)\n\n${xquadTable(r)}\n\nThe same 240 paragraphs and 1,190 questions in each language, one \`text\` entry per paragraph; top-k = a hit's chunk contains a gold answer; in brackets the gap to English.`,
+    );
+    const en = r.rows.find((x) => x.language === "en");
+    for (const row of r.rows.filter((x) => x.language !== "en")) {
+      const top1 = row.lore["@1"] ?? 0;
+      const ok =
+        top1 >= (en?.lore["@1"] ?? 1) - 0.05 &&
+        (row.lore["@5"] ?? 0) >= 0.95 &&
+        (row.answer ?? 0) >= (en?.answer ?? 1) - 0.08;
+      goals.push([
+        `XQuAD ${row.language}: top-1 within 5 points of en, top-5 ≥ 0.95, answer within 8 points`,
+        `${top1} / ${row.lore["@5"]} / ${row.answer}`,
+        mark(ok),
+      ]);
+    }
   },
 );
 

@@ -45,4 +45,15 @@ describe("buildMessages", () => {
     );
     expect(buildMessages({ ...base, chunks: [] })[0]?.content).toContain("(no sources)");
   });
+
+  it("gives each passage with its line breaks and without repeating its heading context line", () => {
+    const text =
+      "Sync > Set up\n\nTo set up sync:\n\n1. Open Settings\n2. Scan the code\n\n| Plan | Price |\n| --- | --- |\n| Pro | 9 |";
+    const chunk = makeChunk(0, "Sync & Backup", text, { headingPath: ["Sync", "Set up"] });
+    const content = buildMessages({ ...base, chunks: [chunk] })[0]?.content ?? "";
+    expect(content).toContain(
+      "[1] Sync & Backup › Sync › Set up — To set up sync:\n\n1. Open Settings\n2. Scan the code\n\n| Plan | Price |\n| --- | --- |\n| Pro | 9 |",
+    );
+    expect(content).not.toContain("Sync > Set up");
+  });
 });

@@ -1,3 +1,4 @@
+import { HEADING_SEPARATOR } from "../sources/chunking/chunk-document.ts";
 import type { ChatMessage, GenerateInput } from "./types.ts";
 
 /** Conversation turns sent to the model (DESIGN: the last 10 messages). */
@@ -13,13 +14,23 @@ export function groundingRules(fallbackMessage: string): string {
   ].join("\n");
 }
 
-/** Sources as the prompt lists them: "[1] Title — text", numbered from 1 in retrieval order. */
+/** A chunk's text without its heading context line ("Setup > Install"), which the source's label already names. */
+function passageOf(chunk: GenerateInput["chunks"][number]): string {
+  const text = chunk.text.trim();
+  const context = `${chunk.headingPath.join(HEADING_SEPARATOR)}\n\n`;
+  return chunk.headingPath.length > 0 && text.startsWith(context) ? text.slice(context.length).trim() : text;
+}
+
+/**
+ * Sources as the prompt lists them: "[1] Title › Heading — text", numbered from 1 in retrieval order.
+ * The text keeps its line breaks, so list items, table rows and code reach the model as they were written.
+ */
 export function formatSources(input: Pick<GenerateInput, "chunks">): string {
   if (input.chunks.length === 0) return "(no sources)";
   return input.chunks
     .map((chunk, i) => {
       const heading = chunk.headingPath.length > 0 ? ` › ${chunk.headingPath.join(" › ")}` : "";
-      return `[${i + 1}] ${chunk.title}${heading} — ${chunk.text.trim()}`;
+      return `[${i + 1}] ${chunk.title}${heading} — ${passageOf(chunk)}`;
     })
     .join("\n\n");
 }

@@ -121,3 +121,104 @@ describe("chunkDocument", () => {
     expect(ms).toBeLessThan(5000);
   });
 });
+
+describe("chunkDocument: lists, tables and code", () => {
+  const steps = Array.from(
+    { length: 5 },
+    (_, i) => `${i + 1}. Step ${i + 1}: open the menu and select option ${i + 1}.`,
+  );
+  const list = steps.join("\n");
+
+  it("keeps a list whole with its line breaks and the sentence that introduces it", () => {
+    const text = [paragraph(0, 8), paragraph(8, 8), `To enable sync:\n\n${list}`, paragraph(16, 8)].join(
+      "\n\n",
+    );
+    const chunks = chunkDocument(doc([{ headingPath: ["Sync"], text, page: null }]), { maxTokens: 160 });
+    expect(chunks.length).toBeGreaterThan(2);
+    const holder = chunks.filter((c) => c.body.includes("Step 1:"));
+    expect(holder).toHaveLength(1);
+    expect(holder[0]?.body).toContain(`To enable sync:\n\n${list}`);
+  });
+
+  it("splits a list bigger than a chunk between items, one per line, never inside one or twice", () => {
+    const items = Array.from({ length: 40 }, (_, i) => `- Item ${i}: ${sentence(i)}`);
+    const chunks = chunkDocument(
+      doc([{ headingPath: [], text: `Options:\n\n${items.join("\n")}`, page: null }]),
+      {
+        maxTokens: 128,
+      },
+    );
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(chunks.flatMap((c) => c.body.split("\n")).filter((l) => l.startsWith("- "))).toEqual(items);
+    expect(chunks[0]?.body.startsWith("Options:\n\n- Item 0:")).toBe(true);
+    for (const c of chunks) expect(c.tokenCount).toBeLessThanOrEqual(128);
+  });
+
+  it("keeps the last sentence of a long intro with the list when both do not fit together", () => {
+    const intro = `${paragraph(0, 8)} International pricing is as follows:`;
+    const prices = Array.from({ length: 8 }, (_, i) => `- Country ${i}: ${i + 9}.99 monthly`);
+    const text = `${intro}\n\n${prices.join("\n")}`;
+    const chunks = chunkDocument(doc([{ headingPath: [], text, page: null }]), {
+      maxTokens: 150,
+      overlapTokens: 0,
+    });
+    expect(chunks.map((c) => c.body)).toEqual([
+      paragraph(0, 8),
+      `International pricing is as follows:\n\n${prices.join("\n")}`,
+    ]);
+  });
+
+  it("keeps a small table as a markdown table that starts with its header", () => {
+    const table = "| Plan | Price |\n| --- | --- |\n| Team | 5 |\n| Business | 9 |";
+    const text = [paragraph(0, 12), `Prices:\n\n${table}`, paragraph(12, 12)].join("\n\n");
+    const chunks = chunkDocument(doc([{ headingPath: ["Pricing"], text, page: null }]), { maxTokens: 128 });
+    const holder = chunks.filter((c) => c.body.includes("| Team | 5 |"));
+    expect(holder).toHaveLength(1);
+    expect(holder[0]?.body).toContain(`Prices:\n\n${table}`);
+  });
+
+  it("renders a table too big for one chunk as self-contained rows, each row once", () => {
+    const rows = Array.from({ length: 60 }, (_, i) => `| Person ${i} | Town ${i} |`);
+    const table = `| Name | City |\n| --- | --- |\n${rows.join("\n")}`;
+    const chunks = chunkDocument(doc([{ headingPath: ["Staff"], text: table, page: null }]));
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.flatMap((c) => c.body.split("\n"))).toEqual(
+      Array.from({ length: 60 }, (_, i) => `Name: Person ${i}; City: Town ${i}`),
+    );
+  });
+
+  it("keeps a code block whole, blank lines included, and fences each piece of a code block too big for one chunk", () => {
+    const code = "```sh\nnpm install\n\nnpm run build\n```";
+    const small = chunkDocument(
+      doc([{ headingPath: [], text: [paragraph(0, 20), `Build it:\n\n${code}`].join("\n\n"), page: null }]),
+      { maxTokens: 128 },
+    );
+    expect(small.filter((c) => c.body.includes("npm"))).toHaveLength(1);
+    expect(small.find((c) => c.body.includes("npm"))?.body).toContain(`Build it:\n\n${code}`);
+
+    const lines = Array.from({ length: 80 }, (_, i) => `echo "line ${i}"`);
+    const big = chunkDocument(
+      doc([{ headingPath: [], text: `\`\`\`sh\n${lines.join("\n")}\n\`\`\``, page: null }]),
+      {
+        maxTokens: 128,
+      },
+    );
+    expect(big.length).toBeGreaterThan(2);
+    for (const c of big) {
+      expect(c.body).toMatch(/^```sh\n[\s\S]*\n```$/);
+      expect(c.tokenCount).toBeLessThanOrEqual(128);
+    }
+    expect(big.flatMap((c) => c.body.split("\n").slice(1, -1))).toEqual(lines);
+  });
+
+  it("starts a chunk that begins inside a nested list at the margin", () => {
+    const items = Array.from(
+      { length: 30 },
+      (_, i) => `1. Group ${i}\n   - Detail ${i}: ${sentence(i)}\n   - More ${i}: ${sentence(i + 1)}`,
+    );
+    const chunks = chunkDocument(doc([{ headingPath: [], text: items.join("\n"), page: null }]), {
+      maxTokens: 64,
+    });
+    for (const c of chunks) expect(c.body).not.toMatch(/^\s/);
+  });
+});

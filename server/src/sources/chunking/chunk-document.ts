@@ -1,5 +1,6 @@
 import { countTokens, splitLongWord, tokensUpTo } from "../../text/tokens.ts";
 import type { ChunkDraft, ParsedDocument, ParsedSection } from "../documents.ts";
+import { renderTableRows } from "../parsing/text-utils.ts";
 
 /** Upper bound of a chunk, heading context included (cl100k tokens). */
 export const DEFAULT_MAX_TOKENS = 256;
@@ -19,11 +20,16 @@ export interface ChunkOptions {
 interface Unit {
   text: string;
   tokens: number;
-  /** Joiner placed before this unit when it follows another: paragraph, sentence, table row or none (a cut word). */
+  /** Joiner placed before this unit when it follows another: paragraph, sentence, line or none (a cut word). */
   sep: "\n\n" | " " | "\n" | "";
+  /** Only prose is repeated as overlap: a list item, table row or code piece is never duplicated. */
+  kind: "prose" | "structure";
+  /** An intro line ("To change it:") moves to the next chunk rather than end one without its list. */
+  keepWithNext?: boolean;
 }
 
 const SENTENCE_END = /(?<=[.!?…。！？]["'’”)\]]?)\s+(?=["'‘“([]?[\p{Lu}\p{N}])/u;
+const SENTENCE_ENDS = new RegExp(SENTENCE_END.source, "gu");
 
 interface Word {
   text: string;
@@ -72,7 +78,7 @@ function splitWords(text: string, budget: number, sep: Unit["sep"]): Unit[] {
       tokens = countTokens(unitText);
     }
     const glued = words[from]?.glued === true;
-    out.push({ text: unitText, tokens, sep: out.length === 0 ? sep : glued ? "" : " " });
+    out.push({ text: unitText, tokens, sep: out.length === 0 ? sep : glued ? "" : " ", kind: "prose" });
     from = to;
   }
   return out;
@@ -81,7 +87,7 @@ function splitWords(text: string, budget: number, sep: Unit["sep"]): Unit[] {
 /** Breaks a block into units no larger than the budget: whole if it fits, else sentences, else words. */
 function toUnits(block: string, budget: number, sep: Unit["sep"], splitSentences: boolean): Unit[] {
   const tokens = tokensUpTo(block, budget);
-  if (tokens <= budget) return [{ text: block, tokens, sep }];
+  if (tokens <= budget) return [{ text: block, tokens, sep, kind: "prose" }];
   if (!splitSentences) return splitWords(block, budget, sep);
   const out: Unit[] = [];
   for (const sentence of block.split(SENTENCE_END)) {
@@ -89,9 +95,188 @@ function toUnits(block: string, budget: number, sep: Unit["sep"], splitSentences
     if (!s) continue;
     const first = out.length === 0;
     const t = countTokens(s);
-    if (t <= budget) out.push({ text: s, tokens: t, sep: first ? sep : " " });
+    if (t <= budget) out.push({ text: s, tokens: t, sep: first ? sep : " ", kind: "prose" });
     else for (const w of splitWords(s, budget, first ? sep : " ")) out.push(w);
   }
+  return out;
+}
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const LIST_ITEM = /^[ \t]*(?:[-*+•]|\d{1,9}[.)])[ \t]+\S/;
+const TABLE_DIVIDER = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/;
+
+/** A paragraph, or a structure kept whole when it fits: a list, a pipe table or a fenced code block. */
+interface Block {
+  kind: "prose" | "list" | "table" | "code";
+  text: string;
+}
+
+/** Blank-line separated blocks; a code fence is one block whatever it holds, a loose list one list. */
+function blocksOf(text: string): Block[] {
+  const lines = text.split("\n");
+  const blocks: Block[] = [];
+  let current: string[] = [];
+  const close = (): void => {
+    if (current.length === 0) return;
+    const [first = "", second = ""] = current;
+    const kind =
+      first.includes("|") && TABLE_DIVIDER.test(second) && second.includes("-")
+        ? "table"
+        : current.some((l) => LIST_ITEM.test(l))
+          ? "list"
+          : "prose";
+    const prev = blocks.at(-1);
+    // Items separated by blank lines (a loose list, HTML list items) are still one list.
+    if (kind === "list" && prev?.kind === "list" && LIST_ITEM.test(first))
+      prev.text += `\n\n${current.join("\n")}`;
+    else blocks.push({ kind, text: current.join("\n") });
+    current = [];
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    const fence = FENCE.exec(line);
+    if (fence) {
+      close();
+      const marker = fence[1] ?? "```";
+      let j = i + 1;
+      while (j < lines.length && !(lines[j] ?? "").trim().startsWith(marker)) j++;
+      blocks.push({ kind: "code", text: lines.slice(i, j + 1).join("\n") });
+      i = j;
+    } else if (line.trim()) current.push(line);
+    else close();
+  }
+  close();
+  return blocks;
+}
+
+function indentOf(line: string): number {
+  return /^ */.exec(line)?.[0].length ?? 0;
+}
+
+/**
+ * The intro of a structure too big to share a chunk with it: its last sentence ("Pricing is as
+ * follows:") is kept with the structure, the rest of the paragraph may end the previous chunk.
+ */
+function introUnits(text: string, budget: number, sep: Unit["sep"]): Unit[] {
+  let cut: { start: number; end: number; newline: boolean } | null = null;
+  for (const m of text.matchAll(SENTENCE_ENDS))
+    cut = { start: m.index, end: m.index + m[0].length, newline: m[0].includes("\n") };
+  const units = cut
+    ? [
+        ...toUnits(text.slice(0, cut.start), budget, sep, true),
+        ...toUnits(text.slice(cut.end), budget, cut.newline ? "\n" : " ", true),
+      ]
+    : toUnits(text, budget, sep, true);
+  const last = units.at(-1);
+  if (last) last.keepWithNext = true;
+  return units;
+}
+
+/**
+ * A list too big for one chunk: one unit per top-level item with its sub-items and continuation
+ * lines, or per line of an item that alone is too big; intro lines before the first item go first.
+ */
+function listUnits(text: string, budget: number, sep: Unit["sep"]): Unit[] {
+  const lines = text.split("\n").filter((l) => l.trim());
+  // The indentation of top-level items (a loop: a list may have more items than a call has arguments).
+  let top = Number.POSITIVE_INFINITY;
+  for (const line of lines) if (LIST_ITEM.test(line)) top = Math.min(top, indentOf(line));
+  const groups: string[][] = [];
+  for (const line of lines) {
+    const item = LIST_ITEM.test(line) && indentOf(line) <= top;
+    if (item || groups.length === 0) groups.push([line]);
+    else groups.at(-1)?.push(line);
+  }
+  const units: Unit[] = [];
+  for (const group of groups) {
+    const first = group[0] ?? "";
+    const groupSep = units.length === 0 ? sep : "\n";
+    if (!LIST_ITEM.test(first)) {
+      const intro = group.join("\n");
+      units.push(
+        ...(/:\s*$/.test(intro)
+          ? introUnits(intro, budget, groupSep)
+          : toUnits(intro, budget, groupSep, true)),
+      );
+      continue;
+    }
+    const whole = group.join("\n");
+    const tokens = tokensUpTo(whole, budget);
+    if (tokens <= budget) {
+      units.push({ text: whole, tokens, sep: groupSep, kind: "structure" });
+      continue;
+    }
+    // An item too big with its sub-items: split at each of its lines that starts an item.
+    const parts: string[][] = [];
+    for (const line of group) {
+      if (LIST_ITEM.test(line) || parts.length === 0) parts.push([line]);
+      else parts.at(-1)?.push(line);
+    }
+    for (const part of parts) {
+      const partUnits = toUnits(part.join("\n"), budget, units.length === 0 ? sep : "\n", true);
+      for (const u of partUnits) u.kind = "structure";
+      units.push(...partUnits);
+    }
+  }
+  return units;
+}
+
+/** A pipe table too big for one chunk: one "header: value; …" line per row, so every row stands alone. */
+function tableUnits(text: string, budget: number, sep: Unit["sep"]): Unit[] {
+  const cells = (line: string) =>
+    line
+      .trim()
+      .replace(/^\|/, "")
+      .replace(/(?<!\\)\|$/, "")
+      .split(/(?<!\\)\|/)
+      .map((c) => c.trim().replace(/\\\|/g, "|"));
+  const [header = "", , ...body] = text.split("\n");
+  return renderTableRows([cells(header), ...body.map(cells)])
+    .split("\n")
+    .filter((r) => r.trim())
+    .flatMap((row, i) => toUnits(row, budget, i === 0 ? sep : "\n", false))
+    .map((u) => ({ ...u, kind: "structure" as const }));
+}
+
+/** A code block too big for one chunk: runs of whole lines, each run fenced again so it renders as code. */
+function codeUnits(text: string, budget: number, sep: Unit["sep"]): Unit[] {
+  const lines = text.split("\n");
+  const open = lines[0] ?? "```";
+  const marker = FENCE.exec(open)?.[1] ?? "```";
+  const closed = lines.length > 1 && (lines.at(-1) ?? "").trim().startsWith(marker);
+  const body = lines.slice(1, closed ? -1 : undefined);
+  const room = Math.max(4, budget - countTokens(`${open}\n\n${marker}`));
+  const out: Unit[] = [];
+  let run: string[] = [];
+  let runTokens = 0;
+  const push = (): void => {
+    if (run.length === 0) return;
+    const piece = `${open}\n${run.join("\n")}\n${marker}`;
+    out.push({
+      text: piece,
+      tokens: countTokens(piece),
+      sep: out.length === 0 ? sep : "\n\n",
+      kind: "structure",
+    });
+    run = [];
+    runTokens = 0;
+  };
+  for (const line of body) {
+    const tokens = countTokens(line) + 1;
+    if (tokens > room) {
+      // One line longer than a chunk: cut it into words.
+      push();
+      for (const w of splitWords(line, room, "\n")) {
+        run = [w.text];
+        push();
+      }
+      continue;
+    }
+    if (runTokens + tokens > room) push();
+    run.push(line);
+    runTokens += tokens;
+  }
+  push();
   return out;
 }
 
@@ -101,13 +286,66 @@ function sectionUnits(section: ParsedSection, budget: number): Unit[] {
     return section.text
       .split("\n")
       .filter((r) => r.trim())
-      .flatMap((row) => toUnits(row, budget, "\n", false));
+      .flatMap((row) => toUnits(row, budget, "\n", false))
+      .map((u) => ({ ...u, kind: "structure" as const }));
   }
-  return section.text
-    .split(/\n\s*\n/)
-    .map((p) => p.trim())
-    .filter(Boolean)
-    .flatMap((p) => toUnits(p, budget, "\n\n", true));
+  const blocks = blocksOf(section.text);
+  const units: Unit[] = [];
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i];
+    if (!block) continue;
+    const next = blocks[i + 1];
+    const tokens = tokensUpTo(block.text, budget);
+    // "To do X:" followed by its list, table or code: one unit when both fit.
+    if (block.kind === "prose" && next && next.kind !== "prose" && /:\s*$/.test(block.text)) {
+      const joined = `${block.text}\n\n${next.text}`;
+      const both = tokensUpTo(joined, budget);
+      if (both <= budget) {
+        units.push({ text: joined, tokens: both, sep: "\n\n", kind: "structure" });
+        i++;
+        continue;
+      }
+      units.push(...introUnits(block.text, budget, "\n\n"));
+      continue;
+    }
+    if (tokens <= budget) {
+      units.push({
+        text: block.text,
+        tokens,
+        sep: "\n\n",
+        kind: block.kind === "prose" ? "prose" : "structure",
+      });
+      continue;
+    }
+    switch (block.kind) {
+      case "prose":
+        units.push(...toUnits(block.text, budget, "\n\n", true));
+        break;
+      case "list":
+        units.push(...listUnits(block.text, budget, "\n\n"));
+        break;
+      case "table":
+        units.push(...tableUnits(block.text, budget, "\n\n"));
+        break;
+      case "code":
+        units.push(...codeUnits(block.text, budget, "\n\n"));
+        break;
+      default:
+        block.kind satisfies never;
+    }
+  }
+  return units;
+}
+
+/** A chunk that starts inside a nested list starts at the margin; its lines keep their relative nesting. */
+function dedent(text: string): string {
+  const indent = indentOf(text);
+  if (indent === 0) return text;
+  const margin = new RegExp(`^ {0,${indent}}`);
+  return text
+    .split("\n")
+    .map((l) => l.replace(margin, ""))
+    .join("\n");
 }
 
 function joinUnits(units: Unit[]): string {
@@ -121,11 +359,12 @@ function overlapTail(units: Unit[], overlap: number): Unit[] {
   let tokens = 0;
   for (let i = units.length - 1; i >= 0; i--) {
     const u = units[i];
-    if (!u || tokens + u.tokens > overlap) {
-      if (tail.length === 0 && u) {
+    if (u?.kind !== "prose") break;
+    if (tokens + u.tokens > overlap) {
+      if (tail.length === 0) {
         const words = u.text.split(/\s+/);
         const piece = words.slice(Math.max(0, words.length - Math.floor(overlap * 0.75))).join(" ");
-        if (piece) tail.unshift({ text: piece, tokens: countTokens(piece), sep: u.sep });
+        if (piece) tail.unshift({ text: piece, tokens: countTokens(piece), sep: u.sep, kind: "prose" });
       }
       break;
     }
@@ -213,7 +452,7 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = {}): Chu
       ? 0
       : Math.min(opts.overlapTokens ?? DEFAULT_OVERLAP_TOKENS, Math.floor(budget / 2));
     const emit = (units: Unit[]): void => {
-      const body = joinUnits(units).trim();
+      const body = dedent(joinUnits(units)).trim();
       if (!body) return;
       const text = context ? `${context}\n\n${body}` : body;
       chunks.push({
@@ -233,7 +472,7 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = {}): Chu
       isTable: group.isTable,
     };
     if (group.tokens <= budget) {
-      emit([{ text: group.text, tokens: group.tokens, sep: "\n\n" }]);
+      emit([{ text: group.text, tokens: group.tokens, sep: "\n\n", kind: "prose" }]);
       continue;
     }
     const units = sectionUnits(section, budget);
@@ -243,10 +482,16 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = {}): Chu
     for (const unit of units) {
       const cost = unit.tokens + (current.length > 0 ? 1 : 0);
       if (current.length > 0 && tokens + cost > budget && fresh > 0) {
-        emit(current);
-        current = overlapTail(current, overlap);
+        // An intro that would end this chunk opens the next one, with the list it introduces.
+        let keep = current.length;
+        while (keep > current.length - fresh + 1 && current[keep - 1]?.keepWithNext) keep--;
+        let held = current.slice(keep);
+        // …unless the two do not fit in one chunk either: then it stays where it is.
+        if (held.reduce((sum, u) => sum + u.tokens + 1, 0) + unit.tokens > budget) held = [];
+        emit(current.slice(0, current.length - held.length));
+        current = held.length > 0 ? held : overlapTail(current, overlap);
         tokens = current.reduce((sum, u) => sum + u.tokens + 1, 0);
-        fresh = 0;
+        fresh = held.length;
         // Overlap never pushes a unit past the budget: drop it when both do not fit.
         if (tokens + unit.tokens + 1 > budget) {
           current = [];

@@ -99,6 +99,30 @@ function looksLikeMarkdown(head: string): boolean {
   return headings >= 1 || fences >= 2 || (lists >= 3 && links >= 1);
 }
 
+// Help-center markup: Liquid/Jekyll or Hugo tags, kramdown attributes, HTML tags, entities, markdown
+// links, images, reference definitions, emphasis, backslash escapes, pipe tables and YAML front matter.
+const MARKUP = [
+  /\{%-?\s*[a-z]+[^%]*%\}|\{\{[^{}\n]*\}\}|\{\{[<%][^}]*\}\}/i,
+  /\{:[^}\n]*\}|\{::[a-z]+/,
+  /<\/?(p|div|br|hr|img|a|ul|ol|li|table|tr|td|th|h[1-6]|strong|em|b|i|span|code|pre|blockquote|section|video|iframe|script|style)\b[^>\n]*>/i,
+  /&(nbsp|amp|lt|gt|quot|mdash|ndash|#\d+|#x[0-9a-f]+);/i,
+  /!?\[[^\]\n]+\]\([^)\n]+\)/,
+  /^ {0,3}\[[^\]\n]+\]:[ \t]*\S+[ \t]*$/m,
+  /\*\*\S[^*\n]*\*\*|(^|\s)_[^_\s][^_\n]*_(?=[\s.,;:!?)]|$)/m,
+  /\\[_*[\]#`|<>{}]/,
+  /^\s*\|.*\|\s*\n\s*\|?\s*:?-{3,}/m,
+  /^\uFEFF?---[ \t]*\r?\n[\w-]+[ \t]*:/,
+];
+
+/**
+ * True when text (a `text` entry or a .txt file) is written in markdown or carries help-center markup,
+ * so it is parsed as markdown rather than as plain paragraphs.
+ */
+export function looksLikeMarkup(text: string): boolean {
+  const head = text.slice(0, 65_536);
+  return looksLikeMarkdown(head) || MARKUP.some((re) => re.test(head));
+}
+
 /**
  * Decides a document's kind from its content first (PDF magic, DOCX zip layout, HTML markup, binary
  * bytes), using the file name / media type only to tell text formats apart. Connectors that know the

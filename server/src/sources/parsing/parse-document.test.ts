@@ -214,15 +214,18 @@ describe("HTML", () => {
 });
 
 describe("Markdown, CSV, text", () => {
-  it("turns markdown headings into paths and keeps code fences verbatim", async () => {
+  it("turns markdown headings into paths, keeps code fences verbatim and tables as markdown tables", async () => {
     const md =
       "---\ntitle: Guide\n---\n# Setup\nInstall it.\n\n```sh\n# not a heading\n  npm i\n```\n\n## Config\nSet [the key](http://x).\n\n| a | b |\n|---|---|\n| 1 | 2 |\n";
     const doc = await parseDocument(raw(utf8(md), "guide.md"));
     expect(doc.title).toBe("Guide");
     expect(doc.sections).toEqual([
       { headingPath: ["Setup"], text: "Install it.\n\n```sh\n# not a heading\n  npm i\n```", page: null },
-      { headingPath: ["Setup", "Config"], text: "Set the key.", page: null },
-      { headingPath: ["Setup", "Config"], text: "a: 1; b: 2", page: null, isTable: true },
+      {
+        headingPath: ["Setup", "Config"],
+        text: "Set the key.\n\n| a | b |\n| --- | --- |\n| 1 | 2 |",
+        page: null,
+      },
     ]);
   });
 

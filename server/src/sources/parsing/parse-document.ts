@@ -2,13 +2,13 @@ import type { DocumentKind } from "@lore/shared";
 import type { ParsedDocument, RawDocument } from "../documents.ts";
 import { ParseError } from "../documents.ts";
 import { parseCsv } from "./csv.ts";
-import { detectKind } from "./detect-kind.ts";
+import { detectKind, looksLikeMarkup } from "./detect-kind.ts";
 import { parseDocx } from "./docx.ts";
 import { parseHtml } from "./html.ts";
 import { parseMarkdown } from "./markdown.ts";
 import { parsePdf } from "./pdf.ts";
 import { parseText } from "./text.ts";
-import { titleFromFileName } from "./text-utils.ts";
+import { decodeText, titleFromFileName } from "./text-utils.ts";
 
 export {
   detectKind,
@@ -38,8 +38,13 @@ async function parseAs(kind: DocumentKind, raw: RawDocument, fallbackTitle: stri
       return { ...parseMarkdown(raw.body, fallbackTitle), kind: "notion", title: fallbackTitle };
     case "csv":
       return parseCsv(raw.body, fallbackTitle);
-    case "text":
-      return parseText(raw.body, fallbackTitle);
+    case "text": {
+      // A text entry holding a help article (markdown, Liquid tags, HTML) is parsed as one; it stays "text".
+      const text = decodeText(raw.body);
+      return looksLikeMarkup(text)
+        ? { ...parseMarkdown(text, fallbackTitle), kind: "text" }
+        : parseText(text, fallbackTitle);
+    }
     default:
       return kind satisfies never;
   }

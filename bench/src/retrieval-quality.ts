@@ -31,6 +31,7 @@ import {
   type LexicalParams,
 } from "../../server/src/retrieval/lexical-index.ts";
 import { containsAnswer, loadPubmedQa, loadSquad, type SquadData } from "./datasets.ts";
+import { fitListwise, fitLogistic } from "./lib/fit.ts";
 
 const ks = [1, 3, 5, 10, 20] as const;
 const resultsDir = fileURLToPath(new URL("../results/", import.meta.url));
@@ -206,123 +207,6 @@ async function loadHashedEmbedder(): Promise<Embedder | null> {
 // ---------- fitting ----------
 
 /** Logistic regression by Newton's method with a small L2 penalty. */
-function fitLogistic(x: number[][], y: number[], l2 = 1e-3): LogisticModel {
-  const d = (x[0]?.length ?? 0) + 1;
-  const w = new Array<number>(d).fill(0);
-  for (let iter = 0; iter < 30; iter++) {
-    const grad = new Array<number>(d).fill(0);
-    const hess = Array.from({ length: d }, () => new Array<number>(d).fill(0));
-    for (let n = 0; n < x.length; n++) {
-      const row = [1, ...(x[n] as number[])];
-      let z = 0;
-      for (let i = 0; i < d; i++) z += (w[i] as number) * (row[i] as number);
-      const p = 1 / (1 + Math.exp(-z));
-      const err = p - (y[n] as number);
-      const s = p * (1 - p);
-      for (let i = 0; i < d; i++) {
-        grad[i] = (grad[i] as number) + err * (row[i] as number);
-        const hi = hess[i] as number[];
-        for (let j = 0; j < d; j++) hi[j] = (hi[j] as number) + s * (row[i] as number) * (row[j] as number);
-      }
-    }
-    for (let i = 1; i < d; i++) {
-      grad[i] = (grad[i] as number) + l2 * x.length * (w[i] as number);
-      const hi = hess[i] as number[];
-      hi[i] = (hi[i] as number) + l2 * x.length;
-    }
-    const step = solve(hess, grad);
-    let change = 0;
-    for (let i = 0; i < d; i++) {
-      w[i] = (w[i] as number) - (step[i] as number);
-      change = Math.max(change, Math.abs(step[i] as number));
-    }
-    if (change < 1e-6) break;
-  }
-  return { bias: round(w[0] as number, 4), weights: w.slice(1).map((v) => round(v, 4)) };
-}
-
-/**
- * Conditional logit (listwise softmax over each query's candidates): weights that rank the relevant
- * candidates first; then a Platt step maps the ranking score to a calibrated probability.
- */
-function fitListwise(groups: { features: number[]; label: number }[][], l2 = 1e-2): LogisticModel {
-  const usable = groups.filter((g) => g.some((c) => c.label === 1) && g.some((c) => c.label === 0));
-  const d = usable[0]?.[0]?.features.length ?? 0;
-  const w = new Array<number>(d).fill(0);
-  for (let iter = 0; iter < 40; iter++) {
-    const grad = new Array<number>(d).fill(0);
-    const hess = Array.from({ length: d }, () => new Array<number>(d).fill(0));
-    for (const group of usable) {
-      const scores = group.map((c) => c.features.reduce((s, x, i) => s + x * (w[i] as number), 0));
-      const max = Math.max(...scores);
-      const e = scores.map((s) => Math.exp(s - max));
-      const z = e.reduce((a, b) => a + b, 0);
-      const p = e.map((v) => v / z);
-      const positives = group.filter((c) => c.label === 1);
-      // Target: the relevant candidates share the probability mass.
-      const mean = new Array<number>(d).fill(0);
-      group.forEach((c, n) => {
-        c.features.forEach((x, i) => {
-          mean[i] = (mean[i] as number) + (p[n] as number) * x;
-        });
-      });
-      for (const c of positives) {
-        c.features.forEach((x, i) => {
-          grad[i] = (grad[i] as number) - (x - (mean[i] as number)) / positives.length;
-        });
-      }
-      group.forEach((c, n) => {
-        for (let i = 0; i < d; i++) {
-          const hi = hess[i] as number[];
-          const xi = (c.features[i] as number) - (mean[i] as number);
-          for (let j = 0; j < d; j++)
-            hi[j] =
-              (hi[j] as number) + (p[n] as number) * xi * ((c.features[j] as number) - (mean[j] as number));
-        }
-      });
-    }
-    for (let i = 0; i < d; i++) {
-      grad[i] = (grad[i] as number) + l2 * usable.length * (w[i] as number);
-      const hi = hess[i] as number[];
-      hi[i] = (hi[i] as number) + l2 * usable.length;
-    }
-    const step = solve(hess, grad);
-    let change = 0;
-    for (let i = 0; i < d; i++) {
-      w[i] = (w[i] as number) - (step[i] as number);
-      change = Math.max(change, Math.abs(step[i] as number));
-    }
-    if (change < 1e-6) break;
-  }
-  const flat = groups.flat();
-  const platt = fitLogistic(
-    flat.map((c) => [c.features.reduce((s, x, i) => s + x * (w[i] as number), 0)]),
-    flat.map((c) => c.label),
-    0,
-  );
-  const a = platt.weights[0] ?? 1;
-  return { bias: platt.bias, weights: w.map((v) => round(v * a, 4)) };
-}
-
-function solve(a: number[][], b: number[]): number[] {
-  const n = b.length;
-  const m = a.map((row, i) => [...row, b[i] as number]);
-  for (let c = 0; c < n; c++) {
-    let pivot = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(m[r]?.[c] ?? 0) > Math.abs(m[pivot]?.[c] ?? 0)) pivot = r;
-    [m[c], m[pivot]] = [m[pivot] as number[], m[c] as number[]];
-    const pc = m[c] as number[];
-    const div = pc[c] || 1e-12;
-    for (let r = 0; r < n; r++) {
-      if (r === c) continue;
-      const pr = m[r] as number[];
-      const f = (pr[c] as number) / div;
-      for (let k = c; k <= n; k++) pr[k] = (pr[k] as number) - f * (pc[k] as number);
-    }
-  }
-  return m.map((row, i) => (row[n] as number) / ((row[i] as number) || 1e-12));
-}
-
 function top1(groups: { features: number[]; label: number }[][], model: LogisticModel): number {
   let hit = 0;
   for (const group of groups) {
@@ -349,7 +233,7 @@ async function fit(): Promise<void> {
   const grid: LexicalParams[] = [];
   for (const k1 of [0.9, 1.2]) {
     for (const b of [0.4, 0.75]) {
-      for (const window of [8, 12]) grid.push({ k1, b, window, candidates: defaultLexicalParams.candidates });
+      for (const window of [8, 12]) grid.push({ ...defaultLexicalParams, k1, b, window });
     }
   }
   for (const params of grid) {

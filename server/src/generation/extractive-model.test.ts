@@ -42,7 +42,8 @@ describe("extractive model", () => {
     ["Where is the headquarters?", "The company moved its headquarters to Seattle in 2010. [3]"],
     [
       "How many people does Acme employ?",
-      "Acme Corp. was founded in 1998 by Dr. Jane Smith in Portland, Oregon. It employs about 1,200 people. [3]",
+      // The best chunk's sentences share its retrieval rank, so its whole short paragraph fits the answer.
+      "Acme Corp. was founded in 1998 by Dr. Jane Smith in Portland, Oregon. The company moved its headquarters to Seattle in 2010. It employs about 1,200 people. [3]",
     ],
     ["Are digital downloads refundable?", "Digital downloads are not refundable once opened. [1]"],
   ])("answers %j with the cited best sentences", async (question, expected) => {
@@ -122,5 +123,69 @@ describe("topic named only in the title", () => {
     const { answer } = composeExtractiveAnswer("Tell me about shipping", chunks, "FALLBACK");
     expect(answer).not.toBe("FALLBACK");
     expect(answer).toContain("[2]");
+  });
+});
+
+describe("answers shaped like help articles", () => {
+  const ARTICLES = [
+    makeChunk(
+      0,
+      "How do I deactivate a private address?",
+      "How do I deactivate a private address?\n\nYou can turn off any address you no longer want. To deactivate an address:\n1. Open Settings.\n2. Select Addresses.\n3. Tap Deactivate next to the address.",
+      { headingPath: ["How do I deactivate a private address?"] },
+    ),
+    makeChunk(
+      1,
+      "Can I change my address?",
+      "Your personal address is chosen when you sign up. It cannot be changed after sign-up, but you can create a new account.",
+    ),
+    makeChunk(
+      2,
+      "Plans and prices",
+      "| Plan | Price |\n| --- | --- |\n| Monthly | $9.99 a month |\n| Yearly | $99.99 a year |",
+    ),
+    makeChunk(
+      3,
+      "Contact",
+      "Questions about billing? Write to billing@example.com and we answer within a day.",
+    ),
+  ];
+  const ask = (question: string) => composeExtractiveAnswer(question, ARTICLES, FALLBACK).answer;
+
+  it("answers 'how do I …' with the procedure's steps, line breaks kept, after its introduction", () => {
+    expect(ask("how do i deactivate an address")).toContain(
+      "To deactivate an address:\n\n1. Open Settings.\n2. Select Addresses.\n3. Tap Deactivate next to the address. [1]",
+    );
+  });
+
+  it("answers 'can I …' with the sentence that carries the yes or no", () => {
+    expect(ask("can I change my address after signing up?")).toContain("It cannot be changed after sign-up");
+  });
+
+  it("answers 'how much …' with the table, kept a table", () => {
+    const answer = ask("how much are the plans?");
+    expect(answer).toContain("| Monthly | $9.99 a month |\n| Yearly | $99.99 a year |");
+  });
+
+  it("answers 'who do I write to' with the contact", () => {
+    expect(ask("who do i contact about my bill")).toContain("billing@example.com");
+  });
+
+  it("never quotes the heading line the chunker puts first", () => {
+    expect(ask("deactivate private address")).not.toMatch(/^How do I deactivate/);
+  });
+
+  it("bridges everyday words to the article's through WordNet ('money back' → 'refund')", () => {
+    const refunds = [makeChunk(0, "Refunds", "Refunds are issued within 14 days of purchase.")];
+    expect(composeExtractiveAnswer("Can I get my money back?", refunds, FALLBACK).answer).toBe(
+      "Refunds are issued within 14 days of purchase. [1]",
+    );
+    expect(
+      composeExtractiveAnswer("Can I get my money back?", refunds, FALLBACK, { expansion: null }).answer,
+    ).toBe(FALLBACK);
+  });
+
+  it("falls back when the best passage holds too little of the question", () => {
+    expect(ask("does the app have a reader mode for long articles?")).toBe(FALLBACK);
   });
 });

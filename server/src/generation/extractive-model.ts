@@ -1,6 +1,7 @@
+import { type ExpansionWeights, expandWords, sharedWordNet } from "../retrieval/wordnet.ts";
 import { STOP_WORDS, stemWord, tokenizeTerms, tokenizeWords } from "../text/normalize.ts";
-import { splitSentences } from "../text/sentences.ts";
 import { countTokens } from "../text/tokens.ts";
+import { type AnswerUnit, answerUnits, chunkBody } from "./answer-units.ts";
 import { condenseHeuristically } from "./condense.ts";
 import type { ChatModel, GenerateInput, GenerationEvent, RetrievedChunk } from "./types.ts";
 
@@ -16,6 +17,8 @@ export interface ExtractiveOptions {
   sameChunkRatio: number;
   /** A sentence of another chunk must score at least this share of the best (cited separately). */
   otherChunkRatio: number;
+  /** WordNet relatives of the question's words that count as partial matches, or null for none. */
+  expansion: ExpansionWeights | null;
   /** Weights of the sentence score: own coverage, coverage with neighbours, chunk coverage, bigrams, answer type, retrieval rank. */
   weights: {
     sentence: number;
@@ -23,30 +26,25 @@ export interface ExtractiveOptions {
     chunk: number;
     bigram: number;
     answerType: number;
+    /** Bonus for the shape the question asks for: steps for "how do I", a yes or no, a contact. */
+    shape: number;
+    /** Weight of the chunk's retrieval score relative to the best retrieved chunk. */
     rank: number;
   };
 }
 
 const DEFAULTS: ExtractiveOptions = {
-  relevanceFloor: 0.2,
+  relevanceFloor: 0.22,
   maxSentences: 3,
   maxWords: 60,
   sameChunkRatio: 0.75,
   // Citing a second chunk cost citation precision on SQuAD without adding recall: only on a tie.
   otherChunkRatio: 1,
-  weights: { sentence: 0.6, window: 0.2, chunk: 0.3, bigram: 0.15, answerType: 0.08, rank: 0.1 },
+  expansion: { synonym: 0.5, derived: 0.3, broader: 0.2, defined: 0.5 },
+  weights: { sentence: 0.6, window: 0.2, chunk: 0.3, bigram: 0.15, answerType: 0.08, shape: 0.08, rank: 0.6 },
 };
 
 type AnswerType = "number" | "date" | "person" | "place" | "other";
-
-interface ScoredSentence {
-  chunkIndex: number;
-  position: number;
-  text: string;
-  words: number;
-  score: number;
-  coverage: number;
-}
 
 const NUMBER_WORDS =
   /\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|hundreds|thousand|thousands|million|millions|billion|billions|dozen|dozens|half|percent)\b/i;
@@ -93,76 +91,76 @@ export function composeExtractiveAnswer(
   fallbackMessage: string,
   options: Partial<ExtractiveOptions> = {},
 ): { answer: string; usedChunks: RetrievedChunk[] } {
-  const settings = { ...DEFAULTS, ...options };
+  const settings = { ...DEFAULTS, ...options, weights: { ...DEFAULTS.weights, ...options.weights } };
   const fallback = { answer: fallbackMessage, usedChunks: [] };
   const questionTerms = [...new Set(tokenizeTerms(question))].filter((t) => !REQUEST_WORDS.has(t));
   if (chunks.length === 0 || questionTerms.length === 0) return fallback;
 
-  const sentences = chunks.flatMap((chunk, chunkIndex) =>
-    splitSentences(chunk.text).map((s, position) => ({
+  const units: Unit[] = chunks.flatMap((chunk, chunkIndex) =>
+    answerUnits(chunkBody(chunk.text, chunk.headingPath)).map((u, position) => ({
+      ...u,
       chunkIndex,
       position,
-      text: s.text,
-      terms: tokenizeTerms(s.text),
+      terms: tokenizeTerms(u.text),
     })),
   );
-  if (sentences.length === 0) return fallback;
+  if (units.length === 0) return fallback;
 
-  // IDF over the retrieved sentences: a question term that occurs everywhere tells sentences apart poorly.
+  // IDF over the retrieved units: a question term that occurs everywhere tells units apart poorly.
   const documentFrequency = new Map<string, number>();
-  for (const s of sentences)
-    for (const t of new Set(s.terms)) documentFrequency.set(t, (documentFrequency.get(t) ?? 0) + 1);
-  const n = sentences.length;
+  for (const u of units)
+    for (const t of new Set(u.terms)) documentFrequency.set(t, (documentFrequency.get(t) ?? 0) + 1);
+  const n = units.length;
   const idf = (term: string) => {
     const df = documentFrequency.get(term) ?? 0;
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   };
   const weights = new Map(questionTerms.map((t) => [t, idf(t)]));
   const totalWeight = [...weights.values()].reduce((a, b) => a + b, 0);
+  const related = relatedTerms(question, settings.expansion);
+  const weightedCoverage = (terms: Set<string>) => coverageOf(terms, weights, totalWeight, related);
   const questionBigrams = bigrams(tokenizeTerms(question));
   const answerType = detectAnswerType(question);
+  const shape = detectQuestionShape(question);
   const questionWords = new Set(tokenizeWords(question));
+  const topScore = Math.max(1e-9, ...chunks.map((c) => c.score));
 
   // A chunk's title and headings name its topic ("Payment methods"), which its sentences often leave out.
   const titleTerms = chunks.map((c) => tokenizeTerms([c.title, ...c.headingPath].join(" ")));
   // Terms of each chunk, so a sentence whose subject was named a sentence earlier still gets context credit.
   const chunkTerms = chunks.map(
     (_, i) =>
-      new Set([
-        ...(titleTerms[i] ?? []),
-        ...sentences.filter((s) => s.chunkIndex === i).flatMap((s) => s.terms),
-      ]),
+      new Set([...(titleTerms[i] ?? []), ...units.filter((u) => u.chunkIndex === i).flatMap((u) => u.terms)]),
   );
 
-  const scored: ScoredSentence[] = sentences.map((s, index) => {
-    const own = new Set(s.terms);
-    const coverage = weightedCoverage(
-      new Set([...own, ...(titleTerms[s.chunkIndex] ?? [])]),
-      weights,
-      totalWeight,
-    );
+  const scored: ScoredUnit[] = units.map((u, index) => {
+    const own = new Set(u.terms);
+    const coverage = weightedCoverage(new Set([...own, ...(titleTerms[u.chunkIndex] ?? [])]));
     const neighbours = new Set(own);
-    for (const other of [sentences[index - 1], sentences[index + 1]]) {
-      if (other?.chunkIndex === s.chunkIndex) for (const t of other.terms) neighbours.add(t);
+    for (const other of [units[index - 1], units[index + 1]]) {
+      if (other?.chunkIndex === u.chunkIndex) for (const t of other.terms) neighbours.add(t);
     }
-    const windowCoverage = weightedCoverage(neighbours, weights, totalWeight);
-    const chunkCoverage = weightedCoverage(chunkTerms[s.chunkIndex] ?? own, weights, totalWeight);
-    const sentenceBigrams = bigrams(s.terms);
+    const windowCoverage = weightedCoverage(neighbours);
+    const chunkCoverage = weightedCoverage(chunkTerms[u.chunkIndex] ?? own);
+    const unitBigrams = bigrams(u.terms);
     const bigramShare =
       questionBigrams.size === 0
         ? 0
-        : [...questionBigrams].filter((b) => sentenceBigrams.has(b)).length / questionBigrams.size;
-    const novel = s.terms.filter((t) => !weights.has(t)).length;
-    const words = s.text.split(/\s+/).length;
+        : [...questionBigrams].filter((b) => unitBigrams.has(b)).length / questionBigrams.size;
+    const novel = u.terms.filter((t) => !weights.has(t)).length;
+    const words = wordCount(u.text);
     const w = settings.weights;
     let score =
       w.sentence * coverage + w.window * windowCoverage + w.chunk * chunkCoverage + w.bigram * bigramShare;
-    if (matchesAnswerType(s.text, answerType, questionWords)) score += w.answerType;
+    if (matchesAnswerType(u.text, answerType, questionWords)) score += w.answerType;
+    if (fitsShape(u, shape, units[index + 1])) score += w.shape;
     // A sentence that only repeats the question cannot hold its answer.
     if (novel === 0) score *= 0.3;
-    if (words < 4) score *= 0.5;
-    score += 0.02 / (1 + s.position) + w.rank / (1 + s.chunkIndex);
-    return { chunkIndex: s.chunkIndex, position: s.position, text: s.text, words, score, coverage };
+    if (words < 4 && u.kind === "sentence") score *= 0.5;
+    const chunk = chunks[u.chunkIndex];
+    const evidence = score;
+    score += 0.02 / (1 + u.position) + w.rank * ((chunk?.score ?? 0) / topScore);
+    return { ...u, words, score, own: evidence, coverage };
   });
 
   const ranked = [...scored].sort(
@@ -171,46 +169,163 @@ export function composeExtractiveAnswer(
   const best = ranked[0];
   if (best === undefined || best.coverage < settings.relevanceFloor) return fallback;
 
-  const picked: ScoredSentence[] = [best];
-  const seenTexts = new Set([normalizeForDedupe(best.text)]);
-  let words = best.words;
+  // A list, table or code block comes with the sentence that introduces it, and an introduction with its block.
+  const withCompanion = (unit: ScoredUnit): ScoredUnit[] => {
+    const previous = scored.find((u) => u.chunkIndex === unit.chunkIndex && u.position === unit.position - 1);
+    const next = scored.find((u) => u.chunkIndex === unit.chunkIndex && u.position === unit.position + 1);
+    if (unit.kind !== "sentence" && previous?.introduces) return [previous, unit];
+    if (unit.introduces && next) return [unit, next];
+    return [unit];
+  };
+  const picked: ScoredUnit[] = withCompanion(best);
+  const seenTexts = new Set(picked.map((u) => normalizeForDedupe(u.text)));
+  let words = picked.reduce((sum, u) => sum + u.words, 0);
   for (const candidate of ranked.slice(1)) {
     if (picked.length >= settings.maxSentences) break;
+    // Within the best chunk, sentences compete on their own evidence (they share the chunk's rank).
     const sameChunk = candidate.chunkIndex === best.chunkIndex;
     const ratio = sameChunk ? settings.sameChunkRatio : settings.otherChunkRatio;
     if (candidate.score < best.score * ratio) continue;
-    if (words + candidate.words > settings.maxWords) continue;
-    const key = normalizeForDedupe(candidate.text);
-    if (seenTexts.has(key)) continue;
-    seenTexts.add(key);
-    picked.push(candidate);
-    words += candidate.words;
+    const group = withCompanion(candidate).filter((u) => !picked.includes(u));
+    const groupWords = group.reduce((sum, u) => sum + u.words, 0);
+    if (group.length === 0 || words + groupWords > settings.maxWords) continue;
+    const keys = group.map((u) => normalizeForDedupe(u.text));
+    if (keys.some((k) => seenTexts.has(k))) continue;
+    for (const k of keys) seenTexts.add(k);
+    picked.push(...group);
+    words += groupWords;
   }
 
-  // Readable order: the best chunk first, then each chunk's sentences in document order.
-  const chunkOrder = [...new Set(picked.map((s) => s.chunkIndex))];
+  // Readable order: the best chunk first, then each chunk's units in document order.
+  const chunkOrder = [...new Set(picked.map((u) => u.chunkIndex))];
   picked.sort(
     (a, b) => chunkOrder.indexOf(a.chunkIndex) - chunkOrder.indexOf(b.chunkIndex) || a.position - b.position,
   );
 
-  // Adjacent sentences of one chunk share one marker: "S1 S2 [1]".
-  const parts: string[] = [];
-  picked.forEach((s, i) => {
+  // Units of one chunk share one marker after the last of them: "S1 S2 [1]". Sentences of one paragraph
+  // run on; a list, table or code block keeps its own lines.
+  let answer = "";
+  picked.forEach((u, i) => {
+    const previous = picked[i - 1];
+    if (previous) {
+      const runOn =
+        previous.chunkIndex === u.chunkIndex &&
+        previous.block === u.block &&
+        previous.kind === "sentence" &&
+        u.kind === "sentence";
+      answer += runOn ? " " : "\n\n";
+    }
+    answer += u.text;
     const next = picked[i + 1];
-    parts.push(next?.chunkIndex === s.chunkIndex ? s.text : `${s.text} [${s.chunkIndex + 1}]`);
+    if (next?.chunkIndex !== u.chunkIndex)
+      answer += u.kind === "code" ? `\n[${u.chunkIndex + 1}]` : ` [${u.chunkIndex + 1}]`;
   });
   const usedChunks = chunkOrder.flatMap((i) => chunks[i] ?? []);
-  return { answer: parts.join(" "), usedChunks };
+  return { answer, usedChunks };
 }
 
-function weightedCoverage(terms: Set<string>, weights: Map<string, number>, total: number): number {
+interface Unit extends AnswerUnit {
+  chunkIndex: number;
+  position: number;
+  terms: string[];
+}
+
+interface ScoredUnit extends Unit {
+  words: number;
+  score: number;
+  /** The score before the chunk's retrieval rank is added. */
+  own: number;
+  coverage: number;
+}
+
+function wordCount(text: string): number {
+  return text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+}
+
+/** What kind of reply the question wants, beyond the type of its answer. */
+type QuestionShape = "procedure" | "yesno" | "contact" | "other";
+
+function detectQuestionShape(question: string): QuestionShape {
+  const q = question.toLowerCase();
+  if (
+    /\b(?:who|where)\b.*\b(?:contact|tell|report|ask|email|write|reach|send)\b|\b(?:contact|email address|get in touch|reach (?:you|support))\b/.test(
+      q,
+    )
+  )
+    return "contact";
+  if (
+    /\bhow (?:do|can|could|should|would) (?:i|you|we)\b|\bhow to\b|\b(?:steps|instructions) (?:to|for)\b|\bwhat (?:do|should) i do\b/.test(
+      q,
+    )
+  )
+    return "procedure";
+  if (
+    /^\s*(?:can|could|does|do|is|are|will|would|should|did|has|have|am|was|were)\b|,\s*(?:can|could|does|do|is|are|will)\b[^,]*\?\s*$/.test(
+      q,
+    )
+  )
+    return "yesno";
+  return "other";
+}
+
+const POLARITY =
+  /\b(?:yes|no|not|never|cannot|can't|won't|doesn't|don't|isn't|aren't|only|unfortunately|always|automatically|free|required|must)\b|n't\b/i;
+const CONTACT = /[\w.+-]+@[\w-]+\.[\w.]+|https?:\/\/\S+|\b(?:contact|email|form)\b/i;
+
+/** Does the unit have the shape the question asks for (the steps, a yes or no, where to write)? */
+function fitsShape(unit: AnswerUnit, shape: QuestionShape, next: AnswerUnit | undefined): boolean {
+  switch (shape) {
+    case "procedure":
+      return unit.kind === "list" || (unit.introduces && next?.kind === "list");
+    case "yesno":
+      return unit.kind === "sentence" && POLARITY.test(unit.text);
+    case "contact":
+      return CONTACT.test(unit.text);
+    case "other":
+      return false;
+    default:
+      return shape satisfies never;
+  }
+}
+
+function coverageOf(
+  terms: Set<string>,
+  weights: Map<string, number>,
+  total: number,
+  related: Map<string, { term: string; factor: number }[]>,
+): number {
   if (total <= 0) return 0;
   let matched = 0;
   for (const [term, weight] of weights) {
-    if (terms.has(term)) matched += weight;
-    else if (term.length >= 5 && hasPrefixMatch(term, terms)) matched += 0.4 * weight;
+    if (terms.has(term)) {
+      matched += weight;
+      continue;
+    }
+    let share = term.length >= 5 && hasPrefixMatch(term, terms) ? 0.4 : 0;
+    for (const r of related.get(term) ?? []) if (terms.has(r.term)) share = Math.max(share, r.factor);
+    matched += share * weight;
   }
   return matched / total;
+}
+
+/** Question term → the terms of its WordNet relatives ("money back" → "refund"), each with the share it counts for. */
+function relatedTerms(
+  question: string,
+  expansion: ExpansionWeights | null,
+): Map<string, { term: string; factor: number }[]> {
+  const out = new Map<string, { term: string; factor: number }[]>();
+  const wordnet = expansion ? sharedWordNet() : null;
+  if (!wordnet || !expansion) return out;
+  const words = tokenizeWords(question).filter((w) => !STOP_WORDS.has(w));
+  for (const { word, position, factor } of expandWords(wordnet, words, expansion)) {
+    const source = stemWord(words[position] ?? "");
+    const term = stemWord(word);
+    if (term === source) continue;
+    const list = out.get(source);
+    if (list) list.push({ term, factor });
+    else out.set(source, [{ term, factor }]);
+  }
+  return out;
 }
 
 // "Norman" and "Normandy", "Arab" and "Arabic": a shared 5-letter prefix is a partial match.

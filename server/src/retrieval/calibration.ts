@@ -23,6 +23,8 @@ export const keywordFeatureNames = [
   "numberMatch",
   "numberMissing",
   "prefixCoverage",
+  "docCoverage",
+  "docRel",
 ] as const;
 
 export function keywordFeatures(f: LexicalFeatures): number[] {
@@ -37,6 +39,8 @@ export function keywordFeatures(f: LexicalFeatures): number[] {
     f.numberMatch,
     f.numberMissing,
     f.prefixCoverage,
+    f.docCoverage,
+    f.docRel,
   ];
 }
 
@@ -60,11 +64,13 @@ export function applyModel(model: LogisticModel, features: readonly number[]): n
 // were fitted with the hashed n-gram embedder (`hashed:256`); another embedding model has its own cosine
 // scale, so refit when changing the default model.
 export const keywordModel: LogisticModel = {
-  bias: -4.9427,
-  weights: [0.6519, 1.4038, 1.0758, 0.8946, 0.6765, 0.0571, 0.9616, -0.016, 0.0265, 1.0592],
+  bias: -5.2353,
+  weights: [0.6736, 1.1114, 0.9534, 0.8092, 0.4307, 0.1366, 0.8229, -0.0305, 0.0292, 0.9558, 0.2253, 0.4481],
 };
 export const semanticModel: LogisticModel = { bias: -8.8911, weights: [3.1061, 5.7039] };
 export const hybridModel: LogisticModel = {
   bias: -4.9669,
-  weights: [0.5748, 1.2465, 0.9479, 0.7976, 0.5483, 0.056, 0.8483, 0.0921, -0.0032, 0.9296, 0.2085, 0.3695],
+  weights: [
+    0.5748, 1.2465, 0.9479, 0.7976, 0.5483, 0.056, 0.8483, 0.0921, -0.0032, 0.9296, 0, 0, 0.2085, 0.3695,
+  ],
 };

@@ -178,6 +178,9 @@ export class ChunkIndex {
   private readonly sourceNumber = new Map<string, number>();
   private readonly liveBySource = new Map<number, number>();
   private nextSourceNumber = 0;
+  /** Document id → small number, so the lexical index can pool a document's chunks. */
+  private readonly documentNumber = new Map<string, number>();
+  private nextDocumentNumber = 0;
   private vectorIndexBuilt = false;
   /** The meta of the chunk added last, reused by the next chunk of the same document and write. */
   private lastMeta: ChunkMeta | null = null;
@@ -673,7 +676,12 @@ export class ChunkIndex {
       this.lastMeta = meta;
     }
     const headingText = chunk.headingPath.join(" ");
-    const slot = this.lexical.add(chunk.text, `${chunk.title} ${headingText}`, source);
+    let group = this.documentNumber.get(chunk.documentId);
+    if (group === undefined) {
+      group = this.nextDocumentNumber++;
+      this.documentNumber.set(chunk.documentId, group);
+    }
+    const slot = this.lexical.add(chunk.text, `${chunk.title} ${headingText}`, source, group);
     this.slots.set(slot, chunk, meta);
     this.slotById.set(chunk.id, slot);
     const list = this.slotsByDocument.get(chunk.documentId);
@@ -693,7 +701,10 @@ export class ChunkIndex {
     if (list) {
       const rest = list.filter((s) => s !== slot);
       if (rest.length > 0) this.slotsByDocument.set(meta.documentId, rest);
-      else this.slotsByDocument.delete(meta.documentId);
+      else {
+        this.slotsByDocument.delete(meta.documentId);
+        this.documentNumber.delete(meta.documentId);
+      }
     }
     this.liveBySource.set(meta.source, (this.liveBySource.get(meta.source) ?? 1) - 1);
   }

@@ -1,4 +1,5 @@
-import { analyze, analyzeTokens, tokenize } from "./text-analysis.ts";
+import { analyzeTokens, tokenize } from "./text-analysis.ts";
+import { type ExpansionWeights, expandWords, sharedWordNet } from "./wordnet.ts";
 
 /** BM25 parameters and the proximity window, measured by bench/src/retrieval-quality.ts (see docs in calibration.ts). */
 export interface LexicalParams {
@@ -8,10 +9,27 @@ export interface LexicalParams {
   window: number;
   /** How many BM25 candidates the reranker looks at. */
   candidates: number;
+  /**
+   * Weight of a query term found in the chunk's title or heading path, as a share of its IDF, added to
+   * the body's BM25 (a field-weighted BM25: help articles name their topic in the title, not the body).
+   */
+  titleWeight: number;
+  /** Correct a query word the index does not know to a known word one edit away. */
+  typos: boolean;
+  /** Query expansion through WordNet: the weight share of each relation, or null for none. */
+  synonyms: ExpansionWeights | null;
 }
 
 // k1, b and window chosen by the grid in `bench/src/retrieval-quality.ts --fit` on the tuning slice.
-export const defaultLexicalParams: LexicalParams = { k1: 1.2, b: 0.75, window: 8, candidates: 100 };
+export const defaultLexicalParams: LexicalParams = {
+  k1: 1.2,
+  b: 0.75,
+  window: 8,
+  candidates: 100,
+  titleWeight: 2,
+  typos: true,
+  synonyms: { synonym: 0.5, derived: 0.3, broader: 0.2, defined: 0.5 },
+};
 
 /** Per-candidate lexical evidence; every feature but `bm25` lies in 0..1. */
 export interface LexicalFeatures {
@@ -39,6 +57,10 @@ export interface LexicalFeatures {
    * (variants the stemmer keeps apart: "Normans"/"Normandy", "mathematician"/"mathematics").
    */
   prefixCoverage: number;
+  /** IDF-weighted share of the query's terms found anywhere in the chunk's document (title and every matching chunk). */
+  docCoverage: number;
+  /** The document's evidence (its best chunk plus half its second best) relative to the best document of this query. */
+  docRel: number;
 }
 
 export interface LexicalCandidate {
@@ -76,6 +98,35 @@ interface PreparedQuery {
   expectsNumber: boolean;
   /** Per query term: its prefix id, −1 when no corpus term has that prefix. */
   prefixes: number[];
+  /** Related index terms standing in for a query term (its position) at a reduced BM25 weight. */
+  expansions: Expansion[];
+}
+
+interface Expansion {
+  id: number;
+  /** Position of the query term it stands in for. */
+  position: number;
+  /** Its BM25 weight (an IDF already scaled down). */
+  weight: number;
+}
+
+const alphabet = "abcdefghijklmnopqrstuvwxyz";
+
+/** Every string one edit away from a word (deletion, transposition, substitution, insertion). */
+function editsOf(word: string): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i <= word.length; i++) {
+    const head = word.slice(0, i);
+    const tail = word.slice(i);
+    if (tail) out.add(head + tail.slice(1));
+    if (tail.length > 1) out.add(head + (tail[1] as string) + (tail[0] as string) + tail.slice(2));
+    for (const c of alphabet) {
+      if (tail) out.add(head + c + tail.slice(1));
+      out.add(head + c + tail);
+    }
+  }
+  out.delete(word);
+  return out;
 }
 
 // Questions whose answer is a number or a date (answer-type matching, a classic QA retrieval feature).
@@ -90,6 +141,17 @@ function prefixOf(term: string): string {
 /** Sentence-ish spans: split after . ! ? or line breaks. */
 function splitSentences(text: string): string[] {
   return text.split(/(?<=[.!?])\s+|\n+/).filter((s) => s.trim() !== "");
+}
+
+interface GroupEvidence {
+  mask: number;
+  best: number;
+  second: number;
+}
+
+interface GroupTable {
+  byGroup: Map<number, GroupEvidence>;
+  bestEvidence: number;
 }
 
 const pairKey = (a: number, b: number): number => a * 16_777_216 + b;
@@ -129,6 +191,8 @@ export class LexicalIndex {
   private readonly termIdByToken = new Map<string, number>();
   private df: number[] = [];
   private postings: Postings[] = [];
+  /** Per term: the slots whose title or heading path holds it (tf 1). */
+  private titlePostings: Postings[] = [];
   private numeric: number[] = [];
   private readonly prefixIdByPrefix = new Map<string, number>();
   private prefixOfTerm: number[] = [];
@@ -138,6 +202,8 @@ export class LexicalIndex {
   private titleLength = new IntColumn();
   private sentenceCount = new IntColumn();
   private docSource = new IntColumn();
+  /** Per slot: the number of its document (chunks of one document share it), −1 when unknown. */
+  private docGroup = new IntColumn();
   private recordBlock = new IntColumn();
   private recordOffset = new IntColumn();
   private blocks: Int32Array[] = [];
@@ -146,6 +212,9 @@ export class LexicalIndex {
   private liveCount = 0;
   private deadCount = 0;
   private scratch = new Float64Array(0);
+  /** Per slot during a search: bits of the query terms it matched (body or title, first 31 terms). */
+  private maskScratch = new Int32Array(0);
+  private groupScratch = new Map<number, GroupEvidence>();
 
   constructor(readonly params: LexicalParams = defaultLexicalParams) {}
 
@@ -161,8 +230,11 @@ export class LexicalIndex {
     return this.deadCount;
   }
 
-  /** Adds one chunk; returns its slot. `source` is a small integer naming its data source. */
-  add(text: string, titleText: string, source: number): number {
+  /**
+   * Adds one chunk; returns its slot. `source` is a small integer naming its data source, `group` one
+   * naming its document (chunks of a document pool their evidence), −1 for none.
+   */
+  add(text: string, titleText: string, source: number, group = -1): number {
     const ids: number[] = [];
     const starts: number[] = [];
     for (const sentence of splitSentences(text)) {
@@ -184,7 +256,8 @@ export class LexicalIndex {
       const id = this.tokenTermId(token);
       if (id >= 0) titleIds.add(id);
     }
-    this.store(slot, ids, [...titleIds], starts, source);
+    for (const id of titleIds) (this.titlePostings[id] as Postings).push(slot, 1);
+    this.store(slot, ids, [...titleIds], starts, source, group);
     this.slotTotal++;
     this.totalLength += ids.length;
     this.liveCount++;
@@ -216,6 +289,7 @@ export class LexicalIndex {
       titleLength: this.titleLength.values,
       sentenceCount: this.sentenceCount.values,
       docSource: this.docSource.values,
+      docGroup: this.docGroup.values,
       recordBlock: this.recordBlock.values,
       recordOffset: this.recordOffset.values,
       blocks: this.blocks,
@@ -226,11 +300,13 @@ export class LexicalIndex {
     this.titleLength = new IntColumn(capacity);
     this.sentenceCount = new IntColumn(capacity);
     this.docSource = new IntColumn(capacity);
+    this.docGroup = new IntColumn(capacity);
     this.recordBlock = new IntColumn(capacity);
     this.recordOffset = new IntColumn(capacity);
     this.blocks = [];
     this.blockUsed = 0;
     this.postings = this.postings.map(() => new Postings());
+    this.titlePostings = this.titlePostings.map(() => new Postings());
     let next = 0;
     for (let slot = 0; slot < old.total; slot++) {
       const length = old.docLength[slot] as number;
@@ -241,13 +317,23 @@ export class LexicalIndex {
       const block = old.blocks[old.recordBlock[slot] as number] as Int32Array;
       const offset = old.recordOffset[slot] as number;
       const record = block.subarray(offset, offset + length + titles + sentences);
-      this.place(next, record, length, titles, sentences, old.docSource[slot] as number);
+      this.place(
+        next,
+        record,
+        length,
+        titles,
+        sentences,
+        old.docSource[slot] as number,
+        old.docGroup[slot] as number,
+      );
       const tf = new Map<number, number>();
       for (let i = 0; i < length; i++) {
         const id = record[i] as number;
         tf.set(id, (tf.get(id) ?? 0) + 1);
       }
       for (const [id, count] of tf) (this.postings[id] as Postings).push(next, count);
+      for (let i = length; i < length + titles; i++)
+        (this.titlePostings[record[i] as number] as Postings).push(next, 1);
       next++;
     }
     this.slotTotal = next;
@@ -285,17 +371,23 @@ export class LexicalIndex {
   ): LexicalCandidate[] {
     const prepared = this.prepare(query);
     if (prepared.termIds.length === 0 || this.liveCount === 0) return [];
-    const { k1, b } = this.params;
+    const { k1, b, titleWeight } = this.params;
     const avgLength = this.totalLength / this.liveCount || 1;
-    if (this.scratch.length < this.slotTotal) this.scratch = new Float64Array(this.slotTotal * 2);
+    if (this.scratch.length < this.slotTotal) {
+      this.scratch = new Float64Array(this.slotTotal * 2);
+      this.maskScratch = new Int32Array(this.slotTotal * 2);
+    }
     const acc = this.scratch;
+    const masks = this.maskScratch;
     const docLength = this.docLength.values;
     const docSource = this.docSource.values;
     const touched: number[] = [];
     for (let q = 0; q < prepared.termIds.length; q++) {
-      const list = this.postings[prepared.termIds[q] as number];
-      if (!list) continue;
+      const id = prepared.termIds[q] as number;
+      if (id < 0) continue;
       const idf = prepared.weights[q] as number;
+      const bit = q < 31 ? 1 << q : 0;
+      const list = this.postings[id] as Postings;
       const { docs, tfs } = list;
       for (let i = 0; i < list.length; i++) {
         const slot = docs[i] as number;
@@ -305,17 +397,48 @@ export class LexicalIndex {
         const current = acc[slot] as number;
         if (current === 0) touched.push(slot);
         acc[slot] = current + (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * length) / avgLength));
+        masks[slot] = (masks[slot] as number) | bit;
+      }
+      if (titleWeight <= 0) continue;
+      const titles = this.titlePostings[id] as Postings;
+      for (let i = 0; i < titles.length; i++) {
+        const slot = titles.docs[i] as number;
+        if ((docLength[slot] as number) < 0 || !allowedSources.has(docSource[slot] as number)) continue;
+        const current = acc[slot] as number;
+        if (current === 0) touched.push(slot);
+        acc[slot] = current + titleWeight * idf;
+        masks[slot] = (masks[slot] as number) | bit;
+      }
+    }
+    for (const expansion of prepared.expansions) {
+      const list = this.postings[expansion.id] as Postings;
+      const bit = expansion.position < 31 ? 1 << expansion.position : 0;
+      for (let i = 0; i < list.length; i++) {
+        const slot = list.docs[i] as number;
+        const length = docLength[slot] as number;
+        if (length < 0 || !allowedSources.has(docSource[slot] as number)) continue;
+        const tf = list.tfs[i] as number;
+        const current = acc[slot] as number;
+        if (current === 0) touched.push(slot);
+        acc[slot] =
+          current + (expansion.weight * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * length) / avgLength));
+        masks[slot] = (masks[slot] as number) | bit;
       }
     }
     const top = selectTop(touched, acc, limit);
+    const groups = this.groupEvidence(touched, acc, masks);
     const maxPossible = prepared.totalWeight * (k1 + 1);
     const best = top.length > 0 ? (acc[top[0] as number] as number) : 1;
     const out: LexicalCandidate[] = [];
     for (const slot of top) {
       const bm25 = acc[slot] as number;
-      out.push({ slot, features: this.features(slot, prepared, bm25, bm25 / maxPossible, bm25 / best) });
+      const doc = this.documentFeatures(slot, prepared, groups);
+      out.push({ slot, features: this.features(slot, prepared, bm25, bm25 / maxPossible, bm25 / best, doc) });
     }
-    for (const slot of touched) acc[slot] = 0;
+    for (const slot of touched) {
+      acc[slot] = 0;
+      masks[slot] = 0;
+    }
     return out;
   }
 
@@ -324,52 +447,121 @@ export class LexicalIndex {
     const prepared = this.prepare(query);
     const out = new Map<number, LexicalFeatures>();
     if (prepared.termIds.length === 0) return out;
-    const { k1, b } = this.params;
+    const { k1, b, titleWeight } = this.params;
     const avgLength = this.totalLength / Math.max(1, this.liveCount) || 1;
-    const raw = new Map<number, number>();
-    for (const slot of slots) {
-      if (!this.isLive(slot)) continue;
+    const live = slots.filter((slot) => this.isLive(slot));
+    const scores = new Float64Array(this.slotTotal);
+    const masks = new Int32Array(this.slotTotal);
+    for (const slot of live) {
       const ids = this.termsOf(slot);
       const tf = new Map<number, number>();
       for (const id of ids) tf.set(id, (tf.get(id) ?? 0) + 1);
+      const titleIds = new Set(this.titleTermsOf(slot));
       let score = 0;
+      let mask = 0;
       prepared.termIds.forEach((id, q) => {
+        const idf = prepared.weights[q] as number;
         const f = tf.get(id);
-        if (f)
-          score +=
-            ((prepared.weights[q] as number) * f * (k1 + 1)) /
-            (f + k1 * (1 - b + (b * ids.length) / avgLength));
+        if (f) score += (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * ids.length) / avgLength));
+        if (titleIds.has(id)) score += titleWeight * idf;
+        if ((f || titleIds.has(id)) && q < 31) mask |= 1 << q;
       });
-      raw.set(slot, score);
+      scores[slot] = score;
+      masks[slot] = mask;
     }
-    const best = Math.max(1e-9, ...raw.values());
+    const groups = this.groupEvidence(live, scores, masks);
+    const best = Math.max(1e-9, ...live.map((slot) => scores[slot] as number));
     const maxPossible = prepared.totalWeight * (k1 + 1);
-    for (const [slot, score] of raw)
-      out.set(slot, this.features(slot, prepared, score, score / maxPossible, score / best));
+    for (const slot of live) {
+      const score = scores[slot] as number;
+      const doc = this.documentFeatures(slot, prepared, groups);
+      out.set(slot, this.features(slot, prepared, score, score / maxPossible, score / best, doc));
+    }
     return out;
   }
 
+  /**
+   * Pools the evidence of the chunks of each document: the query terms any of them (or the title)
+   * matched, and the document's best and second-best chunk scores.
+   */
+  private groupEvidence(slots: readonly number[], scores: Float64Array, masks: Int32Array): GroupTable {
+    const table: GroupTable = { byGroup: this.groupScratch, bestEvidence: 0 };
+    table.byGroup.clear();
+    const groupOf = this.docGroup.values;
+    for (const slot of slots) {
+      const group = groupOf[slot] as number;
+      if (group < 0) continue;
+      const score = scores[slot] as number;
+      let e = table.byGroup.get(group);
+      if (!e) {
+        e = { mask: 0, best: 0, second: 0 };
+        table.byGroup.set(group, e);
+      }
+      e.mask |= masks[slot] as number;
+      if (score > e.best) {
+        e.second = e.best;
+        e.best = score;
+      } else if (score > e.second) e.second = score;
+    }
+    for (const e of table.byGroup.values())
+      table.bestEvidence = Math.max(table.bestEvidence, e.best + 0.5 * e.second);
+    return table;
+  }
+
+  private documentFeatures(
+    slot: number,
+    q: PreparedQuery,
+    groups: GroupTable,
+  ): { docCoverage: number; docRel: number } {
+    const e = groups.byGroup.get(this.docGroup.values[slot] as number);
+    if (!e) return { docCoverage: 0, docRel: 0 };
+    let covered = 0;
+    let total = 0;
+    for (let p = 0; p < Math.min(31, q.termIds.length); p++) {
+      const weight = q.weights[p] as number;
+      total += weight;
+      if (e.mask & (1 << p)) covered += weight;
+    }
+    return {
+      docCoverage: total > 0 ? covered / total : 0,
+      docRel: groups.bestEvidence > 0 ? (e.best + 0.5 * e.second) / groups.bestEvidence : 0,
+    };
+  }
+
   private prepare(query: string): PreparedQuery {
-    const terms = analyze(query);
     const n = Math.max(1, this.liveCount);
-    const idOf = (term: string): number => this.termIdByTerm.get(term) ?? -1;
+    const idfOf = (id: number): number => {
+      const df = id >= 0 ? (this.df[id] ?? 0) : 0;
+      return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    };
     const seen = new Map<number, number>();
     const termIds: number[] = [];
     const weights: number[] = [];
     const prefixes: number[] = [];
+    const words: string[] = [];
     let unknown = -2;
     const sequence: number[] = [];
-    for (const term of terms) {
-      let id = idOf(term);
+    for (const token of tokenize(query)) {
+      const [analyzed] = analyzeTokens([token]);
+      if (analyzed === undefined) continue;
+      let term = analyzed;
+      let id = this.termIdByTerm.get(term) ?? -1;
+      if (id < 0 && this.params.typos) {
+        const fixed = this.correctTypo(token);
+        if (fixed) {
+          term = fixed.term;
+          id = fixed.id;
+        }
+      }
       // Unknown terms still weigh in (an unmatched rare word lowers every score); give each its own id.
       if (id < 0) id = unknown--;
       sequence.push(id);
       if (seen.has(id)) continue;
-      const df = id >= 0 ? (this.df[id] ?? 0) : 0;
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const idf = idfOf(id);
       seen.set(id, idf);
       termIds.push(id);
       weights.push(idf);
+      words.push(token);
       prefixes.push(this.prefixIdByPrefix.get(prefixOf(term)) ?? -1);
     }
     const bigrams = new Map<number, number>();
@@ -392,7 +584,50 @@ export class LexicalIndex {
       bigramWeight,
       expectsNumber: quantityQuestion.test(query),
       prefixes,
+      expansions: this.expand(words, termIds, weights, idfOf),
     };
+  }
+
+  /**
+   * Words of the index that WordNet relates to a query word (a synonym, a derived form, a broader
+   * term), each standing in for that word at a fraction of its weight: "money back" reaches "refund".
+   */
+  private expand(
+    words: readonly string[],
+    termIds: readonly number[],
+    weights: readonly number[],
+    idfOf: (id: number) => number,
+  ): Expansion[] {
+    const wordnet = this.params.synonyms ? sharedWordNet() : null;
+    if (!wordnet || !this.params.synonyms) return [];
+    const taken = new Set(termIds);
+    const out: Expansion[] = [];
+    for (const { word, position, factor } of expandWords(wordnet, words, this.params.synonyms)) {
+      const [term] = analyzeTokens([word]);
+      const id = term === undefined ? undefined : this.termIdByTerm.get(term);
+      if (id === undefined || taken.has(id) || (this.df[id] ?? 0) === 0) continue;
+      taken.add(id);
+      out.push({ id, position, weight: factor * Math.min(weights[position] as number, idfOf(id)) });
+    }
+    return out;
+  }
+
+  /**
+   * The index term a misspelt query word most likely meant: among the words one edit away (a letter
+   * dropped, added, changed or two swapped) that the index knows, the most frequent one.
+   */
+  private correctTypo(token: string): { term: string; id: number } | null {
+    if (token.length < 4 || !/^[a-z]+$/.test(token)) return null;
+    let best: { term: string; id: number; df: number } | null = null;
+    for (const candidate of editsOf(token)) {
+      const [term] = analyzeTokens([candidate]);
+      if (term === undefined) continue;
+      const id = this.termIdByTerm.get(term);
+      if (id === undefined) continue;
+      const df = this.df[id] ?? 0;
+      if (df > 0 && (!best || df > best.df)) best = { term, id, df };
+    }
+    return best;
   }
 
   private features(
@@ -401,12 +636,14 @@ export class LexicalIndex {
     bm25: number,
     bm25Norm: number,
     bm25Rel: number,
+    doc: { docCoverage: number; docRel: number },
   ): LexicalFeatures {
     const ids = this.termsOf(slot);
     const position = new Map<number, number>();
     q.termIds.forEach((id, i) => {
       if (id >= 0) position.set(id, i);
     });
+
     const total = q.totalWeight || 1;
     // Coverage and sliding-window proximity in one pass.
     const inWindow = new Int32Array(q.termIds.length);
@@ -501,6 +738,8 @@ export class LexicalIndex {
       numberMatch: q.expectsNumber && bestSentenceHasNumber ? 1 : 0,
       numberMissing: q.expectsNumber && !anyNumber ? 1 : 0,
       prefixCoverage: prefixHit / total,
+      docCoverage: doc.docCoverage,
+      docRel: doc.docRel,
     };
   }
 
@@ -529,12 +768,19 @@ export class LexicalIndex {
     return block.subarray(offset, offset + (this.sentenceCount.values[slot] as number));
   }
 
-  private store(slot: number, ids: number[], titleIds: number[], starts: number[], source: number): void {
+  private store(
+    slot: number,
+    ids: number[],
+    titleIds: number[],
+    starts: number[],
+    source: number,
+    group: number,
+  ): void {
     const record = new Int32Array(ids.length + titleIds.length + starts.length);
     record.set(ids, 0);
     record.set(titleIds, ids.length);
     record.set(starts, ids.length + titleIds.length);
-    this.place(slot, record, ids.length, titleIds.length, starts.length, source);
+    this.place(slot, record, ids.length, titleIds.length, starts.length, source, group);
   }
 
   /** Copies a slot's record into the arena and fills its columns. */
@@ -545,6 +791,7 @@ export class LexicalIndex {
     titles: number,
     sentences: number,
     source: number,
+    group: number,
   ): void {
     let block = this.blocks.at(-1);
     if (!block || this.blockUsed + record.length > block.length) {
@@ -561,6 +808,7 @@ export class LexicalIndex {
     this.titleLength.set(slot, titles);
     this.sentenceCount.set(slot, sentences);
     this.docSource.set(slot, source);
+    this.docGroup.set(slot, group);
   }
 
   /** The index term id of a raw token (as `tokenize` yields it), −1 for a stop word. */
@@ -589,6 +837,7 @@ export class LexicalIndex {
       }
       this.prefixOfTerm.push(prefixId);
       this.postings.push(new Postings());
+      this.titlePostings.push(new Postings());
     }
     return id;
   }

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { defaultLexicalParams, LexicalIndex } from "./lexical-index.ts";
+
+/** Adds articles (one chunk each unless split) and returns the titles ranked for a query. */
+function rank(
+  articles: { title: string; chunks: string[] }[],
+  query: string,
+  params: Partial<typeof defaultLexicalParams> = {},
+): string[] {
+  const index = new LexicalIndex({ ...defaultLexicalParams, ...params });
+  const titleOf: string[] = [];
+  articles.forEach((article, group) => {
+    for (const chunk of article.chunks) titleOf[index.add(chunk, article.title, 0, group)] = article.title;
+  });
+  const scored = index.search(query, new Set([0])).map((c) => ({
+    title: titleOf[c.slot] ?? "",
+    score: c.features.bm25 + c.features.docCoverage + c.features.docRel,
+  }));
+  return [...new Set(scored.sort((a, b) => b.score - a.score).map((s) => s.title))];
+}
+
+const HELP = [
+  { title: "Refunds", chunks: ["Refunds are issued within 14 days of purchase."] },
+  {
+    title: "Shipping",
+    chunks: ["Standard shipping takes 5 to 7 business days; express shipping takes 2 days."],
+  },
+  { title: "Passwords", chunks: ["Reset your password from the sign-in page."] },
+];
+
+describe("lexical index on help articles", () => {
+  it("scores a word of the title like a word of the body (field-weighted BM25)", () => {
+    const articles = [
+      { title: "Delete your account", chunks: ["Open settings and choose the last option."] },
+      { title: "Settings", chunks: ["Your account settings hold your name and email."] },
+    ];
+    expect(rank(articles, "delete account")[0]).toBe("Delete your account");
+    expect(rank(articles, "delete account", { titleWeight: 0 })[0]).toBe("Settings");
+  });
+
+  it("corrects a misspelt word to a known word one edit away", () => {
+    expect(rank(HELP, "pasword reset")[0]).toBe("Passwords");
+    expect(rank(HELP, "pasword reset", { typos: false, titleWeight: 0 })[0]).toBe("Passwords");
+    expect(rank(HELP, "refnuds", { typos: false })).toEqual([]);
+    expect(rank(HELP, "refnuds")[0]).toBe("Refunds");
+  });
+
+  it("reaches an article through WordNet relatives of everyday words", () => {
+    expect(rank(HELP, "get my money back")[0]).toBe("Refunds");
+    expect(rank(HELP, "get my money back", { synonyms: null })).toEqual([]);
+  });
+
+  it("pools the evidence of an article's chunks", () => {
+    const index = new LexicalIndex();
+    const a = index.add("The plan costs nine dollars.", "Pricing", 0, 0);
+    index.add("Students get a discount on the plan.", "Pricing", 0, 0);
+    const b = index.add("The plan costs nine dollars.", "Other", 0, 1);
+    const features = new Map(
+      index.search("student plan costs", new Set([0])).map((c) => [c.slot, c.features]),
+    );
+    expect(features.get(a)?.docCoverage).toBe(1);
+    expect(features.get(b)?.docCoverage).toBeLessThan(1);
+    expect(features.get(a)?.docRel).toBe(1);
+  });
+});

@@ -9,6 +9,7 @@ import type { ChatMessage, ChatModel, RetrievedChunk } from "../generation/types
 import type { ChunkIndex } from "../retrieval/chunk-index.ts";
 import type { AgentRecord, ConversationRecord, MessageRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
+import { localizeFallback } from "../text/messages.ts";
 import { countTokens } from "../text/tokens.ts";
 import type { AnsweredQuery, AnswerRecorder } from "./answer-record.ts";
 
@@ -165,6 +166,8 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     retrievalTime = performance.now() - retrievalStart;
 
     const generationStart = performance.now();
+    // The default fallback follows the visitor's language; a custom one is sent as written.
+    const fallbackMessage = localizeFallback(agent.fallbackMessage, input.message);
     const renumber = createCitationRenumberer(chunks.length);
     let raw = "";
     let usage: { promptTokens: number; completionTokens: number } | null = null;
@@ -173,7 +176,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       history,
       chunks,
       instructions: agent.instructions,
-      fallbackMessage: agent.fallbackMessage,
+      fallbackMessage,
       temperature: agent.temperature,
       maxTokens: agent.maxTokens,
       signal: input.signal,
@@ -189,7 +192,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     const tail = renumber.flush();
     if (tail) yield { type: "token", token: tail };
     if (input.signal.aborted) status = "stopped";
-    const isFallback = chunks.length === 0 || raw.trim() === agent.fallbackMessage.trim();
+    const isFallback = chunks.length === 0 || raw.trim() === fallbackMessage.trim();
     const built = buildSources(raw, chunks, { isFallback, question: standalone });
     answer = built.answer;
     sources = built.sources;

@@ -1,4 +1,7 @@
 import stem from "wink-porter2-stemmer";
+import { analyzeScriptWord } from "../text/analyzers.ts";
+import { unspacedScript } from "../text/scripts.ts";
+import { foldText, splitUnspaced } from "../text/segment.ts";
 
 // Common English function words plus question words: they carry no topic, so neither the index nor
 // a query keeps them (a question's "what/which/how" would otherwise match every passage).
@@ -25,31 +28,47 @@ function stemWord(word: string): string {
 }
 
 const tokenPattern = /[\p{L}\p{N}]+/gu;
+// Outside ASCII a token keeps the marks `foldText` kept (Hindi vowel signs, Thai vowels).
+const foldedTokenPattern = /[\p{L}\p{N}\p{M}]+/gu;
 
-/** Lowercased, accent-folded word tokens (letters and digits), in order. */
+/**
+ * Lowercased, accent-folded word tokens (letters and digits), in order. Text in scripts without
+ * spaces (Chinese, Japanese, Thai, …) is cut into dictionary words, long Han words also into
+ * character bigrams.
+ */
 export function tokenize(text: string): string[] {
   // ASCII has nothing to decompose or strip: skip the costly normalisation.
-  const folded = asciiOnly.test(text)
-    ? text.toLowerCase()
-    : text
-        .normalize("NFKD")
-        .replace(/\p{M}+/gu, "")
-        .toLowerCase();
-  return folded.match(tokenPattern) ?? [];
+  if (asciiOnly.test(text)) return text.toLowerCase().match(tokenPattern) ?? [];
+  const tokens = foldText(text).match(foldedTokenPattern) ?? [];
+  if (!tokens.some((t) => unspacedScript.test(t))) return tokens;
+  return tokens.flatMap(splitUnspaced);
 }
 
 const asciiOnly = /^\p{ASCII}*$/u;
 
-/** Index terms of a text: tokens without stop words, Porter2-stemmed; order kept for proximity features. */
+/** Index terms of a text: tokens without stop words, stemmed; order kept for proximity features. */
 export function analyze(text: string): string[] {
   return analyzeTokens(tokenize(text));
 }
 
-/** Index terms of tokens `tokenize` produced: stop words dropped, the rest Porter2-stemmed. */
+/**
+ * Index terms of tokens `tokenize` produced: stop words dropped, the rest stemmed — Latin script
+ * by Porter2 (English), other scripts by their own rules (see text/analyzers.ts).
+ */
 export function analyzeTokens(tokens: readonly string[]): string[] {
   const terms: string[] = [];
   for (const token of tokens) {
     if (stopWords.has(token)) continue;
+    const code = token.charCodeAt(0);
+    // Non-Latin scripts start above U+024F (Latin Extended-B); their words follow their own rules.
+    if (code > 0x24f) {
+      const term = analyzeScriptWord(token);
+      if (term === null) continue;
+      if (term !== undefined) {
+        terms.push(term);
+        continue;
+      }
+    }
     terms.push(stemWord(token));
   }
   return terms;

@@ -1,3 +1,8 @@
+import { foreignStopWords, isScriptStopWord, stemScriptWord } from "./analyzers.ts";
+import { detectLanguage } from "./language.ts";
+import { essentialMark, unspacedScript } from "./scripts.ts";
+import { segmentWords } from "./segment.ts";
+
 /** SQuAD's answer normalisation: lowercase, no punctuation, no articles, single spaces. */
 export function normalizeAnswer(text: string): string {
   return text
@@ -27,13 +32,42 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
 
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu;
 
-/** Lowercased words with inner apostrophes kept (`don't`), everything else dropped. */
+// Outside ASCII a word also holds the marks that belong to its letters (Hindi vowel signs, Thai vowels).
+const FOREIGN_WORD = new RegExp(
+  `[\\p{L}\\p{N}](?:[\\p{L}\\p{N}]|${essentialMark.source})*(?:['’][\\p{L}]+)*`,
+  "gu",
+);
+const asciiOnly = /^\p{ASCII}*$/u;
+// Arabic short vowels and tatweel: optional in writing, so dropped before matching.
+const arabicMarks = /[\u0640\u064b-\u065f\u0670]/g;
+const fullWidth = /[\uff01-\uff5e]/g;
+
+/**
+ * Lowercased words with inner apostrophes kept (`don't`), everything else dropped. Chinese, Japanese
+ * and Thai runs are cut into dictionary words; full-width letters and digits read as ASCII.
+ */
 export function tokenizeWords(text: string): string[] {
-  return (text.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/’/g, "'"));
+  if (asciiOnly.test(text)) return (text.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/’/g, "'"));
+  const lower = text
+    .toLowerCase()
+    .replace(fullWidth, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
+    .replace(arabicMarks, "");
+  const words: string[] = [];
+  for (const match of lower.match(FOREIGN_WORD) ?? []) {
+    const word = match.replace(/’/g, "'");
+    if (unspacedScript.test(word)) words.push(...segmentWords(word));
+    else words.push(word);
+  }
+  return words;
 }
 
 /** A light English stemmer: folds plurals and common verb/adverb endings so `rivers`/`river`, `founded`/`founding` meet. */
 export function stemWord(word: string): string {
+  // Words in other scripts follow their language's stemmer (Russian, Arabic, Hindi) or stay whole.
+  if (word.charCodeAt(0) > 0x24f) {
+    const stem = stemScriptWord(word);
+    if (stem !== undefined) return stem;
+  }
   let w = word;
   if (w.length <= 3 || /\d/.test(w)) return w;
   if (w.endsWith("'s")) w = w.slice(0, -2);
@@ -54,11 +88,25 @@ function undouble(w: string): string {
   return w;
 }
 
-/** Content terms of a text: words minus stop words, stemmed. The unit of matching for reranking and extraction. */
+/**
+ * Content terms of a text: words minus stop words, stemmed. The unit of matching for reranking and
+ * extraction. Words in other scripts drop their language's stop words and follow its stemmer; a
+ * text in another Latin-script language (Spanish, German, …) drops that language's stop words.
+ */
 export function tokenizeTerms(text: string): string[] {
+  const words = tokenizeWords(text);
+  const foreign = foreignStopWords(words, STOP_WORDS, () => detectLanguage(text));
   const terms: string[] = [];
-  for (const word of tokenizeWords(text)) {
-    if (STOP_WORDS.has(word)) continue;
+  if (asciiOnly.test(text)) {
+    for (const word of words) {
+      if (STOP_WORDS.has(word) || foreign?.has(word)) continue;
+      terms.push(stemWord(word));
+    }
+    return terms;
+  }
+  for (const word of words) {
+    if (STOP_WORDS.has(word) || foreign?.has(word)) continue;
+    if (word.charCodeAt(0) > 0x24f && isScriptStopWord(word)) continue;
     terms.push(stemWord(word));
   }
   return terms;

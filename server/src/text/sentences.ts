@@ -1,3 +1,5 @@
+import { segmentSentences } from "./segment.ts";
+
 /** A sentence of a text with its character span, so callers can cite or quote around it. */
 export interface Sentence {
   text: string;
@@ -19,7 +21,10 @@ const ABBREVIATIONS = new Set(
 // A sentence ends at . ! ? (or …), optionally followed by closing quotes/brackets, then whitespace.
 const BOUNDARY = /([.!?…]+)(["'”’)\]]*)(\s+)/g;
 
-/** Splits prose into sentences, keeping abbreviations (Dr., U.S., e.g.), initials (J. R. R.) and decimals (3.14) intact. */
+/**
+ * Splits prose into sentences, keeping abbreviations (Dr., U.S., e.g.), initials (J. R. R.) and decimals
+ * (3.14) intact; Chinese, Japanese, Arabic and Hindi terminators split too.
+ */
 export function splitSentences(text: string): Sentence[] {
   const sentences: Sentence[] = [];
   // Blank lines, list items and headings always end a sentence.
@@ -67,7 +72,20 @@ function endsSentence(before: string, punct: string, next: string): boolean {
   return !ABBREVIATIONS.has(lower);
 }
 
+// Terminators the regex above does not know: CJK 。！？, Arabic ؟, Devanagari ।, Urdu ۔, Thai ฯ… none need a space after.
+const FOREIGN_TERMINATOR = /[。！？｡؟।॥۔]/;
+
 function push(text: string, start: number, end: number, out: Sentence[]): void {
+  if (!FOREIGN_TERMINATOR.test(text.slice(start, end))) {
+    pushTrimmed(text, start, end, out);
+    return;
+  }
+  // ICU's sentence rules (Intl.Segmenter) split at them, closing quotes and brackets kept.
+  for (const piece of segmentSentences(text.slice(start, end)))
+    pushTrimmed(text, start + piece.index, start + piece.index + piece.text.length, out);
+}
+
+function pushTrimmed(text: string, start: number, end: number, out: Sentence[]): void {
   let s = start;
   let e = end;
   while (s < e && /\s/.test(text.charAt(s))) s++;

@@ -1,4 +1,4 @@
-import { analyzeTokens, tokenize } from "./text-analysis.ts";
+import { analyzeLatinWord, analyzeTokens, tokenize } from "./text-analysis.ts";
 import { type ExpansionWeights, expandWords, sharedWordNet } from "./wordnet.ts";
 
 /** BM25 parameters and the proximity window, measured by bench/src/retrieval-quality.ts (see docs in calibration.ts). */
@@ -98,17 +98,29 @@ interface PreparedQuery {
   expectsNumber: boolean;
   /** Per query term: its prefix id, −1 when no corpus term has that prefix. */
   prefixes: number[];
-  /** Related index terms standing in for a query term (its position) at a reduced BM25 weight. */
-  expansions: Expansion[];
+  /**
+   * What BM25 sums over: the known query terms (body and title field) and the related index terms
+   * standing in for them (body only, at a reduced weight).
+   */
+  scoring: ScoringTerm[];
 }
 
-interface Expansion {
+interface ScoringTerm {
   id: number;
-  /** Position of the query term it stands in for. */
-  position: number;
-  /** Its BM25 weight (an IDF already scaled down). */
+  /** Its BM25 weight: the IDF, scaled down for a related term. */
   weight: number;
+  /** Bit of the query term it matches for (the first 31 query terms), 0 beyond. */
+  bit: number;
+  /** Whether a match in the title field counts too. */
+  inTitle: boolean;
 }
+
+/** A query term's bit in the per-slot match masks: the first 31 terms have one. */
+const bitOf = (position: number): number => (position < 31 ? 1 << position : 0);
+
+/** One term's BM25 contribution; `lengthNorm` is k1 · (1 − b + b · length / average length). */
+const bm25Part = (weight: number, tf: number, k1: number, lengthNorm: number): number =>
+  (weight * tf * (k1 + 1)) / (tf + lengthNorm);
 
 const alphabet = "abcdefghijklmnopqrstuvwxyz";
 
@@ -379,51 +391,12 @@ export class LexicalIndex {
     }
     const acc = this.scratch;
     const masks = this.maskScratch;
-    const docLength = this.docLength.values;
-    const docSource = this.docSource.values;
     const touched: number[] = [];
-    for (let q = 0; q < prepared.termIds.length; q++) {
-      const id = prepared.termIds[q] as number;
-      if (id < 0) continue;
-      const idf = prepared.weights[q] as number;
-      const bit = q < 31 ? 1 << q : 0;
-      const list = this.postings[id] as Postings;
-      const { docs, tfs } = list;
-      for (let i = 0; i < list.length; i++) {
-        const slot = docs[i] as number;
-        const length = docLength[slot] as number;
-        if (length < 0 || !allowedSources.has(docSource[slot] as number)) continue;
-        const tf = tfs[i] as number;
-        const current = acc[slot] as number;
-        if (current === 0) touched.push(slot);
-        acc[slot] = current + (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * length) / avgLength));
-        masks[slot] = (masks[slot] as number) | bit;
-      }
-      if (titleWeight <= 0) continue;
-      const titles = this.titlePostings[id] as Postings;
-      for (let i = 0; i < titles.length; i++) {
-        const slot = titles.docs[i] as number;
-        if ((docLength[slot] as number) < 0 || !allowedSources.has(docSource[slot] as number)) continue;
-        const current = acc[slot] as number;
-        if (current === 0) touched.push(slot);
-        acc[slot] = current + titleWeight * idf;
-        masks[slot] = (masks[slot] as number) | bit;
-      }
-    }
-    for (const expansion of prepared.expansions) {
-      const list = this.postings[expansion.id] as Postings;
-      const bit = expansion.position < 31 ? 1 << expansion.position : 0;
-      for (let i = 0; i < list.length; i++) {
-        const slot = list.docs[i] as number;
-        const length = docLength[slot] as number;
-        if (length < 0 || !allowedSources.has(docSource[slot] as number)) continue;
-        const tf = list.tfs[i] as number;
-        const current = acc[slot] as number;
-        if (current === 0) touched.push(slot);
-        acc[slot] =
-          current + (expansion.weight * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * length) / avgLength));
-        masks[slot] = (masks[slot] as number) | bit;
-      }
+    const body = { k1, b, avgLength };
+    for (const term of prepared.scoring) {
+      this.accumulate(this.postings[term.id] as Postings, term, allowedSources, touched, body);
+      if (term.inTitle && titleWeight > 0)
+        this.accumulate(this.titlePostings[term.id] as Postings, term, allowedSources, touched, titleWeight);
     }
     const top = selectTop(touched, acc, limit);
     const groups = this.groupEvidence(touched, acc, masks);
@@ -442,6 +415,42 @@ export class LexicalIndex {
     return out;
   }
 
+  /**
+   * Adds one posting list's contributions to the search scratch (scores, matched-term bits, touched
+   * slots): BM25 for the body, or a flat share of the term's weight for the title field.
+   */
+  private accumulate(
+    list: Postings,
+    term: ScoringTerm,
+    allowedSources: ReadonlySet<number>,
+    touched: number[],
+    field: { k1: number; b: number; avgLength: number } | number,
+  ): void {
+    const acc = this.scratch;
+    const masks = this.maskScratch;
+    const docLength = this.docLength.values;
+    const docSource = this.docSource.values;
+    const flat = typeof field === "number" ? field * term.weight : 0;
+    for (let i = 0; i < list.length; i++) {
+      const slot = list.docs[i] as number;
+      const length = docLength[slot] as number;
+      if (length < 0 || !allowedSources.has(docSource[slot] as number)) continue;
+      const current = acc[slot] as number;
+      if (current === 0) touched.push(slot);
+      acc[slot] =
+        current +
+        (typeof field === "number"
+          ? flat
+          : bm25Part(
+              term.weight,
+              list.tfs[i] as number,
+              field.k1,
+              field.k1 * (1 - field.b + (field.b * length) / field.avgLength),
+            ));
+      masks[slot] = (masks[slot] as number) | term.bit;
+    }
+  }
+
   /** Features of given slots for a query (used when candidates come from another retriever). */
   featuresFor(query: string, slots: number[]): Map<number, LexicalFeatures> {
     const prepared = this.prepare(query);
@@ -457,15 +466,18 @@ export class LexicalIndex {
       const tf = new Map<number, number>();
       for (const id of ids) tf.set(id, (tf.get(id) ?? 0) + 1);
       const titleIds = new Set(this.titleTermsOf(slot));
+      const bodyLength = k1 * (1 - b + (b * ids.length) / avgLength);
       let score = 0;
       let mask = 0;
-      prepared.termIds.forEach((id, q) => {
-        const idf = prepared.weights[q] as number;
-        const f = tf.get(id);
-        if (f) score += (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * ids.length) / avgLength));
-        if (titleIds.has(id)) score += titleWeight * idf;
-        if ((f || titleIds.has(id)) && q < 31) mask |= 1 << q;
-      });
+      // Query terms only: here, unlike in `search`, related words add nothing.
+      for (const term of prepared.scoring) {
+        if (!term.inTitle) continue;
+        const f = tf.get(term.id);
+        const inTitle = titleIds.has(term.id);
+        if (f) score += bm25Part(term.weight, f, k1, bodyLength);
+        if (inTitle) score += titleWeight * term.weight;
+        if (f || inTitle) mask |= term.bit;
+      }
       scores[slot] = score;
       masks[slot] = mask;
     }
@@ -544,15 +556,8 @@ export class LexicalIndex {
     for (const token of tokenize(query)) {
       const [analyzed] = analyzeTokens([token]);
       if (analyzed === undefined) continue;
-      let term = analyzed;
-      let id = this.termIdByTerm.get(term) ?? -1;
-      if (id < 0 && this.params.typos) {
-        const fixed = this.correctTypo(token);
-        if (fixed) {
-          term = fixed.term;
-          id = fixed.id;
-        }
-      }
+      let id = this.termIdByTerm.get(analyzed) ?? -1;
+      if (id < 0 && this.params.typos) id = this.correctTypo(token);
       // Unknown terms still weigh in (an unmatched rare word lowers every score); give each its own id.
       if (id < 0) id = unknown--;
       sequence.push(id);
@@ -562,7 +567,9 @@ export class LexicalIndex {
       termIds.push(id);
       weights.push(idf);
       words.push(token);
-      prefixes.push(this.prefixIdByPrefix.get(prefixOf(term)) ?? -1);
+      prefixes.push(
+        id >= 0 ? (this.prefixOfTerm[id] as number) : (this.prefixIdByPrefix.get(prefixOf(analyzed)) ?? -1),
+      );
     }
     const bigrams = new Map<number, number>();
     let bigramWeight = 0;
@@ -584,7 +591,12 @@ export class LexicalIndex {
       bigramWeight,
       expectsNumber: quantityQuestion.test(query),
       prefixes,
-      expansions: this.expand(words, termIds, weights, idfOf),
+      scoring: [
+        ...termIds.flatMap((id, q) =>
+          id < 0 ? [] : [{ id, weight: weights[q] as number, bit: bitOf(q), inTitle: true }],
+        ),
+        ...this.expand(words, termIds, weights, idfOf),
+      ],
     };
   }
 
@@ -597,35 +609,36 @@ export class LexicalIndex {
     termIds: readonly number[],
     weights: readonly number[],
     idfOf: (id: number) => number,
-  ): Expansion[] {
+  ): ScoringTerm[] {
     const wordnet = this.params.synonyms ? sharedWordNet() : null;
     if (!wordnet || !this.params.synonyms) return [];
     const taken = new Set(termIds);
-    const out: Expansion[] = [];
+    const out: ScoringTerm[] = [];
     for (const { word, position, factor } of expandWords(wordnet, words, this.params.synonyms)) {
       const [term] = analyzeTokens([word]);
       const id = term === undefined ? undefined : this.termIdByTerm.get(term);
       if (id === undefined || taken.has(id) || (this.df[id] ?? 0) === 0) continue;
       taken.add(id);
-      out.push({ id, position, weight: factor * Math.min(weights[position] as number, idfOf(id)) });
+      const weight = factor * Math.min(weights[position] as number, idfOf(id));
+      out.push({ id, weight, bit: bitOf(position), inTitle: false });
     }
     return out;
   }
 
   /**
    * The index term a misspelt query word most likely meant: among the words one edit away (a letter
-   * dropped, added, changed or two swapped) that the index knows, the most frequent one.
+   * dropped, added, changed or two swapped) that the index knows, the most frequent one; −1 for none.
+   * Candidates are stemmed without the analyser's cache, which they would only fill.
    */
-  private correctTypo(token: string): { term: string; id: number } | null {
-    if (token.length < 4 || !/^[a-z]+$/.test(token)) return null;
-    let best: { term: string; id: number; df: number } | null = null;
+  private correctTypo(token: string): number {
+    if (token.length < 4 || !/^[a-z]+$/.test(token)) return -1;
+    let best = -1;
     for (const candidate of editsOf(token)) {
-      const [term] = analyzeTokens([candidate]);
-      if (term === undefined) continue;
-      const id = this.termIdByTerm.get(term);
+      const term = analyzeLatinWord(candidate);
+      const id = term === undefined ? undefined : this.termIdByTerm.get(term);
       if (id === undefined) continue;
       const df = this.df[id] ?? 0;
-      if (df > 0 && (!best || df > best.df)) best = { term, id, df };
+      if (df > 0 && (best < 0 || df > (this.df[best] ?? 0))) best = id;
     }
     return best;
   }

@@ -21,10 +21,20 @@ const stemCache = new Map<string, string>();
 function stemWord(word: string): string {
   const cached = stemCache.get(word);
   if (cached !== undefined) return cached;
-  // Numbers and mixed alphanumerics ("covid19", "1990s") are kept verbatim.
-  const stemmed = /^[a-z]+$/.test(word) ? stem(word) : word;
+  const stemmed = stemUncached(word);
   if (stemCache.size < 500_000) stemCache.set(word, stemmed);
   return stemmed;
+}
+
+// Numbers and mixed alphanumerics ("covid19", "1990s") are kept verbatim.
+const stemUncached = (word: string): string => (/^[a-z]+$/.test(word) ? stem(word) : word);
+
+/**
+ * The index term of a lowercase Latin word as `analyzeTokens` makes it (undefined for a stop word),
+ * without caching: for words made up on the fly (spelling candidates) that would only fill the cache.
+ */
+export function analyzeLatinWord(word: string): string | undefined {
+  return stopWords.has(word) ? undefined : stemUncached(word);
 }
 
 const tokenPattern = /[\p{L}\p{N}]+/gu;

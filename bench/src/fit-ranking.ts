@@ -17,11 +17,12 @@ import {
   keywordFeatureNames,
   type LogisticModel,
 } from "../../server/src/retrieval/calibration.ts";
-import { ChunkIndex, type StoredChunk } from "../../server/src/retrieval/chunk-index.ts";
+import { ChunkIndex } from "../../server/src/retrieval/chunk-index.ts";
 import { defaultLexicalParams } from "../../server/src/retrieval/lexical-index.ts";
 import { containsAnswer, containsFact, loadHelpCenter, loadSquad } from "./datasets.ts";
 import { fitListwise, type Group } from "./lib/fit.ts";
 import { indexHelpCenter } from "./lib/helpcenter-index.ts";
+import { squadParagraphChunks } from "./lib/squad-chunks.ts";
 
 const args = process.argv.slice(2);
 const arg = (name: string) => {
@@ -40,22 +41,8 @@ async function squadGroups(): Promise<Group[]> {
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
   const index = await ChunkIndex.open(await connect(dir), { embedder: null, lexical });
   const sourceId = randomUUID();
-  const docIds = squad.articles.map(() => randomUUID());
-  const chunks: StoredChunk[] = squad.paragraphs.map((p, i) => ({
-    id: randomUUID(),
-    workspaceId: "fit",
-    dataSourceId: sourceId,
-    documentId: docIds[p.articleIndex] ?? "",
-    documentVersion: "v1",
-    ordinal: i,
-    text: p.context,
-    title: p.articleTitle.replaceAll("_", " "),
-    headingPath: [],
-    page: null,
-    sourceUrl: null,
-    kind: "text",
-    tokenCount: 0,
-  }));
+  const chunks = squadParagraphChunks(squad, sourceId, "fit");
+  const docIds = [...new Set(chunks.map((c) => c.documentId))];
   await index.replaceDocuments(
     docIds.map((documentId) => ({ documentId, chunks: chunks.filter((c) => c.documentId === documentId) })),
   );

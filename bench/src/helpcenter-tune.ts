@@ -108,7 +108,7 @@ for (const q of items) {
     continue;
   }
   m.n++;
-  const ranks = (await retrieve(question)).map(pathOf);
+  const top = pathOf(a.chunks[0]);
   const searchHits = await index.search({
     query: question,
     dataSourceIds: [sourceId],
@@ -130,7 +130,7 @@ for (const q of items) {
   if (q.gold.includes(pathOf(a.first) ?? "")) m.first++;
   if (!factOk)
     failures.push(
-      `AN ${q.id} r${rank} "${question}" facts=${JSON.stringify(q.facts)} gold=${q.gold[0]?.split("/").pop()} top=${ranks[0]?.split("/").pop()} :: ${a.text.replace(/\n/g, "⏎").slice(0, 220)}`,
+      `AN ${q.id} r${rank} "${question}" facts=${JSON.stringify(q.facts)} gold=${q.gold[0]?.split("/").pop()} top=${top?.split("/").pop()} :: ${a.text.replace(/\n/g, "⏎").slice(0, 220)}`,
     );
 }
 const r = (x: number, n: number) => (n ? Math.round((x / n) * 1000) / 1000 : 0);

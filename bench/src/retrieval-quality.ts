@@ -32,6 +32,7 @@ import {
 } from "../../server/src/retrieval/lexical-index.ts";
 import { containsAnswer, loadPubmedQa, loadSquad, type SquadData } from "./datasets.ts";
 import { fitListwise, fitLogistic } from "./lib/fit.ts";
+import { squadParagraphChunks } from "./lib/squad-chunks.ts";
 
 const ks = [1, 3, 5, 10, 20] as const;
 const resultsDir = fileURLToPath(new URL("../results/", import.meta.url));
@@ -129,25 +130,6 @@ function loreRetriever(index: ChunkIndex, sourceId: string, mode: RetrievalMode,
       return hits.map((h) => h.chunk);
     },
   };
-}
-
-function squadParagraphChunks(squad: SquadData, sourceId: string, workspaceId: string): StoredChunk[] {
-  const docIds = squad.articles.map(() => randomUUID());
-  return squad.paragraphs.map((p, i) => ({
-    id: randomUUID(),
-    workspaceId,
-    dataSourceId: sourceId,
-    documentId: docIds[p.articleIndex] ?? "",
-    documentVersion: "v1",
-    ordinal: i,
-    text: p.context,
-    title: p.articleTitle.replaceAll("_", " "),
-    headingPath: [],
-    page: null,
-    sourceUrl: null,
-    kind: "text",
-    tokenCount: p.context.split(/\s+/).length,
-  }));
 }
 
 type ChunkFn = (doc: { title: string; text: string }) => { text: string; headingPath: string[] }[];

@@ -33,13 +33,7 @@ export function fitLogistic(x: number[][], y: number[], l2 = 1e-3): LogisticMode
       const hi = hess[i] as number[];
       hi[i] = (hi[i] as number) + l2 * x.length;
     }
-    const step = solve(hess, grad);
-    let change = 0;
-    for (let i = 0; i < d; i++) {
-      w[i] = (w[i] as number) - (step[i] as number);
-      change = Math.max(change, Math.abs(step[i] as number));
-    }
-    if (change < 1e-6) break;
+    if (newtonStep(w, hess, grad) < 1e-6) break;
   }
   return { bias: round(w[0] as number, 4), weights: w.slice(1).map((v) => round(v, 4)) };
 }
@@ -92,13 +86,7 @@ export function fitListwise(groups: Group[], l2 = 1e-2): LogisticModel {
       const hi = hess[i] as number[];
       hi[i] = (hi[i] as number) + l2 * totalWeight;
     }
-    const step = solve(hess, grad);
-    let change = 0;
-    for (let i = 0; i < d; i++) {
-      w[i] = (w[i] as number) - (step[i] as number);
-      change = Math.max(change, Math.abs(step[i] as number));
-    }
-    if (change < 1e-6) break;
+    if (newtonStep(w, hess, grad) < 1e-6) break;
   }
   const flat = groups.flat();
   const platt = fitLogistic(
@@ -108,6 +96,17 @@ export function fitListwise(groups: Group[], l2 = 1e-2): LogisticModel {
   );
   const a = platt.weights[0] ?? 1;
   return { bias: platt.bias, weights: w.map((v) => round(v * a, 4)) };
+}
+
+/** Applies one Newton step to `w` in place; returns its largest change. */
+function newtonStep(w: number[], hess: number[][], grad: number[]): number {
+  const step = solve(hess, grad);
+  let change = 0;
+  for (let i = 0; i < w.length; i++) {
+    w[i] = (w[i] as number) - (step[i] as number);
+    change = Math.max(change, Math.abs(step[i] as number));
+  }
+  return change;
 }
 
 function solve(a: number[][], b: number[]): number[] {

@@ -1,4 +1,4 @@
-/** The help-center articles parsed and chunked exactly as a sync does, indexed in-process (for tuning and fitting). */
+/** The help-center articles parsed and chunked by the sync's own code, indexed in-process (for tuning and fitting). */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,8 +9,8 @@ import {
   type ChunkIndexOptions,
   type StoredChunk,
 } from "../../../server/src/retrieval/chunk-index.ts";
-import { chunkDocument } from "../../../server/src/sources/chunking/chunk-document.ts";
 import { parseDocument } from "../../../server/src/sources/parsing/parse-document.ts";
+import { chunkRecords } from "../../../server/src/sources/sync-source.ts";
 import type { HelpCenterData } from "../datasets.ts";
 
 export interface HelpCenterIndex {
@@ -43,21 +43,13 @@ export async function indexHelpCenter(
     pathOf.set(documentId, article.path);
     documents.push({
       documentId,
-      chunks: chunkDocument(parsed).map((d) => ({
-        id: randomUUID(),
+      chunks: chunkRecords(parsed, {
         workspaceId: "bench",
         dataSourceId: sourceId,
         documentId,
         documentVersion: "1",
-        ordinal: d.ordinal,
-        text: d.text,
-        title: parsed.title,
-        headingPath: d.headingPath,
-        page: d.page,
         sourceUrl: null,
-        kind: parsed.kind,
-        tokenCount: d.tokenCount,
-      })),
+      }),
     });
   }
   await index.replaceDocuments(documents);

@@ -124,6 +124,24 @@ export async function syncSource(
   return counts;
 }
 
+/** A parsed document's chunks as the index stores them, for one version of one document of a source. */
+export function chunkRecords(
+  parsed: ParsedDocument,
+  at: Pick<StoredChunk, "workspaceId" | "dataSourceId" | "documentId" | "documentVersion" | "sourceUrl">,
+): StoredChunk[] {
+  return chunkDocument(parsed).map((d) => ({
+    id: randomUUID(),
+    ...at,
+    ordinal: d.ordinal,
+    text: d.text,
+    title: parsed.title,
+    headingPath: d.headingPath,
+    page: d.page,
+    kind: parsed.kind,
+    tokenCount: d.tokenCount,
+  }));
+}
+
 /** Parses and chunks one changed document; a parser's refusal is kept as the document's outcome. */
 async function prepareDocument(
   deps: SyncDeps,
@@ -154,21 +172,13 @@ async function prepareDocument(
   const bytes = typeof raw.body === "string" ? Buffer.byteLength(raw.body) : raw.body.byteLength;
   try {
     const parsed = await deps.parse(raw);
-    const chunks: StoredChunk[] = chunkDocument(parsed).map((d) => ({
-      id: randomUUID(),
+    const chunks = chunkRecords(parsed, {
       workspaceId: source.workspaceId,
       dataSourceId: source.id,
       documentId: base.id,
       documentVersion: hash,
-      ordinal: d.ordinal,
-      text: d.text,
-      title: parsed.title,
-      headingPath: d.headingPath,
-      page: d.page,
       sourceUrl: raw.sourceUrl,
-      kind: parsed.kind,
-      tokenCount: d.tokenCount,
-    }));
+    });
     return { raw, hash, previous, base, bytes, result: { ok: true, parsed, chunks } };
   } catch (error) {
     if (!(error instanceof ParseError || error instanceof UnsupportedTypeError)) throw error;

@@ -1,3 +1,4 @@
+import { HEADING_SEPARATOR } from "../sources/chunking/chunk-document.ts";
 import { splitSentences } from "../text/sentences.ts";
 
 /**
@@ -21,7 +22,7 @@ const HEADING = /^\s*#{1,6}\s/;
 /** The chunk's body without its heading context line (the chunker starts every chunk with it). */
 export function chunkBody(text: string, headingPath: readonly string[]): string {
   if (headingPath.length === 0) return text;
-  const context = headingPath.join(" > ");
+  const context = headingPath.join(HEADING_SEPARATOR);
   return text.startsWith(`${context}\n\n`) ? text.slice(context.length + 2) : text;
 }
 

@@ -2,9 +2,8 @@ import type { LexicalFeatures } from "./lexical-index.ts";
 
 /**
  * Every mode reports the same thing as its score: the estimated probability (0..1) that the chunk holds
- * the answer to the query. Each mode is a logistic model over its evidence, fitted by
- * `bench/src/retrieval-quality.ts --fit` on a tuning slice (questions of SQuAD's dev-v1.1.json half,
- * every 5th; label = the chunk contains a gold answer) and reported on held-out questions and PubMedQA.
+ * the answer to the query. Each mode is a logistic model over its evidence, fitted on tuning data only
+ * (see the models below) and reported on held-out questions, the help-center test half and PubMedQA.
  * Hybrid fuses lexical and vector evidence inside one model, so its weights are measured, not guessed.
  */
 export interface LogisticModel {
@@ -59,10 +58,13 @@ export function applyModel(model: LogisticModel, features: readonly number[]): n
   return 1 / (1 + Math.exp(-z));
 }
 
-// Fitted by `bench/src/retrieval-quality.ts --fit` (results in bench/results/retrieval-fit.json): listwise
-// conditional logit for the ranking, then a Platt step for calibration. The semantic and hybrid models
-// were fitted with the hashed n-gram embedder (`hashed:256`); another embedding model has its own cosine
-// scale, so refit when changing the default model.
+// Listwise conditional logit for the ranking, then a Platt step for calibration. The keyword model is
+// fitted by `bench/src/fit-ranking.ts` on SQuAD's tuning slice (dev half, every 5th question; label = the
+// chunk contains a gold answer) and the help-center tuning half (label = a chunk of a gold article),
+// each with an equal say. The semantic and hybrid models were fitted by `bench/src/retrieval-quality.ts
+// --fit` with the hashed n-gram embedder (`hashed:256`) before the document features existed: the
+// hybrid model gives docCoverage and docRel no weight until it is refitted. Another embedding model has
+// its own cosine scale, so refit when changing the default model.
 export const keywordModel: LogisticModel = {
   bias: -5.2353,
   weights: [0.6736, 1.1114, 0.9534, 0.8092, 0.4307, 0.1366, 0.8229, -0.0305, 0.0292, 0.9558, 0.2253, 0.4481],

@@ -77,6 +77,8 @@ export class WordNet {
   private fds: Partial<Record<Pos, number>> = {};
   private readonly synsets = new Map<string, Synset | null>();
   private readonly related = new Map<string, RelatedWord[]>();
+  /** Retrieval and the answerer both expand each question: the second asks the caches. */
+  private readonly defined = new Map<string, string[]>();
   private definedBy: Map<string, string[]> | null = null;
 
   constructor(private readonly dictDir: string) {}
@@ -121,11 +123,16 @@ export class WordNet {
 
   /** Nouns and verbs whose definition (its first clause, up to six content words) uses `word` or its base form. */
   wordsDefinedWith(word: string): string[] {
+    const cached = this.defined.get(word);
+    if (cached) return cached;
     const index = this.definitionIndex();
     const out = new Set<string>(index.get(word) ?? []);
     for (const pos of ["noun", "verb"] as const)
       for (const base of this.baseForms(word, pos)) for (const w of index.get(base) ?? []) out.add(w);
-    return [...out];
+    const result = [...out];
+    if (this.defined.size > 20_000) this.defined.clear();
+    this.defined.set(word, result);
+    return result;
   }
 
   /** Definition word → the single-word lemmas it defines; built once, on first use, from the data files. */

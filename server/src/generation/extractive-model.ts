@@ -1,8 +1,16 @@
 import { type ExpansionWeights, expandWords, sharedWordNet } from "../retrieval/wordnet.ts";
-import { STOP_WORDS, stemWord, tokenizeTerms, tokenizeWords } from "../text/normalize.ts";
+import { foreignLatinLanguage } from "../text/analyzers.ts";
+import { detectLanguage } from "../text/language.ts";
+import { STOP_WORDS, stemWord, tokenizeTerms, tokenizeTermsIn, tokenizeWords } from "../text/normalize.ts";
 import { countTokens } from "../text/tokens.ts";
 import { type AnswerUnit, answerUnits, chunkBody } from "./answer-units.ts";
 import { condenseHeuristically } from "./condense.ts";
+import {
+  detectAnswerType,
+  detectQuestionShape,
+  matchesAnswerType,
+  type QuestionShape,
+} from "./question-type.ts";
 import type { ChatModel, GenerateInput, GenerationEvent, RetrievedChunk } from "./types.ts";
 
 /** Tunables of the extractive answerer; the defaults are what the SQuAD check measured best. */
@@ -30,6 +38,8 @@ export interface ExtractiveOptions {
     shape: number;
     /** Weight of the chunk's retrieval score relative to the best retrieved chunk. */
     rank: number;
+    /** Bonus for a chunk's first unit, times how well its title and headings match the question. */
+    lead: number;
   };
 }
 
@@ -41,15 +51,17 @@ const DEFAULTS: ExtractiveOptions = {
   // Citing a second chunk cost citation precision on SQuAD without adding recall: only on a tie.
   otherChunkRatio: 1,
   expansion: { synonym: 0.5, derived: 0.3, broader: 0.2, defined: 0.5 },
-  weights: { sentence: 0.6, window: 0.2, chunk: 0.3, bigram: 0.15, answerType: 0.08, shape: 0.08, rank: 0.6 },
+  weights: {
+    sentence: 0.6,
+    window: 0.2,
+    chunk: 0.3,
+    bigram: 0.15,
+    answerType: 0.08,
+    shape: 0.08,
+    rank: 0.6,
+    lead: 0,
+  },
 };
-
-type AnswerType = "number" | "date" | "person" | "place" | "other";
-
-const NUMBER_WORDS =
-  /\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|hundreds|thousand|thousands|million|millions|billion|billions|dozen|dozens|half|percent)\b/i;
-const MONTHS =
-  /\b(?:January|February|March|April|May|June|July|August|September|October|November|December|spring|summer|autumn|fall|winter)\b/;
 
 // Words that frame a request ("tell me about …") rather than name what it is about.
 const REQUEST_WORDS: ReadonlySet<string> = new Set(tokenizeTerms("tell explain describe know please"));
@@ -93,79 +105,7 @@ export function composeExtractiveAnswer(
 ): { answer: string; usedChunks: RetrievedChunk[] } {
   const settings = { ...DEFAULTS, ...options, weights: { ...DEFAULTS.weights, ...options.weights } };
   const fallback = { answer: fallbackMessage, usedChunks: [] };
-  const questionTerms = [...new Set(tokenizeTerms(question))].filter((t) => !REQUEST_WORDS.has(t));
-  if (chunks.length === 0 || questionTerms.length === 0) return fallback;
-
-  const units: Unit[] = chunks.flatMap((chunk, chunkIndex) =>
-    answerUnits(chunkBody(chunk.text, chunk.headingPath)).map((u, position) => ({
-      ...u,
-      chunkIndex,
-      position,
-      terms: tokenizeTerms(u.text),
-    })),
-  );
-  if (units.length === 0) return fallback;
-
-  // IDF over the retrieved units: a question term that occurs everywhere tells units apart poorly.
-  const documentFrequency = new Map<string, number>();
-  for (const u of units)
-    for (const t of new Set(u.terms)) documentFrequency.set(t, (documentFrequency.get(t) ?? 0) + 1);
-  const n = units.length;
-  const idf = (term: string) => {
-    const df = documentFrequency.get(term) ?? 0;
-    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
-  };
-  const weights = new Map(questionTerms.map((t) => [t, idf(t)]));
-  const totalWeight = [...weights.values()].reduce((a, b) => a + b, 0);
-  const related = relatedTerms(question, settings.expansion);
-  const weightedCoverage = (terms: Set<string>) => coverageOf(terms, weights, totalWeight, related);
-  const questionBigrams = bigrams(tokenizeTerms(question));
-  const answerType = detectAnswerType(question);
-  const shape = detectQuestionShape(question);
-  const questionWords = new Set(tokenizeWords(question));
-  const topScore = Math.max(1e-9, ...chunks.map((c) => c.score));
-
-  // A chunk's title and headings name its topic ("Payment methods"), which its sentences often leave out.
-  const titleTerms = chunks.map((c) => tokenizeTerms([c.title, ...c.headingPath].join(" ")));
-  // Terms of each chunk, so a sentence whose subject was named a sentence earlier still gets context credit.
-  const chunkTerms = chunks.map(
-    (_, i) =>
-      new Set([...(titleTerms[i] ?? []), ...units.filter((u) => u.chunkIndex === i).flatMap((u) => u.terms)]),
-  );
-
-  const scored: ScoredUnit[] = units.map((u, index) => {
-    const own = new Set(u.terms);
-    const coverage = weightedCoverage(new Set([...own, ...(titleTerms[u.chunkIndex] ?? [])]));
-    const neighbours = new Set(own);
-    for (const other of [units[index - 1], units[index + 1]]) {
-      if (other?.chunkIndex === u.chunkIndex) for (const t of other.terms) neighbours.add(t);
-    }
-    const windowCoverage = weightedCoverage(neighbours);
-    const chunkCoverage = weightedCoverage(chunkTerms[u.chunkIndex] ?? own);
-    const unitBigrams = bigrams(u.terms);
-    const bigramShare =
-      questionBigrams.size === 0
-        ? 0
-        : [...questionBigrams].filter((b) => unitBigrams.has(b)).length / questionBigrams.size;
-    const novel = u.terms.filter((t) => !weights.has(t)).length;
-    const words = wordCount(u.text);
-    const w = settings.weights;
-    let score =
-      w.sentence * coverage + w.window * windowCoverage + w.chunk * chunkCoverage + w.bigram * bigramShare;
-    if (matchesAnswerType(u.text, answerType, questionWords)) score += w.answerType;
-    if (fitsShape(u, shape, units[index + 1])) score += w.shape;
-    // A sentence that only repeats the question cannot hold its answer.
-    if (novel === 0) score *= 0.3;
-    if (words < 4 && u.kind === "sentence") score *= 0.5;
-    const chunk = chunks[u.chunkIndex];
-    const evidence = score;
-    score += 0.02 / (1 + u.position) + w.rank * ((chunk?.score ?? 0) / topScore);
-    return { ...u, words, score, own: evidence, coverage };
-  });
-
-  const ranked = [...scored].sort(
-    (a, b) => b.score - a.score || a.chunkIndex - b.chunkIndex || a.position - b.position,
-  );
+  const { scored, ranked } = rankAnswerUnits(question, chunks, settings);
   const best = ranked[0];
   if (best === undefined || best.coverage < settings.relevanceFloor) return fallback;
 
@@ -224,13 +164,109 @@ export function composeExtractiveAnswer(
   return { answer, usedChunks };
 }
 
+/**
+ * Every quotable unit of the chunks with its evidence for the question, best first (`scored` keeps
+ * chunk order). Exported for the benches that study the fallback threshold.
+ */
+export function rankAnswerUnits(
+  question: string,
+  chunks: RetrievedChunk[],
+  settings: ExtractiveOptions,
+): { scored: ScoredUnit[]; ranked: ScoredUnit[] } {
+  const none = { scored: [], ranked: [] };
+  // Question and passages are compared under the passages' language (its stop words and stemmer).
+  const passages = chunks
+    .slice(0, 2)
+    .map((c) => c.text)
+    .join("\n");
+  const language = foreignLatinLanguage(tokenizeWords(passages), STOP_WORDS, () => detectLanguage(passages));
+  const termsOf = (text: string) => tokenizeTermsIn(text, language);
+  const questionTerms = [...new Set(termsOf(question))].filter((t) => !REQUEST_WORDS.has(t));
+  if (chunks.length === 0 || questionTerms.length === 0) return none;
+
+  const units: Unit[] = chunks.flatMap((chunk, chunkIndex) =>
+    answerUnits(chunkBody(chunk.text, chunk.headingPath)).map((u, position) => ({
+      ...u,
+      chunkIndex,
+      position,
+      terms: termsOf(u.text),
+    })),
+  );
+  if (units.length === 0) return none;
+
+  // IDF over the retrieved units: a question term that occurs everywhere tells units apart poorly.
+  const documentFrequency = new Map<string, number>();
+  for (const u of units)
+    for (const t of new Set(u.terms)) documentFrequency.set(t, (documentFrequency.get(t) ?? 0) + 1);
+  const n = units.length;
+  const idf = (term: string) => {
+    const df = documentFrequency.get(term) ?? 0;
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  };
+  const weights = new Map(questionTerms.map((t) => [t, idf(t)]));
+  const totalWeight = [...weights.values()].reduce((a, b) => a + b, 0);
+  const related = relatedTerms(question, language === null ? settings.expansion : null);
+  const weightedCoverage = (terms: Set<string>) => coverageOf(terms, weights, totalWeight, related);
+  const questionBigrams = bigrams(termsOf(question));
+  const answerType = detectAnswerType(question);
+  const shape = detectQuestionShape(question);
+  const questionWords = new Set(tokenizeWords(question));
+  const topScore = Math.max(1e-9, ...chunks.map((c) => c.score));
+
+  // A chunk's title and headings name its topic ("Payment methods"), which its sentences often leave out.
+  const titleTerms = chunks.map((c) => termsOf([c.title, ...c.headingPath].join(" ")));
+  const titleCoverage = titleTerms.map((terms) => weightedCoverage(new Set(terms)));
+  // Terms of each chunk, so a sentence whose subject was named a sentence earlier still gets context credit.
+  const chunkTerms = chunks.map(
+    (_, i) =>
+      new Set([...(titleTerms[i] ?? []), ...units.filter((u) => u.chunkIndex === i).flatMap((u) => u.terms)]),
+  );
+
+  const scored: ScoredUnit[] = units.map((u, index) => {
+    const own = new Set(u.terms);
+    const coverage = weightedCoverage(new Set([...own, ...(titleTerms[u.chunkIndex] ?? [])]));
+    const neighbours = new Set(own);
+    for (const other of [units[index - 1], units[index + 1]]) {
+      if (other?.chunkIndex === u.chunkIndex) for (const t of other.terms) neighbours.add(t);
+    }
+    const windowCoverage = weightedCoverage(neighbours);
+    const chunkCoverage = weightedCoverage(chunkTerms[u.chunkIndex] ?? own);
+    const unitBigrams = bigrams(u.terms);
+    const bigramShare =
+      questionBigrams.size === 0
+        ? 0
+        : [...questionBigrams].filter((b) => unitBigrams.has(b)).length / questionBigrams.size;
+    const novel = u.terms.filter((t) => !weights.has(t)).length;
+    const words = wordCount(u.text);
+    const w = settings.weights;
+    let score =
+      w.sentence * coverage + w.window * windowCoverage + w.chunk * chunkCoverage + w.bigram * bigramShare;
+    if (matchesAnswerType(u.text, answerType, (text) => newProperNames(text, questionWords)))
+      score += w.answerType;
+    if (fitsShape(u, shape, units[index + 1])) score += w.shape;
+    // A sentence that only repeats the question cannot hold its answer.
+    if (novel === 0) score *= 0.3;
+    if (words < 4 && u.kind === "sentence") score *= 0.5;
+    if (u.position === 0) score += w.lead * (titleCoverage[u.chunkIndex] ?? 0);
+    const chunk = chunks[u.chunkIndex];
+    const evidence = score;
+    score += 0.02 / (1 + u.position) + w.rank * ((chunk?.score ?? 0) / topScore);
+    return { ...u, words, score, own: evidence, coverage };
+  });
+
+  const ranked = [...scored].sort(
+    (a, b) => b.score - a.score || a.chunkIndex - b.chunkIndex || a.position - b.position,
+  );
+  return { scored, ranked };
+}
+
 interface Unit extends AnswerUnit {
   chunkIndex: number;
   position: number;
   terms: string[];
 }
 
-interface ScoredUnit extends Unit {
+export interface ScoredUnit extends Unit {
   words: number;
   score: number;
   /** The score before the chunk's retrieval rank is added. */
@@ -240,32 +276,6 @@ interface ScoredUnit extends Unit {
 
 function wordCount(text: string): number {
   return text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
-}
-
-/** What kind of reply the question wants, beyond the type of its answer. */
-type QuestionShape = "procedure" | "yesno" | "contact" | "other";
-
-function detectQuestionShape(question: string): QuestionShape {
-  const q = question.toLowerCase();
-  if (
-    /\b(?:who|where)\b.*\b(?:contact|tell|report|ask|email|write|reach|send)\b|\b(?:contact|email address|get in touch|reach (?:you|support))\b/.test(
-      q,
-    )
-  )
-    return "contact";
-  if (
-    /\bhow (?:do|can|could|should|would) (?:i|you|we)\b|\bhow to\b|\b(?:steps|instructions) (?:to|for)\b|\bwhat (?:do|should) i do\b/.test(
-      q,
-    )
-  )
-    return "procedure";
-  if (
-    /^\s*(?:can|could|does|do|is|are|will|would|should|did|has|have|am|was|were)\b|,\s*(?:can|could|does|do|is|are|will)\b[^,]*\?\s*$/.test(
-      q,
-    )
-  )
-    return "yesno";
-  return "other";
 }
 
 const POLARITY =
@@ -302,6 +312,7 @@ function coverageOf(
       continue;
     }
     let share = term.length >= 5 && hasPrefixMatch(term, terms) ? 0.4 : 0;
+    if (share === 0 && hasNearMatch(term, terms)) share = 0.7;
     for (const r of related.get(term) ?? []) if (terms.has(r.term)) share = Math.max(share, r.factor);
     matched += share * weight;
   }
@@ -335,42 +346,32 @@ function hasPrefixMatch(term: string, terms: Set<string>): boolean {
   return false;
 }
 
+const ARABIC = /^[\u0600-\u06ff]/;
+const HAN_OR_KANA = /^[\u3040-\u30ff\u3400-\u9fff]/;
+
+/**
+ * A near match in scripts where one word can hold another: Arabic writes prepositions and
+ * conjunctions onto the word ("لسلسلة" is "ل" + "سلسلة"), and Chinese or Japanese segmentation may
+ * cut "表达式" in one sentence and "表达" + "式" in another.
+ */
+function hasNearMatch(term: string, terms: Set<string>): boolean {
+  const arabic = ARABIC.test(term);
+  if (!arabic && !HAN_OR_KANA.test(term)) return false;
+  for (const t of terms) {
+    const [short, long] = t.length < term.length ? [t, term] : [term, t];
+    if (short === long) continue;
+    if (arabic) {
+      if (short.length >= 3 && long.length - short.length <= 2 && long.endsWith(short) && ARABIC.test(t))
+        return true;
+    } else if (short.length >= 2 && long.includes(short)) return true;
+  }
+  return false;
+}
+
 function bigrams(terms: string[]): Set<string> {
   const out = new Set<string>();
   for (let i = 1; i < terms.length; i++) out.add(`${terms[i - 1]} ${terms[i]}`);
   return out;
-}
-
-function detectAnswerType(question: string): AnswerType {
-  const q = question.toLowerCase();
-  if (
-    /\bhow (?:many|much|long|old|far|large|big|tall|high|deep|often)\b|\bwhat (?:percentage|percent|number|amount)\b/.test(
-      q,
-    )
-  )
-    return "number";
-  if (/\bwhen\b|\b(?:what|which) (?:year|date|day|month|century|decade|time|period|era)\b/.test(q))
-    return "date";
-  if (/\bwho(?:m|se)?\b/.test(q)) return "person";
-  if (/\bwhere\b|\b(?:what|which) (?:city|country|state|place|region|town|continent|location)\b/.test(q))
-    return "place";
-  return "other";
-}
-
-function matchesAnswerType(sentence: string, type: AnswerType, questionWords: Set<string>): boolean {
-  switch (type) {
-    case "number":
-      return /\d/.test(sentence) || NUMBER_WORDS.test(sentence);
-    case "date":
-      return /\b\d{3,4}s?\b|\b\d{1,2}(?:st|nd|rd|th) century\b/i.test(sentence) || MONTHS.test(sentence);
-    case "person":
-    case "place":
-      return newProperNames(sentence, questionWords) > 0;
-    case "other":
-      return false;
-    default:
-      return type satisfies never;
-  }
 }
 
 function newProperNames(sentence: string, questionWords: Set<string>): number {

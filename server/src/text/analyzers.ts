@@ -15,6 +15,33 @@ import { foldText } from "./segment.ts";
 type StopLists = Record<string, string[]>;
 
 let stopLists: StopLists | null = null;
+
+// Question words stopwords-iso lacks: no answer contains them, so like "what" and "when" in English they only add noise.
+const QUESTION_WORDS: Partial<Record<string, readonly string[]>> = {
+  hi: [
+    ...[
+      "क्या",
+      "कब",
+      "कहाँ",
+      "कहां",
+      "कैसे",
+      "क्यों",
+      "कितने",
+      "कितना",
+      "कितनी",
+      "किसने",
+      "किसको",
+      "किसका",
+      "किसकी",
+      "किसके",
+    ],
+    // and the auxiliaries and pronouns around them that the list also lacks
+    ...["जाता", "जाती", "जाते", "गए", "गई", "ऐसा", "ऐसी", "सा", "सी", "जिसमें", "जिससे"],
+  ],
+  zh: ["什么时候", "哪位", "哪种", "多久"],
+  ar: ["لماذا"],
+  ru: ["чей", "чья", "чьё", "чьи"],
+};
 const stopSets = new Map<string, ReadonlySet<string>>();
 
 // stopwords-iso ships one JSON file (200 KB); read once, on the first non-English word.
@@ -24,16 +51,17 @@ function stopList(language: string): ReadonlySet<string> {
     stopLists ??= createRequire(import.meta.url)("stopwords-iso") as StopLists;
     // `raw:xx` keeps accents (the answerer's words keep them); plain codes are folded like index tokens.
     const raw = language.startsWith("raw:");
-    const words = stopLists[raw ? language.slice(4) : language] ?? [];
+    const code = raw ? language.slice(4) : language;
+    const words = [...(stopLists[code] ?? []), ...(QUESTION_WORDS[code] ?? [])];
     set = new Set(raw ? words : words.map(foldText));
     stopSets.set(language, set);
   }
   return set;
 }
 
-/** Stop words of a language (stopwords-iso), folded like the words they are compared with. */
-export function stopWordsOf(language: Language): ReadonlySet<string> {
-  return stopList(language);
+/** Stop words of a language (stopwords-iso): folded like index tokens, or as written (accents kept, like the answerer's words). */
+export function stopWordsOf(language: Language, form: "folded" | "written" = "folded"): ReadonlySet<string> {
+  return stopList(form === "written" ? `raw:${language}` : language);
 }
 
 const russian = newStemmer("russian");
@@ -189,16 +217,16 @@ function latinStops(): Map<string, number> {
 }
 
 /**
- * The stop words to drop from a text's words when it is written in another Latin-script language
- * (Spanish, German, …): at least two of its words are that language's function words, more than are
- * English ones (`english` says which are), and the n-gram detector agrees. English text never gets
- * that far, so its terms stay as they are; null when the text reads as English or unknown.
+ * The Latin-script language other than English (Spanish, German, …) a text's words are written in:
+ * at least two of its words are that language's function words, more than are English ones
+ * (`english` says which are), and the n-gram detector agrees. English text never gets as far as the
+ * detector; null when the text reads as English or unknown.
  */
-export function foreignStopWords(
+export function foreignLatinLanguage(
   words: readonly string[],
   english: ReadonlySet<string>,
   detect: () => Language | null,
-): ReadonlySet<string> | null {
+): Language | null {
   const index = latinStops();
   const counts = new Array<number>(latinStopLanguages.length).fill(0);
   let englishCount = 0;
@@ -219,5 +247,43 @@ export function foreignStopWords(
     (counts[latinStopLanguages.indexOf(language as (typeof latinStopLanguages)[number])] ?? 0) <= englishCount
   )
     return null;
-  return stopList(`raw:${language}`);
+  return language;
+}
+
+/** The stop words to drop from a text's words when it is written in another Latin-script language (see foreignLatinLanguage). */
+export function foreignStopWords(
+  words: readonly string[],
+  english: ReadonlySet<string>,
+  detect: () => Language | null,
+): ReadonlySet<string> | null {
+  const language = foreignLatinLanguage(words, english, detect);
+  return language === null ? null : stopList(`raw:${language}`);
+}
+
+const snowballNames: Partial<Record<Language, string>> = {
+  es: "spanish",
+  de: "german",
+  fr: "french",
+  pt: "portuguese",
+  it: "italian",
+  nl: "dutch",
+  tr: "turkish",
+};
+const latinStemmers = new Map<Language, (word: string) => string>();
+
+/**
+ * The Snowball stemmer of a Latin-script language other than English (German "Gärten" → "gart"),
+ * or null. For comparisons inside one language only: the index keeps the English pipeline for
+ * every Latin-script word, so a question and its documents always meet there.
+ */
+export function latinStemmer(language: Language): ((word: string) => string) | null {
+  const name = snowballNames[language];
+  if (!name) return null;
+  let stem = latinStemmers.get(language);
+  if (!stem) {
+    const stemmer = newStemmer(name);
+    stem = (word) => stemmer.stem(word) || word;
+    latinStemmers.set(language, stem);
+  }
+  return stem;
 }

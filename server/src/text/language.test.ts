@@ -4,7 +4,7 @@ import { analyze, tokenize } from "../retrieval/text-analysis.ts";
 import { stemHindi } from "./analyzers.ts";
 import { detectLanguage, languages } from "./language.ts";
 import { fallbackMessages, localizeFallback } from "./messages.ts";
-import { stemWord, tokenizeTerms, tokenizeWords } from "./normalize.ts";
+import { stemWord, tokenizeTerms, tokenizeTermsIn, tokenizeWords } from "./normalize.ts";
 import { foldText } from "./segment.ts";
 import { splitSentences } from "./sentences.ts";
 
@@ -90,6 +90,26 @@ describe("tokenizeWords and tokenizeTerms", () => {
   it("stem Russian words by the Russian rules", () => {
     expect(stemWord("книгами")).toBe(stemWord("книги"));
   });
+
+  it("drop Hindi question words, which no answer contains", () => {
+    expect(tokenizeTerms("रिफंड कब मिलेगा?")).not.toContain("कब");
+  });
+});
+
+describe("tokenizeTermsIn", () => {
+  it("follows a known language's stop words and Snowball stemmer", () => {
+    expect(tokenizeTermsIn("Wo sind die Sächsischen Gärten?", "de")).toEqual(
+      tokenizeTermsIn("der Sächsische Garten", "de"),
+    );
+    expect(tokenizeTermsIn("¿Cuándo llegan los pedidos?", "es")).toEqual(
+      tokenizeTermsIn("llega el pedido", "es"),
+    );
+  });
+
+  it("is tokenizeTerms for English or an unknown language", () => {
+    expect(tokenizeTermsIn("What are the rivers?", null)).toEqual(tokenizeTerms("What are the rivers?"));
+    expect(tokenizeTermsIn("What are the rivers?", "en")).toEqual(["river"]);
+  });
 });
 
 describe("splitSentences", () => {
@@ -99,6 +119,12 @@ describe("splitSentences", () => {
       "第二句！",
       "第三句？",
     ]);
+  });
+
+  it("keeps a German ordinal inside its sentence", () => {
+    expect(
+      splitSentences("Tesla starb am 7. Januar 1943 in New York. Er war 86.").map((s) => s.text),
+    ).toEqual(["Tesla starb am 7. Januar 1943 in New York.", "Er war 86."]);
   });
 
   it("splits at the Devanagari danda and the Arabic question mark", () => {

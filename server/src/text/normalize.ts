@@ -1,5 +1,11 @@
-import { foreignStopWords, isScriptStopWord, stemScriptWord } from "./analyzers.ts";
-import { detectLanguage } from "./language.ts";
+import {
+  foreignStopWords,
+  isScriptStopWord,
+  latinStemmer,
+  stemScriptWord,
+  stopWordsOf,
+} from "./analyzers.ts";
+import { detectLanguage, type Language } from "./language.ts";
 import { essentialMark, unspacedScript } from "./scripts.ts";
 import { segmentWords } from "./segment.ts";
 
@@ -108,6 +114,25 @@ export function tokenizeTerms(text: string): string[] {
     if (STOP_WORDS.has(word) || foreign?.has(word)) continue;
     if (word.charCodeAt(0) > 0x24f && isScriptStopWord(word)) continue;
     terms.push(stemWord(word));
+  }
+  return terms;
+}
+
+/**
+ * Content terms of a text known to be in `language`: for Spanish, German, French, Portuguese,
+ * Italian, Dutch and Turkish, that language's stop words dropped (with the English ones) and its
+ * Snowball stemmer; `tokenizeTerms` otherwise. For matching a question against passages of one
+ * language (the extractive answerer), where both sides can follow the same rules.
+ */
+export function tokenizeTermsIn(text: string, language: Language | null): string[] {
+  const stem = language ? latinStemmer(language) : null;
+  if (!language || !stem) return tokenizeTerms(text);
+  const stops = stopWordsOf(language, "written");
+  const terms: string[] = [];
+  for (const word of tokenizeWords(text)) {
+    if (STOP_WORDS.has(word) || stops.has(word)) continue;
+    if (word.charCodeAt(0) > 0x24f && isScriptStopWord(word)) continue;
+    terms.push(/\p{N}/u.test(word) ? word : stem(word));
   }
   return terms;
 }

@@ -18,6 +18,9 @@ const ABBREVIATIONS = new Set(
   ).split(" "),
 );
 
+// A day or rank after an article or preposition of German, Dutch or the Nordic languages.
+const ORDINAL = /(?:^|\s)(?:am|im|vom|zum|bis|seit|ab|der|die|das|den|dem|des|het|det)\s+\d{1,3}$/i;
+
 // A sentence ends at . ! ? (or …), optionally followed by closing quotes/brackets, then whitespace.
 const BOUNDARY = /([.!?…]+)(["'”’)\]]*)(\s+)/g;
 
@@ -59,6 +62,8 @@ function endsSentence(before: string, punct: string, next: string): boolean {
   // A lowercase continuation means the mark did not end a sentence ("approx. five", "Yahoo! users").
   if (/^\p{Ll}/u.test(next)) return false;
   if (punct !== ".") return true;
+  // German and its neighbours write ordinals with a period: "am 7. Januar", "im 19. Jahrhundert".
+  if (ORDINAL.test(before)) return false;
   const lastWord = /([\p{L}.]+)$/u.exec(before)?.[1] ?? "";
   if (lastWord.length === 0) return true;
   // Initials: a single capital letter ("J. R. R. Tolkien", "George W. Bush").

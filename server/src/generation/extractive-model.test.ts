@@ -171,6 +171,19 @@ describe("answers shaped like help articles", () => {
     expect(ask("who do i contact about my bill")).toContain("billing@example.com");
   });
 
+  it("answers 'what information …' with the list, not the sentence around it", () => {
+    const crash = [
+      makeChunk(
+        0,
+        "Crash reports",
+        "When the browser crashes, information about the crash is sent anonymously so we can fix the problem. Crash information is never linked to you.\n\nThe report includes:\n\n- the browser version\n- your operating system version\n- the time of the crash",
+      ),
+    ];
+    expect(
+      composeExtractiveAnswer("what information gets sent when the browser crashes", crash, FALLBACK).answer,
+    ).toContain("- your operating system version");
+  });
+
   it("never quotes the heading line the chunker puts first", () => {
     expect(ask("deactivate private address")).not.toMatch(/^How do I deactivate/);
   });

@@ -57,9 +57,9 @@ const DEFAULTS: ExtractiveOptions = {
     chunk: 0.3,
     bigram: 0.15,
     answerType: 0.08,
-    shape: 0.08,
+    shape: 0.16,
     rank: 0.6,
-    lead: 0,
+    lead: 0.1,
   },
 };
 
@@ -280,12 +280,14 @@ function wordCount(text: string): number {
 
 const POLARITY =
   /\b(?:yes|no|not|never|cannot|can't|won't|doesn't|don't|isn't|aren't|only|unfortunately|always|automatically|free|required|must)\b|n't\b/i;
-const CONTACT = /[\w.+-]+@[\w-]+\.[\w.]+|https?:\/\/\S+|\b(?:contact|email|form)\b/i;
+const CONTACT =
+  /[\w.+-]+@[\w-]+\.[\w.]+|https?:\/\/\S+|\bcontact (?:us|form|support)\b|\b(?:form|support team)\b/i;
 
 /** Does the unit have the shape the question asks for (the steps, a yes or no, where to write)? */
 function fitsShape(unit: AnswerUnit, shape: QuestionShape, next: AnswerUnit | undefined): boolean {
   switch (shape) {
     case "procedure":
+    case "enumeration":
       return unit.kind === "list" || (unit.introduces && next?.kind === "list");
     case "yesno":
       return unit.kind === "sentence" && POLARITY.test(unit.text);

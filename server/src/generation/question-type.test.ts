@@ -53,6 +53,8 @@ describe("detectQuestionShape", () => {
     ["كيف أغير كلمة المرور؟", "procedure"],
     ["如何修改密码？", "procedure"],
     ["Can I pay by card?", "yesno"],
+    ["What information is sent when the app crashes?", "enumeration"],
+    ["What does the subscription include?", "enumeration"],
     ["Who do I contact about a refund?", "contact"],
     ["Wie alt ist die Firma?", "other"],
   ])("reads %s as %s", (question, shape) => {

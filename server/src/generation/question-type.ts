@@ -98,6 +98,10 @@ export function matchesAnswerType(
   }
 }
 
+// "What information is sent?", "What does it include?": the answer is a list of things.
+const ENUMERATION =
+  /\bwhat (?:info|information|data|details|features|options|settings|kinds?|types?|things|apps|devices|browsers|platforms|languages|countries)\b|\bwhat (?:does|do|is|are) .*\b(?:include|contain|collect|cover|support|offer)\b|\b(?:which|what) .*\b(?:are (?:supported|included|available|covered))\b/;
+
 // "How do I …" beyond English: the question word with a first-person or modal verb, or the script's own "how".
 const PROCEDURE = new RegExp(
   [
@@ -110,7 +114,7 @@ const PROCEDURE = new RegExp(
 );
 
 /** What kind of reply the question wants, beyond the type of its answer. */
-export type QuestionShape = "procedure" | "yesno" | "contact" | "other";
+export type QuestionShape = "procedure" | "enumeration" | "yesno" | "contact" | "other";
 
 export function detectQuestionShape(question: string): QuestionShape {
   const q = question.toLowerCase();
@@ -127,6 +131,7 @@ export function detectQuestionShape(question: string): QuestionShape {
     PROCEDURE.test(q)
   )
     return "procedure";
+  if (ENUMERATION.test(q)) return "enumeration";
   if (
     /^\s*(?:can|could|does|do|is|are|will|would|should|did|has|have|am|was|were)\b|,\s*(?:can|could|does|do|is|are|will)\b[^,]*\?\s*$/.test(
       q,

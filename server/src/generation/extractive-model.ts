@@ -15,7 +15,7 @@ import type { ChatModel, GenerateInput, GenerationEvent, RetrievedChunk } from "
 
 /** Tunables of the extractive answerer; the defaults are what the SQuAD check measured best. */
 export interface ExtractiveOptions {
-  /** Share of the question's weighted terms the best sentence must match; below it the fallback message is sent. */
+  /** Share of the question's weighted terms the best sentence (alone or with its neighbours) must match; below it the fallback message is sent. */
   relevanceFloor: number;
   /** Most sentences in an answer. */
   maxSentences: number;
@@ -107,7 +107,10 @@ export function composeExtractiveAnswer(
   const fallback = { answer: fallbackMessage, usedChunks: [] };
   const { scored, ranked } = rankAnswerUnits(question, chunks, settings);
   const best = ranked[0];
-  if (best === undefined || best.coverage < settings.relevanceFloor) return fallback;
+  // Evidence is the best unit's share of the question, alone or with its neighbours (a short sentence
+  // often leaves its subject to the one before it).
+  if (best === undefined || Math.max(best.coverage, best.windowCoverage) < settings.relevanceFloor)
+    return fallback;
 
   // A list, table or code block comes with the sentence that introduces it, and an introduction with its block.
   const withCompanion = (unit: ScoredUnit): ScoredUnit[] => {
@@ -251,7 +254,7 @@ export function rankAnswerUnits(
     const chunk = chunks[u.chunkIndex];
     const evidence = score;
     score += 0.02 / (1 + u.position) + w.rank * ((chunk?.score ?? 0) / topScore);
-    return { ...u, words, score, own: evidence, coverage };
+    return { ...u, words, score, own: evidence, coverage, windowCoverage };
   });
 
   const ranked = [...scored].sort(
@@ -272,6 +275,8 @@ export interface ScoredUnit extends Unit {
   /** The score before the chunk's retrieval rank is added. */
   own: number;
   coverage: number;
+  /** Coverage of the unit with its neighbours in the chunk. */
+  windowCoverage: number;
 }
 
 function wordCount(text: string): number {

@@ -34,7 +34,7 @@ const RULES: readonly (readonly [AnswerType, RegExp])[] = [
         word(
           "cu[aá]ndo|quand[oa]?|wann|wanneer|kiedy|ne zaman|когда|в каком году|(?:qu[eé]|quel(?:le)?|welche[mnrs]?|in welchem) (?:a[nñ]o|ann[eé]e|jahr|siglo|si[eè]cle|jahrhundert|ano|anno|fecha|date|datum)",
         ),
-        String.raw`متى|في أي عام|कब|किस वर्ष|什么时候|何时|哪一年|哪年|いつ|何年|언제`,
+        "متى|في أي عام|कब|किस वर्ष|什么时候|何时|哪一年|哪年|いつ|何年|언제",
       ].join("|"),
       "u",
     ),
@@ -44,7 +44,7 @@ const RULES: readonly (readonly [AnswerType, RegExp])[] = [
     new RegExp(
       [
         word("who(?:m|se)?|qui[eé]n(?:es)?|qui|quem|chi|wer|wem|wen|wessen|kto|kim|кто|кого|чей"),
-        word("wie") + "(?= (?:is|was|heeft|zijn|waren))",
+        `${word("wie")}(?= (?:is|was|heeft|zijn|waren))`,
         String.raw`^\s*من\s|कौन|किसने|谁|誰|누구`,
       ].join("|"),
       "u",
@@ -56,7 +56,7 @@ const RULES: readonly (readonly [AnswerType, RegExp])[] = [
       [
         word("where|(?:what|which) (?:city|country|state|place|region|town|continent|location)"),
         word("d[oó]nde|adónde|où|onde|dove|wo(?:her|hin)?|waar|gdzie|nerede|где|куда|откуда"),
-        String.raw`أين|कहाँ|कहां|哪里|哪儿|どこ|어디`,
+        "أين|कहाँ|कहां|哪里|哪儿|どこ|어디",
       ].join("|"),
       "u",
     ),

@@ -38,7 +38,7 @@ const QUESTION_WORDS: Partial<Record<string, readonly string[]>> = {
     // and the auxiliaries and pronouns around them that the list also lacks
     ...["जाता", "जाती", "जाते", "गए", "गई", "ऐसा", "ऐसी", "सा", "सी", "जिसमें", "जिससे"],
   ],
-  zh: ["什么时候", "哪位", "哪种", "多久"],
+  zh: ["什么时候", "哪位", "哪种", "多久", "谁是"],
   ar: ["لماذا"],
   ru: ["чей", "чья", "чьё", "чьи"],
 };

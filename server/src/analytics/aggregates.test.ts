@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { AnsweredQuery } from "../answers/answer-record.ts";
-import { Aggregates, intervalStarts } from "./aggregates.ts";
-import { denseHistogram, percentile, SparseHistogram } from "./histogram.ts";
+import {
+  Aggregates,
+  DayTops,
+  dayTopsJsonSchema,
+  HourBucket,
+  hourBucketJsonSchema,
+  intervalStarts,
+} from "./aggregates.ts";
+import { denseHistogram, percentile, SparseHistogram, sparseHistogramJsonSchema } from "./histogram.ts";
 import { DistinctAccumulator, DistinctCounter, hashCaller } from "./hyperloglog.ts";
 import { normalizeQuestion } from "./normalize-question.ts";
 
@@ -230,5 +237,32 @@ describe("interval starts", () => {
       new Date(t).toISOString().slice(0, 10),
     );
     expect(weeks).toEqual(["2025-03-05", "2025-03-10", "2025-03-17"]);
+  });
+});
+
+describe("stored buckets", () => {
+  it("come back from their JSON through the schemas unchanged", () => {
+    const agg = new Aggregates();
+    agg.addQuery(
+      query("2025-03-05T10:00:00Z", { cited: [{ documentId: "d1", title: "Doc 1", dataSourceId: "s1" }] }),
+    );
+    agg.addQuery(query("2025-03-05T10:30:00Z", { answered: false, latency: 2_500, callerId: "caller-2" }));
+    const roundTrip = (value: unknown) => JSON.parse(JSON.stringify(value));
+    for (const bucket of agg.hours.get(AGENT)?.values() ?? []) {
+      const decoded = HourBucket.fromJSON(hourBucketJsonSchema.parse(roundTrip(bucket)));
+      expect(decoded.toJSON()).toEqual(bucket.toJSON());
+    }
+    for (const tops of agg.days.get(AGENT)?.values() ?? []) {
+      expect(DayTops.fromJSON(dayTopsJsonSchema.parse(roundTrip(tops))).toJSON()).toEqual(tops.toJSON());
+    }
+    expect(agg.hours.get(AGENT)?.size).toBe(1);
+  });
+
+  it("are refused when their shape is wrong", () => {
+    expect(sparseHistogramJsonSchema.safeParse([[1, 2], [5]]).success).toBe(false);
+    expect(hourBucketJsonSchema.safeParse({ c: [1], l: [[], []], r: [[], []], g: [[], []] }).success).toBe(
+      false,
+    );
+    expect(dayTopsJsonSchema.safeParse({ q: [["hi", "1", 2]], u: [], s: [] }).success).toBe(false);
   });
 });

@@ -1,7 +1,13 @@
 import type { AgentAnalytics, AnalyticsInterval, AnalyticsPoint } from "@lore/shared";
+import { z } from "zod";
 import type { AnsweredQuery } from "../answers/answer-record.ts";
-import { denseHistogram, percentile, SparseHistogram } from "./histogram.ts";
-import { DistinctAccumulator, DistinctCounter, hashCaller } from "./hyperloglog.ts";
+import { denseHistogram, percentile, SparseHistogram, sparseHistogramJsonSchema } from "./histogram.ts";
+import {
+  DistinctAccumulator,
+  DistinctCounter,
+  distinctCounterJsonSchema,
+  hashCaller,
+} from "./hyperloglog.ts";
 import { normalizeQuestion } from "./normalize-question.ts";
 
 export const HOUR_MS = 3_600_000;
@@ -90,13 +96,15 @@ export class HourBucket {
   }
 }
 
-export interface HourBucketJson {
-  c: number[];
-  l: [number[], number[]];
-  r: [number[], number[]];
-  g: [number[], number[]];
-  v: { s: number[] } | { r: string };
-}
+/** An hour bucket as stored: counters in COUNTER_KEYS order, three histograms, the callers' sketch. */
+export const hourBucketJsonSchema = z.object({
+  c: z.array(z.number()),
+  l: sparseHistogramJsonSchema,
+  r: sparseHistogramJsonSchema,
+  g: sparseHistogramJsonSchema,
+  v: distinctCounterJsonSchema,
+});
+export type HourBucketJson = z.infer<typeof hourBucketJsonSchema>;
 
 // One string object per distinct question or document id, shared by every day: merging days then
 // compares keys by identity instead of by content.
@@ -167,11 +175,15 @@ export class DayTops {
   }
 }
 
-export interface DayTopsJson {
-  q: Array<[string, number, number]>;
-  u: Array<[string, number, number]>;
-  s: Array<[string, string, string, number]>;
-}
+const countedJsonSchema = z.array(z.tuple([z.string(), z.number(), z.number()]));
+
+/** A day's top lists as stored: [question, count, last] and [documentId, title, dataSourceId, count]. */
+export const dayTopsJsonSchema = z.object({
+  q: countedJsonSchema,
+  u: countedJsonSchema,
+  s: z.array(z.tuple([z.string(), z.string(), z.string(), z.number()])),
+});
+export type DayTopsJson = z.infer<typeof dayTopsJsonSchema>;
 
 // Keeps the most counted half: a question that fell out can come back, its earlier count lost.
 function prune<V extends { count: number }>(map: Map<string, V>): void {

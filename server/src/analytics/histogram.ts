@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /**
  * Log-spaced latency bins: bin 0 holds values below 0.1 ms, bin i ≥ 1 holds [0.1·r^(i-1), 0.1·r^i)
  * with r = 1.05, up to ten minutes (the last bin takes anything larger). A percentile read from the
@@ -7,6 +9,12 @@ export const HISTOGRAM_RATIO = 1.05;
 const MIN_MS = 0.1;
 const LOG_RATIO = Math.log(HISTOGRAM_RATIO);
 export const HISTOGRAM_BINS = 2 + Math.ceil(Math.log(600_000 / MIN_MS) / LOG_RATIO);
+
+/** A sparse histogram as stored: its bins and their counts, pairwise. */
+export const sparseHistogramJsonSchema = z
+  .tuple([z.array(z.number().int().nonnegative()), z.array(z.number())])
+  .refine(([bins, counts]) => bins.length === counts.length, "bins and counts must pair up");
+export type SparseHistogramJson = z.infer<typeof sparseHistogramJsonSchema>;
 
 export function binOf(ms: number): number {
   if (!(ms >= MIN_MS)) return 0;
@@ -69,11 +77,11 @@ export class SparseHistogram {
     }
   }
 
-  toJSON(): [number[], number[]] {
+  toJSON(): SparseHistogramJson {
     return [Array.from(this.bins.subarray(0, this.size)), Array.from(this.counts.subarray(0, this.size))];
   }
 
-  static fromJSON(data: [number[], number[]]): SparseHistogram {
+  static fromJSON(data: SparseHistogramJson): SparseHistogram {
     const h = new SparseHistogram(Math.max(8, data[0].length));
     h.bins.set(data[0]);
     h.counts.set(data[1]);

@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /**
  * Distinct callers per bucket. Exact (a set of 53-bit hashes) while small, then a HyperLogLog with
  * 1,024 one-byte registers (standard error ≈ 3.25 %). Merging any number of buckets costs at most
@@ -46,6 +48,13 @@ function registerOf(hash: number): { index: number; rank: number } {
   return { index, rank: Math.min(rank, 44) };
 }
 
+/** A distinct counter as stored: its small set of hashes, or its registers in base64. */
+export const distinctCounterJsonSchema = z.union([
+  z.object({ s: z.array(z.number()) }),
+  z.object({ r: z.string() }),
+]);
+export type DistinctCounterJson = z.infer<typeof distinctCounterJsonSchema>;
+
 export class DistinctCounter {
   private small: Set<number> | null = new Set();
   private registers: Uint8Array | null = null;
@@ -78,12 +87,12 @@ export class DistinctCounter {
     else if (this.registers) acc.mergeRegisters(this.registers);
   }
 
-  toJSON(): { s: number[] } | { r: string } {
+  toJSON(): DistinctCounterJson {
     if (this.small) return { s: [...this.small] };
     return { r: Buffer.from(this.registers ?? new Uint8Array(M)).toString("base64") };
   }
 
-  static fromJSON(data: { s: number[] } | { r: string }): DistinctCounter {
+  static fromJSON(data: DistinctCounterJson): DistinctCounter {
     const c = new DistinctCounter();
     if ("s" in data) c.small = new Set(data.s);
     else {

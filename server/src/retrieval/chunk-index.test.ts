@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Connection, connect } from "@lancedb/lancedb";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AppError } from "../errors.ts";
 import { ChunkIndex, type StoredChunk } from "./chunk-index.ts";
 import type { Embedder } from "./embedder.ts";
@@ -122,10 +122,12 @@ describe("ChunkIndex", () => {
     embedder.gate = new Promise<void>((resolve) => {
       release = resolve;
     });
+    const embedded = embedder.calls;
     const replacing = index.replaceDocument(doc, [
       chunk(source, doc, 0, "The support line opens at eight in the morning, on weekdays only.", "v2"),
     ]);
-    await new Promise((r) => setTimeout(r, 50));
+    // Mid-replace: the new version waits on the embedder.
+    await vi.waitFor(() => expect(embedder.calls).toBeGreaterThan(embedded));
     const during = await search(index, "When does the support line open?", [source]);
     expect(during.map((h) => h.chunk.documentVersion)).toEqual(["v1"]);
     release();

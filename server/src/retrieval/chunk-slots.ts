@@ -1,4 +1,5 @@
 import type { DocumentKind } from "@lore/shared";
+import { int32At } from "./checked-access.ts";
 
 /** What the chunks of one write usually share; one object serves all of them. */
 export interface ChunkMeta {
@@ -82,13 +83,13 @@ export class ChunkSlots {
   chunk(slot: number): SlotChunk | null {
     const id = this.ids[slot];
     if (!id) return null;
-    const page = this.pages[slot] as number;
+    const page = int32At(this.pages, slot);
     return {
       id,
-      ordinal: this.ordinals[slot] as number,
+      ordinal: int32At(this.ordinals, slot),
       text: this.readText(slot),
       page: page === noPage ? null : page,
-      tokenCount: this.tokenCounts[slot] as number,
+      tokenCount: int32At(this.tokenCounts, slot),
     };
   }
 
@@ -116,26 +117,26 @@ export class ChunkSlots {
     // The first new block holds every live text when it can, so compaction leaves no half-empty chain.
     let liveBytes = 0;
     for (let slot = 0; slot < remap.length; slot++) {
-      if ((remap[slot] as number) >= 0) liveBytes += Math.max(0, old.textBytes[slot] as number);
+      if (int32At(remap, slot) >= 0) liveBytes += Math.max(0, int32At(old.textBytes, slot));
     }
     this.nextBlockBytes = Math.min(maxBlockBytes, Math.max(minBlockBytes, liveBytes));
     for (let slot = 0; slot < remap.length; slot++) {
-      const next = remap[slot] as number;
+      const next = int32At(remap, slot);
       const id = old.ids[slot];
       const meta = old.metas[slot];
       if (next < 0 || !id || !meta) continue;
       this.place(next, id, meta);
-      this.ordinals[next] = old.ordinals[slot] as number;
-      this.pages[next] = old.pages[slot] as number;
-      this.tokenCounts[next] = old.tokenCounts[slot] as number;
-      const bytes = old.textBytes[slot] as number;
+      this.ordinals[next] = int32At(old.ordinals, slot);
+      this.pages[next] = int32At(old.pages, slot);
+      this.tokenCounts[next] = int32At(old.tokenCounts, slot);
+      const bytes = int32At(old.textBytes, slot);
       if (bytes < 0) {
         this.oddTexts.set(next, old.oddTexts.get(slot) ?? "");
         this.textBytes[next] = -1;
         continue;
       }
-      const start = old.textStart[slot] as number;
-      const source = old.blocks[old.textBlock[slot] as number]?.subarray(start, start + bytes);
+      const start = int32At(old.textStart, slot);
+      const source = old.blocks[int32At(old.textBlock, slot)]?.subarray(start, start + bytes);
       const { block, offset } = this.reserve(next, bytes);
       if (source) block.set(source, offset);
     }
@@ -197,9 +198,9 @@ export class ChunkSlots {
   }
 
   private readText(slot: number): string {
-    const bytes = this.textBytes[slot] as number;
+    const bytes = int32At(this.textBytes, slot);
     if (bytes < 0) return this.oddTexts.get(slot) ?? "";
-    const start = this.textStart[slot] as number;
-    return this.blocks[this.textBlock[slot] as number]?.toString("utf8", start, start + bytes) ?? "";
+    const start = int32At(this.textStart, slot);
+    return this.blocks[int32At(this.textBlock, slot)]?.toString("utf8", start, start + bytes) ?? "";
   }
 }

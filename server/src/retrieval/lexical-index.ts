@@ -1,3 +1,4 @@
+import { float64At, int32At, itemAt, numberAt, uint16At } from "./checked-access.ts";
 import { analyzeLatinWord, analyzeTokens, tokenize } from "./text-analysis.ts";
 import { type ExpansionWeights, expandWords, sharedWordNet } from "./wordnet.ts";
 
@@ -90,14 +91,14 @@ class Postings {
 
 interface PreparedQuery {
   termIds: number[];
-  weights: number[];
+  weights: Float64Array;
   totalWeight: number;
   /** Pair keys of adjacent query terms and their weights. */
   bigrams: Map<number, number>;
   bigramWeight: number;
   expectsNumber: boolean;
   /** Per query term: its prefix id, −1 when no corpus term has that prefix. */
-  prefixes: number[];
+  prefixes: Int32Array;
   /**
    * What BM25 sums over: the known query terms (body and title field) and the related index terms
    * standing in for them (body only, at a reduced weight).
@@ -131,7 +132,7 @@ function editsOf(word: string): Set<string> {
     const head = word.slice(0, i);
     const tail = word.slice(i);
     if (tail) out.add(head + tail.slice(1));
-    if (tail.length > 1) out.add(head + (tail[1] as string) + (tail[0] as string) + tail.slice(2));
+    if (tail.length > 1) out.add(head + tail.charAt(1) + tail.charAt(0) + tail.slice(2));
     for (const c of alphabet) {
       if (tail) out.add(head + c + tail.slice(1));
       out.add(head + c + tail);
@@ -174,6 +175,10 @@ class IntColumn {
 
   constructor(capacity = 1024) {
     this.values = new Int32Array(capacity);
+  }
+
+  get(index: number): number {
+    return int32At(this.values, index);
   }
 
   set(index: number, value: number): void {
@@ -260,7 +265,7 @@ export class LexicalIndex {
     for (const id of ids) tf.set(id, (tf.get(id) ?? 0) + 1);
     const slot = this.slotTotal;
     for (const [id, count] of tf) {
-      (this.postings[id] as Postings).push(slot, count);
+      itemAt(this.postings, id).push(slot, count);
       this.df[id] = (this.df[id] ?? 0) + 1;
     }
     const titleIds = new Set<number>();
@@ -268,7 +273,7 @@ export class LexicalIndex {
       const id = this.tokenTermId(token);
       if (id >= 0) titleIds.add(id);
     }
-    for (const id of titleIds) (this.titlePostings[id] as Postings).push(slot, 1);
+    for (const id of titleIds) itemAt(this.titlePostings, id).push(slot, 1);
     this.store(slot, ids, [...titleIds], starts, source, group);
     this.slotTotal++;
     this.totalLength += ids.length;
@@ -287,7 +292,7 @@ export class LexicalIndex {
   }
 
   isLive(slot: number): boolean {
-    return slot < this.slotTotal && (this.docLength.values[slot] as number) >= 0;
+    return slot < this.slotTotal && (this.docLength.values[slot] ?? -1) >= 0;
   }
 
   /**
@@ -297,13 +302,13 @@ export class LexicalIndex {
   compact(): Int32Array {
     const remap = new Int32Array(this.slotTotal).fill(-1);
     const old = {
-      docLength: this.docLength.values,
-      titleLength: this.titleLength.values,
-      sentenceCount: this.sentenceCount.values,
-      docSource: this.docSource.values,
-      docGroup: this.docGroup.values,
-      recordBlock: this.recordBlock.values,
-      recordOffset: this.recordOffset.values,
+      docLength: this.docLength,
+      titleLength: this.titleLength,
+      sentenceCount: this.sentenceCount,
+      docSource: this.docSource,
+      docGroup: this.docGroup,
+      recordBlock: this.recordBlock,
+      recordOffset: this.recordOffset,
       blocks: this.blocks,
       total: this.slotTotal,
     };
@@ -321,31 +326,19 @@ export class LexicalIndex {
     this.titlePostings = this.titlePostings.map(() => new Postings());
     let next = 0;
     for (let slot = 0; slot < old.total; slot++) {
-      const length = old.docLength[slot] as number;
+      const length = old.docLength.get(slot);
       if (length < 0) continue;
       remap[slot] = next;
-      const titles = old.titleLength[slot] as number;
-      const sentences = old.sentenceCount[slot] as number;
-      const block = old.blocks[old.recordBlock[slot] as number] as Int32Array;
-      const offset = old.recordOffset[slot] as number;
+      const titles = old.titleLength.get(slot);
+      const sentences = old.sentenceCount.get(slot);
+      const block = itemAt(old.blocks, old.recordBlock.get(slot));
+      const offset = old.recordOffset.get(slot);
       const record = block.subarray(offset, offset + length + titles + sentences);
-      this.place(
-        next,
-        record,
-        length,
-        titles,
-        sentences,
-        old.docSource[slot] as number,
-        old.docGroup[slot] as number,
-      );
+      this.place(next, record, length, titles, sentences, old.docSource.get(slot), old.docGroup.get(slot));
       const tf = new Map<number, number>();
-      for (let i = 0; i < length; i++) {
-        const id = record[i] as number;
-        tf.set(id, (tf.get(id) ?? 0) + 1);
-      }
-      for (const [id, count] of tf) (this.postings[id] as Postings).push(next, count);
-      for (let i = length; i < length + titles; i++)
-        (this.titlePostings[record[i] as number] as Postings).push(next, 1);
+      for (const id of record.subarray(0, length)) tf.set(id, (tf.get(id) ?? 0) + 1);
+      for (const [id, count] of tf) itemAt(this.postings, id).push(next, count);
+      for (const id of record.subarray(length, length + titles)) itemAt(this.titlePostings, id).push(next, 1);
       next++;
     }
     this.slotTotal = next;
@@ -362,12 +355,13 @@ export class LexicalIndex {
     let exact = 0x811c9dc5;
     const shingles = new Set<number>();
     for (let i = 0; i < ids.length; i++) {
-      exact = Math.imul(exact ^ (ids[i] as number), 0x01000193) >>> 0;
+      const id = int32At(ids, i);
+      exact = Math.imul(exact ^ id, 0x01000193) >>> 0;
       if (i >= 2) {
         const h =
-          Math.imul(ids[i - 2] as number, 73_856_093) ^
-          Math.imul(ids[i - 1] as number, 19_349_663) ^
-          Math.imul(ids[i] as number, 83_492_791);
+          Math.imul(int32At(ids, i - 2), 73_856_093) ^
+          Math.imul(int32At(ids, i - 1), 19_349_663) ^
+          Math.imul(id, 83_492_791);
         shingles.add(h >>> 0);
       }
     }
@@ -394,17 +388,18 @@ export class LexicalIndex {
     const touched: number[] = [];
     const body = { k1, b, avgLength };
     for (const term of prepared.scoring) {
-      this.accumulate(this.postings[term.id] as Postings, term, allowedSources, touched, body);
+      this.accumulate(itemAt(this.postings, term.id), term, allowedSources, touched, body);
       if (term.inTitle && titleWeight > 0)
-        this.accumulate(this.titlePostings[term.id] as Postings, term, allowedSources, touched, titleWeight);
+        this.accumulate(itemAt(this.titlePostings, term.id), term, allowedSources, touched, titleWeight);
     }
     const top = selectTop(touched, acc, limit);
     const groups = this.groupEvidence(touched, acc, masks);
     const maxPossible = prepared.totalWeight * (k1 + 1);
-    const best = top.length > 0 ? (acc[top[0] as number] as number) : 1;
+    const first = top[0];
+    const best = first === undefined ? 1 : float64At(acc, first);
     const out: LexicalCandidate[] = [];
     for (const slot of top) {
-      const bm25 = acc[slot] as number;
+      const bm25 = float64At(acc, slot);
       const doc = this.documentFeatures(slot, prepared, groups);
       out.push({ slot, features: this.features(slot, prepared, bm25, bm25 / maxPossible, bm25 / best, doc) });
     }
@@ -432,10 +427,10 @@ export class LexicalIndex {
     const docSource = this.docSource.values;
     const flat = typeof field === "number" ? field * term.weight : 0;
     for (let i = 0; i < list.length; i++) {
-      const slot = list.docs[i] as number;
-      const length = docLength[slot] as number;
-      if (length < 0 || !allowedSources.has(docSource[slot] as number)) continue;
-      const current = acc[slot] as number;
+      const slot = int32At(list.docs, i);
+      const length = int32At(docLength, slot);
+      if (length < 0 || !allowedSources.has(int32At(docSource, slot))) continue;
+      const current = float64At(acc, slot);
       if (current === 0) touched.push(slot);
       acc[slot] =
         current +
@@ -443,11 +438,11 @@ export class LexicalIndex {
           ? flat
           : bm25Part(
               term.weight,
-              list.tfs[i] as number,
+              uint16At(list.tfs, i),
               field.k1,
               field.k1 * (1 - field.b + (field.b * length) / field.avgLength),
             ));
-      masks[slot] = (masks[slot] as number) | term.bit;
+      masks[slot] = int32At(masks, slot) | term.bit;
     }
   }
 
@@ -482,10 +477,10 @@ export class LexicalIndex {
       masks[slot] = mask;
     }
     const groups = this.groupEvidence(live, scores, masks);
-    const best = Math.max(1e-9, ...live.map((slot) => scores[slot] as number));
+    const best = Math.max(1e-9, ...live.map((slot) => float64At(scores, slot)));
     const maxPossible = prepared.totalWeight * (k1 + 1);
     for (const slot of live) {
-      const score = scores[slot] as number;
+      const score = float64At(scores, slot);
       const doc = this.documentFeatures(slot, prepared, groups);
       out.set(slot, this.features(slot, prepared, score, score / maxPossible, score / best, doc));
     }
@@ -501,15 +496,15 @@ export class LexicalIndex {
     table.byGroup.clear();
     const groupOf = this.docGroup.values;
     for (const slot of slots) {
-      const group = groupOf[slot] as number;
+      const group = int32At(groupOf, slot);
       if (group < 0) continue;
-      const score = scores[slot] as number;
+      const score = float64At(scores, slot);
       let e = table.byGroup.get(group);
       if (!e) {
         e = { mask: 0, best: 0, second: 0 };
         table.byGroup.set(group, e);
       }
-      e.mask |= masks[slot] as number;
+      e.mask |= int32At(masks, slot);
       if (score > e.best) {
         e.second = e.best;
         e.best = score;
@@ -525,12 +520,12 @@ export class LexicalIndex {
     q: PreparedQuery,
     groups: GroupTable,
   ): { docCoverage: number; docRel: number } {
-    const e = groups.byGroup.get(this.docGroup.values[slot] as number);
+    const e = groups.byGroup.get(this.docGroup.get(slot));
     if (!e) return { docCoverage: 0, docRel: 0 };
     let covered = 0;
     let total = 0;
     for (let p = 0; p < Math.min(31, q.termIds.length); p++) {
-      const weight = q.weights[p] as number;
+      const weight = float64At(q.weights, p);
       total += weight;
       if (e.mask & (1 << p)) covered += weight;
     }
@@ -568,14 +563,14 @@ export class LexicalIndex {
       weights.push(idf);
       words.push(token);
       prefixes.push(
-        id >= 0 ? (this.prefixOfTerm[id] as number) : (this.prefixIdByPrefix.get(prefixOf(analyzed)) ?? -1),
+        id >= 0 ? numberAt(this.prefixOfTerm, id) : (this.prefixIdByPrefix.get(prefixOf(analyzed)) ?? -1),
       );
     }
     const bigrams = new Map<number, number>();
     let bigramWeight = 0;
     for (let i = 0; i + 1 < sequence.length; i++) {
-      const a = sequence[i] as number;
-      const c = sequence[i + 1] as number;
+      const a = numberAt(sequence, i);
+      const c = numberAt(sequence, i + 1);
       if (a === c) continue;
       const weight = (seen.get(a) ?? 0) + (seen.get(c) ?? 0);
       if (a >= 0 && c >= 0) bigrams.set(pairKey(a, c), weight);
@@ -585,15 +580,15 @@ export class LexicalIndex {
     // Negative ids (unknown terms) have no postings; they only add to the totals above.
     return {
       termIds,
-      weights,
+      weights: Float64Array.from(weights),
       totalWeight,
       bigrams,
       bigramWeight,
       expectsNumber: quantityQuestion.test(query),
-      prefixes,
+      prefixes: Int32Array.from(prefixes),
       scoring: [
         ...termIds.flatMap((id, q) =>
-          id < 0 ? [] : [{ id, weight: weights[q] as number, bit: bitOf(q), inTitle: true }],
+          id < 0 ? [] : [{ id, weight: numberAt(weights, q), bit: bitOf(q), inTitle: true }],
         ),
         ...this.expand(words, termIds, weights, idfOf),
       ],
@@ -619,7 +614,7 @@ export class LexicalIndex {
       const id = term === undefined ? undefined : this.termIdByTerm.get(term);
       if (id === undefined || taken.has(id) || (this.df[id] ?? 0) === 0) continue;
       taken.add(id);
-      const weight = factor * Math.min(weights[position] as number, idfOf(id));
+      const weight = factor * Math.min(numberAt(weights, position), idfOf(id));
       out.push({ id, weight, bit: bitOf(position), inTitle: false });
     }
     return out;
@@ -669,29 +664,29 @@ export class LexicalIndex {
     const matchedPairs = new Set<number>();
     const prefixesPresent = new Set<number>();
     for (let i = 0; i < ids.length; i++) {
-      const id = ids[i] as number;
+      const id = int32At(ids, i);
       prefixesPresent.add(this.prefixOfTerm[id] ?? -1);
       const p = position.get(id);
       if (p !== undefined) {
         if (!seen[p]) {
           seen[p] = 1;
-          covered += q.weights[p] as number;
+          covered += float64At(q.weights, p);
         }
-        const count = inWindow[p] as number;
+        const count = int32At(inWindow, p);
         inWindow[p] = count + 1;
-        if (count === 0) windowWeight += q.weights[p] as number;
+        if (count === 0) windowWeight += float64At(q.weights, p);
         if (windowWeight > bestWindow) bestWindow = windowWeight;
       }
       if (i >= windowSize) {
-        const leaving = position.get(ids[i - windowSize] as number);
+        const leaving = position.get(int32At(ids, i - windowSize));
         if (leaving !== undefined) {
-          const left = (inWindow[leaving] as number) - 1;
+          const left = int32At(inWindow, leaving) - 1;
           inWindow[leaving] = left;
-          if (left === 0) windowWeight -= q.weights[leaving] as number;
+          if (left === 0) windowWeight -= float64At(q.weights, leaving);
         }
       }
       if (i > 0 && q.bigrams.size > 0) {
-        const key = pairKey(ids[i - 1] as number, id);
+        const key = pairKey(int32At(ids, i - 1), id);
         const weight = q.bigrams.get(key);
         if (weight !== undefined && !matchedPairs.has(key)) {
           matchedPairs.add(key);
@@ -706,18 +701,18 @@ export class LexicalIndex {
     let anyNumber = false;
     const inSentence = new Uint8Array(q.termIds.length);
     for (let si = 0; si < starts.length; si++) {
-      const from = starts[si] as number;
-      const to = si + 1 < starts.length ? (starts[si + 1] as number) : ids.length;
+      const from = int32At(starts, si);
+      const to = si + 1 < starts.length ? int32At(starts, si + 1) : ids.length;
       inSentence.fill(0);
       let weight = 0;
       let hasNumber = false;
       for (let i = from; i < to; i++) {
-        const id = ids[i] as number;
+        const id = int32At(ids, i);
         const p = position.get(id);
         if (p !== undefined) {
           if (!inSentence[p]) {
             inSentence[p] = 1;
-            weight += q.weights[p] as number;
+            weight += float64At(q.weights, p);
           }
         } else if (this.numeric[id] === 1) {
           hasNumber = true;
@@ -732,12 +727,12 @@ export class LexicalIndex {
     let titleHit = 0;
     for (const id of this.titleTermsOf(slot)) {
       const p = position.get(id);
-      if (p !== undefined) titleHit += q.weights[p] as number;
+      if (p !== undefined) titleHit += float64At(q.weights, p);
     }
     let prefixHit = 0;
     for (let p = 0; p < q.termIds.length; p++) {
-      const prefix = q.prefixes[p] as number;
-      if (seen[p] || (prefix >= 0 && prefixesPresent.has(prefix))) prefixHit += q.weights[p] as number;
+      const prefix = int32At(q.prefixes, p);
+      if (seen[p] || (prefix >= 0 && prefixesPresent.has(prefix))) prefixHit += float64At(q.weights, p);
     }
     return {
       bm25,
@@ -759,26 +754,23 @@ export class LexicalIndex {
   /** A live slot's term ids in order (a view into the arena; empty for a removed slot). */
   private termsOf(slot: number): Int32Array {
     if (!this.isLive(slot)) return new Int32Array(0);
-    const offset = this.recordOffset.values[slot] as number;
-    const block = this.blocks[this.recordBlock.values[slot] as number] as Int32Array;
-    return block.subarray(offset, offset + (this.docLength.values[slot] as number));
+    const offset = this.recordOffset.get(slot);
+    const block = itemAt(this.blocks, this.recordBlock.get(slot));
+    return block.subarray(offset, offset + this.docLength.get(slot));
   }
 
   private titleTermsOf(slot: number): Int32Array {
     if (!this.isLive(slot)) return new Int32Array(0);
-    const offset = (this.recordOffset.values[slot] as number) + (this.docLength.values[slot] as number);
-    const block = this.blocks[this.recordBlock.values[slot] as number] as Int32Array;
-    return block.subarray(offset, offset + (this.titleLength.values[slot] as number));
+    const offset = this.recordOffset.get(slot) + this.docLength.get(slot);
+    const block = itemAt(this.blocks, this.recordBlock.get(slot));
+    return block.subarray(offset, offset + this.titleLength.get(slot));
   }
 
   private sentenceStartsOf(slot: number): Int32Array {
     if (!this.isLive(slot)) return new Int32Array(0);
-    const offset =
-      (this.recordOffset.values[slot] as number) +
-      (this.docLength.values[slot] as number) +
-      (this.titleLength.values[slot] as number);
-    const block = this.blocks[this.recordBlock.values[slot] as number] as Int32Array;
-    return block.subarray(offset, offset + (this.sentenceCount.values[slot] as number));
+    const offset = this.recordOffset.get(slot) + this.docLength.get(slot) + this.titleLength.get(slot);
+    const block = itemAt(this.blocks, this.recordBlock.get(slot));
+    return block.subarray(offset, offset + this.sentenceCount.get(slot));
   }
 
   private store(
@@ -858,32 +850,42 @@ export class LexicalIndex {
 
 /** The `limit` slots with the highest scores, best first (a bounded min-heap). */
 function selectTop(slots: number[], scores: Float64Array, limit: number): number[] {
-  const heap: number[] = [];
-  const less = (a: number, b: number): boolean => (scores[a] as number) < (scores[b] as number);
+  const heap = new Int32Array(Math.max(0, Math.min(slots.length, Math.ceil(limit))));
+  let size = 0;
+  // `less` and `swap` take positions in the heap.
+  const less = (i: number, j: number): boolean =>
+    float64At(scores, int32At(heap, i)) < float64At(scores, int32At(heap, j));
+  const swap = (i: number, j: number): void => {
+    const held = int32At(heap, i);
+    heap[i] = int32At(heap, j);
+    heap[j] = held;
+  };
   for (const slot of slots) {
-    if (heap.length < limit) {
-      heap.push(slot);
-      let i = heap.length - 1;
+    if (size < heap.length) {
+      heap[size] = slot;
+      let i = size++;
       while (i > 0) {
         const parent = (i - 1) >> 1;
-        if (!less(heap[i] as number, heap[parent] as number)) break;
-        [heap[i], heap[parent]] = [heap[parent] as number, heap[i] as number];
+        if (!less(i, parent)) break;
+        swap(i, parent);
         i = parent;
       }
-    } else if (less(heap[0] as number, slot)) {
+    } else if (size > 0 && float64At(scores, int32At(heap, 0)) < float64At(scores, slot)) {
       heap[0] = slot;
       let i = 0;
       for (;;) {
         const l = 2 * i + 1;
         const r = l + 1;
         let m = i;
-        if (l < heap.length && less(heap[l] as number, heap[m] as number)) m = l;
-        if (r < heap.length && less(heap[r] as number, heap[m] as number)) m = r;
+        if (l < size && less(l, m)) m = l;
+        if (r < size && less(r, m)) m = r;
         if (m === i) break;
-        [heap[i], heap[m]] = [heap[m] as number, heap[i] as number];
+        swap(i, m);
         i = m;
       }
     }
   }
-  return heap.sort((a, b) => (scores[b] as number) - (scores[a] as number) || a - b);
+  return Array.from(heap.subarray(0, size)).sort(
+    (a, b) => float64At(scores, b) - float64At(scores, a) || a - b,
+  );
 }

@@ -1,0 +1,345 @@
+import { type Connection, Index, type Table } from "@lancedb/lancedb";
+import type { DocumentKind } from "@lore/shared";
+import {
+  type Table as ArrowTable,
+  Field,
+  FixedSizeList,
+  Float32,
+  Float64,
+  Int32,
+  Schema,
+  Utf8,
+} from "apache-arrow";
+import type { Embedder } from "./embedder.ts";
+
+export interface ChunkRecord {
+  id: string;
+  workspaceId: string;
+  dataSourceId: string;
+  documentId: string;
+  /** Content hash of the document version the chunk came from. */
+  documentVersion: string;
+  ordinal: number;
+  text: string;
+  title: string;
+  headingPath: string[];
+  page: number | null;
+  sourceUrl: string | null;
+  kind: DocumentKind;
+  tokenCount: number;
+  vector?: Float32Array | null;
+}
+
+export type StoredChunk = Omit<ChunkRecord, "vector">;
+
+/** A chunk as read back from the chunks table, with the write that stored it. */
+export interface StoredRow {
+  chunk: StoredChunk;
+  writeId: string;
+  indexedAt: number;
+}
+
+// A type, not an interface: LanceDB's `add` takes records with an index signature.
+export type VectorRow = {
+  id: string;
+  dataSourceId: string;
+  documentId: string;
+  writeId: string;
+  embedder: string;
+  vector: number[];
+};
+
+/** Which embedder made a stored vector, for the write of its chunk. */
+export interface VectorStamp {
+  id: string;
+  embedder: unknown;
+  writeId: unknown;
+}
+
+export interface ChunkStoreTables {
+  chunksTable: string;
+  vectorsTable: string;
+}
+
+const chunkSchema = new Schema([
+  new Field("id", new Utf8(), false),
+  new Field("workspaceId", new Utf8(), false),
+  new Field("dataSourceId", new Utf8(), false),
+  new Field("documentId", new Utf8(), false),
+  new Field("documentVersion", new Utf8(), false),
+  new Field("writeId", new Utf8(), false),
+  new Field("indexedAt", new Float64(), false),
+  new Field("ordinal", new Int32(), false),
+  new Field("text", new Utf8(), false),
+  new Field("title", new Utf8(), false),
+  new Field("headingPath", new Utf8(), false),
+  new Field("page", new Int32(), true),
+  new Field("sourceUrl", new Utf8(), true),
+  new Field("kind", new Utf8(), false),
+  new Field("tokenCount", new Int32(), false),
+]);
+
+function vectorSchema(dimensions: number): Schema {
+  return new Schema([
+    new Field("id", new Utf8(), false),
+    new Field("dataSourceId", new Utf8(), false),
+    new Field("documentId", new Utf8(), false),
+    new Field("writeId", new Utf8(), false),
+    new Field("embedder", new Utf8(), false),
+    new Field("vector", new FixedSizeList(dimensions, new Field("item", new Float32(), true)), false),
+  ]);
+}
+
+type ChunkRow = Omit<StoredChunk, "headingPath"> & {
+  headingPath: string;
+  writeId: string;
+  indexedAt: number;
+};
+
+/** Quotes a value for a LanceDB SQL predicate. */
+function sqlString(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+function sqlList(values: Iterable<string>): string {
+  return [...values].map(sqlString).join(", ");
+}
+
+// Deletes name at most this many documents per predicate.
+const deleteBatchSize = 500;
+
+/**
+ * The LanceDB tables that are the chunk index's store of record: chunks, and their vectors when an
+ * embedder is configured. Callers serialise writes (the index's write queue).
+ */
+export class ChunkStore {
+  /** Documents whose stale rows a failed delete may have left in the tables. */
+  private readonly uncleanDocuments = new Set<string>();
+
+  private constructor(
+    private readonly chunks: Table,
+    private readonly vectors: Table | null,
+    /** Whether the vectors table has its ANN index (vector search is exact without it). */
+    private vectorIndexBuilt: boolean,
+  ) {}
+
+  /** Opens (or creates) the tables; a vectors table of other dimensions is dropped and made anew. */
+  static async open(
+    db: Connection,
+    embedder: Embedder | null,
+    tables: ChunkStoreTables,
+  ): Promise<ChunkStore> {
+    const names = new Set(await db.tableNames());
+    const chunks = names.has(tables.chunksTable)
+      ? await db.openTable(tables.chunksTable)
+      : await db.createEmptyTable(tables.chunksTable, chunkSchema, { existOk: true });
+    let vectors: Table | null = null;
+    if (embedder) {
+      const schema = vectorSchema(embedder.dimensions);
+      if (names.has(tables.vectorsTable)) {
+        vectors = await db.openTable(tables.vectorsTable);
+        const field = (await vectors.schema()).fields.find((f) => f.name === "vector");
+        // Duck-typed: LanceDB may hand back arrow classes from its own copy of apache-arrow.
+        const type: unknown = field?.type;
+        const dims =
+          typeof type === "object" && type !== null && "listSize" in type ? Number(type.listSize) : -1;
+        // A model with other dimensions makes every stored vector useless: start over and re-embed.
+        if (dims !== embedder.dimensions) {
+          await db.dropTable(tables.vectorsTable);
+          vectors = await db.createEmptyTable(tables.vectorsTable, schema);
+        }
+      } else {
+        vectors = await db.createEmptyTable(tables.vectorsTable, schema, { existOk: true });
+      }
+    }
+    const indices = vectors ? await vectors.listIndices() : [];
+    return new ChunkStore(
+      chunks,
+      vectors,
+      indices.some((i) => i.columns.includes("vector")),
+    );
+  }
+
+  /** Every stored chunk row, in table order. */
+  async readChunks(): Promise<StoredRow[]> {
+    return readChunkRows(await this.chunks.query().toArrow()).map(
+      ({ writeId, indexedAt, headingPath, ...rest }) => ({
+        chunk: { ...rest, headingPath: parseHeadingPath(headingPath) },
+        writeId,
+        indexedAt,
+      }),
+    );
+  }
+
+  get hasVectors(): boolean {
+    return this.vectors !== null;
+  }
+
+  async addChunks(chunks: readonly StoredChunk[], writeId: string, indexedAt: number): Promise<void> {
+    await this.chunks.add(chunks.map((c) => toRow(c, writeId, indexedAt)));
+  }
+
+  async addVectors(rows: VectorRow[]): Promise<void> {
+    await this.vectors?.add(rows);
+  }
+
+  /** Replaces the vectors of these chunks. */
+  async replaceVectors(rows: VectorRow[]): Promise<void> {
+    if (!this.vectors) return;
+    await this.vectors.delete(`id IN (${sqlList(rows.map((r) => r.id))})`);
+    await this.vectors.add(rows);
+  }
+
+  /** Whether a failed delete may have left rows of this document behind. */
+  isUnclean(documentId: string): boolean {
+    return this.uncleanDocuments.has(documentId);
+  }
+
+  /**
+   * Deletes the rows of documents (except those of `keepWriteId`) from both tables. When a delete fails
+   * (disk full), the documents are remembered as unclean so their next replacement deletes again.
+   */
+  async deleteDocuments(documentIds: readonly string[], keepWriteId?: string): Promise<void> {
+    for (let i = 0; i < documentIds.length; i += deleteBatchSize) {
+      const batch = documentIds.slice(i, i + deleteBatchSize);
+      const keep = keepWriteId === undefined ? "" : ` AND writeId != ${sqlString(keepWriteId)}`;
+      for (const id of batch) this.uncleanDocuments.add(id);
+      await this.deleteWhere(`documentId IN (${sqlList(batch)})${keep}`);
+      for (const id of batch) this.uncleanDocuments.delete(id);
+    }
+  }
+
+  async deleteDataSources(dataSourceIds: readonly string[]): Promise<void> {
+    await this.deleteWhere(`dataSourceId IN (${sqlList(dataSourceIds)})`);
+  }
+
+  async deleteWrites(writeIds: Iterable<string>): Promise<void> {
+    await this.deleteWhere(`writeId IN (${sqlList(writeIds)})`);
+  }
+
+  /** The id, embedder and write of every stored vector. */
+  async vectorStamps(): Promise<VectorStamp[]> {
+    if (!this.vectors) return [];
+    const rows = await this.vectors.query().select(["id", "embedder", "writeId"]).toArrow();
+    const ids = rows.getChild("id");
+    const names = rows.getChild("embedder");
+    const writeIds = rows.getChild("writeId");
+    const out: VectorStamp[] = [];
+    for (let i = 0; i < rows.numRows; i++) {
+      out.push({ id: String(ids?.get(i)), embedder: names?.get(i), writeId: writeIds?.get(i) });
+    }
+    return out;
+  }
+
+  /** The nearest vectors of the given data sources by cosine distance. */
+  async nearestVectors(
+    vector: Float32Array,
+    dataSourceIds: readonly string[],
+    limit: number,
+  ): Promise<{ id: string; writeId: string; _distance: number }[]> {
+    if (!this.vectors) return [];
+    let query = this.vectors
+      .vectorSearch(vector)
+      .distanceType("cosine")
+      .where(`dataSourceId IN (${sqlList(dataSourceIds)})`)
+      .select(["id", "writeId", "_distance"])
+      .limit(limit);
+    if (this.vectorIndexBuilt) query = query.nprobes(20).refineFactor(4);
+    return (await query.toArray()) as { id: string; writeId: string; _distance: number }[];
+  }
+
+  /** Compacts both tables; builds the vector index once there are `vectorIndexThreshold` vectors. */
+  async optimize(vectorIndexThreshold: number): Promise<void> {
+    await this.chunks.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+    if (!this.vectors) return;
+    const count = await this.vectors.countRows();
+    if (!this.vectorIndexBuilt && count >= vectorIndexThreshold) {
+      await this.vectors.createIndex("vector", {
+        config: Index.ivfPq({
+          distanceType: "cosine",
+          numPartitions: Math.max(16, Math.round(Math.sqrt(count))),
+        }),
+      });
+      this.vectorIndexBuilt = true;
+    }
+    await this.vectors.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+  }
+
+  private async deleteWhere(predicate: string): Promise<void> {
+    await this.chunks.delete(predicate);
+    await this.vectors?.delete(predicate);
+  }
+}
+
+function toRow(chunk: StoredChunk, writeId: string, indexedAt: number): ChunkRow {
+  return {
+    id: chunk.id,
+    workspaceId: chunk.workspaceId,
+    dataSourceId: chunk.dataSourceId,
+    documentId: chunk.documentId,
+    documentVersion: chunk.documentVersion,
+    writeId,
+    indexedAt,
+    ordinal: chunk.ordinal,
+    text: chunk.text,
+    title: chunk.title,
+    headingPath: JSON.stringify(chunk.headingPath),
+    page: chunk.page,
+    sourceUrl: chunk.sourceUrl,
+    kind: chunk.kind,
+    tokenCount: chunk.tokenCount,
+  };
+}
+
+function parseHeadingPath(json: string): string[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value.map(String) : [];
+  } catch {
+    return [];
+  }
+}
+
+function readChunkRows(table: ArrowTable): ChunkRow[] {
+  const column = (name: string) => table.getChild(name);
+  const cols = {
+    id: column("id"),
+    workspaceId: column("workspaceId"),
+    dataSourceId: column("dataSourceId"),
+    documentId: column("documentId"),
+    documentVersion: column("documentVersion"),
+    writeId: column("writeId"),
+    indexedAt: column("indexedAt"),
+    ordinal: column("ordinal"),
+    text: column("text"),
+    title: column("title"),
+    headingPath: column("headingPath"),
+    page: column("page"),
+    sourceUrl: column("sourceUrl"),
+    kind: column("kind"),
+    tokenCount: column("tokenCount"),
+  };
+  const rows: ChunkRow[] = [];
+  for (let i = 0; i < table.numRows; i++) {
+    const page = cols.page?.get(i);
+    const sourceUrl = cols.sourceUrl?.get(i);
+    rows.push({
+      id: String(cols.id?.get(i)),
+      workspaceId: String(cols.workspaceId?.get(i)),
+      dataSourceId: String(cols.dataSourceId?.get(i)),
+      documentId: String(cols.documentId?.get(i)),
+      documentVersion: String(cols.documentVersion?.get(i)),
+      writeId: String(cols.writeId?.get(i)),
+      indexedAt: Number(cols.indexedAt?.get(i)),
+      ordinal: Number(cols.ordinal?.get(i)),
+      text: String(cols.text?.get(i)),
+      title: String(cols.title?.get(i)),
+      headingPath: String(cols.headingPath?.get(i) ?? "[]"),
+      page: page == null ? null : Number(page),
+      sourceUrl: sourceUrl == null ? null : String(sourceUrl),
+      kind: String(cols.kind?.get(i)) as DocumentKind,
+      tokenCount: Number(cols.tokenCount?.get(i)),
+    });
+  }
+  return rows;
+}

@@ -1,0 +1,233 @@
+import { type ChunkMeta, ChunkSlots } from "./chunk-slots.ts";
+import type { StoredChunk, StoredRow } from "./chunk-store.ts";
+import { LexicalIndex, type LexicalParams } from "./lexical-index.ts";
+
+/**
+ * The searchable copy of the live chunks: the lexical index and, per slot, the chunk behind it
+ * (packed: text as UTF-8, shared fields once per document), plus the maps from chunk, document and
+ * data source ids to slots. Rebuilt from the store at open; switching a document's version here is one
+ * synchronous step, which is what makes a replacement atomic for readers.
+ */
+export class MemoryIndex {
+  readonly lexical: LexicalIndex;
+  private readonly slots = new ChunkSlots();
+  private readonly slotById = new Map<string, number>();
+  private readonly slotsByDocument = new Map<string, number[]>();
+  private readonly sourceNumber = new Map<string, number>();
+  private readonly liveBySource = new Map<number, number>();
+  private nextSourceNumber = 0;
+  /** Document id → small number, so the lexical index can pool a document's chunks. */
+  private readonly documentNumber = new Map<string, number>();
+  private nextDocumentNumber = 0;
+  /** The meta of the chunk added last, reused by the next chunk of the same document and write. */
+  private lastMeta: ChunkMeta | null = null;
+
+  constructor(lexicalParams: LexicalParams) {
+    this.lexical = new LexicalIndex(lexicalParams);
+  }
+
+  /** Live chunks (all sources). */
+  get size(): number {
+    return this.lexical.size;
+  }
+
+  hasDocument(documentId: string): boolean {
+    return this.slotsByDocument.has(documentId);
+  }
+
+  documentIds(): string[] {
+    return [...this.slotsByDocument.keys()];
+  }
+
+  liveCount(dataSourceId: string): number {
+    const source = this.sourceNumber.get(dataSourceId);
+    return source === undefined ? 0 : (this.liveBySource.get(source) ?? 0);
+  }
+
+  /** The lexical index's number of a data source that has (or had) chunks here. */
+  sourceNumberOf(dataSourceId: string): number | undefined {
+    return this.sourceNumber.get(dataSourceId);
+  }
+
+  /** The numbers of those data sources that have (or had) chunks here. */
+  sourceNumbers(dataSourceIds: readonly string[]): Set<number> {
+    const numbers = new Set<number>();
+    for (const id of dataSourceIds) {
+      const n = this.sourceNumber.get(id);
+      if (n !== undefined) numbers.add(n);
+    }
+    return numbers;
+  }
+
+  /** The chunk's slot while the live version of the chunk is the one `writeId` stored; else undefined. */
+  liveSlot(chunkId: string, writeId: unknown): number | undefined {
+    const slot = this.slotById.get(chunkId);
+    const meta = slot === undefined ? null : this.slots.meta(slot);
+    return meta && meta.writeId === writeId ? slot : undefined;
+  }
+
+  /**
+   * Adds the stored rows; where a crash between adding a new version and deleting the old left both,
+   * the newest write of the document wins. Returns the write ids left behind.
+   */
+  load(rows: readonly StoredRow[]): Set<string> {
+    const newest = new Map<string, { writeId: string; indexedAt: number }>();
+    for (const row of rows) {
+      const seen = newest.get(row.chunk.documentId);
+      if (!seen || row.indexedAt > seen.indexedAt) newest.set(row.chunk.documentId, row);
+    }
+    const staleWrites = new Set<string>();
+    for (const { chunk, writeId } of rows) {
+      const keep = newest.get(chunk.documentId);
+      if (keep && writeId !== keep.writeId) staleWrites.add(writeId);
+      else this.add(chunk, writeId);
+    }
+    return staleWrites;
+  }
+
+  /** Adds a chunk; consecutive chunks of one write with the same fields share one ChunkMeta. */
+  add(chunk: StoredChunk, writeId: string): void {
+    const previous = this.slotById.get(chunk.id);
+    if (previous !== undefined) this.removeSlot(previous);
+    let source = this.sourceNumber.get(chunk.dataSourceId);
+    if (source === undefined) {
+      source = this.nextSourceNumber++;
+      this.sourceNumber.set(chunk.dataSourceId, source);
+    }
+    let meta = this.lastMeta;
+    if (!meta || !sharesMeta(meta, chunk, writeId)) {
+      meta = {
+        workspaceId: chunk.workspaceId,
+        dataSourceId: chunk.dataSourceId,
+        documentId: chunk.documentId,
+        documentVersion: chunk.documentVersion,
+        title: chunk.title,
+        headingPath: chunk.headingPath,
+        sourceUrl: chunk.sourceUrl,
+        kind: chunk.kind,
+        writeId,
+        source,
+      };
+      this.lastMeta = meta;
+    }
+    const headingText = chunk.headingPath.join(" ");
+    let group = this.documentNumber.get(chunk.documentId);
+    if (group === undefined) {
+      group = this.nextDocumentNumber++;
+      this.documentNumber.set(chunk.documentId, group);
+    }
+    const slot = this.lexical.add(chunk.text, `${chunk.title} ${headingText}`, source, group);
+    this.slots.set(slot, chunk, meta);
+    this.slotById.set(chunk.id, slot);
+    const list = this.slotsByDocument.get(chunk.documentId);
+    if (list) list.push(slot);
+    else this.slotsByDocument.set(chunk.documentId, [slot]);
+    this.liveBySource.set(source, (this.liveBySource.get(source) ?? 0) + 1);
+  }
+
+  removeDocument(documentId: string): void {
+    for (const slot of this.slotsByDocument.get(documentId) ?? []) this.removeSlot(slot);
+    this.slotsByDocument.delete(documentId);
+  }
+
+  removeSources(dataSourceIds: readonly string[]): void {
+    const numbers = this.sourceNumbers(dataSourceIds);
+    if (numbers.size === 0) return;
+    for (let slot = 0; slot < this.slots.length; slot++) {
+      const source = this.slots.meta(slot)?.source;
+      if (source !== undefined && numbers.has(source)) this.removeSlot(slot);
+    }
+  }
+
+  /** Drops the numbers of deleted data sources (once their rows are gone from the store). */
+  forgetSources(dataSourceIds: readonly string[]): void {
+    for (const id of dataSourceIds) {
+      const n = this.sourceNumber.get(id);
+      if (n !== undefined) this.liveBySource.delete(n);
+      this.sourceNumber.delete(id);
+    }
+  }
+
+  /** A live slot's chunk, rebuilt from the packed columns (only for what a caller returns). */
+  chunkAt(slot: number): StoredChunk | null {
+    const meta = this.slots.meta(slot);
+    const chunk = meta && this.slots.chunk(slot);
+    if (!meta || !chunk) return null;
+    return {
+      ...chunk,
+      workspaceId: meta.workspaceId,
+      dataSourceId: meta.dataSourceId,
+      documentId: meta.documentId,
+      documentVersion: meta.documentVersion,
+      title: meta.title,
+      headingPath: [...meta.headingPath],
+      sourceUrl: meta.sourceUrl,
+      kind: meta.kind,
+    };
+  }
+
+  /** Every live chunk whose id is not in `except`, with the write that stored it. */
+  chunksExcept(except: ReadonlySet<string>): { chunk: StoredChunk; writeId: string }[] {
+    const out: { chunk: StoredChunk; writeId: string }[] = [];
+    for (let slot = 0; slot < this.slots.length; slot++) {
+      const id = this.slots.id(slot);
+      const chunk = id === null || except.has(id) ? null : this.chunkAt(slot);
+      const writeId = this.slots.meta(slot)?.writeId;
+      if (chunk && writeId) out.push({ chunk, writeId });
+    }
+    return out;
+  }
+
+  /** Renumbers the slots without the removed ones once they make up a fifth of the index. */
+  compactIfSparse(): void {
+    const dead = this.lexical.deadSlots;
+    if (dead === 0 || dead < this.lexical.size * 0.2) return;
+    const remap = this.lexical.compact();
+    this.slots.compact(remap);
+    this.slotById.clear();
+    this.slotsByDocument.clear();
+    for (let slot = 0; slot < this.slots.length; slot++) {
+      const id = this.slots.id(slot);
+      const meta = this.slots.meta(slot);
+      if (id === null || !meta) continue;
+      this.slotById.set(id, slot);
+      const list = this.slotsByDocument.get(meta.documentId);
+      if (list) list.push(slot);
+      else this.slotsByDocument.set(meta.documentId, [slot]);
+    }
+  }
+
+  private removeSlot(slot: number): void {
+    const id = this.slots.id(slot);
+    const meta = this.slots.meta(slot);
+    if (id === null || !meta) return;
+    this.lexical.remove(slot);
+    this.slots.clear(slot);
+    if (this.slotById.get(id) === slot) this.slotById.delete(id);
+    const list = this.slotsByDocument.get(meta.documentId);
+    if (list) {
+      const rest = list.filter((s) => s !== slot);
+      if (rest.length > 0) this.slotsByDocument.set(meta.documentId, rest);
+      else {
+        this.slotsByDocument.delete(meta.documentId);
+        this.documentNumber.delete(meta.documentId);
+      }
+    }
+    this.liveBySource.set(meta.source, (this.liveBySource.get(meta.source) ?? 1) - 1);
+  }
+}
+
+function sharesMeta(meta: ChunkMeta, chunk: StoredChunk, writeId: string): boolean {
+  return (
+    meta.writeId === writeId &&
+    meta.documentId === chunk.documentId &&
+    meta.documentVersion === chunk.documentVersion &&
+    meta.workspaceId === chunk.workspaceId &&
+    meta.dataSourceId === chunk.dataSourceId &&
+    meta.title === chunk.title &&
+    meta.sourceUrl === chunk.sourceUrl &&
+    meta.kind === chunk.kind &&
+    meta.headingPath.length === chunk.headingPath.length &&
+    meta.headingPath.every((part, i) => part === chunk.headingPath[i])
+  );
+}

@@ -1,5 +1,7 @@
 // The console's API client: tokens in sessionStorage, one refresh on 401 token_expired, errors as ApiError.
 
+import { readSseData } from "./sse.js";
+
 const prefix = document.body.dataset.apiPrefix || "/api";
 const KEY = "lore.console.session";
 
@@ -156,34 +158,9 @@ export async function listAll(/** @type {string} */ path) {
 }
 
 /**
- * Yields the JSON events of a server-sent event stream read from a fetch body
- * (EventSource can't POST, so the console reads SSE from fetch like the widget does).
+ * Yields the JSON events of a server-sent event stream read from a fetch body.
  * @param {ReadableStream<Uint8Array>} stream
  */
 export async function* readEvents(stream) {
-  const reader = stream.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  /** @type {string[]} */
-  let data = [];
-  for (;;) {
-    const { done, value } = await reader.read();
-    buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-    let newline = buffer.indexOf("\n");
-    while (newline >= 0) {
-      const line = buffer.slice(0, newline).replace(/\r$/, "");
-      buffer = buffer.slice(newline + 1);
-      newline = buffer.indexOf("\n");
-      if (line === "") {
-        if (data.length > 0) yield JSON.parse(data.join("\n"));
-        data = [];
-      } else if (line.startsWith("data:")) {
-        data.push(line.slice(5).replace(/^ /, ""));
-      }
-    }
-    if (done) {
-      if (data.length > 0) yield JSON.parse(data.join("\n"));
-      return;
-    }
-  }
+  for await (const data of readSseData(stream)) yield JSON.parse(data);
 }

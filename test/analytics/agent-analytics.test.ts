@@ -1,16 +1,15 @@
+import { rmSync } from "node:fs";
 import type { Agent, AgentAnalytics, ApiKey, QueryResponse } from "@lore/shared";
 import { analyticsSchema } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shopEntries } from "../fixtures/shop-corpus.ts";
-import {
-  DEFAULT_PASSWORD,
-  personalWorkspaceId,
-  startTestServer,
-  type TestServer,
-} from "../helpers/server.ts";
+import { DEFAULT_PASSWORD, makeTempDir, startTestServer, type TestServer } from "../helpers/server.ts";
+import { until } from "../helpers/until.ts";
 import { call, createAgent, readyTextSource, streamQuery } from "../ingestion/source-helpers.ts";
 
 const ORIGIN = "https://shop.example";
+/** Kept across the restart test's second server; deleted after all. */
+const dataDir = makeTempDir();
 let server: TestServer;
 let token: string;
 let agent: Agent;
@@ -38,7 +37,7 @@ async function ask(message: string, conversationId?: string): Promise<QueryRespo
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ LORE_DATA_DIR: dataDir });
   token = (await server.login()).access;
   const shop = await readyTextSource(server, token, "Shop FAQ", shopEntries);
   agent = await createAgent(server, token, {
@@ -57,9 +56,12 @@ beforeAll(async () => {
       name: "ci",
     })
   ).body.key;
-  const admin = server.services.store.users.find((u) => u.email === "admin@example.com");
-  const viewer = await server.createUser("viewer@example.com");
-  if (admin) await server.addMember(personalWorkspaceId(server.services, admin.id), viewer.id, "viewer");
+  await server.createUser("viewer@example.com");
+  const member = await call(server, "POST", `/workspaces/${agent.workspaceId}/members/`, token, {
+    email: "viewer@example.com",
+    role: "viewer",
+  });
+  expect(member.status).toBe(201);
   viewerToken = (await server.login("viewer@example.com", DEFAULT_PASSWORD)).access;
   await server.createUser("stranger@example.com");
   strangerToken = (await server.login("stranger@example.com", DEFAULT_PASSWORD)).access;
@@ -101,9 +103,20 @@ beforeAll(async () => {
     { Origin: ORIGIN },
   );
   expect(widgetRating.status).toBeLessThan(300);
-  await new Promise((r) => setTimeout(r, 50)); // feedback reaches analytics through the event bus
+  // Feedback reaches analytics through the event bus; the ratings arrive in order, so three rated
+  // answers show only once the last rating has landed.
+  await until(
+    async () => {
+      const { feedbackUp, feedbackDown } = (await analytics()).body.totals;
+      return feedbackUp + feedbackDown >= 3;
+    },
+    { what: "the ratings to reach analytics" },
+  );
 });
-afterAll(() => server?.close());
+afterAll(async () => {
+  await server?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 describe("GET /analytics/agents/{id}/", () => {
   it("counts the known sequence exactly", async () => {
@@ -210,16 +223,9 @@ describe("GET /analytics/agents/{id}/", () => {
   });
 
   it("survives a restart of the server", async () => {
-    await server.services.analytics.stop();
-    const { AnalyticsService } = await import("@lore/server/analytics/analytics-service.ts");
-    const reopened = await AnalyticsService.open(server.services.store.db, {
-      logger: server.services.logger,
-    });
-    expect(reopened.report(agent.id, { interval: "day", limit: 10 }).totals).toMatchObject({
-      queries: 5,
-      feedbackUp: 2,
-      feedbackDown: 1,
-    });
-    await reopened.stop();
+    await server.close();
+    server = await startTestServer({ LORE_DATA_DIR: dataDir });
+    token = (await server.login()).access;
+    expect((await analytics()).body.totals).toMatchObject({ queries: 5, feedbackUp: 2, feedbackDown: 1 });
   });
 });

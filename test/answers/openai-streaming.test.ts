@@ -15,7 +15,8 @@ import {
 } from "../fakes/openai-server.ts";
 import { shopEntries } from "../fixtures/shop-corpus.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { call, createAgent, readyTextSource, sleep, streamQuery } from "../ingestion/source-helpers.ts";
+import { until } from "../helpers/until.ts";
+import { call, createAgent, readyTextSource, streamQuery } from "../ingestion/source-helpers.ts";
 
 const INSTRUCTIONS = "You are Captain Lore. Always mention the marker PIRATE-7731 in your tone.";
 const CONDENSE_MARKER = "Rewrite the user's last question";
@@ -302,19 +303,20 @@ describe("SSE", () => {
     );
     controller.abort();
     const upstream = fake.requests[before];
-    await Promise.race([upstream?.settled, sleep(5_000)]);
+    await upstream?.settled;
     expect(upstream?.closedEarly).toBe(true);
     expect(upstream?.tokensSent).toBeLessThan(30);
 
-    let stored: ReturnType<typeof conversationDetailSchema.parse> | null = null;
-    for (let i = 0; i < 100; i++) {
-      stored = conversationDetailSchema.parse(
-        (await call(server, "GET", `/agents/${agent.id}/conversations/${conversationId}/`, token)).body,
-      );
-      if (stored.messages.length === 2) break;
-      await sleep(30);
-    }
-    const answerMessage = stored?.messages[1];
+    const stored = await until(
+      async () => {
+        const conversation = conversationDetailSchema.parse(
+          (await call(server, "GET", `/agents/${agent.id}/conversations/${conversationId}/`, token)).body,
+        );
+        return conversation.messages.length === 2 && conversation;
+      },
+      { timeout: 3_000, interval: 30, what: "the stopped answer to be stored" },
+    );
+    const answerMessage = stored.messages[1];
     expect(answerMessage?.status).toBe("stopped");
     expect(answerMessage?.content.length).toBeGreaterThan(0);
     expect(answerMessage?.content.startsWith(received.trimEnd().slice(0, 10))).toBe(true);
@@ -350,8 +352,9 @@ describe("a conversation deleted while its answer streams", () => {
       },
     );
     expect(result.events.at(-1)?.event).toMatchObject({ type: "done" });
+    // The answer is stored (here: dropped) before `done` is sent, and the delete has answered:
+    // nothing of this exchange is still on its way to the store.
     expect(await deleted).toBe(204);
-    await sleep(200);
     const get = await call(server, "GET", `/agents/${agent.id}/conversations/${conversationId}/`, token);
     expect(get.status).toBe(404);
     const list = await call<{ results: Array<{ id: string }> }>(

@@ -14,6 +14,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
 import { repoRoot } from "../helpers/server.ts";
+import { until } from "../helpers/until.ts";
 
 export const CHROMIUM_PATH = process.env.LORE_CHROMIUM ?? "/usr/bin/chromium";
 export const ARTIFACTS_DIR = join(repoRoot, "test-results");
@@ -164,14 +165,19 @@ export async function observeUntil<T>(
   { timeoutMs = 15_000, intervalMs = 15 } = {},
 ): Promise<T[]> {
   const seen: T[] = [];
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (seen.length === 0 || JSON.stringify(seen.at(-1)) !== JSON.stringify(value)) seen.push(value);
-    if (done(value)) return seen;
-    if (Date.now() > deadline) throw new Error(`timed out; last readings: ${JSON.stringify(seen.slice(-3))}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
+  await until(
+    async () => {
+      const value = await read();
+      if (seen.length === 0 || JSON.stringify(seen.at(-1)) !== JSON.stringify(value)) seen.push(value);
+      return done(value);
+    },
+    {
+      timeout: timeoutMs,
+      interval: intervalMs,
+      what: () => `the end; last readings: ${JSON.stringify(seen.slice(-3))}`,
+    },
+  );
+  return seen;
 }
 
 /** Polls `check` until it returns true (usable in hooks, where expect.poll is not). */
@@ -180,9 +186,5 @@ export async function waitUntil(
   what: string,
   timeoutMs = 20_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await until(check, { what, timeout: timeoutMs, interval: 50 });
 }

@@ -53,6 +53,7 @@ describe("uniqueness under concurrent requests", () => {
     const rejected = settled.filter((s): s is PromiseRejectedResult => s.status === "rejected");
     expect(rejected).toHaveLength(19);
     for (const r of rejected) expect(r.reason instanceof AppError && r.reason.code).toBe("conflict");
+    // Read from the store on purpose: no API lists users, and a duplicate row is what this guards against.
     expect(server.services.store.users.filter((u) => u.email === "twin@example.com")).toHaveLength(1);
     expect(
       (

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { LoginResponse } from "@lore/shared";
 import { afterEach, describe, expect, it } from "vitest";
 import { httpRequest, type ServerProcess, startServerProcess, startTestServer } from "../helpers/server.ts";
+import { until } from "../helpers/until.ts";
 import {
   call,
   createAgent,
@@ -11,7 +12,6 @@ import {
   documents,
   getSource,
   search,
-  sleep,
   syncRuns,
   waitForSettled,
 } from "./source-helpers.ts";
@@ -30,23 +30,28 @@ async function loginTo(target: { api: string }): Promise<string> {
   return res.body.access;
 }
 
-/** Opens the data dir in this process (after the child stopped) and reads the chunk table directly. */
+/**
+ * Opens the data dir in this process (after the child stopped) and reads the stored rows directly.
+ * On purpose, not through the API: what a crash left on disk (orphaned chunks, leftover rows of a
+ * purged source) is the point, and the API shows neither.
+ */
 async function inspect(dataDir: string, sourceId: string) {
   const server = await startTestServer({ LORE_DATA_DIR: dataDir });
   try {
-    const table = await server.services.store.db.openTable("retrieval_chunks");
+    const { store, index } = server.services;
+    const table = await store.db.openTable("retrieval_chunks");
     const rows = (await table
       .query()
       .where(`dataSourceId = '${sourceId}'`)
       .select(["id", "documentId"])
       .toArray()) as Array<{ id: string; documentId: string }>;
-    const docs = server.services.store.documents.filter((d) => d.dataSourceId === sourceId);
+    const docs = store.documents.filter((d) => d.dataSourceId === sourceId);
     return {
       rows,
       docs,
-      live: await server.services.index.countByDataSource(sourceId),
-      source: server.services.store.dataSources.get(sourceId),
-      runs: server.services.store.syncRuns.filter((r) => r.dataSourceId === sourceId),
+      live: await index.countByDataSource(sourceId),
+      source: store.dataSources.get(sourceId),
+      runs: store.syncRuns.filter((r) => r.dataSourceId === sourceId),
     };
   } finally {
     await server.close();
@@ -66,14 +71,15 @@ describe("crash safety", () => {
     // Enough documents for several batches (sync-source.ts indexes up to 64 per commit).
     const total = 1_200;
     const source = await createTextSource(proc, token, "Crashy", entries(total));
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const s = await getSource(proc, token, source.id);
-      if (s.status === "syncing" && s.progress.processed >= 10) break;
-      if (s.status === "ready" || Date.now() > deadline)
-        throw new Error(`sync finished before the kill: ${s.status}`);
-      await sleep(20);
-    }
+    const running = proc;
+    await until(
+      async () => {
+        const s = await getSource(running, token, source.id);
+        if (s.status === "ready") throw new Error(`sync finished before the kill: ${s.status}`);
+        return s.status === "syncing" && s.progress.processed >= 10;
+      },
+      { timeout: 30_000, what: "the sync to be under way" },
+    );
     proc.kill("SIGKILL");
     expect((await proc.waitForExit()).signal).toBe("SIGKILL");
 
@@ -138,12 +144,10 @@ describe("crash safety", () => {
     token = await loginTo(proc);
     expect((await call(proc, "GET", `/data-sources/${sourceId}/`, token)).status).toBe(404);
     expect((await search(proc, token, agent.id, "purgeword3")).results).toHaveLength(0);
-    const deadline = Date.now() + 20_000;
-    while (existsSync(join(proc.dataDir, "files", sourceId))) {
-      if (Date.now() > deadline) throw new Error("stored files were not purged after the restart");
-      await sleep(50);
-    }
-    await sleep(500);
+    const filesDir = join(proc.dataDir, "files", sourceId);
+    await until(() => !existsSync(filesDir), { timeout: 20_000, what: "the stored files to be purged" });
+    // The purge under way (files go third of its five steps) finishes first: stop is graceful and
+    // the sync runner waits for it.
     await proc.stop();
     const state = await inspect(proc.dataDir, sourceId);
     expect(state.rows).toHaveLength(0);

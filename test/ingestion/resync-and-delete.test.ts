@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Agent, DataSource } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { until } from "../helpers/until.ts";
 import {
   call,
   createAgent,
@@ -13,7 +14,6 @@ import {
   getSource,
   readyTextSource,
   search,
-  sleep,
   syncRuns,
   waitForSettled,
 } from "./source-helpers.ts";
@@ -33,18 +33,25 @@ const entry = (name: string, extra = ""): Entry => ({
   content: `The ${name} lives near the river and eats fish. ${extra}`.trim(),
 });
 
-/** Rows the chunk table holds for a source, straight from LanceDB. */
-async function storedChunkRows(sourceId: string): Promise<number> {
-  const table = await server.services.store.db.openTable("retrieval_chunks");
-  return table.countRows(`dataSourceId = '${sourceId}'`);
+/**
+ * What the store holds for a source, read directly on purpose: a deleted source is 404 in the API
+ * at once, and stale chunk rows never show in answers, so only the store tells whether a re-sync or
+ * a purge left anything behind.
+ */
+async function stored(sourceId: string) {
+  const { store } = server.services;
+  const table = await store.db.openTable("retrieval_chunks");
+  return {
+    chunkRows: await table.countRows(`dataSourceId = '${sourceId}'`),
+    documents: store.documents.filter((d) => d.dataSourceId === sourceId).length,
+    runs: store.syncRuns.filter((r) => r.dataSourceId === sourceId),
+    record: store.dataSources.get(sourceId),
+  };
 }
 
-async function waitForPurge(sourceId: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (server.services.store.dataSources.get(sourceId)) {
-    if (Date.now() > deadline) throw new Error("purge did not finish");
-    await sleep(25);
-  }
+/** The record goes last in a purge: once it is gone, so is everything else the source owned. */
+async function waitForPurge(sourceId: string): Promise<void> {
+  await until(async () => (await stored(sourceId)).record === undefined, { what: "the purge to finish" });
 }
 
 describe("incremental re-sync", () => {
@@ -105,7 +112,7 @@ describe("incremental re-sync", () => {
       unchanged: 5,
       failed: 0,
     });
-    expect(await storedChunkRows(source.id)).toBe(after.chunkCount);
+    expect((await stored(source.id)).chunkRows).toBe(after.chunkCount);
   });
 
   it("keeps serving each document's previous version while a re-sync runs", async () => {
@@ -198,12 +205,10 @@ describe("deletion", () => {
 
     for (const s of [text, files]) {
       await waitForPurge(s.id);
-      expect(await storedChunkRows(s.id)).toBe(0);
-      expect(server.services.store.documents.filter((d) => d.dataSourceId === s.id)).toHaveLength(0);
-      expect(server.services.store.syncRuns.filter((r) => r.dataSourceId === s.id)).toHaveLength(0);
+      expect(await stored(s.id)).toEqual({ chunkRows: 0, documents: 0, runs: [], record: undefined });
     }
     expect(existsSync(join(server.dataDir, "files", files.id))).toBe(false);
-    expect(await storedChunkRows(keeper.id)).toBe(keeper.chunkCount);
+    expect((await stored(keeper.id)).chunkRows).toBe(keeper.chunkCount);
   });
 
   it("stops a running sync when its source is deleted, and leaves nothing behind", async () => {
@@ -212,17 +217,22 @@ describe("deletion", () => {
       content: `Log line ${i} records event${i} in the ship journal.`,
     }));
     const source = await createTextSource(server, token, "Big journal", many);
-    const deadline = Date.now() + 20_000;
-    while ((await getSource(server, token, source.id)).status !== "syncing" && Date.now() < deadline)
-      await sleep(10);
+    await until(
+      async () => {
+        const { status } = await getSource(server, token, source.id);
+        if (status === "ready") throw new Error("the sync finished before the delete");
+        return status === "syncing";
+      },
+      { timeout: 20_000, interval: 10, what: "the sync to start" },
+    );
     const res = await call(server, "DELETE", `/data-sources/${source.id}/`, token);
     expect(res.status).toBe(204);
-    const run = server.services.store.syncRuns.find((r) => r.dataSourceId === source.id);
-    expect(run === undefined || run.status === "cancelled").toBe(true);
+    const { runs } = await stored(source.id);
+    expect(runs.every((r) => r.status === "cancelled")).toBe(true);
     await waitForPurge(source.id);
-    // A write in flight when the sync stopped must not resurrect chunks after the purge.
-    await sleep(300);
-    expect(await storedChunkRows(source.id)).toBe(0);
-    expect(server.services.store.documents.filter((d) => d.dataSourceId === source.id)).toHaveLength(0);
+    // A write in flight when the sync stopped must not resurrect chunks after the purge. Index
+    // writes go through one queue in order: once another source's sync has landed, it is past them.
+    await readyTextSource(server, token, "After the purge", [entry("heron")]);
+    expect(await stored(source.id)).toEqual({ chunkRows: 0, documents: 0, runs: [], record: undefined });
   });
 });

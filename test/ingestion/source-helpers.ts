@@ -14,6 +14,7 @@ import {
 } from "@lore/shared";
 import { expect } from "vitest";
 import { httpRequest, type TestResponse } from "../helpers/server.ts";
+import { until } from "../helpers/until.ts";
 
 /** Anything with an API base URL: an in-process TestServer or a ServerProcess. */
 export interface ApiTarget {
@@ -100,8 +101,6 @@ export async function documents(target: ApiTarget, token: string, id: string): P
   }
 }
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 /** Polls until no sync of the source is queued or running, then returns the source. */
 export async function waitForSettled(
   target: ApiTarget,
@@ -109,18 +108,17 @@ export async function waitForSettled(
   id: string,
   timeoutMs = 30_000,
 ): Promise<DataSource> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const runs = await syncRuns(target, token, id);
-    const source = await getSource(target, token, id);
-    const active = runs.some((r) => r.status === "queued" || r.status === "running");
-    if (!active && (source.status === "ready" || source.status === "failed")) return source;
-    if (Date.now() > deadline)
-      throw new Error(
-        `source ${id} did not settle: ${JSON.stringify({ status: source.status, progress: source.progress, runs })}`,
-      );
-    await sleep(40);
-  }
+  let last: unknown;
+  return until(
+    async () => {
+      const runs = await syncRuns(target, token, id);
+      const source = await getSource(target, token, id);
+      last = { status: source.status, progress: source.progress, runs };
+      const active = runs.some((r) => r.status === "queued" || r.status === "running");
+      return !active && (source.status === "ready" || source.status === "failed") && source;
+    },
+    { timeout: timeoutMs, interval: 40, what: () => `source ${id} to settle: ${JSON.stringify(last)}` },
+  );
 }
 
 /** Creates a text source and waits for it to be ready. */

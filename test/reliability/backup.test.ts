@@ -14,13 +14,13 @@ import {
   startServerProcess,
   startTestServer,
 } from "../helpers/server.ts";
+import { until } from "../helpers/until.ts";
 import {
   call,
   createAgent,
   createTextSource,
   documents,
   readyTextSource,
-  sleep,
   waitForSettled,
 } from "../ingestion/source-helpers.ts";
 
@@ -121,13 +121,15 @@ describe("backup and restore", () => {
       }
     })();
 
-    await sleep(300);
+    // The snapshot starts with writes under way: a round has landed and the next is in flight.
+    await until(() => writes > 0, { what: "the first round of writes" });
     const backupDir = join(makeTempDir("lore-backup-"), "snapshot");
     cleanup.push(() => rmSync(join(backupDir, ".."), { recursive: true, force: true }));
     const backup = await runCli(["backup", "--to", backupDir], { LORE_DATA_DIR: original.dataDir }, 60_000);
     expect(backup.code, backup.stderr + backup.stdout).toBe(0);
     expect(backup.stdout).toMatch(/backed up \d+ tables/);
-    await sleep(300);
+    const writesAtBackup = writes;
+    await until(() => writes > writesAtBackup, { what: "a round of writes after the snapshot" });
     writing = false;
     await writer;
     expect(failures).toEqual([]);

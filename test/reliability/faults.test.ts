@@ -17,6 +17,7 @@ import {
 import { afterAll, describe, expect, it } from "vitest";
 import { startFakeOpenAI } from "../fakes/openai-server.ts";
 import { makeTempDir, startServerProcess, startTestServer, type TestServer } from "../helpers/server.ts";
+import { until } from "../helpers/until.ts";
 import {
   call,
   createAgent,
@@ -24,7 +25,6 @@ import {
   getSource,
   readyTextSource,
   search,
-  sleep,
   streamQuery,
   waitForSettled,
 } from "../ingestion/source-helpers.ts";
@@ -133,15 +133,15 @@ describe("kill -9", () => {
     const agent = await createAgent(server, token, { name: "Tides", dataSourceIds: [created.id] });
 
     // Kill once the sync is well under way but not finished.
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const s = await getSource(server, token, created.id);
-      if (s.status === "syncing" && s.progress.processed >= 100) break;
-      if (s.status === "ready")
-        throw new Error("the sync finished before it could be interrupted; raise ENTRIES");
-      if (Date.now() > deadline) throw new Error("the sync did not start");
-      await sleep(10);
-    }
+    await until(
+      async () => {
+        const s = await getSource(server, token, created.id);
+        if (s.status === "ready")
+          throw new Error("the sync finished before it could be interrupted; raise ENTRIES");
+        return s.status === "syncing" && s.progress.processed >= 100;
+      },
+      { timeout: 60_000, interval: 10, what: "the sync to be well under way" },
+    );
     server.kill("SIGKILL");
     await server.waitForExit();
 

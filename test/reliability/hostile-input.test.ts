@@ -435,6 +435,7 @@ describe("credentials", () => {
     const doomed = await server.createUser("doomed@example.com");
     const doomedLogin = await server.login("doomed@example.com", "Tr0ub4dor-and-3");
     expect((await server.request("GET", "/agents/", { token: doomedLogin.access })).status).toBe(200);
+    // No API deletes a user: the row goes directly, to see that the user's tokens die with it.
     await server.services.store.users.delete([doomed.id]);
     expectError(await server.request("GET", "/agents/", { token: doomedLogin.access }), 401, "invalid_token");
     expectError(

@@ -11,14 +11,9 @@ import type {
   WebhookPayload,
 } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  DEFAULT_PASSWORD,
-  makeTempDir,
-  personalWorkspaceId,
-  startTestServer,
-  type TestServer,
-} from "../helpers/server.ts";
-import { call, createTextSource, sleep, waitForSettled } from "../ingestion/source-helpers.ts";
+import { DEFAULT_PASSWORD, makeTempDir, startTestServer, type TestServer } from "../helpers/server.ts";
+import { until } from "../helpers/until.ts";
+import { type ApiTarget, call, createTextSource, waitForSettled } from "../ingestion/source-helpers.ts";
 
 interface Received {
   path: string;
@@ -88,6 +83,8 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let token: string;
 let workspaceId: string;
 let source: DataSource;
+/** The subscription that always answers 204, made by the first delivery test. */
+let ok: CreatedWebhook;
 
 const hooksPath = (ws = workspaceId) => `/workspaces/${ws}/webhooks/`;
 async function subscribe(
@@ -104,24 +101,38 @@ async function subscribe(
   return res.body;
 }
 
-async function until<T>(
-  what: string,
-  check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
+/** The caller's personal workspace, as GET /auth/me/ lists it (a new user belongs to no other). */
+async function ownWorkspace(target: ApiTarget, auth: string): Promise<string> {
+  const me = await call<{ workspaces: { id: string; role: string }[] }>(target, "GET", "/auth/me/", auth);
+  const own = me.body.workspaces.find((w) => w.role === "owner");
+  if (!own) throw new Error(`no own workspace: ${JSON.stringify(me.body)}`);
+  return own.id;
+}
+
+/** The delivery log of a subscription, newest first. */
+async function deliveriesOf(hookId: string, query = ""): Promise<WebhookDelivery[]> {
+  const log = await call<Page<WebhookDelivery>>(
+    server,
+    "GET",
+    `${hooksPath()}${hookId}/deliveries/${query}`,
+    token,
+  );
+  return log.body.results;
 }
 
 async function resync(): Promise<void> {
   const res = await call(server, "POST", `/data-sources/${source.id}/sync/`, token);
   expect(res.status).toBeLessThan(300);
   await waitForSettled(server, token, source.id);
+}
+
+/** Resyncs and waits until the `/ok` subscription's delivery of that sync is logged delivered. */
+async function resyncDelivered(): Promise<void> {
+  const before = (await deliveriesOf(ok.id, "?status=delivered")).length;
+  await resync();
+  await until(async () => (await deliveriesOf(ok.id, "?status=delivered")).length > before, {
+    what: "the live subscription's delivery",
+  });
 }
 
 const eventsAt = (path: string) => receiver.received.filter((r) => r.path === path);
@@ -134,9 +145,7 @@ beforeAll(async () => {
     LORE_WEBHOOK_MAX_ATTEMPTS: "4",
   });
   token = (await server.login()).access;
-  const admin = server.services.store.users.find((u) => u.email === "admin@example.com");
-  if (!admin) throw new Error("no admin");
-  workspaceId = personalWorkspaceId(server.services, admin.id);
+  workspaceId = await ownWorkspace(server, token);
 });
 afterAll(async () => {
   await server?.close();
@@ -201,30 +210,29 @@ describe("webhook subscriptions", () => {
       ).status,
     ).toBe(403);
     expect((await call(server, "DELETE", `${hooksPath()}${hook.id}/`, viewerToken)).status).toBe(403);
-    const stranger = await server.createUser("hook-stranger@example.com");
+    await server.createUser("hook-stranger@example.com");
     const strangerToken = (await server.login("hook-stranger@example.com", DEFAULT_PASSWORD)).access;
     expect((await call(server, "GET", hooksPath(), strangerToken)).status).toBe(404);
     expect((await call(server, "GET", `${hooksPath()}${hook.id}/deliveries/`, strangerToken)).status).toBe(
       404,
     );
     // The stranger's own workspace does not reach this workspace's subscription either.
-    const own = personalWorkspaceId(server.services, stranger.id);
+    const own = await ownWorkspace(server, strangerToken);
     expect((await call(server, "GET", `${hooksPath(own)}${hook.id}/`, strangerToken)).status).toBe(404);
     await call(server, "DELETE", `${hooksPath()}${hook.id}/`, token);
   });
 });
 
 describe("deliveries", () => {
-  let ok: CreatedWebhook;
-
   it("fire a signed data_source.sync.completed when a sync completes", async () => {
     ok = await subscribe("/ok", ["data_source.sync.completed", "agent.ready"]);
     source = await createTextSource(server, token, "Webhook FAQ", [
       { title: "Hooks", content: "Webhooks tell other systems what happened." },
     ]);
     await waitForSettled(server, token, source.id);
-    const hit = await until("the sync.completed delivery", () =>
-      eventsAt("/ok").find((r) => r.headers["lore-event"] === "data_source.sync.completed"),
+    const hit = await until(
+      () => eventsAt("/ok").find((r) => r.headers["lore-event"] === "data_source.sync.completed"),
+      { what: "the sync.completed delivery" },
     );
     const header = String(hit.headers["lore-signature"]);
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
@@ -239,15 +247,13 @@ describe("deliveries", () => {
       data: { dataSourceId: source.id, dataSourceName: "Webhook FAQ" },
     });
     expect(payload.data.counts).toMatchObject({ added: 1 });
-    const logged = await until("the delivery to be logged as delivered", async () => {
-      const log = await call<Page<WebhookDelivery>>(
-        server,
-        "GET",
-        `${hooksPath()}${ok.id}/deliveries/`,
-        token,
-      );
-      return log.body.results.find((d) => d.id === hit.headers["lore-delivery"] && d.status !== "pending");
-    });
+    const logged = await until(
+      async () =>
+        (await deliveriesOf(ok.id)).find(
+          (d) => d.id === hit.headers["lore-delivery"] && d.status !== "pending",
+        ),
+      { what: "the delivery to be logged as delivered" },
+    );
     expect(logged).toMatchObject({
       id: hit.headers["lore-delivery"],
       eventId: payload.id,
@@ -260,15 +266,10 @@ describe("deliveries", () => {
   it("retry a failing receiver with backoff until exactly one delivery succeeds", async () => {
     const flaky = await subscribe("/flaky");
     await resync();
-    const delivery = await until("the flaky delivery to be delivered", async () => {
-      const log = await call<Page<WebhookDelivery>>(
-        server,
-        "GET",
-        `${hooksPath()}${flaky.id}/deliveries/`,
-        token,
-      );
-      return log.body.results.find((d) => d.status === "delivered");
-    });
+    const delivery = await until(
+      async () => (await deliveriesOf(flaky.id)).find((d) => d.status === "delivered"),
+      { what: "the flaky delivery to be delivered" },
+    );
     const calls = eventsAt("/flaky");
     expect(calls.map((c) => c.status)).toEqual([500, 500, 200]);
     expect(new Set(calls.map((c) => c.headers["lore-delivery"]))).toEqual(new Set([delivery.id]));
@@ -287,14 +288,8 @@ describe("deliveries", () => {
   it("mark a delivery failed after the last attempt", async () => {
     const down = await subscribe("/down");
     await resync();
-    const failed = await until("the delivery to fail", async () => {
-      const log = await call<Page<WebhookDelivery>>(
-        server,
-        "GET",
-        `${hooksPath()}${down.id}/deliveries/?status=failed`,
-        token,
-      );
-      return log.body.results[0];
+    const failed = await until(async () => (await deliveriesOf(down.id, "?status=failed"))[0], {
+      what: "the delivery to fail",
     });
     expect(failed).toMatchObject({ attempts: 4, responseStatus: 503, nextAttemptAt: null });
     expect(eventsAt("/down")).toHaveLength(4);
@@ -304,23 +299,29 @@ describe("deliveries", () => {
   it("send nothing to a deleted subscription, and cancel what it had pending", async () => {
     const gone = await subscribe("/gone");
     expect((await call(server, "DELETE", `${hooksPath()}${gone.id}/`, token)).status).toBe(204);
-    const before = eventsAt("/ok").length;
-    await resync();
-    await until("the live subscription to get the event", () => eventsAt("/ok").length > before || undefined);
-    await sleep(300);
+    // The event's deliveries are written together and started together: once the live one is
+    // logged delivered, one to the deleted subscription would have been sent too.
+    await resyncDelivered();
+    // The deleted subscription's log is not in the API any more (404): its rows are read directly.
+    expect(server.services.webhooks.deliveries.filter((d) => d.webhookId === gone.id)).toEqual([]);
     expect(eventsAt("/gone")).toEqual([]);
 
     // A subscription deleted while its delivery waits for a retry: the retry never happens.
     const dying = await subscribe("/down");
     const sentBefore = eventsAt("/down").length;
     await resync();
-    await until("the first failed attempt", () => eventsAt("/down").length > sentBefore || undefined);
+    await until(() => eventsAt("/down").length > sentBefore, { what: "the first failed attempt" });
+    // The retry would be due 100 ms (LORE_WEBHOOK_RETRY_BASE_MS) after that attempt at the latest.
+    const retryDue = Date.now() + 100;
     expect((await call(server, "DELETE", `${hooksPath()}${dying.id}/`, token)).status).toBe(204);
     const sentAtDelete = eventsAt("/down").length;
-    await sleep(800);
-    expect(eventsAt("/down").length).toBe(sentAtDelete);
     const rows = server.services.webhooks.deliveries.filter((d) => d.webhookId === dying.id);
     expect(rows.map((d) => d.status)).toEqual(["cancelled"]);
+    // A delivery made after the retry's due time comes later in the worker's queue: once it is
+    // delivered, the retry would have been sent.
+    await until(() => Date.now() > retryDue, { what: "the retry's due time" });
+    await resyncDelivered();
+    expect(eventsAt("/down").length).toBe(sentAtDelete);
   });
 });
 
@@ -335,8 +336,7 @@ describe("a pending delivery", () => {
     let first: TestServer | null = await startTestServer(env);
     try {
       const auth = (await first.login()).access;
-      const admin = first.services.store.users.find((u) => u.email === "admin@example.com");
-      const ws = admin ? personalWorkspaceId(first.services, admin.id) : "";
+      const ws = await ownWorkspace(first, auth);
       const hook = await call<CreatedWebhook>(first, "POST", `/workspaces/${ws}/webhooks/`, auth, {
         url: `${receiver.url}/later`,
         events: ["data_source.sync.completed"],
@@ -344,16 +344,23 @@ describe("a pending delivery", () => {
       const created = await createTextSource(first, auth, "Restart FAQ", [
         { title: "Restarts", content: "Pending deliveries outlive the process." },
       ]);
-      await until("the first failed attempt", () => eventsAt("/later").length > 0 || undefined);
+      await until(() => eventsAt("/later").length > 0, { what: "the first failed attempt" });
       await first.close(); // the retry is still due
       first = null;
       receiver.laterUp.value = true;
       const second = await startTestServer(env);
       try {
-        const delivered = await until("the delivery by the second process", () =>
-          second.services.webhooks.deliveries.find(
-            (d) => d.webhookId === hook.body.id && d.status === "delivered",
-          ),
+        const delivered = await until(
+          async () => {
+            const log = await call<Page<WebhookDelivery>>(
+              second,
+              "GET",
+              `/workspaces/${ws}/webhooks/${hook.body.id}/deliveries/?status=delivered`,
+              (await second.login()).access,
+            );
+            return log.body.results[0];
+          },
+          { what: "the delivery by the second process" },
         );
         expect(delivered.attempts).toBe(2);
         expect(eventsAt("/later").map((r) => r.status)).toEqual([503, 200]);

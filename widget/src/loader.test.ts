@@ -219,9 +219,12 @@ describe("loader", () => {
     handle.close();
     await waitFor(() => expect(seen).toHaveBeenCalledOnce());
     off();
+    // A listener still subscribed shows when the next close has been dispatched.
+    const still = vi.fn();
+    handle.on("close", still);
     handle.open();
     handle.close();
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => expect(still).toHaveBeenCalledOnce());
     expect(seen).toHaveBeenCalledOnce();
     handle.unmount();
     expect(document.querySelector("lore-widget")).toBeNull();

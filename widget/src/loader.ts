@@ -2,8 +2,8 @@
 // a launcher in its own shadow root, the theme, a command queue, and a dynamic import of the
 // panel (Preact, styles, conversation) once the visitor reaches for the launcher.
 import type { MountContext, PanelHandle, WidgetOptions, WidgetTheme } from "./mount.ts";
+import type { WidgetEvent } from "./state/types.ts";
 
-export type WidgetEvent = "open" | "close" | "message" | "sources" | "feedback" | "error";
 type Listener = (detail: unknown) => void;
 
 export interface WidgetHandle {

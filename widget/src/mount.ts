@@ -5,7 +5,7 @@ import { App } from "./components/app.tsx";
 import { WidgetContext, type WidgetUi } from "./components/context.ts";
 import { createTranslator, resolveLanguage } from "./i18n.ts";
 import { createStore, type WidgetStore } from "./state/store.ts";
-import type { WidgetEventName } from "./state/types.ts";
+import type { WidgetEvent } from "./state/types.ts";
 import css from "./styles.css?inline";
 
 /** Theme overrides a page may pass; they win over the agent's theme from the server. */
@@ -60,7 +60,7 @@ export function mountWidget(options: WidgetOptions, ctx: MountContext): PanelHan
   const { host, shadow, launcher } = ctx;
   ctx.adoptStyles(css);
 
-  const emit = (name: WidgetEventName, detail: Record<string, unknown>) =>
+  const emit = (name: WidgetEvent, detail: Record<string, unknown>) =>
     host.dispatchEvent(new CustomEvent(`lore:${name}`, { detail, bubbles: true }));
   const store = createStore({
     server: (options.server ?? location.origin).replace(/\/+$/, ""),

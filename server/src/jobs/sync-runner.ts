@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { SyncRun } from "@lore/shared";
 import type { EventBus } from "../events/event-bus.ts";
-import type { Logger } from "../http/logger.ts";
+import type { Logger } from "../log/logger.ts";
 import { type SyncCounts, type SyncDeps, syncSource } from "../sources/sync-source.ts";
 import type { DataSourceRecord, SyncRunRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
+import { JobRunner } from "./job-runner.ts";
 
 export interface SyncRunnerOptions {
   concurrency: number;
@@ -27,10 +28,10 @@ const ACTIVE = new Set<SyncRun["status"]>(["queued", "running"]);
  * with a lapsing lease; the next process takes it over. Failures retry with backoff, then fail with the reason.
  */
 export class SyncRunner {
-  private readonly running = new Map<string, AbortController>();
-  private timer: NodeJS.Timeout | null = null;
-  private ticking = false;
-  private purging = false;
+  /** Sync jobs, one per data source at most, keyed by the source's id. */
+  private readonly jobs: JobRunner;
+  /** Purging runs beside the sync polls: under a stream of deletes it must not hold back the syncs. */
+  private readonly purger: JobRunner;
   private readonly maxAttempts: number;
   private readonly leaseMs: number;
   private readonly keepFinished: number;
@@ -45,6 +46,15 @@ export class SyncRunner {
     this.maxAttempts = options.maxAttempts ?? 3;
     this.leaseMs = options.leaseMs ?? 60_000;
     this.keepFinished = options.keepFinished ?? 100;
+    this.jobs = new JobRunner({
+      poll: () => this.startDue(),
+      intervalMs: options.tickMs ?? 200,
+      onError: (error) => this.logger.error("sync runner tick failed", { error: String(error) }),
+    });
+    this.purger = new JobRunner({
+      poll: () => this.purgeDeleted(),
+      onError: (error) => this.logger.error("purging deleted sources failed", { error: String(error) }),
+    });
   }
 
   /** Resumes what a previous process left: orphaned runs (this process owns the data dir) and unfinished purges. */
@@ -58,15 +68,12 @@ export class SyncRunner {
         d.deletedAt === null && (d.status === "queued" || d.status === "syncing") && !this.activeRun(d.id),
     );
     for (const source of stranded) await this.enqueue(source, source.lastSyncedAt ? "manual" : "create");
-    this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 200);
-    this.timer.unref();
-    void this.tick();
+    this.jobs.start();
   }
 
+  /** Aborts the syncs in flight and resolves once they, and a purge under way, have settled. */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    for (const controller of this.running.values()) controller.abort(new Error("server shutting down"));
-    while (this.ticking || this.purging || this.running.size > 0) await new Promise((r) => setTimeout(r, 20));
+    await Promise.all([this.jobs.stop(), this.purger.stop()]);
   }
 
   activeRun(dataSourceId: string): SyncRunRecord | undefined {
@@ -103,13 +110,13 @@ export class SyncRunner {
     });
     if (run.status === "queued" && source.status !== "syncing")
       await this.setSource(source.id, { status: "queued" });
-    void this.tick();
+    this.jobs.wake();
     return run;
   }
 
   /** Stops a running sync of a source and cancels queued ones. */
   async cancel(dataSourceId: string): Promise<void> {
-    this.running.get(dataSourceId)?.abort(new Error("cancelled"));
+    this.jobs.abort(dataSourceId, new Error("cancelled"));
     const active = this.store.syncRuns.filter((r) => r.dataSourceId === dataSourceId && ACTIVE.has(r.status));
     const now = new Date().toISOString();
     await this.store.syncRuns.putMany(
@@ -118,59 +125,36 @@ export class SyncRunner {
     await this.pruneHistory(dataSourceId);
   }
 
-  /** Waits until no run of this source is queued or running (tests, CLI). */
-  async settled(dataSourceId: string, timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.activeRun(dataSourceId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  }
-
-  private async tick(): Promise<void> {
-    if (this.ticking) return;
-    this.ticking = true;
-    // Purging runs beside the ticks: under a stream of deletes it must not hold back the syncs.
-    void this.purgeDeleted();
-    try {
-      await this.enqueueScheduled();
-      const now = Date.now();
-      const due = this.store.syncRuns
-        .filter(
-          (r) =>
-            (r.status === "queued" && Date.parse(r.nextAttemptAt) <= now) ||
-            (r.status === "running" &&
-              r.leaseUntil !== null &&
-              Date.parse(r.leaseUntil) < now &&
-              !this.running.has(r.dataSourceId)),
-        )
-        .sort((a, b) => a.queuedAt.localeCompare(b.queuedAt));
-      for (const run of due) {
-        if (this.running.size >= this.options.concurrency) break;
-        if (this.running.has(run.dataSourceId)) continue;
-        void this.execute(run);
-      }
-    } catch (error) {
-      this.logger.error("sync runner tick failed", { error: String(error) });
-    } finally {
-      this.ticking = false;
+  /** Queues the scheduled syncs that are due and starts due runs up to the concurrency. */
+  private async startDue(): Promise<void> {
+    this.purger.wake();
+    await this.enqueueScheduled();
+    const now = Date.now();
+    const due = this.store.syncRuns
+      .filter(
+        (r) =>
+          (r.status === "queued" && Date.parse(r.nextAttemptAt) <= now) ||
+          (r.status === "running" &&
+            r.leaseUntil !== null &&
+            Date.parse(r.leaseUntil) < now &&
+            !this.jobs.isRunning(r.dataSourceId)),
+      )
+      .sort((a, b) => a.queuedAt.localeCompare(b.queuedAt));
+    for (const run of due) {
+      if (this.jobs.size >= this.options.concurrency) break;
+      this.jobs.run(run.dataSourceId, (signal) => this.execute(run, signal));
     }
   }
 
   /** Purges the deleted sources whose sync has stopped, up to PURGE_BATCH together. */
   private async purgeDeleted(): Promise<void> {
-    if (this.purging) return;
-    this.purging = true;
-    try {
-      for (;;) {
-        const batch = this.store.dataSources
-          .filter((s) => s.deletedAt !== null && !this.running.has(s.id))
-          .slice(0, PURGE_BATCH);
-        if (batch.length === 0) break;
-        await this.options.purge(batch);
-        if (batch.some((s) => this.store.dataSources.get(s.id))) break; // no progress: next tick
-      }
-    } catch (error) {
-      this.logger.error("purging deleted sources failed", { error: String(error) });
-    } finally {
-      this.purging = false;
+    for (;;) {
+      const batch = this.store.dataSources
+        .filter((s) => s.deletedAt !== null && !this.jobs.isRunning(s.id))
+        .slice(0, PURGE_BATCH);
+      if (batch.length === 0) break;
+      await this.options.purge(batch);
+      if (batch.some((s) => this.store.dataSources.get(s.id))) break; // no progress: next poll
     }
   }
 
@@ -183,10 +167,8 @@ export class SyncRunner {
     }
   }
 
-  private async execute(queued: SyncRunRecord): Promise<void> {
+  private async execute(queued: SyncRunRecord, signal: AbortSignal): Promise<void> {
     const source = this.store.dataSources.get(queued.dataSourceId);
-    const controller = new AbortController();
-    this.running.set(queued.dataSourceId, controller);
     const started = Date.now();
     let run: SyncRunRecord = {
       ...queued,
@@ -225,14 +207,13 @@ export class SyncRunner {
           },
         },
         source,
-        controller.signal,
+        signal,
       );
       await this.complete(run, source, counts, started);
     } catch (error) {
-      await this.fail(run, error, controller.signal.aborted, started);
+      await this.fail(run, error, signal.aborted, started);
     } finally {
       clearInterval(renew);
-      this.running.delete(queued.dataSourceId);
     }
     await this.pruneHistory(queued.dataSourceId).catch((error: unknown) =>
       this.logger.warn("sync history pruning failed", { error: String(error) }),

@@ -11,7 +11,8 @@ import type { Config } from "../config.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
 import { AppError, notFound } from "../errors.ts";
 import type { DomainEvent, EventBus } from "../events/event-bus.ts";
-import type { Logger } from "../http/logger.ts";
+import { JobRunner } from "../jobs/job-runner.ts";
+import type { Logger } from "../log/logger.ts";
 import { assertPublicUrl, createGuardedFetch, type GuardedFetch, OutboundError } from "../net/outbound.ts";
 import { RecordTable } from "../store/record-table.ts";
 import type { Store } from "../store/store.ts";
@@ -39,9 +40,12 @@ const RETENTION_MS = 30 * 86_400_000;
  * picks up pending rows again after a restart (delivery is at least once: `Lore-Delivery` dedupes).
  */
 export class WebhooksService {
-  private readonly inflight = new Map<string, { webhookId: string; controller: AbortController }>();
-  private timer: NodeJS.Timeout | null = null;
-  private ticking = false;
+  /** Delivery attempts in flight, keyed by the delivery's id. */
+  private readonly jobs = new JobRunner({
+    poll: () => this.startDue(),
+    intervalMs: 250,
+    onError: (error) => this.logger.error("webhook worker tick failed", { error: String(error) }),
+  });
   private lastPrune = 0;
   private readonly post: GuardedFetch;
 
@@ -87,16 +91,12 @@ export class WebhooksService {
 
   /** Starts the delivery worker; pending deliveries left by an earlier process resume. */
   start(): void {
-    this.timer = setInterval(() => void this.tick(), 250);
-    this.timer.unref();
-    void this.tick();
+    this.jobs.start();
   }
 
+  /** Aborts the attempts in flight and resolves once they have settled and their writes landed. */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    for (const { controller } of this.inflight.values()) controller.abort(new Error("server shutting down"));
-    while (this.ticking || this.inflight.size > 0) await new Promise((r) => setTimeout(r, 10));
+    await this.jobs.stop();
     await Promise.all([this.webhooks.idle(), this.deliveries.idle()]);
   }
 
@@ -175,8 +175,8 @@ export class WebhooksService {
   }
 
   private async cancelPending(webhookId: string, reason: string): Promise<void> {
-    for (const job of this.inflight.values())
-      if (job.webhookId === webhookId) job.controller.abort(new Error(reason));
+    for (const id of this.jobs.keys())
+      if (this.deliveries.get(id)?.webhookId === webhookId) this.jobs.abort(id, new Error(reason));
     const pending = this.deliveries.filter((d) => d.webhookId === webhookId && d.status === "pending");
     await this.deliveries.putMany(
       pending.map((d) => ({ ...d, status: "cancelled", nextAttemptAt: null, error: reason })),
@@ -217,7 +217,7 @@ export class WebhooksService {
         body,
       })),
     );
-    void this.tick();
+    this.jobs.wake();
   }
 
   private eventData(event: DomainEvent): Record<string, unknown> {
@@ -238,34 +238,25 @@ export class WebhooksService {
     }
   }
 
-  private async tick(): Promise<void> {
-    if (this.ticking) return;
-    this.ticking = true;
-    try {
-      const now = Date.now();
-      const due = this.deliveries
-        .filter(
-          (d) =>
-            d.status === "pending" && !this.inflight.has(d.id) && Date.parse(d.nextAttemptAt ?? "") <= now,
-        )
-        .sort((a, b) => (a.nextAttemptAt ?? "").localeCompare(b.nextAttemptAt ?? ""));
-      for (const d of due) {
-        if (this.inflight.size >= CONCURRENCY) break;
-        const controller = new AbortController();
-        this.inflight.set(d.id, { webhookId: d.webhookId, controller });
-        void this.attempt(d.id, controller.signal).finally(() => this.inflight.delete(d.id));
-      }
-      if (now - this.lastPrune > 3_600_000) {
-        this.lastPrune = now;
-        const old = this.deliveries
-          .filter((d) => d.status !== "pending" && now - Date.parse(d.createdAt) > RETENTION_MS)
-          .map((d) => d.id);
-        await this.deliveries.delete(old);
-      }
-    } catch (error) {
-      this.logger.error("webhook worker tick failed", { error: String(error) });
-    } finally {
-      this.ticking = false;
+  /** Starts the due deliveries up to the concurrency; once an hour, drops log entries past retention. */
+  private async startDue(): Promise<void> {
+    const now = Date.now();
+    const due = this.deliveries
+      .filter(
+        (d) =>
+          d.status === "pending" && !this.jobs.isRunning(d.id) && Date.parse(d.nextAttemptAt ?? "") <= now,
+      )
+      .sort((a, b) => (a.nextAttemptAt ?? "").localeCompare(b.nextAttemptAt ?? ""));
+    for (const d of due) {
+      if (this.jobs.size >= CONCURRENCY) break;
+      this.jobs.run(d.id, (signal) => this.attempt(d.id, signal));
+    }
+    if (now - this.lastPrune > 3_600_000) {
+      this.lastPrune = now;
+      const old = this.deliveries
+        .filter((d) => d.status !== "pending" && now - Date.parse(d.createdAt) > RETENTION_MS)
+        .map((d) => d.id);
+      await this.deliveries.delete(old);
     }
   }
 

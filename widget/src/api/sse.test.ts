@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { readAnswerEvents, readSseData } from "./sse.ts";
+import { readSseData } from "../../../demo/sse.js";
+import { readAnswerEvents } from "./sse.ts";
 
 /** A body that delivers exactly these byte chunks, as a network might split them. */
 function chunked(chunks: Uint8Array[]): ReadableStream<Uint8Array> {

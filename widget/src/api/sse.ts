@@ -1,46 +1,7 @@
 import type { AnswerEvent } from "@lore/shared";
 
-/**
- * Yields the `data` payload of each server-sent event in a byte stream. Lines starting with ":"
- * (heartbeats) are skipped; multi-line data is joined with "\n". EventSource can't POST, so the
- * widget reads SSE from a fetch body instead.
- */
-export async function* readSseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const reader = body.getReader();
-  // stream: true keeps a multi-byte character split across chunks until its last byte arrives.
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let data: string[] = [];
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      let newline = buffer.indexOf("\n");
-      while (newline >= 0) {
-        const line = buffer.slice(0, newline).replace(/\r$/, "");
-        buffer = buffer.slice(newline + 1);
-        newline = buffer.indexOf("\n");
-        if (line === "") {
-          if (data.length > 0) yield data.join("\n");
-          data = [];
-        } else if (!line.startsWith(":")) {
-          const colon = line.indexOf(":");
-          const field = colon < 0 ? line : line.slice(0, colon);
-          const raw = colon < 0 ? "" : line.slice(colon + 1);
-          if (field === "data") data.push(raw.startsWith(" ") ? raw.slice(1) : raw);
-        }
-      }
-      if (done) {
-        // Lenient about a missing final blank line: a last event is still delivered.
-        if (buffer.startsWith("data:")) data.push(buffer.slice(5).replace(/^ /, ""));
-        if (data.length > 0) yield data.join("\n");
-        return;
-      }
-    }
-  } finally {
-    reader.releaseLock();
-  }
-}
+// One SSE reader for the widget and the console; the console loads it unbundled, hence plain JS.
+import { readSseData } from "../../../demo/sse.js";
 
 const eventTypes = new Set<string>(["start", "token", "sources", "done", "error"]);
 

@@ -1,8 +1,7 @@
+import { MAX_MESSAGE_LENGTH } from "@lore/shared/limits";
 import type { Ref } from "preact";
 import { useWidget } from "./context.ts";
 import { Icon } from "./icons.tsx";
-
-const MAX_LENGTH = 10_000;
 
 /** The question box. One button that is Send or Stop, so focus survives the switch. */
 export function Composer({ inputRef, inputId }: { inputRef: Ref<HTMLTextAreaElement>; inputId: string }) {
@@ -33,7 +32,7 @@ export function Composer({ inputRef, inputId }: { inputRef: Ref<HTMLTextAreaElem
         data-lore="input"
         dir="auto"
         rows={Math.min(5, draft.split("\n").length)}
-        maxLength={MAX_LENGTH}
+        maxLength={MAX_MESSAGE_LENGTH}
         placeholder={i18n.t("placeholder")}
         value={draft}
         disabled={blocked}

@@ -27,5 +27,6 @@ export type Notice =
   | { kind: "too_long" }
   | { kind: "feedback_failed" };
 
-export type WidgetEventName = "open" | "close" | "message" | "sources" | "feedback" | "error";
-export type Emit = (event: WidgetEventName, detail: Record<string, unknown>) => void;
+/** The events a host page can subscribe to with `on`, dispatched as `lore:<name>` on the host element. */
+export type WidgetEvent = "open" | "close" | "message" | "sources" | "feedback" | "error";
+export type Emit = (event: WidgetEvent, detail: Record<string, unknown>) => void;

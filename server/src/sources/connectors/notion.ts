@@ -1,5 +1,6 @@
 import type { NotionConfig } from "@lore/shared";
 import type { RawDocument } from "../documents.ts";
+import { sleep } from "./sleep.ts";
 
 export const NOTION_VERSION = "2022-06-28";
 export const DEFAULT_NOTION_BASE_URL = "https://api.notion.com";
@@ -52,20 +53,6 @@ export function richTextToPlain(value: unknown): string {
       return rt.href && !text.includes(rt.href) && /^https?:/.test(rt.href) ? `${text} (${rt.href})` : text;
     })
     .join("");
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
 }
 
 function normaliseId(id: string): string {

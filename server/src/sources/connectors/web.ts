@@ -2,6 +2,7 @@ import type { WebConfig } from "@lore/shared";
 import picomatch from "picomatch";
 import { type GuardedFetch, type GuardedResponse, OutboundError } from "../../net/outbound.ts";
 import type { RawDocument } from "../documents.ts";
+import { sleep } from "./sleep.ts";
 import { scanPageLinks } from "./web-links.ts";
 import { ALLOW_ALL, parseRobots, type RobotsRules } from "./web-robots.ts";
 import { parseSitemap } from "./web-sitemap.ts";
@@ -63,21 +64,6 @@ function excluded(config: WebConfig): (url: URL) => boolean {
 function fileNameOf(url: URL): string | undefined {
   const last = url.pathname.split("/").filter(Boolean).pop();
   return last ? decodeURIComponent(last) : undefined;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
 }
 
 /**

@@ -2,38 +2,80 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { agentsRoutes } from "./agents/agents-routes.ts";
+import { analyticsRoutes } from "./analytics/analytics-routes.ts";
+import { answersRoutes } from "./answers/answers-routes.ts";
+import { apiRoutes } from "./api.ts";
 import { authRoutes } from "./auth/auth-routes.ts";
+import { conversationsRoutes } from "./conversations/conversations-routes.ts";
 import { AppError, storageFailure } from "./errors.ts";
 import { cors } from "./http/cors.ts";
-import { authenticate, httpsPolicy, rateLimit, requestContext, trailingSlash } from "./http/middleware.ts";
-import { requestUrl } from "./http/pagination.ts";
+import {
+  authenticate,
+  chargeRequest,
+  httpsPolicy,
+  rateLimit,
+  rateLimitQuery,
+  rawPath,
+  requestContext,
+  trailingSlash,
+} from "./http/middleware.ts";
 import type { AppEnv } from "./http/principal.ts";
-import { buildOpenApiDocument } from "./openapi/document.ts";
+import type { ApiRoute, Endpoint } from "./http/route.ts";
+import { metaRoutes } from "./meta/meta-routes.ts";
 import type { Services } from "./services.ts";
+import { mountSite } from "./site/site-routes.ts";
+import { sourcesRoutes } from "./sources/sources-routes.ts";
+import { webhooksRoutes } from "./webhooks/webhooks-routes.ts";
+import { widgetRoutes } from "./widget-api/widget-routes.ts";
 import { workspacesRoutes } from "./workspaces/workspaces-routes.ts";
 
-export type DomainRoutes = (s: Services) => Hono<AppEnv>;
-
-export interface AppOptions {
-  /** Extra domains mounted under the API prefix, e.g. `["/data-sources", dataSourcesRoutes]`. */
-  domains?: Array<[string, DomainRoutes]>;
-  /** Non-API routes (widget script, demo, console) mounted at the root. */
-  site?: (app: Hono<AppEnv>, s: Services) => void;
-  /** Paths (relative to the prefix) whose handlers charge the rate limit themselves. */
-  isQueryPath?: (path: string) => boolean;
+/** Every domain's endpoints, each mounted once. */
+function endpoints(s: Services): Endpoint[] {
+  return [
+    ...metaRoutes(s),
+    ...authRoutes(s),
+    ...workspacesRoutes(s),
+    ...webhooksRoutes(s),
+    ...agentsRoutes(s),
+    ...answersRoutes(s),
+    ...conversationsRoutes(s),
+    ...analyticsRoutes(s),
+    ...sourcesRoutes(s),
+    ...widgetRoutes(s),
+  ];
 }
 
-/** Builds the HTTP app: middleware, one route group per domain, one error renderer. */
-export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
-  const { config } = s;
+/** Fails at startup when a declared route has no handler, or one is mounted twice. */
+function checkMounted(mounted: readonly Endpoint[]): void {
+  const seen = new Set<ApiRoute>();
+  for (const { route } of mounted) {
+    if (seen.has(route)) throw new Error(`${route.method} ${route.path} is mounted twice`);
+    seen.add(route);
+  }
+  const missing = apiRoutes.filter((r) => !seen.has(r)).map((r) => `${r.method} ${r.path}`);
+  if (missing.length > 0 || seen.size !== apiRoutes.length)
+    throw new Error(`routes declared but not mounted (or mounted but not declared): ${missing.join(", ")}`);
+}
+
+/** The composition root of HTTP: middleware, every declared route with its handler, one error renderer. */
+export function createApp(s: Services): Hono<AppEnv> {
+  const { config, limiter } = s;
   const prefix = config.apiPrefix;
-  const isQueryPath = (path: string) =>
-    path.startsWith(prefix) && (options.isQueryPath?.(path.slice(prefix.length)) ?? false);
+  const mounted = endpoints(s);
+  checkMounted(mounted);
   const app = new Hono<AppEnv>();
+  const mount = ({ route, handle, queryAgent }: Endpoint) => {
+    const method = route.method.toUpperCase();
+    if (route.root) return app.on(method, route.getRoutingPath(), handle);
+    if (route.charge === "query" && !queryAgent)
+      throw new Error(`${route.method} ${route.path} is charged as a query but names no agent`);
+    const charge = queryAgent ? rateLimitQuery(config, limiter, queryAgent) : rateLimit(config, limiter);
+    return app.on(method, `${prefix}${route.getRoutingPath()}`, charge, handle);
+  };
 
   app.use("*", requestContext(config, s));
-  app.get("/healthz", (c) => c.json({ status: "ok" }));
-  app.get("/readyz", (c) => c.json({ status: "ready", schemaVersion: s.store.schemaVersion }));
+  // Before the HTTPS policy: a load balancer probes over plain HTTP.
+  for (const e of mounted) if (e.route.root) mount(e);
   // Outside production there is nothing to check: no layer at all (each one is an async hop per request).
   if (config.production) app.use("*", httpsPolicy(config));
   app.use(
@@ -71,30 +113,17 @@ export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
     return (multipart ? limitUpload : limitJson)(c, next);
   });
   app.use(`${prefix}/*`, authenticate(s));
-  app.use(`${prefix}/*`, rateLimit(config, s, isQueryPath));
+  for (const e of mounted) if (!e.route.root) mount(e);
+  mountSite(app, s);
 
-  // Exempt from the trailing slash (it ends with .json); servers[0] is this server's API base.
-  app.get(`${prefix}/openapi.json`, (c) =>
-    c.json(
-      buildOpenApiDocument(
-        prefix,
-        config.publicUrl?.replace(/\/$/, "") ?? requestUrl(c, config.trustProxy).origin,
-      ),
-    ),
+  const queryPaths = new Set(
+    mounted.filter((e) => e.route.charge === "query").map((e) => `${prefix}${e.route.getRoutingPath()}`),
   );
-
-  const api = new Hono<AppEnv>();
-  api.route("/auth/", authRoutes(s));
-  api.route("/workspaces/", workspacesRoutes(s));
-  api.route("/agents/", agentsRoutes(s));
-  for (const [path, routes] of options.domains ?? []) api.route(path, routes(s));
-  app.route(prefix, api);
-  options.site?.(app, s);
-
   const patterns = app.routes
     .filter((r) => r.method !== "ALL")
     .map((r) => ({
       method: r.method,
+      query: queryPaths.has(r.path),
       re: new RegExp(
         `^${r.path
           .replace(/\/$/, "")
@@ -104,7 +133,18 @@ export function createApp(s: Services, options: AppOptions = {}): Hono<AppEnv> {
     }));
 
   app.notFound((c) => {
-    const allowed = [...new Set(patterns.filter((p) => p.re.test(c.req.path)).map((p) => p.method))];
+    const matching = patterns.filter((p) => p.re.test(c.req.path));
+    // Charged like any API request, except on a question's path (questions charge with their agent).
+    const path = rawPath(c.req.url);
+    if ((path === prefix || path.startsWith(`${prefix}/`)) && !matching.some((p) => p.query)) {
+      try {
+        chargeRequest(config, limiter, c);
+      } catch (error) {
+        if (error instanceof AppError) return render(c, error);
+        throw error;
+      }
+    }
+    const allowed = [...new Set(matching.map((p) => p.method))];
     const error =
       allowed.length > 0
         ? new AppError(

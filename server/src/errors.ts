@@ -1,5 +1,6 @@
 import type { ErrorBody, ErrorCode } from "@lore/shared";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { z } from "zod";
 
 export const statusByCode = {
   validation_error: 400,
@@ -92,4 +93,11 @@ export function storageFailure(error: unknown): AppError | null {
     { reason: "storage_unavailable" },
     { "Retry-After": "30" },
   );
+}
+
+/** Parses `data` with `schema`, or throws the contract's `validation_error` naming each bad field. */
+export function parseWith<S extends z.ZodTypeAny>(schema: S, data: unknown, message?: string): z.infer<S> {
+  const result = schema.safeParse(data);
+  if (!result.success) throw validationError(result.error.issues, message);
+  return result.data;
 }

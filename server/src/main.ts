@@ -1,10 +1,9 @@
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
-import { flushLogs } from "./http/logger.ts";
+import { flushLogs } from "./log/logger.ts";
 import { createServices, type Services } from "./services.ts";
 import { startBackupControl } from "./store/backup.ts";
-import { appOptions } from "./wiring.ts";
 
 export interface RunningServer {
   url: string;
@@ -17,7 +16,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const services = await createServices(config);
   // `lore backup` asks this process for a consistent snapshot over a socket in the data dir.
   const control = await startBackupControl(config.dataDir, services.store.db);
-  const app = createApp(services, appOptions(services));
+  const app = createApp(services);
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
   });

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { idSchema } from "./common.ts";
+import { idSchema, pageQuerySchema } from "./common.ts";
 
 export const retrievalModeSchema = z.enum(["hybrid", "semantic", "keyword"]);
 export type RetrievalMode = z.infer<typeof retrievalModeSchema>;
@@ -105,3 +105,10 @@ export const createApiKeyRequestSchema = z.object({
   name: z.string().trim().min(1).max(100).default("API key"),
 });
 export const createdApiKeySchema = apiKeySchema.extend({ key: z.string() }).openapi("CreatedApiKey");
+
+/** `GET /agents/` filters. */
+export const listAgentsQuerySchema = pageQuerySchema.extend({
+  workspace_id: idSchema
+    .optional()
+    .openapi({ description: "only this workspace's agents (404 if not a member)" }),
+});

@@ -1,8 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { retrievalModeSchema } from "./agents.ts";
 import { idSchema } from "./common.ts";
-
-export const MAX_MESSAGE_LENGTH = 10_000;
+import { MAX_MESSAGE_LENGTH } from "./limits.ts";
 
 export const queryRequestSchema = z
   .object({
@@ -90,7 +89,9 @@ export const searchRequestSchema = z
   })
   .openapi("SearchRequest");
 export type SearchRequest = z.infer<typeof searchRequestSchema>;
-export const searchResponseSchema = z.object({ results: z.array(citationSchema), retrievalTime: z.number() });
+export const searchResponseSchema = z
+  .object({ results: z.array(citationSchema), retrievalTime: z.number() })
+  .openapi("SearchResponse");
 export type SearchResponse = z.infer<typeof searchResponseSchema>;
 
 export const conversationSchema = z
@@ -124,7 +125,9 @@ export const messageSchema = z
   })
   .openapi("Message");
 export type Message = z.infer<typeof messageSchema>;
-export const conversationDetailSchema = conversationSchema.extend({ messages: z.array(messageSchema) });
+export const conversationDetailSchema = conversationSchema
+  .extend({ messages: z.array(messageSchema) })
+  .openapi("ConversationDetail");
 
 export const feedbackRequestSchema = z
   .object({ rating: z.enum(["up", "down"]), comment: z.string().max(2000).optional() })
@@ -139,3 +142,57 @@ export const chatCompletionRequestSchema = z.object({
     .max(200),
   stream: z.boolean().optional(),
 });
+
+const usageSchema = z.object({
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  total_tokens: z.number().int().openapi({ description: "the answer's `metadata.tokensUsed`" }),
+});
+
+export const chatCompletionResponseSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal("chat.completion"),
+    created: z.number().int(),
+    model: z.string().openapi({ description: "the agent's configured model" }),
+    choices: z.array(
+      z.object({
+        index: z.number().int(),
+        message: z.object({ role: z.literal("assistant"), content: z.string() }),
+        finish_reason: z.string(),
+      }),
+    ),
+    usage: usageSchema,
+    sources: z.array(citationSchema).openapi({ description: "Lore extra: the citations of the answer" }),
+    conversationId: idSchema.openapi({ description: "Lore extra: where the exchange was stored" }),
+  })
+  .openapi("ChatCompletion");
+export type ChatCompletionResponse = z.infer<typeof chatCompletionResponseSchema>;
+
+/** One `data:` line of a streamed chat completion (the stream ends with `data: [DONE]`). */
+export const chatCompletionChunkSchema = z
+  .union([
+    z.object({
+      id: z.string(),
+      object: z.literal("chat.completion.chunk"),
+      created: z.number().int(),
+      model: z.string(),
+      choices: z.array(
+        z.object({
+          index: z.number().int(),
+          delta: z.object({ role: z.literal("assistant").optional(), content: z.string().optional() }),
+          finish_reason: z.string().nullable(),
+        }),
+      ),
+      conversationId: idSchema.optional().openapi({ description: "on the first chunk" }),
+      sources: z.array(citationSchema).optional().openapi({ description: "on the last chunk" }),
+      usage: usageSchema.optional().openapi({ description: "on the last chunk" }),
+    }),
+    z.object({
+      error: z.object({
+        message: z.string(),
+        type: z.string().openapi({ description: "a Lore error code" }),
+      }),
+    }),
+  ])
+  .openapi("ChatCompletionChunk");

@@ -25,3 +25,13 @@ export const pageQuerySchema = z.object({
     .transform((n) => Math.min(n, 100)),
 });
 export type PageQuery = z.infer<typeof pageQuerySchema>;
+
+/** `GET /healthz`: the process answers. */
+export const healthSchema = z.object({ status: z.literal("ok") }).openapi("Health");
+/** `GET /readyz`: the store is open and migrated. */
+export const readinessSchema = z
+  .object({
+    status: z.literal("ready"),
+    schemaVersion: z.number().int().openapi({ description: "the store's migration level" }),
+  })
+  .openapi("Readiness");

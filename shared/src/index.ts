@@ -4,6 +4,7 @@ export * from "./answers.ts";
 export * from "./auth.ts";
 export * from "./common.ts";
 export * from "./errors.ts";
+export * from "./limits.ts";
 export * from "./sources.ts";
 export * from "./webhooks.ts";
 export * from "./widget.ts";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { idSchema } from "./common.ts";
+import { idSchema, pageQuerySchema } from "./common.ts";
 
 export const dataSourceTypeSchema = z.enum(["file", "web", "notion", "text"]);
 export type DataSourceType = z.infer<typeof dataSourceTypeSchema>;
@@ -161,3 +161,36 @@ export const syncRunSchema = z
   })
   .openapi("SyncRun");
 export type SyncRun = z.infer<typeof syncRunSchema>;
+
+/** `GET /data-sources/` filters. */
+export const listDataSourcesQuerySchema = pageQuerySchema.extend({
+  workspace_id: idSchema
+    .optional()
+    .openapi({ description: "only this workspace's sources (404 if not a member)" }),
+  type: dataSourceTypeSchema.optional(),
+  status: dataSourceStatusSchema.optional(),
+});
+
+/** The text fields of a multipart `POST /data-sources/` (a `file` source). */
+export const fileSourceFieldsSchema = z.object({
+  name: z.string().trim().min(1).max(200),
+  type: z.literal("file"),
+  workspaceId: idSchema.optional(),
+});
+
+const filePartsSchema = z.array(z.string().openapi({ format: "binary" })).min(1);
+
+export const createFileSourceFormSchema = fileSourceFieldsSchema
+  .extend({
+    files: filePartsSchema.openapi({
+      description: "one part per file (PDF, DOCX, Markdown, HTML, TXT, CSV)",
+    }),
+  })
+  .openapi("CreateFileSourceForm");
+
+export const uploadFilesFormSchema = z.object({ files: filePartsSchema }).openapi("UploadFilesForm");
+
+export const uploadFilesResponseSchema = z
+  .object({ documents: z.array(documentSchema), syncRun: syncRunSchema })
+  .openapi("UploadFilesResponse");
+export type UploadFilesResponse = z.infer<typeof uploadFilesResponseSchema>;

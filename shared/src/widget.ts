@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { themeSchema } from "./agents.ts";
-import { queryRequestSchema } from "./answers.ts";
+import { feedbackRequestSchema, queryRequestSchema, queryResponseSchema } from "./answers.ts";
 
 export const widgetConfigSchema = z
   .object({
@@ -17,6 +17,24 @@ export type WidgetConfig = z.infer<typeof widgetConfigSchema>;
 /** The widget's query: the agent query body, plus the visitor token that continues a conversation. */
 export const widgetQueryRequestSchema = queryRequestSchema
   .omit({ dataSourceIds: true })
-  .extend({ visitorToken: z.string().max(4000).optional() })
+  .extend({
+    visitorToken: z
+      .string()
+      .max(4000)
+      .optional()
+      .openapi({ description: "from an earlier answer; required to continue a conversation" }),
+  })
   .openapi("WidgetQueryRequest");
 export type WidgetQueryRequest = z.infer<typeof widgetQueryRequestSchema>;
+
+export const widgetQueryResponseSchema = queryResponseSchema
+  .extend({ visitorToken: z.string().openapi({ description: "send it back to continue the conversation" }) })
+  .openapi("WidgetQueryResponse");
+export type WidgetQueryResponse = z.infer<typeof widgetQueryResponseSchema>;
+
+export const widgetFeedbackRequestSchema = feedbackRequestSchema
+  .extend({
+    visitorToken: z.string().min(1).max(4000).openapi({ description: "from the widget's query response" }),
+  })
+  .openapi("WidgetFeedbackRequest");
+export type WidgetFeedbackRequest = z.infer<typeof widgetFeedbackRequestSchema>;

@@ -1,5 +1,6 @@
+import { apiRoutes } from "@lore/server/api.ts";
 import { statusByCode } from "@lore/server/errors.ts";
-import { routeErrors, routesTable } from "@lore/server/openapi/routes-table.ts";
+import { routeErrors } from "@lore/server/http/route.ts";
 import { errorCodes } from "@lore/shared";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -77,7 +78,7 @@ describe("GET /api/openapi.json", () => {
     const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.entries(ops).map(([m, op]) => ({ path, m, op })),
     );
-    expect(operations.length).toBe(routesTable.length);
+    expect(operations.length).toBe(apiRoutes.length);
     for (const { path, m, op } of operations) {
       const statuses = Object.keys(op.responses ?? {});
       expect(
@@ -129,22 +130,21 @@ describe("GET /api/openapi.json", () => {
   });
 });
 
-describe("the routes table", () => {
-  it("has a row for every route the app registers", () => {
-    const table = new Set(
-      routesTable.filter((r) => !r.path.startsWith("~")).map((r) => routeShape(r.method, r.path)),
-    );
-    const missing = registeredApiRoutes(server).filter((r) => !table.has(r));
-    expect(missing).toEqual([]);
+describe("the route declarations", () => {
+  it("declare every route the app registers, and the app registers every declared one", () => {
+    const declared = apiRoutes.filter((r) => !r.root).map((r) => routeShape(r.method, r.path));
+    const registered = registeredApiRoutes(server);
+    expect(registered.filter((r) => !declared.includes(r))).toEqual([]);
+    expect(declared.filter((r) => !registered.includes(r))).toEqual([]);
   });
 
-  it("has no duplicate rows", () => {
-    const shapes = routesTable.map((r) => routeShape(r.method, r.path));
+  it("declare each endpoint once", () => {
+    const shapes = apiRoutes.map((r) => routeShape(r.method, r.path));
     expect(shapes.length).toBe(new Set(shapes).size);
   });
 
-  it("maps every error code it names to a status, and every code has one", () => {
-    for (const route of routesTable)
+  it("map every error code they name to a status, and every code has one", () => {
+    for (const route of apiRoutes)
       for (const code of routeErrors(route)) expect(statusByCode[code]).toBeGreaterThanOrEqual(400);
     expect(Object.keys(statusByCode).sort()).toEqual([...errorCodes].sort());
   });

@@ -15,9 +15,12 @@
 
 import { createApp } from "@lore/server/app.ts";
 import { TokenSigner } from "@lore/server/auth/tokens.ts";
-import { appOptions } from "@lore/server/wiring.ts";
+import type { ApiRoute } from "@lore/server/http/route.ts";
 import type { Role } from "@lore/shared";
+import { declaredRoute, routeShape, successStatus } from "./contract.ts";
 import { DEFAULT_PASSWORD, type TestServer } from "./server.ts";
+
+export { routeShape };
 
 export const callers = [
   "anonymous",
@@ -79,6 +82,27 @@ export interface MatrixRow {
   invalidatesCaller?: boolean;
   /** Exceptions to the derived expectations. */
   expect?: Partial<Record<Caller, number>>;
+}
+
+/** A matrix row as written: who may call it and the success status come from the route's declaration. */
+export type MatrixRowSpec = Omit<MatrixRow, "access" | "key" | "ok"> & Partial<Pick<MatrixRow, "access">>;
+
+/** `access`, `key` and `ok` as the route declares them (its auth, role, path and success status). */
+export function fromDeclaration(spec: MatrixRowSpec): MatrixRow & { route: ApiRoute } {
+  const route = declaredRoute(spec.method, spec.path.replace(/^~/, ""));
+  if (!route) throw new Error(`${spec.method} ${spec.path} is not a declared route`);
+  const access: MatrixRow["access"] = route.root
+    ? "open"
+    : route.auth === "none"
+      ? "public"
+      : (route.role ?? "user");
+  const key: MatrixRow["key"] =
+    route.auth === "user"
+      ? "none"
+      : route.auth === "user-or-key" && route.path.includes("{agentId}")
+        ? "own"
+        : "any";
+  return { access, key, ok: successStatus(route), ...spec, route };
 }
 
 const rank: Record<Role, number> = { viewer: 0, editor: 1, admin: 2, owner: 3 };
@@ -243,17 +267,11 @@ export async function createMatrixFixture(server: TestServer): Promise<MatrixFix
   return fixture;
 }
 
-/** `/agents/:id/` and `/agents/{agentId}/` both become `/agents/{}/`; a query string is dropped. */
-export function routeShape(method: string, path: string): string {
-  const bare = path.split("?")[0] ?? path;
-  return `${method.toUpperCase()} ${bare.replace(/:[A-Za-z0-9_]+|\{[A-Za-z0-9_]+\}/g, "{}")}`;
-}
-
 /** Every API route the app registers (method + path relative to the prefix), as `routeShape`s. */
 export function registeredApiRoutes(server: TestServer): string[] {
   const { services } = server;
   const prefix = services.config.apiPrefix;
-  const app = createApp(services, appOptions(services));
+  const app = createApp(services);
   const shapes = app.routes
     .filter((r) => r.method !== "ALL" && r.path.startsWith(`${prefix}/`))
     .map((r) => routeShape(r.method, r.path.slice(prefix.length)));

@@ -12,7 +12,8 @@
  *   admin; `env` overrides any of them. `services` gives direct access (store, users, tokens…).
  * - `request(method, path)`: `path` is relative to the API prefix (`/agents/`), or a full URL
  *   (`${server.url}/healthz`). Objects are sent as JSON; strings/bytes/FormData as they are.
- *   Redirects are not followed, so a 308 can be asserted.
+ *   Redirects are not followed, so a 308 can be asserted. Every JSON response is checked against
+ *   the contract (the route's declared schema for that status, or the error body) and throws if not.
  * - `startServerProcess(env)` runs `lore serve` as a real child process (for kill -9, restarts,
  *   signals; the pid is the server's own); `runCli(args, env)` runs one CLI command to completion
  *   (`users create`, …). Both inherit no LORE_* variable from the shell, only the harness's and `env`.
@@ -27,6 +28,7 @@ import { startServer } from "@lore/server/main.ts";
 import type { Services } from "@lore/server/services.ts";
 import type { UserRecord } from "@lore/server/store/records.ts";
 import type { LoginResponse, Role } from "@lore/shared";
+import { contractProblems, routeOf } from "./contract.ts";
 
 export const ADMIN_EMAIL = "admin@example.com";
 export const ADMIN_PASSWORD = "correct-horse-battery";
@@ -118,6 +120,21 @@ export async function httpRequest<T = unknown>(
   return { status: res.status, headers: res.headers, body: (isJson && text ? JSON.parse(text) : text) as T };
 }
 
+/** Every JSON body the test server sends must match the contract: the route's declared schema, or the error body. */
+function checkContract(prefix: string, api: string, method: string, path: string, res: TestResponse): void {
+  if (res.status < 200 || (res.status >= 300 && res.status < 400)) return;
+  if (!/\bjson\b/i.test(res.headers.get("content-type") ?? "") || res.body === "") return;
+  const { pathname } = new URL(/^https?:\/\//.test(path) ? path : `${api}${path}`);
+  const inApi = pathname.startsWith(`${prefix}/`);
+  const route = routeOf(method, inApi ? pathname.slice(prefix.length) : pathname, !inApi);
+  const problems = contractProblems(route, res.status, res.body);
+  if (problems.length > 0) {
+    throw new Error(
+      `${method} ${pathname} → ${res.status} breaks the contract:\n  ${problems.join("\n  ")}\n${JSON.stringify(res.body).slice(0, 2000)}`,
+    );
+  }
+}
+
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const ownDir = env.LORE_DATA_DIR === undefined;
   const dataDir = env.LORE_DATA_DIR ?? makeTempDir();
@@ -132,7 +149,11 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     api,
     dataDir,
     services,
-    request: (method, path, options) => httpRequest(api, method, path, options),
+    request: async <T = unknown>(method: string, path: string, options?: RequestOptions) => {
+      const res = await httpRequest<T>(api, method, path, options);
+      checkContract(config.apiPrefix, api, method, path, res);
+      return res;
+    },
     async login(
       email = config.admin?.email ?? ADMIN_EMAIL,
       password = config.admin?.password ?? ADMIN_PASSWORD,

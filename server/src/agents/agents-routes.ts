@@ -1,30 +1,25 @@
-import {
-  createAgentRequestSchema,
-  createApiKeyRequestSchema,
-  pageQuerySchema,
-  updateAgentRequestSchema,
-} from "@lore/shared";
-import { Hono } from "hono";
-import { z } from "zod";
+import type { Agent } from "@lore/shared";
 import { AppError } from "../errors.ts";
-import { pageJson, paginate } from "../http/pagination.ts";
-import type { AppEnv } from "../http/principal.ts";
-import { parseQuery, pathId, readJson } from "../http/validate.ts";
+import { pageJsonResponse, paginate } from "../http/pagination.ts";
+import { endpoint } from "../http/route.ts";
 import type { Services } from "../services.ts";
 import type { AgentRecord } from "../store/records.ts";
+import * as api from "./agents-api.ts";
 
-const listQuerySchema = pageQuerySchema.extend({ workspace_id: z.string().uuid().optional() });
-
-export function agentsRoutes(s: Services) {
-  const { access, agents, apiKeys, config } = s;
-
-  return new Hono<AppEnv>()
-    .get("/", (c) => {
+export function agentsRoutes({
+  access,
+  agents,
+  apiKeys,
+  conversations,
+  config,
+}: Pick<Services, "access" | "agents" | "apiKeys" | "conversations" | "config">) {
+  return [
+    endpoint(api.listAgents, (c, input) => {
       const principal = c.get("principal");
-      const query = parseQuery(c, listQuerySchema);
+      const query = input.query();
       let records: AgentRecord[];
       if (principal.kind === "apiKey") {
-        const own = s.store.agents.get(principal.key.agentId);
+        const own = agents.byId(principal.key.agentId);
         records = own ? [own] : [];
       } else {
         const user = access.requireUser(principal);
@@ -39,48 +34,48 @@ export function agentsRoutes(s: Services) {
       // The body c.json(page of toAgent) would send, from each agent's cached JSON.
       const page = paginate(c, records, query, config.trustProxy);
       const results = page.results.map((a) => agents.toAgentJson(a));
-      return c.body(pageJson({ ...page, results }), 200, { "Content-Type": "application/json" });
-    })
-    .post("/", async (c) => {
+      return pageJsonResponse<Agent>(c, { ...page, results });
+    }),
+    endpoint(api.createAgent, async (c, input) => {
       const user = access.requireUser(c.get("principal"));
-      const body = await readJson(c, createAgentRequestSchema);
+      const body = await input.json();
       const workspaceId = body.workspaceId ?? access.defaultWorkspaceId(user.id);
       access.requireWorkspace(c.get("principal"), workspaceId, "editor");
       return c.json(agents.toAgent(await agents.create(workspaceId, body)), 201);
-    })
-    .get("/:id/", (c) => {
-      const agent = access.agent(c.get("principal"), pathId(c, "id", "agent"), "read");
+    }),
+    endpoint(api.getAgent, (c, input) => {
+      const agent = access.agent(c.get("principal"), input.id("agentId"), "read");
       return c.json(agents.toAgent(agent));
-    })
-    .patch("/:id/", async (c) => {
-      const agent = access.agent(c.get("principal"), pathId(c, "id", "agent"), "write");
-      const body = await readJson(c, updateAgentRequestSchema);
-      return c.json(agents.toAgent(await agents.update(agent, body)));
-    })
-    .delete("/:id/", async (c) => {
+    }),
+    endpoint(api.updateAgent, async (c, input) => {
+      const agent = access.agent(c.get("principal"), input.id("agentId"), "write");
+      return c.json(agents.toAgent(await agents.update(agent, await input.json())));
+    }),
+    endpoint(api.deleteAgent, async (c, input) => {
       const principal = c.get("principal");
       access.requireUser(principal); // a key cannot delete its own agent
-      const agent = access.agent(principal, pathId(c, "id", "agent"), "write");
+      const agent = access.agent(principal, input.id("agentId"), "write");
       await agents.remove(agent);
-      await s.conversations.removeForAgent(agent.id);
+      await conversations.removeForAgent(agent.id);
       return c.body(null, 204);
-    })
-    .get("/:id/api-keys/", (c) => {
+    }),
+    endpoint(api.listApiKeys, (c, input) => {
       access.requireUser(c.get("principal"));
-      const agent = access.agent(c.get("principal"), pathId(c, "id", "agent"), "manageKeys");
+      const agent = access.agent(c.get("principal"), input.id("agentId"), "manageKeys");
       const results = apiKeys.list(agent.id);
       return c.json({ count: results.length, next: null, previous: null, results });
-    })
-    .post("/:id/api-keys/", async (c) => {
+    }),
+    endpoint(api.createApiKey, async (c, input) => {
       access.requireUser(c.get("principal"));
-      const agent = access.agent(c.get("principal"), pathId(c, "id", "agent"), "manageKeys");
-      const body = await readJson(c, createApiKeyRequestSchema);
+      const agent = access.agent(c.get("principal"), input.id("agentId"), "manageKeys");
+      const body = await input.json();
       return c.json(await apiKeys.create(agent, body.name), 201);
-    })
-    .delete("/:id/api-keys/:keyId/", async (c) => {
+    }),
+    endpoint(api.revokeApiKey, async (c, input) => {
       access.requireUser(c.get("principal"));
-      const agent = access.agent(c.get("principal"), pathId(c, "id", "agent"), "manageKeys");
-      await apiKeys.revoke(agent.id, pathId(c, "keyId", "api_key"));
+      const agent = access.agent(c.get("principal"), input.id("agentId"), "manageKeys");
+      await apiKeys.revoke(agent.id, input.id("keyId"));
       return c.body(null, 204);
-    });
+    }),
+  ];
 }

@@ -62,6 +62,10 @@ export class AgentsService {
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
   }
 
+  byId(id: string): AgentRecord | undefined {
+    return this.store.agents.get(id);
+  }
+
   byWidgetId(widgetId: string): AgentRecord | undefined {
     return this.store.agents.find((a) => a.widgetId === widgetId);
   }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { ApiKey } from "@lore/shared";
 import { AppError, notFound } from "../errors.ts";
+import type { Logger } from "../log/logger.ts";
 import type { AgentRecord, ApiKeyRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 
@@ -75,6 +76,24 @@ export class ApiKeysService {
     }
     this.lastUsedFlush.set(record.id, new Date().toISOString());
     return record;
+  }
+
+  private flushTimer: NodeJS.Timeout | null = null;
+
+  /** Flushes last-used times every `intervalMs` until `stop()`. */
+  startFlushing(logger: Logger, intervalMs = 10_000): void {
+    this.flushTimer = setInterval(
+      () => void this.flushLastUsed().catch((e) => logger.warn("api key flush failed", { error: String(e) })),
+      intervalMs,
+    );
+    this.flushTimer.unref();
+  }
+
+  /** Stops the periodic flush and writes what is pending. */
+  async stop(): Promise<void> {
+    if (this.flushTimer) clearInterval(this.flushTimer);
+    this.flushTimer = null;
+    await this.flushLastUsed();
   }
 
   /** Writes last-used times in one batch instead of one commit per request. */

@@ -1,19 +1,20 @@
 import type { Connection, Table } from "@lancedb/lancedb";
 import type { AgentAnalytics, AnalyticsQuery } from "@lore/shared";
 import { Field, Float64, Schema, Utf8 } from "apache-arrow";
+import { z } from "zod";
 import type { AnsweredQuery, AnswerRecorder } from "../answers/answer-record.ts";
 import { AppError } from "../errors.ts";
 import type { DomainEvent, EventBus } from "../events/event-bus.ts";
-import type { Logger } from "../http/logger.ts";
+import type { Logger } from "../log/logger.ts";
 import { BatchedLog } from "../store/batched-log.ts";
 import { WriteQueue } from "../store/write-queue.ts";
 import {
   Aggregates,
   DAY_MS,
   DayTops,
-  type DayTopsJson,
+  dayTopsJsonSchema,
   HourBucket,
-  type HourBucketJson,
+  hourBucketJsonSchema,
 } from "./aggregates.ts";
 
 /** One raw analytics event: the source of truth the aggregates are rebuilt from. */
@@ -38,6 +39,41 @@ const aggregateSchema = new Schema([
   new Field("id", new Utf8(), false),
   new Field("data", new Utf8(), false),
 ]);
+
+// The shapes of the stored JSON, checked as they are read back.
+const metaJsonSchema = z.object({ appliedSeq: z.number() });
+const feedbackJsonSchema = z.object({ rating: z.enum(["up", "down"]) });
+const answeredQueryJsonSchema = z.object({
+  agentId: z.string(),
+  workspaceId: z.string(),
+  conversationId: z.string(),
+  messageId: z.string(),
+  at: z.string(),
+  channel: z.enum(["api", "widget", "openai"]),
+  streamed: z.boolean(),
+  callerId: z.string(),
+  question: z.string(),
+  newConversation: z.boolean(),
+  answered: z.boolean(),
+  error: z.string().nullable(),
+  latency: z.number(),
+  retrievalTime: z.number(),
+  generationTime: z.number(),
+  tokensUsed: z.number(),
+  cited: z.array(z.object({ documentId: z.string(), title: z.string(), dataSourceId: z.string() })),
+}) satisfies z.ZodType<AnsweredQuery>;
+
+/** Parses stored JSON and checks its shape; what fails names the row it came from. */
+function decodeJson<T>(schema: z.ZodType<T>, json: string, row: string): T {
+  const result = schema.safeParse(JSON.parse(json));
+  if (!result.success) throw new Error(`analytics row ${row} is malformed: ${z.prettifyError(result.error)}`);
+  return result.data;
+}
+
+/** A column of a record batch as plain values (empty when the batch lacks it). */
+function column(batch: { getChild(name: string): { toArray(): ArrayLike<unknown> } | null }, name: string) {
+  return batch.getChild(name)?.toArray() ?? [];
+}
 
 const RAW_TABLE = "analytics_events";
 const AGGREGATE_TABLE = "analytics_aggregates";
@@ -118,19 +154,18 @@ export class AnalyticsService implements AnswerRecorder {
   private async load(): Promise<void> {
     let appliedSeq = 0;
     for await (const batch of this.table.query().select(["id", "data"])) {
-      const ids = batch.getChild("id")?.toArray() as string[] | undefined;
-      const data = batch.getChild("data")?.toArray() as string[] | undefined;
-      if (!ids || !data) continue;
+      const [ids, data] = [column(batch, "id"), column(batch, "data")];
       for (let i = 0; i < ids.length; i++) {
         const id = String(ids[i]);
         const json = String(data[i]);
-        if (id === "meta") appliedSeq = (JSON.parse(json) as { appliedSeq: number }).appliedSeq;
+        if (id === "meta") appliedSeq = decodeJson(metaJsonSchema, json, id).appliedSeq;
         else if (id.startsWith("h:")) {
           const [, agentId = "", hour = "0"] = id.split(":");
-          this.agentHours(agentId).set(Number(hour), HourBucket.fromJSON(JSON.parse(json) as HourBucketJson));
+          const bucket = HourBucket.fromJSON(decodeJson(hourBucketJsonSchema, json, id));
+          this.agentHours(agentId).set(Number(hour), bucket);
         } else if (id.startsWith("d:")) {
           const [, agentId = "", day = "0"] = id.split(":");
-          this.agentDays(agentId).set(Number(day), DayTops.fromJSON(JSON.parse(json) as DayTopsJson));
+          this.agentDays(agentId).set(Number(day), DayTops.fromJSON(decodeJson(dayTopsJsonSchema, json, id)));
         }
       }
     }
@@ -142,8 +177,13 @@ export class AnalyticsService implements AnswerRecorder {
       .query()
       .where("kind = 'feedback'")
       .select(["seq", "id", "agent_id", "at", "data"])) {
-      const col = (name: string) => (batch.getChild(name)?.toArray() ?? []) as ArrayLike<unknown>;
-      const [seqs, ids, agents, ats, data] = [col("seq"), col("id"), col("agent_id"), col("at"), col("data")];
+      const [seqs, ids, agents, ats, data] = [
+        column(batch, "seq"),
+        column(batch, "id"),
+        column(batch, "agent_id"),
+        column(batch, "at"),
+        column(batch, "data"),
+      ];
       for (let i = 0; i < seqs.length; i++) {
         feedback.push({
           seq: Number(seqs[i]),
@@ -158,7 +198,7 @@ export class AnalyticsService implements AnswerRecorder {
     feedback.sort((a, b) => a.seq - b.seq);
     for (const row of feedback) {
       maxSeq = Math.max(maxSeq, row.seq);
-      const rating = (JSON.parse(row.data) as { rating: "up" | "down" }).rating;
+      const { rating } = decodeJson(feedbackJsonSchema, row.data, `feedback ${row.seq}`);
       if (row.seq > appliedSeq) {
         this.applyFeedback(row.agent_id, row.id, rating, row.at);
         replayed += 1;
@@ -168,12 +208,11 @@ export class AnalyticsService implements AnswerRecorder {
       .query()
       .where(`kind = 'query' AND seq > ${appliedSeq}`)
       .select(["seq", "data"])) {
-      const seqs = batch.getChild("seq")?.toArray() as Float64Array | undefined;
-      const data = batch.getChild("data")?.toArray() as string[] | undefined;
-      if (!seqs || !data) continue;
+      const [seqs, data] = [column(batch, "seq"), column(batch, "data")];
       for (let i = 0; i < seqs.length; i++) {
-        maxSeq = Math.max(maxSeq, seqs[i] ?? 0);
-        this.aggregates.addQuery(JSON.parse(String(data[i])) as AnsweredQuery);
+        const seq = Number(seqs[i] ?? 0);
+        maxSeq = Math.max(maxSeq, seq);
+        this.aggregates.addQuery(decodeJson(answeredQueryJsonSchema, String(data[i]), `query ${seq}`));
         replayed += 1;
       }
     }

@@ -12,6 +12,7 @@ import type { Store } from "../store/store.ts";
 import { localizeFallback } from "../text/messages.ts";
 import { countTokens } from "../text/tokens.ts";
 import type { AnsweredQuery, AnswerRecorder } from "./answer-record.ts";
+import { searchKnowledge } from "./search-knowledge.ts";
 
 export interface AnswerDeps {
   store: Store;
@@ -162,7 +163,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   try {
     const standalone =
       history.length > 0 ? await model.condense(input.message, history, input.signal) : input.message;
-    chunks = sourceIds.length === 0 ? [] : await retrieve(deps, agent, standalone, sourceIds, input.signal);
+    chunks = await searchKnowledge(deps, agent, { query: standalone, sourceIds, signal: input.signal });
     retrievalTime = performance.now() - retrievalStart;
 
     const generationStart = performance.now();
@@ -226,36 +227,6 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     if (aborted) return;
     throw error;
   }
-}
-
-async function retrieve(
-  deps: AnswerDeps,
-  agent: AgentRecord,
-  query: string,
-  sourceIds: string[],
-  signal: AbortSignal,
-): Promise<RetrievedChunk[]> {
-  const hits = await deps.index.search({
-    query,
-    dataSourceIds: sourceIds,
-    topK: agent.retrieval.topK,
-    minScore: agent.retrieval.minScore,
-    mode: agent.retrieval.mode,
-    signal,
-  });
-  return hits.map(({ chunk, score }) => ({
-    chunkId: chunk.id,
-    documentId: chunk.documentId,
-    dataSourceId: chunk.dataSourceId,
-    dataSourceName: deps.store.dataSources.get(chunk.dataSourceId)?.name ?? "",
-    kind: chunk.kind,
-    title: chunk.title,
-    sourceUrl: chunk.sourceUrl,
-    text: chunk.text,
-    score,
-    page: chunk.page,
-    headingPath: chunk.headingPath,
-  }));
 }
 
 function messageRecord(

@@ -1,8 +1,8 @@
 import type { Role } from "@lore/shared";
 import { AppError, notFound } from "../errors.ts";
-import type { Principal } from "../http/principal.ts";
 import type { AgentRecord, UserRecord, WorkspaceRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
+import type { Principal } from "./principal.ts";
 
 const roleRank: Record<Role, number> = { viewer: 0, editor: 1, admin: 2, owner: 3 };
 

@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { Conversation, Message } from "@lore/shared";
-import { notFound } from "../errors.ts";
-import type { Logger } from "../http/logger.ts";
+import { AppError, notFound } from "../errors.ts";
+import type { EventBus } from "../events/event-bus.ts";
+import type { Logger } from "../log/logger.ts";
 import { GroupCommit } from "../store/group-commit.ts";
 import { Journal } from "../store/journal.ts";
-import type { ConversationRecord, MessageRecord } from "../store/records.ts";
+import type { AgentRecord, ConversationRecord, MessageRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 
 const HISTORY_CACHE_SIZE = 5_000;
@@ -47,10 +48,11 @@ export class ConversationsService {
   private constructor(
     private readonly store: Store,
     private journal: Journal<Entry> | null,
+    private readonly events: EventBus | null,
   ) {}
 
-  static async open(store: Store, logger?: Logger): Promise<ConversationsService> {
-    const service = new ConversationsService(store, null);
+  static async open(store: Store, logger?: Logger, events?: EventBus): Promise<ConversationsService> {
+    const service = new ConversationsService(store, null, events ?? null);
     service.journal = await Journal.open<Entry>(
       join(store.dataDir, "journal", "conversations"),
       (e) => service.applyEntries(e),
@@ -123,6 +125,11 @@ export class ConversationsService {
     const conversation = this.store.conversations.get(conversationId);
     if (!conversation || conversation.agentId !== agentId) throw notFound("conversation", conversationId);
     return conversation;
+  }
+
+  /** The widget visitor a conversation belongs to (null for API conversations, undefined when there is none). */
+  visitorOf(conversationId: string): string | null | undefined {
+    return this.store.conversations.get(conversationId)?.visitorId;
   }
 
   listForAgent(agentId: string): ConversationRecord[] {
@@ -235,6 +242,30 @@ export class ConversationsService {
     const message = rows[0] ? (JSON.parse(String(rows[0].data)) as MessageRecord) : null;
     if (!message) throw notFound("message", messageId);
     return check(message);
+  }
+
+  /** Records a visitor's or caller's rating of an answer (only answers can be rated) and announces it. */
+  async rateAnswer(
+    agent: AgentRecord,
+    message: MessageRecord,
+    rating: "up" | "down",
+    comment: string | null,
+  ): Promise<void> {
+    if (message.role !== "assistant") {
+      throw new AppError("validation_error", "Only answers can be rated", {
+        fields: { messageId: ["not an answer"] },
+      });
+    }
+    await this.setFeedback(message, rating, comment);
+    this.events?.emit({
+      type: "message.feedback",
+      workspaceId: agent.workspaceId,
+      agentId: agent.id,
+      conversationId: message.conversationId,
+      messageId: message.id,
+      rating,
+      comment,
+    });
   }
 
   async setFeedback(

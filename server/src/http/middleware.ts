@@ -5,7 +5,7 @@ import type { Config } from "../config.ts";
 import { AppError } from "../errors.ts";
 import type { Services } from "../services.ts";
 import type { AppEnv, Principal } from "./principal.ts";
-import type { LimitRule, LimitState } from "./rate-limiter.ts";
+import type { LimitRule, LimitState, RateLimiter } from "./rate-limiter.ts";
 import { requestHeader } from "./request-header.ts";
 import { setResponseHeaders, writeResponseHeaders } from "./response-headers.ts";
 
@@ -83,7 +83,7 @@ export function trailingSlash(prefix: string): MiddlewareHandler<AppEnv> {
 }
 
 /** Resolves `Authorization: Bearer` to a principal: an API key, a user's access token, or nobody. */
-export function authenticate(services: Services): MiddlewareHandler<AppEnv> {
+export function authenticate(services: Pick<Services, "apiKeys" | "auth">): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const header = requestHeader(c, "authorization");
     if (header) {
@@ -144,24 +144,32 @@ export function setLimitHeaders(c: Context<AppEnv>, state: LimitState): void {
   headers["X-RateLimit-Reset"] = String(state.reset);
 }
 
-/** Charges the request before its handler runs; query routes charge themselves (they add the agent's limit). */
-export function rateLimit(
-  config: Config,
-  services: Services,
-  isQueryPath: (path: string) => boolean,
-): MiddlewareHandler<AppEnv> {
+/** Charges a request to its principal (or client IP). */
+export function chargeRequest(config: Config, limiter: RateLimiter, c: Context<AppEnv>): void {
+  setLimitHeaders(c, limiter.charge(limitRules(config, c)));
+}
+
+/** Route middleware: the request is charged before its handler runs. */
+export function rateLimit(config: Config, limiter: RateLimiter): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!isQueryPath(rawPath(c.req.url))) {
-      const state = services.limiter.charge(limitRules(config, c));
-      setLimitHeaders(c, state);
-    }
+    chargeRequest(config, limiter, c);
     await next();
   };
 }
 
-/** For query routes: charge the principal and the agent together. */
-export function chargeQuery(config: Config, services: Services, c: Context<AppEnv>, agentId: string): void {
-  setLimitHeaders(c, services.limiter.charge(limitRules(config, c, agentId)));
+/**
+ * Route middleware for questions: finds the agent asked (access checked first, so a refused
+ * caller charges nothing) and charges the caller and the agent's query limit together.
+ */
+export function rateLimitQuery(
+  config: Config,
+  limiter: RateLimiter,
+  agentOf: (c: Context<AppEnv>) => { id: string },
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    setLimitHeaders(c, limiter.charge(limitRules(config, c, agentOf(c).id)));
+    await next();
+  };
 }
 
 /** `new URL(url).pathname` without parsing: request URLs here are already serialised absolute URLs. */

@@ -1,5 +1,5 @@
 import type { Page, PageQuery } from "@lore/shared";
-import type { Context } from "hono";
+import type { Context, TypedResponse } from "hono";
 
 /** The request's own absolute URL, honouring X-Forwarded-Proto/Host when the proxy is trusted. */
 export function requestUrl(c: Context, trustProxy: boolean): URL {
@@ -34,6 +34,18 @@ export function paginate<T>(c: Context, items: T[], query: PageQuery, trustProxy
 export function pageJson(page: Page<string>): string {
   const { count, next, previous, results } = page;
   return `{"count":${count},"next":${JSON.stringify(next)},"previous":${JSON.stringify(previous)},"results":[${results.join(",")}]}`;
+}
+
+/**
+ * Sends a page whose items are already JSON text, typed as the page of `T` it serialises (what
+ * `c.json(page)` would send), so the route's declared response still checks the handler.
+ */
+export function pageJsonResponse<T>(c: Context, page: Page<string>): TypedResponse<Page<T>, 200, "json"> {
+  return c.body(pageJson(page), 200, { "Content-Type": "application/json" }) as unknown as TypedResponse<
+    Page<T>,
+    200,
+    "json"
+  >;
 }
 
 // A module function rather than a closure per call: tsx (keepNames) names every closure it creates.

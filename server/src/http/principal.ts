@@ -1,10 +1,6 @@
-import type { ApiKeyRecord, UserRecord } from "../store/records.ts";
+import type { Principal } from "../auth/principal.ts";
 
-/** Who is calling: a logged-in user, an agent's API key, or nobody (the widget and public routes). */
-export type Principal =
-  | { kind: "user"; user: UserRecord }
-  | { kind: "apiKey"; key: ApiKeyRecord }
-  | { kind: "anonymous" };
+export type { Principal };
 
 export type AppEnv = {
   Variables: {

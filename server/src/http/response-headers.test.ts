@@ -2,8 +2,8 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../log/logger.ts";
 import { cors } from "./cors.ts";
-import { createLogger } from "./logger.ts";
 import { requestContext, setLimitHeaders } from "./middleware.ts";
 import type { AppEnv } from "./principal.ts";
 

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { z } from "zod";
-import { AppError, validationError } from "../errors.ts";
+import { AppError, parseWith } from "../errors.ts";
 
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
@@ -41,12 +41,6 @@ export async function readJson<S extends z.ZodTypeAny>(c: Context, schema: S): P
     });
   }
   return parseWith(schema, data);
-}
-
-export function parseWith<S extends z.ZodTypeAny>(schema: S, data: unknown, message?: string): z.infer<S> {
-  const result = schema.safeParse(data);
-  if (!result.success) throw validationError(result.error.issues, message);
-  return result.data;
 }
 
 export function parseQuery<S extends z.ZodTypeAny>(c: Context, schema: S): z.infer<S> {

@@ -1,7 +1,8 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { type ErrorCode, errorBodySchema } from "@lore/shared";
+import { apiRoutes } from "../api.ts";
 import { statusByCode } from "../errors.ts";
-import { pathParams, type RouteSpec, routeErrors, routesTable, type Tag } from "./routes-table.ts";
+import { type ApiRoute, pathParams, routeErrors, type Tag } from "../http/route.ts";
 
 type OpenApiDocument = ReturnType<OpenAPIHono["getOpenAPI31Document"]>;
 
@@ -25,16 +26,15 @@ const rateLimitHeaders = {
   "X-RateLimit-Reset": { $ref: "#/components/headers/X-RateLimit-Reset" },
 };
 
-function operationId(route: RouteSpec): string {
+function operationId(route: ApiRoute): string {
   const words = route.path
-    .replace(/^~/, "")
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
     .map((w) => w.replace(/^./, (ch) => ch.toUpperCase()));
   return `${route.method}${words.join("")}`;
 }
 
-function security(route: RouteSpec): Array<Record<string, string[]>> {
+function security(route: ApiRoute): Array<Record<string, string[]>> {
   if (route.auth === "none") return [];
   if (route.auth === "user") return [{ userToken: [] }];
   return [{ userToken: [] }, { apiKey: [] }];
@@ -50,7 +50,7 @@ function paramsSchema(path: string) {
   return z.object(shape);
 }
 
-function errorResponses(route: RouteSpec) {
+function errorResponses(route: ApiRoute) {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of routeErrors(route)) {
     const status = statusByCode[code];
@@ -69,31 +69,20 @@ function errorResponses(route: RouteSpec) {
   return out;
 }
 
-function successResponse(route: RouteSpec) {
-  const content: Record<string, { schema: z.ZodType }> = {};
-  if (route.response) content["application/json"] = { schema: route.response };
-  if (route.stream) content["text/event-stream"] = { schema: route.stream };
-  return {
-    description: route.stream
-      ? `JSON by default; with ${route.streamWhen ?? "`Accept: text/event-stream`"}, Server-Sent Events: one \`data: {json}\` line per event`
-      : route.status === 204
-        ? "Done; no body"
-        : "Success",
-    ...(Object.keys(content).length > 0 ? { content } : {}),
-    ...(route.path.startsWith("~") ? {} : { headers: rateLimitHeaders }),
-  };
-}
-
-function requestBody(route: RouteSpec) {
-  const content: Record<string, { schema: z.ZodType }> = {};
-  if (route.body) content["application/json"] = { schema: route.body };
-  if (route.multipart) content["multipart/form-data"] = { schema: route.multipart };
-  return Object.keys(content).length > 0 ? { content, required: true } : undefined;
+/** The declared success responses, with the rate-limit headers every API response carries. */
+function successResponses(route: ApiRoute) {
+  if (route.root) return route.responses;
+  return Object.fromEntries(
+    Object.entries(route.responses).map(([status, response]) => [
+      status,
+      { ...response, headers: rateLimitHeaders },
+    ]),
+  );
 }
 
 const cache = new Map<string, OpenApiDocument>();
 
-/** The OpenAPI 3.1 document of the whole API, built from the routes table and shared/'s zod schemas. */
+/** The OpenAPI 3.1 document of the whole API, built from the route declarations and shared/'s zod schemas. */
 export function buildOpenApiDocument(prefix: string, serverUrl?: string): OpenApiDocument {
   const key = `${prefix} ${serverUrl ?? ""}`;
   const cached = cache.get(key);
@@ -127,25 +116,19 @@ export function buildOpenApiDocument(prefix: string, serverUrl?: string): OpenAp
   );
   registry.register("Error", errorBodySchema);
 
-  for (const route of routesTable) {
-    const outside = route.path.startsWith("~");
+  for (const route of apiRoutes) {
     const params = paramsSchema(route.path);
-    const body = requestBody(route);
     registry.registerPath({
       method: route.method,
-      path: outside ? route.path.slice(1) : route.path,
+      path: route.path,
       operationId: operationId(route),
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
       tags: [route.tag],
       security: security(route),
-      ...(outside ? { servers: [{ url: serverUrl ?? "/" }] } : {}),
-      request: {
-        ...(params ? { params } : {}),
-        ...(route.query ? { query: route.query } : {}),
-        ...(body ? { body } : {}),
-      },
-      responses: { [String(route.status)]: successResponse(route), ...errorResponses(route) },
+      ...(route.root ? { servers: [{ url: serverUrl ?? "/" }] } : {}),
+      request: { ...route.request, ...(params ? { params } : {}) },
+      responses: { ...successResponses(route), ...errorResponses(route) },
     });
   }
 

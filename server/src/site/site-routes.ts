@@ -65,7 +65,7 @@ export function strictCsp(nonce: string): string {
  * The widget script (short cache; it names the hashed panel), the hashed panel assets (immutable),
  * the demo site and the owner console. Pages are served under a strict Content-Security-Policy.
  */
-export function mountSite(app: Hono<AppEnv>, s: Services): void {
+export function mountSite(app: Hono<AppEnv>, s: Pick<Services, "config" | "store">): void {
   const page = (c: Context, file: string, vars: (nonce: string) => Record<string, string>) => {
     const template = readUnder(demoDir, file);
     if (!template) throw new AppError("not_found", "No such page", { resource: "page", id: file });

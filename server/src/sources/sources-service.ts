@@ -11,8 +11,7 @@ import {
 import type { z } from "zod";
 import type { AgentsService } from "../agents/agents-service.ts";
 import { maskSecret, type SecretBox } from "../crypto/secret-box.ts";
-import { AppError, notFound } from "../errors.ts";
-import { parseWith } from "../http/validate.ts";
+import { AppError, notFound, parseWith } from "../errors.ts";
 import type { SyncRunner } from "../jobs/sync-runner.ts";
 import type { ChunkIndex } from "../retrieval/chunk-index.ts";
 import type { DataSourceRecord, DocumentRecord, SyncRunRecord } from "../store/records.ts";
@@ -37,6 +36,30 @@ const configSchemas: Record<Exclude<DataSourceType, "file">, z.ZodTypeAny> = {
 export function toSyncRun(run: SyncRunRecord): SyncRun {
   const { workspaceId: _w, leaseUntil: _l, nextAttemptAt: _n, ...rest } = run;
   return rest;
+}
+
+/** Decrypted config for connectors. */
+export function connectorConfig(secrets: SecretBox, source: DataSourceRecord): Record<string, unknown> {
+  const config = { ...source.config };
+  if (typeof config.token === "string") config.token = secrets.open(config.token);
+  return config;
+}
+
+/**
+ * Deletes everything these deleted sources owned, one commit per table. Idempotent: safe to run
+ * again after a crash mid-purge. The sync runner calls it for tombstoned sources.
+ */
+export async function purgeDataSources(
+  deps: { store: Store; index: ChunkIndex; files: FileStorage },
+  sources: readonly DataSourceRecord[],
+): Promise<void> {
+  const { store, index, files } = deps;
+  const ids = new Set(sources.map((s) => s.id));
+  await index.deleteDataSources([...ids]);
+  await store.documents.delete(store.documents.filter((d) => ids.has(d.dataSourceId)).map((d) => d.id));
+  for (const id of ids) await files.removeAll(id);
+  await store.syncRuns.delete(store.syncRuns.filter((r) => ids.has(r.dataSourceId)).map((r) => r.id));
+  await store.dataSources.delete([...ids]);
 }
 
 /** Data sources: create (first sync queued), change, delete (tombstone now, purge in the background), files. */
@@ -169,20 +192,6 @@ export class SourcesService {
     await this.agents.detachDataSource(source.workspaceId, source.id);
   }
 
-  /** Deletes everything these deleted sources owned, one commit per table. Idempotent: safe to run again after a crash mid-purge. */
-  async purge(sources: readonly DataSourceRecord[]): Promise<void> {
-    const ids = new Set(sources.map((s) => s.id));
-    await this.index.deleteDataSources([...ids]);
-    await this.store.documents.delete(
-      this.store.documents.filter((d) => ids.has(d.dataSourceId)).map((d) => d.id),
-    );
-    for (const id of ids) await this.files.removeAll(id);
-    await this.store.syncRuns.delete(
-      this.store.syncRuns.filter((r) => ids.has(r.dataSourceId)).map((r) => r.id),
-    );
-    await this.store.dataSources.delete([...ids]);
-  }
-
   sync(source: DataSourceRecord): Promise<SyncRunRecord> {
     return this.runner.enqueue(source, "manual");
   }
@@ -197,13 +206,6 @@ export class SourcesService {
     return this.store.syncRuns
       .filter((r) => r.dataSourceId === sourceId)
       .sort((a, b) => b.queuedAt.localeCompare(a.queuedAt));
-  }
-
-  /** Decrypted config for connectors. */
-  connectorConfig(source: DataSourceRecord): Record<string, unknown> {
-    const config = { ...source.config };
-    if (typeof config.token === "string") config.token = this.secrets.open(config.token);
-    return config;
   }
 
   private async refreshCounts(sourceId: string): Promise<void> {

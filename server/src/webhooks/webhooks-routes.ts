@@ -1,54 +1,48 @@
-import {
-  createWebhookRequestSchema,
-  pageQuerySchema,
-  updateWebhookRequestSchema,
-  webhookDeliveriesQuerySchema,
-} from "@lore/shared";
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import { paginate } from "../http/pagination.ts";
 import type { AppEnv } from "../http/principal.ts";
-import { parseQuery, pathId, readJson } from "../http/validate.ts";
+import { endpoint } from "../http/route.ts";
 import type { Services } from "../services.ts";
+import * as api from "./webhooks-api.ts";
 
 /** Webhook subscriptions of a workspace (admins and owners) and their delivery logs. */
-export function webhooksRoutes(s: Services) {
-  const { access, webhooks, config } = s;
-  const workspace = (c: Context<AppEnv>) => {
-    const id = pathId(c, "id", "workspace");
+export function webhooksRoutes({
+  access,
+  webhooks,
+  config,
+}: Pick<Services, "access" | "webhooks" | "config">) {
+  const workspace = (c: Context<AppEnv>, input: { id(name: "workspaceId"): string }) => {
+    const id = input.id("workspaceId");
     access.requireWorkspace(c.get("principal"), id, "admin");
     return id;
   };
+  const hook = (c: Context<AppEnv>, input: { id(name: "workspaceId" | "webhookId"): string }) =>
+    webhooks.get(workspace(c, input), input.id("webhookId"));
 
-  return new Hono<AppEnv>()
-    .get("/:id/webhooks/", (c) => {
-      const workspaceId = workspace(c);
-      return c.json(
-        paginate(c, webhooks.list(workspaceId), parseQuery(c, pageQuerySchema), config.trustProxy),
-      );
-    })
-    .post("/:id/webhooks/", async (c) => {
-      const workspaceId = workspace(c);
-      const body = await readJson(c, createWebhookRequestSchema);
-      return c.json(await webhooks.create(workspaceId, body), 201);
-    })
-    .get("/:id/webhooks/:webhookId/", (c) => {
-      const hook = webhooks.get(workspace(c), pathId(c, "webhookId", "webhook"));
-      const { secret: _secret, ...rest } = hook;
+  return [
+    endpoint(api.listWebhooks, (c, input) =>
+      c.json(paginate(c, webhooks.list(workspace(c, input)), input.query(), config.trustProxy)),
+    ),
+    endpoint(api.createWebhook, async (c, input) => {
+      const workspaceId = workspace(c, input);
+      return c.json(await webhooks.create(workspaceId, await input.json()), 201);
+    }),
+    endpoint(api.getWebhook, (c, input) => {
+      const { secret: _secret, ...rest } = hook(c, input);
       return c.json(rest);
-    })
-    .patch("/:id/webhooks/:webhookId/", async (c) => {
-      const hook = webhooks.get(workspace(c), pathId(c, "webhookId", "webhook"));
-      const body = await readJson(c, updateWebhookRequestSchema);
-      return c.json(await webhooks.update(hook, body));
-    })
-    .delete("/:id/webhooks/:webhookId/", async (c) => {
-      const hook = webhooks.get(workspace(c), pathId(c, "webhookId", "webhook"));
-      await webhooks.remove(hook);
+    }),
+    endpoint(api.updateWebhook, async (c, input) => {
+      const found = hook(c, input);
+      return c.json(await webhooks.update(found, await input.json()));
+    }),
+    endpoint(api.deleteWebhook, async (c, input) => {
+      await webhooks.remove(hook(c, input));
       return c.body(null, 204);
-    })
-    .get("/:id/webhooks/:webhookId/deliveries/", (c) => {
-      const hook = webhooks.get(workspace(c), pathId(c, "webhookId", "webhook"));
-      const query = parseQuery(c, webhookDeliveriesQuerySchema);
-      return c.json(paginate(c, webhooks.listDeliveries(hook, query.status), query, config.trustProxy));
-    });
+    }),
+    endpoint(api.listDeliveries, (c, input) => {
+      const found = hook(c, input);
+      const query = input.query();
+      return c.json(paginate(c, webhooks.listDeliveries(found, query.status), query, config.trustProxy));
+    }),
+  ];
 }

@@ -1,20 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { feedbackRequestSchema, type WidgetConfig, widgetQueryRequestSchema } from "@lore/shared";
+import type { WidgetConfig } from "@lore/shared";
 import type { Context } from "hono";
-import { Hono } from "hono";
-import { z } from "zod";
 import { answerQuestion } from "../answers/answer-question.ts";
-import { collectResponse } from "../answers/answers-routes.ts";
+import { collectResponse } from "../answers/collect-response.ts";
 import { AppError } from "../errors.ts";
-import { chargeQuery } from "../http/middleware.ts";
 import { requestUrl } from "../http/pagination.ts";
 import type { AppEnv } from "../http/principal.ts";
+import { endpoint } from "../http/route.ts";
 import { linkedController, streamEvents, wantsStream } from "../http/sse.ts";
-import { readJson } from "../http/validate.ts";
 import type { Services } from "../services.ts";
 import type { AgentRecord } from "../store/records.ts";
-
-const widgetFeedbackSchema = feedbackRequestSchema.extend({ visitorToken: z.string().min(1).max(4000) });
+import * as api from "./widget-api.ts";
 
 /** The page's origin: `Origin`, else the origin of `Referer` (same-origin GETs carry no Origin). */
 function pageOrigin(c: Context): string | null {
@@ -37,9 +33,13 @@ export function originAllowed(agent: AgentRecord, origin: string | null, ownOrig
 }
 
 /** The public routes the widget calls: no secret, an origin check, and a signed visitor token. */
-export function widgetRoutes(s: Services) {
-  const { agents, config, tokens } = s;
-
+export function widgetRoutes({
+  agents,
+  answerDeps,
+  conversations,
+  config,
+  tokens,
+}: Pick<Services, "agents" | "answerDeps" | "conversations" | "config" | "tokens">) {
   const agentFor = (c: Context<AppEnv>): AgentRecord => {
     const widgetId = c.req.param("widgetId") ?? "";
     const agent = /^wgt_[A-Za-z0-9_-]{8,64}$/.test(widgetId) ? agents.byWidgetId(widgetId) : undefined;
@@ -57,8 +57,8 @@ export function widgetRoutes(s: Services) {
     return claims.sub;
   };
 
-  return new Hono<AppEnv>()
-    .get("/:widgetId/config/", (c) => {
+  return [
+    endpoint(api.widgetConfig, (c) => {
       const agent = agentFor(c);
       const body: WidgetConfig = {
         widgetId: agent.widgetId,
@@ -70,53 +70,56 @@ export function widgetRoutes(s: Services) {
       };
       c.header("Cache-Control", "no-cache");
       return c.json(body);
-    })
-    .post("/:widgetId/query/", async (c) => {
-      const agent = agentFor(c);
-      chargeQuery(config, s, c, agent.id);
-      const body = await readJson(c, widgetQueryRequestSchema);
-      let visitorId = await visitorOf(agent, body.visitorToken);
-      if (body.conversationId && !visitorId) {
-        throw new AppError("not_found", "conversation not found", {
-          resource: "conversation",
-          id: body.conversationId,
+    }),
+    endpoint(
+      api.widgetQuery,
+      async (c, input) => {
+        const agent = agentFor(c);
+        const body = await input.json();
+        let visitorId = await visitorOf(agent, body.visitorToken);
+        if (body.conversationId && !visitorId) {
+          throw new AppError("not_found", "conversation not found", {
+            resource: "conversation",
+            id: body.conversationId,
+          });
+        }
+        visitorId ??= randomUUID();
+        const visitorToken = await tokens.sign({ sub: visitorId, kind: "visitor", ver: 0, aud: agent.id });
+        const stream = wantsStream(c.req.header("accept"));
+        const controller = linkedController(c.req.raw.signal);
+        const events = answerQuestion(answerDeps, {
+          agent,
+          message: body.message,
+          conversationId: body.conversationId,
+          channel: "widget",
+          streamed: stream,
+          callerId: `visitor:${visitorId}`,
+          visitorId,
+          signal: controller.signal,
         });
-      }
-      visitorId ??= randomUUID();
-      const visitorToken = await tokens.sign({ sub: visitorId, kind: "visitor", ver: 0, aud: agent.id });
-      const stream = wantsStream(c.req.header("accept"));
-      const controller = linkedController(c.req.raw.signal);
-      const events = answerQuestion(s.answerDeps, {
-        agent,
-        message: body.message,
-        conversationId: body.conversationId,
-        channel: "widget",
-        streamed: stream,
-        callerId: `visitor:${visitorId}`,
-        visitorId,
-        signal: controller.signal,
-      });
-      if (stream) {
-        return streamEvents(
-          events,
-          controller,
-          {},
-          (event) =>
-            `data: ${JSON.stringify(event.type === "start" ? { ...event, visitorToken } : event)}\n\n`,
-        );
-      }
-      return c.json({ ...(await collectResponse(events)), visitorToken });
-    })
-    .post("/:widgetId/messages/:messageId/feedback/", async (c) => {
+        if (stream) {
+          return streamEvents(
+            events,
+            controller,
+            {},
+            (event) =>
+              `data: ${JSON.stringify(event.type === "start" ? { ...event, visitorToken } : event)}\n\n`,
+          );
+        }
+        return c.json({ ...(await collectResponse(events)), visitorToken });
+      },
+      { queryAgent: agentFor },
+    ),
+    endpoint(api.widgetFeedback, async (c, input) => {
       const agent = agentFor(c);
-      const body = await readJson(c, widgetFeedbackSchema);
+      const body = await input.json();
       const visitorId = await visitorOf(agent, body.visitorToken);
-      const message = await s.conversations.findMessage(agent.id, c.req.param("messageId") ?? "");
-      const conversation = s.store.conversations.get(message.conversationId);
-      if (!conversation || conversation.visitorId !== visitorId) {
+      const message = await conversations.findMessage(agent.id, c.req.param("messageId") ?? "");
+      if (conversations.visitorOf(message.conversationId) !== visitorId) {
         throw new AppError("not_found", "message not found", { resource: "message", id: message.id });
       }
-      await s.feedback(agent, message, body.rating, body.comment ?? null);
+      await conversations.rateAnswer(agent, message, body.rating, body.comment ?? null);
       return c.body(null, 204);
-    });
+    }),
+  ];
 }

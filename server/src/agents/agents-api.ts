@@ -1,0 +1,96 @@
+import {
+  agentSchema,
+  apiKeySchema,
+  createAgentRequestSchema,
+  createApiKeyRequestSchema,
+  createdApiKeySchema,
+  listAgentsQuerySchema,
+  pageSchema,
+  updateAgentRequestSchema,
+} from "@lore/shared";
+import { apiRoute, jsonBody, jsonResponse, noContent } from "../http/route.ts";
+
+export const listAgents = apiRoute({
+  method: "get",
+  path: "/agents/",
+  summary: "List agents of the caller's workspaces (an API key sees its own agent)",
+  tag: "Agents",
+  auth: "user-or-key",
+  request: { query: listAgentsQuerySchema },
+  responses: { 200: jsonResponse(pageSchema(agentSchema).openapi("AgentPage")) },
+  errors: ["validation_error", "not_found"],
+});
+
+export const createAgent = apiRoute({
+  method: "post",
+  path: "/agents/",
+  summary: "Create an agent (in `workspaceId`, default the caller's personal workspace)",
+  tag: "Agents",
+  auth: "user",
+  role: "editor",
+  request: { body: jsonBody(createAgentRequestSchema) },
+  responses: { 201: jsonResponse(agentSchema) },
+  errors: ["not_found"],
+});
+
+export const getAgent = apiRoute({
+  method: "get",
+  path: "/agents/{agentId}/",
+  summary: "Get an agent",
+  tag: "Agents",
+  auth: "user-or-key",
+  role: "viewer",
+  responses: { 200: jsonResponse(agentSchema) },
+});
+
+export const updateAgent = apiRoute({
+  method: "patch",
+  path: "/agents/{agentId}/",
+  summary: "Update an agent (partial)",
+  tag: "Agents",
+  auth: "user-or-key",
+  role: "editor",
+  request: { body: jsonBody(updateAgentRequestSchema) },
+  responses: { 200: jsonResponse(agentSchema) },
+});
+
+export const deleteAgent = apiRoute({
+  method: "delete",
+  path: "/agents/{agentId}/",
+  summary: "Delete an agent with its keys and conversations",
+  tag: "Agents",
+  auth: "user",
+  role: "editor",
+  responses: { 204: noContent },
+});
+
+export const listApiKeys = apiRoute({
+  method: "get",
+  path: "/agents/{agentId}/api-keys/",
+  summary: "List an agent's API keys (never the secret)",
+  tag: "API keys",
+  auth: "user",
+  role: "admin",
+  responses: { 200: jsonResponse(pageSchema(apiKeySchema).openapi("ApiKeyPage")) },
+});
+
+export const createApiKey = apiRoute({
+  method: "post",
+  path: "/agents/{agentId}/api-keys/",
+  summary: "Create an API key (`key` is shown once)",
+  tag: "API keys",
+  auth: "user",
+  role: "admin",
+  request: { body: jsonBody(createApiKeyRequestSchema.openapi("CreateApiKey")) },
+  responses: { 201: jsonResponse(createdApiKeySchema) },
+});
+
+export const revokeApiKey = apiRoute({
+  method: "delete",
+  path: "/agents/{agentId}/api-keys/{keyId}/",
+  summary: "Revoke an API key",
+  tag: "API keys",
+  auth: "user",
+  role: "admin",
+  responses: { 204: noContent },
+});

@@ -1,0 +1,34 @@
+import { conversationDetailSchema, conversationSchema, pageQuerySchema, pageSchema } from "@lore/shared";
+import { apiRoute, jsonResponse, noContent } from "../http/route.ts";
+
+export const listConversations = apiRoute({
+  method: "get",
+  path: "/agents/{agentId}/conversations/",
+  summary: "List conversations, newest activity first",
+  tag: "Conversations",
+  auth: "user-or-key",
+  role: "viewer",
+  request: { query: pageQuerySchema },
+  responses: { 200: jsonResponse(pageSchema(conversationSchema).openapi("ConversationPage")) },
+  errors: ["validation_error"],
+});
+
+export const getConversation = apiRoute({
+  method: "get",
+  path: "/agents/{agentId}/conversations/{conversationId}/",
+  summary: "A conversation with its messages",
+  tag: "Conversations",
+  auth: "user-or-key",
+  role: "viewer",
+  responses: { 200: jsonResponse(conversationDetailSchema) },
+});
+
+export const deleteConversation = apiRoute({
+  method: "delete",
+  path: "/agents/{agentId}/conversations/{conversationId}/",
+  summary: "Delete a conversation and its messages",
+  tag: "Conversations",
+  auth: "user-or-key",
+  role: "editor",
+  responses: { 204: noContent },
+});

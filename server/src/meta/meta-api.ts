@@ -1,0 +1,31 @@
+import { healthSchema, readinessSchema } from "@lore/shared";
+import { apiRoute, jsonResponse } from "../http/route.ts";
+
+export const health = apiRoute({
+  method: "get",
+  path: "/healthz",
+  root: true,
+  summary: "Liveness: the process answers",
+  tag: "Meta",
+  auth: "none",
+  responses: { 200: jsonResponse(healthSchema) },
+});
+
+export const readiness = apiRoute({
+  method: "get",
+  path: "/readyz",
+  root: true,
+  summary: "Readiness: the store is open and migrated",
+  tag: "Meta",
+  auth: "none",
+  responses: { 200: jsonResponse(readinessSchema) },
+});
+
+export const openApiDocument = apiRoute({
+  method: "get",
+  path: "/openapi.json",
+  summary: "This OpenAPI 3.1 document",
+  tag: "Meta",
+  auth: "none",
+  responses: { 200: { description: "Success" } },
+});

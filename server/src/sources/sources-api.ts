@@ -1,0 +1,137 @@
+import {
+  createDataSourceRequestSchema,
+  createFileSourceFormSchema,
+  dataSourceSchema,
+  documentSchema,
+  listDataSourcesQuerySchema,
+  pageQuerySchema,
+  pageSchema,
+  syncRunSchema,
+  updateDataSourceRequestSchema,
+  uploadFilesFormSchema,
+  uploadFilesResponseSchema,
+} from "@lore/shared";
+import { apiRoute, jsonBody, jsonResponse, noContent } from "../http/route.ts";
+
+export const listDataSources = apiRoute({
+  method: "get",
+  path: "/data-sources/",
+  summary: "List data sources of the caller's workspaces, newest first",
+  tag: "Data sources",
+  auth: "user",
+  request: { query: listDataSourcesQuerySchema },
+  responses: { 200: jsonResponse(pageSchema(dataSourceSchema).openapi("DataSourcePage")) },
+  errors: ["validation_error", "not_found"],
+});
+
+export const createDataSource = apiRoute({
+  method: "post",
+  path: "/data-sources/",
+  summary: "Create a data source (JSON for text/web/notion, multipart for files); queues its first sync",
+  description:
+    "`workspaceId` defaults to the caller's personal workspace. A web URL that resolves to a private or loopback address is 400. Files: empty → 400, unsupported type → 415 with `details.supported`.",
+  tag: "Data sources",
+  auth: "user",
+  role: "editor",
+  request: {
+    body: {
+      content: {
+        "application/json": { schema: createDataSourceRequestSchema },
+        "multipart/form-data": { schema: createFileSourceFormSchema },
+      },
+      required: true,
+    },
+  },
+  responses: { 201: jsonResponse(dataSourceSchema) },
+  errors: ["not_found"],
+});
+
+export const getDataSource = apiRoute({
+  method: "get",
+  path: "/data-sources/{dataSourceId}/",
+  summary: "Get a data source with its sync status and progress",
+  tag: "Data sources",
+  auth: "user",
+  role: "viewer",
+  responses: { 200: jsonResponse(dataSourceSchema) },
+});
+
+export const updateDataSource = apiRoute({
+  method: "patch",
+  path: "/data-sources/{dataSourceId}/",
+  summary: "Update name, config or schedule (a config change queues a sync)",
+  tag: "Data sources",
+  auth: "user",
+  role: "editor",
+  request: { body: jsonBody(updateDataSourceRequestSchema.openapi("UpdateDataSource")) },
+  responses: { 200: jsonResponse(dataSourceSchema) },
+});
+
+export const deleteDataSource = apiRoute({
+  method: "delete",
+  path: "/data-sources/{dataSourceId}/",
+  summary: "Delete a data source: never retrieved again, everything it owned purged",
+  tag: "Data sources",
+  auth: "user",
+  role: "editor",
+  responses: { 204: noContent },
+});
+
+export const syncDataSource = apiRoute({
+  method: "post",
+  path: "/data-sources/{dataSourceId}/sync/",
+  summary: "Queue a sync (returns the queued or running one if a sync is already under way)",
+  tag: "Data sources",
+  auth: "user",
+  role: "editor",
+  responses: { 202: jsonResponse(syncRunSchema) },
+});
+
+export const uploadFiles = apiRoute({
+  method: "post",
+  path: "/data-sources/{dataSourceId}/files/",
+  summary: "Add files to a file source; queues a sync",
+  description:
+    "A body that is not `multipart/form-data` is 415; a source that is not a `file` source is 400. The new documents are `pending` until the returned sync run indexes them.",
+  tag: "Data sources",
+  auth: "user",
+  role: "editor",
+  request: {
+    body: { content: { "multipart/form-data": { schema: uploadFilesFormSchema } }, required: true },
+  },
+  responses: { 201: jsonResponse(uploadFilesResponseSchema) },
+});
+
+export const removeFile = apiRoute({
+  method: "delete",
+  path: "/data-sources/{dataSourceId}/files/{documentId}/",
+  summary: "Remove one file (document) from a file source",
+  tag: "Data sources",
+  auth: "user",
+  role: "editor",
+  responses: { 204: noContent },
+});
+
+export const listDocuments = apiRoute({
+  method: "get",
+  path: "/data-sources/{dataSourceId}/documents/",
+  summary: "The documents of a source, with their chunk counts and failures",
+  tag: "Data sources",
+  auth: "user",
+  role: "viewer",
+  request: { query: pageQuerySchema },
+  responses: { 200: jsonResponse(pageSchema(documentSchema).openapi("DocumentPage")) },
+  errors: ["validation_error"],
+});
+
+export const listSyncRuns = apiRoute({
+  method: "get",
+  path: "/data-sources/{dataSourceId}/syncs/",
+  summary: "The sync history of a source (counts, timings, errors)",
+  tag: "Data sources",
+  auth: "user",
+  role: "viewer",
+  request: { query: pageQuerySchema },
+  responses: { 200: jsonResponse(pageSchema(syncRunSchema).openapi("SyncRunPage")) },
+  errors: ["validation_error"],
+});

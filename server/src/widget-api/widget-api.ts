@@ -1,0 +1,53 @@
+import {
+  widgetConfigSchema,
+  widgetFeedbackRequestSchema,
+  widgetQueryRequestSchema,
+  widgetQueryResponseSchema,
+} from "@lore/shared";
+import { answerEvent } from "../answers/answers-api.ts";
+import { apiRoute, jsonBody, jsonResponse, noContent, streamableResponse } from "../http/route.ts";
+
+// Public: no credential, the page's Origin must be in the agent's allowedOrigins.
+
+export const widgetConfig = apiRoute({
+  method: "get",
+  path: "/widget/{widgetId}/config/",
+  summary: "What the widget shows before the first question",
+  tag: "Widget",
+  auth: "none",
+  responses: { 200: jsonResponse(widgetConfigSchema) },
+  errors: ["not_found", "origin_not_allowed"],
+});
+
+export const widgetQuery = apiRoute({
+  method: "post",
+  path: "/widget/{widgetId}/query/",
+  summary:
+    "The widget's question: like the agent query, plus a visitor token that continues the conversation",
+  description:
+    "Counted against the per-IP unauthenticated limit and the agent's query limit. A `conversationId` without the visitor token that started it is 404; an invalid or expired visitor token is 401. In the SSE form the `start` event carries `visitorToken`.",
+  tag: "Widget",
+  auth: "none",
+  charge: "query",
+  request: { body: jsonBody(widgetQueryRequestSchema) },
+  responses: { 200: streamableResponse(widgetQueryResponseSchema, answerEvent) },
+  errors: [
+    "not_found",
+    "origin_not_allowed",
+    "agent_processing",
+    "upstream_error",
+    "invalid_token",
+    "token_expired",
+  ],
+});
+
+export const widgetFeedback = apiRoute({
+  method: "post",
+  path: "/widget/{widgetId}/messages/{messageId}/feedback/",
+  summary: "A visitor rates an answer of their own conversation",
+  tag: "Widget",
+  auth: "none",
+  request: { body: jsonBody(widgetFeedbackRequestSchema) },
+  responses: { 204: noContent },
+  errors: ["not_found", "origin_not_allowed", "invalid_token", "token_expired"],
+});

@@ -1,4 +1,5 @@
-import type { Citation, RetrievalMode, SearchResponse } from "@lore/shared";
+import type { RetrievalMode, SearchResponse } from "@lore/shared";
+import { chunkCitation } from "../generation/citations.ts";
 import type { RetrievedChunk } from "../generation/types.ts";
 import type { ChunkIndex } from "../retrieval/chunk-index.ts";
 import type { AgentRecord } from "../store/records.ts";
@@ -48,25 +49,6 @@ export async function searchKnowledge(
   }));
 }
 
-/** A retrieved chunk as a search result: the whole chunk, ranked from 1. */
-function toSearchResult(chunk: RetrievedChunk, rank: number): Citation {
-  return {
-    rank,
-    documentId: chunk.documentId,
-    chunkId: chunk.chunkId,
-    title: chunk.title,
-    dataSourceName: chunk.dataSourceName,
-    dataSourceType: chunk.kind,
-    sourceUrl: chunk.sourceUrl ?? "",
-    content: chunk.text,
-    score: chunk.score,
-    displayMode: "expandable",
-    dataSourceId: chunk.dataSourceId,
-    page: chunk.page,
-    headingPath: chunk.headingPath,
-  };
-}
-
 /** Retrieval only, timed: the ranked chunks an answer would draw on. */
 export async function searchResults(
   deps: SearchDeps,
@@ -76,7 +58,7 @@ export async function searchResults(
   const started = performance.now();
   const chunks = await searchKnowledge(deps, agent, q);
   return {
-    results: chunks.map((chunk, i) => toSearchResult(chunk, i + 1)),
+    results: chunks.map((chunk, i) => chunkCitation(chunk, i + 1, chunk.text)),
     retrievalTime: Math.round((performance.now() - started) * 10) / 10,
   };
 }

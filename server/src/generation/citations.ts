@@ -152,6 +152,16 @@ export function buildSources(
 }
 
 function toCitation(chunk: RetrievedChunk, rank: number, focus: string): Citation {
+  return chunkCitation(chunk, rank, snippetAround(chunk.text, focus), Math.min(1, Math.max(0, chunk.score)));
+}
+
+/** A retrieved chunk as a source ranked `rank`, showing `content`: a snippet in answers, the whole chunk in search results. */
+export function chunkCitation(
+  chunk: RetrievedChunk,
+  rank: number,
+  content: string,
+  score: number = chunk.score,
+): Citation {
   return {
     rank,
     documentId: chunk.documentId,
@@ -160,8 +170,8 @@ function toCitation(chunk: RetrievedChunk, rank: number, focus: string): Citatio
     dataSourceName: chunk.dataSourceName,
     dataSourceType: chunk.kind,
     sourceUrl: chunk.sourceUrl ?? "",
-    content: snippetAround(chunk.text, focus),
-    score: Math.min(1, Math.max(0, chunk.score)),
+    content,
+    score,
     displayMode: "expandable",
     dataSourceId: chunk.dataSourceId,
     page: chunk.page,

@@ -215,7 +215,11 @@ export class SyncRunner {
     } finally {
       clearInterval(renew);
     }
-    await this.pruneHistory(queued.dataSourceId).catch((error: unknown) =>
+  }
+
+  /** As `pruneHistory`, after a run finished: before its source turns ready, so no reader sees the history long. */
+  private async pruneFinished(dataSourceId: string): Promise<void> {
+    await this.pruneHistory(dataSourceId).catch((error: unknown) =>
       this.logger.warn("sync history pruning failed", { error: String(error) }),
     );
   }
@@ -244,6 +248,7 @@ export class SyncRunner {
       durationMs: Date.now() - started,
       leaseUntil: null,
     });
+    await this.pruneFinished(source.id);
     const docs = this.store.documents.filter((d) => d.dataSourceId === source.id);
     const indexed = docs.filter((d) => d.status === "indexed");
     const failedDocs = docs.filter((d) => d.error !== null);
@@ -327,6 +332,7 @@ export class SyncRunner {
       durationMs: Date.now() - started,
       leaseUntil: null,
     });
+    await this.pruneFinished(source.id);
     await this.setSource(source.id, { status: "failed", lastError: message });
     this.events.emit({
       type: "data_source.sync.failed",

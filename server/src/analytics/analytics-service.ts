@@ -49,7 +49,7 @@ const answeredQueryJsonSchema = z.object({
   conversationId: z.string(),
   messageId: z.string(),
   at: z.string(),
-  channel: z.enum(["api", "widget", "openai"]),
+  channel: z.enum(["api", "widget", "openai", "mcp"]),
   streamed: z.boolean(),
   callerId: z.string(),
   question: z.string(),

@@ -29,7 +29,7 @@ export interface AnswerInput {
   message: string;
   conversationId?: string;
   dataSourceIds?: string[];
-  channel: "api" | "widget" | "openai";
+  channel: "api" | "widget" | "openai" | "mcp";
   streamed: boolean;
   callerId: string;
   /** Widget conversations belong to one visitor. */

@@ -6,7 +6,7 @@ export interface AnsweredQuery {
   messageId: string;
   /** ISO time the question arrived. */
   at: string;
-  channel: "api" | "widget" | "openai";
+  channel: "api" | "widget" | "openai" | "mcp";
   streamed: boolean;
   /** Visitor id, user id or API key id: distinct callers are counted from it. */
   callerId: string;

@@ -180,6 +180,11 @@ export class ChunkIndex {
     return this.memory.liveCount(dataSourceId);
   }
 
+  /** The chunks of a document's indexed version, in document order (empty for an unknown document). */
+  documentChunks(documentId: string): StoredChunk[] {
+    return this.memory.chunksOf(documentId);
+  }
+
   /** Ranked, de-duplicated chunks of the given sources with calibrated scores. */
   async search(params: SearchParams): Promise<SearchHit[]> {
     return (await this.searchWithInfo(params)).hits;

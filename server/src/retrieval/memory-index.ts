@@ -166,6 +166,16 @@ export class MemoryIndex {
     };
   }
 
+  /** A document's live chunks in document order. */
+  chunksOf(documentId: string): StoredChunk[] {
+    const chunks: StoredChunk[] = [];
+    for (const slot of this.slotsByDocument.get(documentId) ?? []) {
+      const chunk = this.chunkAt(slot);
+      if (chunk) chunks.push(chunk);
+    }
+    return chunks.sort((a, b) => a.ordinal - b.ordinal);
+  }
+
   /** Every live chunk whose id is not in `except`, with the write that stored it. */
   chunksExcept(except: ReadonlySet<string>): { chunk: StoredChunk; writeId: string }[] {
     const out: { chunk: StoredChunk; writeId: string }[] = [];

@@ -1,0 +1,83 @@
+import type { ErrorCode } from "@lore/shared";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Context } from "hono";
+import { callerId } from "../auth/principal.ts";
+import { AppError } from "../errors.ts";
+import type { AppEnv } from "../http/principal.ts";
+import { endpoint } from "../http/route.ts";
+import type { Services } from "../services.ts";
+import * as api from "./mcp-api.ts";
+import { createMcpServer } from "./mcp-server.ts";
+
+/**
+ * The contract code for an HTTP-level refusal of the MCP transport (its own body is JSON-RPC): 400
+ * for a message the SDK's schema refuses or an unsupported `Mcp-Protocol-Version`. Accept, content
+ * type, body size and sessions are settled before the transport sees the request.
+ */
+const codeByTransportStatus: Record<number, ErrorCode> = {
+  400: "validation_error",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+};
+
+/** The transport's answer as the contract has it: success as it is, a refusal as `{error, message, details}`. */
+async function contractResponse(res: Response): Promise<Response> {
+  if (res.status < 400) return res;
+  const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
+  const message = body?.error?.message ?? "The MCP request was refused";
+  const code = codeByTransportStatus[res.status] ?? "internal_error";
+  throw new AppError(code, message, code === "validation_error" ? { fields: { body: [message] } } : {});
+}
+
+/**
+ * The request as the transport reads it. Responses are always JSON here (stateless, no stream),
+ * so a client that accepts JSON is served even if it forgot `text/event-stream`.
+ */
+function transportRequest(raw: Request): Request {
+  const headers = new Headers(raw.headers);
+  headers.set("accept", "application/json, text/event-stream");
+  return new Request(raw.url, { method: "POST", headers, signal: raw.signal });
+}
+
+/** `POST /agents/{agentId}/mcp/`: a fresh stateless MCP server and transport per request. */
+export function mcpRoutes({
+  access,
+  answerDeps,
+  sources,
+  logger,
+}: Pick<Services, "access" | "answerDeps" | "sources" | "logger">) {
+  const agentOf = (c: Context<AppEnv>, input: { id(name: "agentId"): string }) =>
+    access.agent(c.get("principal"), input.id("agentId"), "query");
+
+  return [
+    endpoint(
+      api.agentMcp,
+      async (c, input) => {
+        const agent = agentOf(c, input);
+        const body = await input.json();
+        const server = createMcpServer(
+          { answerDeps, sources, logger },
+          {
+            agent,
+            callerId: callerId(c.get("principal"), c.get("clientIp")),
+            requestId: c.get("requestId"),
+            signal: c.req.raw.signal,
+          },
+        );
+        const transport = new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: undefined,
+          enableJsonResponse: true,
+        });
+        await server.connect(transport);
+        try {
+          return await contractResponse(
+            await transport.handleRequest(transportRequest(c.req.raw), { parsedBody: body }),
+          );
+        } finally {
+          await server.close();
+        }
+      },
+      { queryAgent: agentOf },
+    ),
+  ];
+}

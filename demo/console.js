@@ -464,7 +464,7 @@ function renderSettings(/** @type {HTMLElement} */ panel, /** @type {any} */ age
       field(
         "Allowed origins",
         origins,
-        "One origin per line, like https://www.example.com — pages elsewhere can't use the widget. This server's own pages are always allowed.",
+        "One origin per line, like https://www.example.com — pages elsewhere can't use the widget. This server's own origin is no exception; Embed → Preview works without it.",
       ),
     ),
     h("div", { class: "actions" }, submit, status),
@@ -1162,17 +1162,55 @@ function answerTurn(/** @type {string} */ message) {
 // ---------------------------------------------------------------------------------------------
 // Embed
 
+/** Asks for a preview grant and opens the demo page with it; a blocked pop-up leaves a link instead. */
+function previewButton(/** @type {any} */ agent, /** @type {HTMLElement} */ status) {
+  const button = h("button", { type: "button", class: "small", text: "Preview on the demo page" });
+  button.addEventListener("click", async () => {
+    try {
+      const grant = await api("POST", `/agents/${agent.id}/preview/`);
+      const opened = window.open(grant.url, "_blank");
+      if (opened) opened.opener = null;
+      else
+        replace(
+          status,
+          h("a", { href: grant.url, target: "_blank", rel: "noopener", text: "Open the preview" }),
+        );
+    } catch (error) {
+      status.textContent = error instanceof Error ? error.message : String(error);
+    }
+  });
+  return button;
+}
+
 function renderEmbed(/** @type {HTMLElement} */ panel, /** @type {any} */ agent) {
   const snippet = `<script src="${location.origin}/widget.js" data-widget-id="${agent.widgetId}" async></script>`;
   const cspSnippet = `<script src="${location.origin}/widget.js" data-widget-id="${agent.widgetId}" nonce="YOUR-PAGE-NONCE" async></script>`;
   const policy = `script-src 'self' 'nonce-YOUR-PAGE-NONCE' ${location.origin}; connect-src 'self' ${location.origin}; img-src 'self' data: https:`;
   const status = statusLine();
-  const copyButton = (/** @type {string} */ text, /** @type {string} */ label) => {
+  const mcpStatus = statusLine();
+  const previewStatus = statusLine();
+  const copyButton = (/** @type {string} */ text, /** @type {string} */ label, where = status) => {
     const button = h("button", { type: "button", class: "small", text: label });
-    button.addEventListener("click", () => copyText(text, status));
+    button.addEventListener("click", () => copyText(text, where));
     return button;
   };
   const origins = agent.allowedOrigins;
+  const mcpUrl = `${location.origin}${document.body.dataset.apiPrefix || "/api"}/agents/${agent.id}/mcp/`;
+  const serverName = `lore-${
+    agent.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "") || "agent"
+  }`;
+  const mcpConfig = JSON.stringify(
+    {
+      mcpServers: {
+        [serverName]: { type: "http", url: mcpUrl, headers: { Authorization: "Bearer lore_sk_…" } },
+      },
+    },
+    null,
+    2,
+  );
   replace(
     panel,
     h("h2", { text: "Add the widget to your site" }),
@@ -1196,18 +1234,28 @@ function renderEmbed(/** @type {HTMLElement} */ panel, /** @type {any} */ agent)
       ? h("ul", null, ...origins.map((/** @type {string} */ o) => h("li", null, h("code", { text: o }))))
       : h("p", {
           class: "warning",
-          text: "No origins are allowed yet: the widget works on this server's demo page only. Add your site's origin under Settings → Allowed origins.",
+          text: "No origins are allowed yet: the widget works nowhere but in a preview. Add your site's origin under Settings → Allowed origins.",
         }),
     h("h3", { text: "Try it on the demo page" }),
+    h("p", {
+      text: "A preview shows this agent on the server's demo page for an hour, whatever the allowed origins say.",
+    }),
+    h("div", { class: "actions" }, previewButton(agent, previewStatus), previewStatus),
+    h("h3", { text: "AI agents (MCP)" }),
+    h("p", {
+      text: "Claude Code, Cursor, VS Code and other MCP clients can search and ask this agent's knowledge base through its MCP server (tools search, ask and list_sources; documents as resources):",
+    }),
+    h("pre", { class: "snippet" }, h("code", { dataset: { snippet: "mcp-url" }, text: mcpUrl })),
+    h("p", {
+      text: "Client configuration: create a key under API keys and put it in place of lore_sk_….",
+    }),
+    h("pre", { class: "snippet" }, h("code", { dataset: { snippet: "mcp-config" }, text: mcpConfig })),
     h(
-      "p",
-      null,
-      h("a", {
-        href: `/?widget=${encodeURIComponent(agent.widgetId)}`,
-        target: "_blank",
-        rel: "noopener",
-        text: "Open the demo site with this agent",
-      }),
+      "div",
+      { class: "actions" },
+      copyButton(mcpUrl, "Copy MCP URL", mcpStatus),
+      copyButton(mcpConfig, "Copy configuration", mcpStatus),
+      mcpStatus,
     ),
   );
 }

@@ -4,6 +4,7 @@ import * as answers from "./answers/answers-api.ts";
 import * as auth from "./auth/auth-api.ts";
 import * as conversations from "./conversations/conversations-api.ts";
 import type { ApiRoute } from "./http/route.ts";
+import * as mcp from "./mcp/mcp-api.ts";
 import * as meta from "./meta/meta-api.ts";
 import * as sources from "./sources/sources-api.ts";
 import * as webhooks from "./webhooks/webhooks-api.ts";
@@ -25,4 +26,5 @@ export const apiRoutes: readonly ApiRoute[] = [
   analytics,
   sources,
   widget,
+  mcp,
 ].flatMap((domain) => Object.values(domain).filter(isRoute));

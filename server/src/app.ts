@@ -21,6 +21,7 @@ import {
 } from "./http/middleware.ts";
 import type { AppEnv } from "./http/principal.ts";
 import type { ApiRoute, Endpoint } from "./http/route.ts";
+import { mcpRoutes } from "./mcp/mcp-routes.ts";
 import { metaRoutes } from "./meta/meta-routes.ts";
 import type { Services } from "./services.ts";
 import { mountSite } from "./site/site-routes.ts";
@@ -42,6 +43,7 @@ function endpoints(s: Services): Endpoint[] {
     ...analyticsRoutes(s),
     ...sourcesRoutes(s),
     ...widgetRoutes(s),
+    ...mcpRoutes(s),
   ];
 }
 
@@ -82,7 +84,8 @@ export function createApp(s: Services): Hono<AppEnv> {
     `${prefix}/*`,
     cors({
       origins: config.corsOrigins,
-      allowHeaders: ["Authorization", "Content-Type", "Accept", "X-Request-ID"],
+      // Mcp-Protocol-Version: browser MCP clients (the MCP Inspector) send it after initialize.
+      allowHeaders: ["Authorization", "Content-Type", "Accept", "X-Request-ID", "Mcp-Protocol-Version"],
       allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
       exposeHeaders: [
         "X-Request-ID",
@@ -112,7 +115,10 @@ export function createApp(s: Services): Hono<AppEnv> {
     const multipart = (c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/");
     return (multipart ? limitUpload : limitJson)(c, next);
   });
-  app.use(`${prefix}/*`, authenticate(s));
+  const authorizationIgnored = new Set(
+    mounted.filter((e) => e.route.ignoresAuthorization).map((e) => `${prefix}${e.route.getRoutingPath()}`),
+  );
+  app.use(`${prefix}/*`, authenticate(s, authorizationIgnored));
   for (const e of mounted) if (!e.route.root) mount(e);
   mountSite(app, s);
 

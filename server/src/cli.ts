@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { UsersService } from "./auth/users-service.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { AppError } from "./errors.ts";
+import { restrictUmask } from "./store/permissions.ts";
 import { Store } from "./store/store.ts";
 
 const usage = `Usage:
@@ -24,6 +25,7 @@ async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
 }
 
 async function run(argv: string[]): Promise<number> {
+  restrictUmask(); // users, backup and restore write into the data directory (or a backup) too
   const [command, sub, ...rest] = argv;
   const opts = parseArgs({
     args: command === "users" ? rest : [sub ?? "", ...rest].filter(Boolean),

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import { type ProxyTrust, parseProxyTrust } from "./http/client-ip.ts";
 
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no", ""])
@@ -19,9 +20,11 @@ const envSchema = z.object({
     .default("/api"),
   LORE_PUBLIC_URL: z.string().url().optional(),
   LORE_JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  LORE_ACCESS_TOKEN_TTL: int(10, 30 * 86400).default(3600),
+  LORE_ACCESS_TOKEN_TTL: int(1, 30 * 86400).default(3600),
   LORE_REFRESH_TOKEN_TTL: int(60, 365 * 86400).default(604800),
   LORE_VISITOR_TOKEN_TTL: int(60, 30 * 86400).default(86400),
+  LORE_REFRESH_ROTATION: bool.default(false),
+  LORE_REFRESH_REUSE_GRACE: int(0, 3600).default(60),
   LORE_ADMIN_EMAIL: z.string().email().optional(),
   LORE_ADMIN_PASSWORD: z.string().min(1).optional(),
   LORE_LIMIT_USER_PER_HOUR: int(1, 10_000_000).default(1000),
@@ -29,7 +32,18 @@ const envSchema = z.object({
   LORE_LIMIT_ANON_PER_HOUR: int(1, 10_000_000).default(100),
   LORE_LIMIT_LOGIN_FAILURES: int(1, 10_000).default(10),
   LORE_PRODUCTION: bool.default(false),
-  LORE_TRUST_PROXY: bool.default(false),
+  LORE_TRUST_PROXY: z
+    .string()
+    .default("false")
+    .transform((v, ctx) => {
+      const trust = parseProxyTrust(v);
+      if (!trust)
+        ctx.addIssue({
+          code: "custom",
+          message: "must be true, false, a hop count or a list of proxy CIDRs",
+        });
+      return trust ?? { kind: "none" as const };
+    }),
   LORE_OUTBOUND_ALLOWLIST: z.string().default(""),
   LORE_CHAT_MODEL: modelName.default("extractive"),
   LORE_EMBEDDING_MODEL: z
@@ -64,6 +78,8 @@ export interface Config {
   readonly accessTokenTtl: number;
   readonly refreshTokenTtl: number;
   readonly visitorTokenTtl: number;
+  /** Refresh hands out a new refresh token and spends the old one; a reuse past `reuseGraceSeconds` revokes. */
+  readonly refreshRotation: { enabled: boolean; reuseGraceSeconds: number };
   readonly admin: { email: string; password: string } | null;
   readonly limits: {
     userPerHour: number;
@@ -72,7 +88,10 @@ export interface Config {
     loginFailures: number;
   };
   readonly production: boolean;
+  /** Some proxy is trusted (its X-Forwarded-* headers are read); see proxyTrust for which. */
   readonly trustProxy: boolean;
+  /** Which proxies may append to X-Forwarded-For: the client IP is the rightmost address not theirs. */
+  readonly proxyTrust: ProxyTrust;
   readonly outboundAllowlist: readonly string[];
   readonly chatModel: string;
   readonly embeddingModel: string;
@@ -134,6 +153,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     accessTokenTtl: e.LORE_ACCESS_TOKEN_TTL,
     refreshTokenTtl: e.LORE_REFRESH_TOKEN_TTL,
     visitorTokenTtl: e.LORE_VISITOR_TOKEN_TTL,
+    refreshRotation: { enabled: e.LORE_REFRESH_ROTATION, reuseGraceSeconds: e.LORE_REFRESH_REUSE_GRACE },
     admin:
       e.LORE_ADMIN_EMAIL && e.LORE_ADMIN_PASSWORD
         ? { email: e.LORE_ADMIN_EMAIL.toLowerCase(), password: e.LORE_ADMIN_PASSWORD }
@@ -145,7 +165,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       loginFailures: e.LORE_LIMIT_LOGIN_FAILURES,
     },
     production: e.LORE_PRODUCTION,
-    trustProxy: e.LORE_TRUST_PROXY,
+    trustProxy: e.LORE_TRUST_PROXY.kind !== "none",
+    proxyTrust: e.LORE_TRUST_PROXY,
     outboundAllowlist: list(e.LORE_OUTBOUND_ALLOWLIST),
     chatModel: e.LORE_CHAT_MODEL,
     embeddingModel: e.LORE_EMBEDDING_MODEL,
@@ -175,7 +196,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 function loadOrCreateSecret(dataDir: string): string {
   const file = join(dataDir, "jwt-secret");
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const secret = randomBytes(48).toString("base64url");
   try {
     writeFileSync(file, secret, { mode: 0o600, flag: "wx" });

@@ -4,6 +4,7 @@ import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { flushLogs } from "./log/logger.ts";
 import { createServices, type Services } from "./services.ts";
 import { startBackupControl } from "./store/backup.ts";
+import { restrictUmask, secureDataDir } from "./store/permissions.ts";
 
 export interface RunningServer {
   url: string;
@@ -13,7 +14,16 @@ export interface RunningServer {
 
 /** Starts the HTTP server on the configured host and port (0 picks a free port). */
 export async function startServer(config: Config): Promise<RunningServer> {
+  restrictUmask();
+  const loosened = secureDataDir(config.dataDir);
   const services = await createServices(config);
+  if (loosened.length > 0) {
+    services.logger.warn("data directory was readable by other users; tightened to 0700/0600", {
+      dataDir: config.dataDir,
+      paths: loosened.length,
+      examples: loosened.slice(0, 5),
+    });
+  }
   // `lore backup` asks this process for a consistent snapshot over a socket in the data dir.
   const control = await startBackupControl(config.dataDir, services.store.db);
   const app = createApp(services);

@@ -82,7 +82,10 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   });
   const secrets = new SecretBox(config.jwtSecret);
   const users = new UsersService(store);
-  const auth = new AuthService(store, users, tokens, config.limits.loginFailures);
+  const auth = new AuthService(store, users, tokens, {
+    loginFailureLimit: config.limits.loginFailures,
+    refreshRotation: config.refreshRotation,
+  });
   const access = new Access(store);
   const agents = new AgentsService(store, { model: config.chatModel });
   const apiKeys = new ApiKeysService(store);

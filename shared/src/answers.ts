@@ -11,7 +11,12 @@ export const queryRequestSchema = z
       .refine((m) => m.trim().length > 0, "must not be blank"),
     conversationId: idSchema.optional(),
     dataSourceIds: z.array(idSchema).max(200).optional(),
+    stream: z.boolean().optional().openapi({
+      description: "`true` streams like `Accept: text/event-stream`; `false` leaves it to that header",
+    }),
   })
+  // Unknown fields are refused: a silently dropped `topK` or typo looks like it worked.
+  .strict()
   .openapi("QueryRequest");
 export type QueryRequest = z.infer<typeof queryRequestSchema>;
 

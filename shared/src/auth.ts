@@ -21,7 +21,13 @@ export const loginResponseSchema = z
 export type LoginResponse = z.infer<typeof loginResponseSchema>;
 
 export const refreshRequestSchema = z.object({ refresh: z.string().min(1) });
-export const refreshResponseSchema = z.object({ access: z.string(), refresh: z.string() });
+export const refreshResponseSchema = z.object({
+  access: z.string(),
+  refresh: z.string().optional().openapi({
+    description: "only with rotation on (`LORE_REFRESH_ROTATION`): the refresh token to use next",
+  }),
+});
+export type RefreshResponse = z.infer<typeof refreshResponseSchema>;
 
 export const workspaceSchema = z
   .object({
@@ -33,7 +39,27 @@ export const workspaceSchema = z
   .openapi("Workspace");
 export type Workspace = z.infer<typeof workspaceSchema>;
 
-export const meResponseSchema = z.object({ user: userSchema, workspaces: z.array(workspaceSchema) });
+/** A pending invitation to join a workspace; it becomes a membership only when the invitee accepts. */
+export const invitationSchema = z
+  .object({
+    id: idSchema,
+    workspaceId: idSchema,
+    workspaceName: z.string(),
+    email: z.string(),
+    role: roleSchema,
+    /** The inviter's email. */
+    invitedBy: z.string(),
+    createdAt: z.string(),
+    expiresAt: z.string(),
+  })
+  .openapi("Invitation");
+export type Invitation = z.infer<typeof invitationSchema>;
+
+export const meResponseSchema = z.object({
+  user: userSchema,
+  workspaces: z.array(workspaceSchema),
+  invitations: z.array(invitationSchema).openapi({ description: "pending invitations to the user's email" }),
+});
 
 export const memberSchema = z
   .object({

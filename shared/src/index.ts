@@ -5,6 +5,8 @@ export * from "./auth.ts";
 export * from "./common.ts";
 export * from "./errors.ts";
 export * from "./limits.ts";
+export * from "./mcp.ts";
+export * from "./preview.ts";
 export * from "./sources.ts";
 export * from "./webhooks.ts";
 export * from "./widget.ts";

@@ -16,7 +16,7 @@ export type WidgetConfig = z.infer<typeof widgetConfigSchema>;
 
 /** The widget's query: the agent query body, plus the visitor token that continues a conversation. */
 export const widgetQueryRequestSchema = queryRequestSchema
-  .omit({ dataSourceIds: true })
+  .omit({ dataSourceIds: true, stream: true })
   .extend({
     visitorToken: z
       .string()

@@ -63,6 +63,8 @@ beforeAll(async () => {
   });
   expect(member.status).toBe(201);
   viewerToken = (await server.login("viewer@example.com", DEFAULT_PASSWORD)).access;
+  const invitationId = (member.body as { id: string }).id;
+  expect((await call(server, "POST", `/invitations/${invitationId}/accept/`, viewerToken)).status).toBe(200);
   await server.createUser("stranger@example.com");
   strangerToken = (await server.login("stranger@example.com", DEFAULT_PASSWORD)).access;
 

@@ -39,11 +39,11 @@ function expiredCopy(token: string, secret: string): string {
 }
 
 describe("owner console", () => {
-  it("the demo page, before any agent exists, points to the console", async () => {
+  it("the demo page, without a preview, shows no agent and points to the console", async () => {
     await page.goto(`${server.url}/`);
     const box = page.locator("#widget-status");
     await box.waitFor({ state: "visible" });
-    expect(await box.textContent()).toContain("No agent yet — open the console to create one");
+    expect(await box.textContent()).toContain("when you open it from the console");
     expect(await box.getByRole("link").getAttribute("href")).toBe("/console/");
     expect(await page.locator("lore-widget").count()).toBe(0);
   });
@@ -137,14 +137,31 @@ describe("owner console", () => {
     expect(agents.body.results[0]?.allowedOrigins).toEqual(["https://docs.example.com"]);
   });
 
-  it("offers the embed snippet with the agent's widget id and a demo link", async () => {
+  it("offers the embed snippet with the agent's widget id and a preview on the demo page", async () => {
     await page.getByRole("tab", { name: "Embed" }).click();
     const snippet = await page.locator('[data-snippet="embed"]').textContent();
     expect(snippet).toMatch(
       new RegExp(`^<script src="${server.url}/widget.js" data-widget-id="wgt_[\\w-]+" async></script>$`),
     );
-    const link = await page.getByRole("link", { name: /demo site/ }).getAttribute("href");
-    expect(link).toMatch(/^\/\?widget=wgt_/);
+    const [preview] = await Promise.all([
+      page.context().waitForEvent("page"),
+      page.getByRole("button", { name: "Preview on the demo page" }).click(),
+    ]);
+    try {
+      await preview.waitForLoadState();
+      expect(preview.url()).toMatch(/\/\?preview=[\w-]+\.[\w-]+$/);
+      const widgetId = await preview.evaluate(() => document.body.dataset.widgetId ?? "");
+      expect(widgetId).toMatch(/^wgt_/);
+      await preview.locator('[data-lore="launcher"]').waitFor();
+      // The agent lists only https://docs.example.com: the preview's grant is what admits this page.
+      const status = () =>
+        preview.evaluate(async (url) => (await fetch(url)).status, `/api/widget/${widgetId}/config/`);
+      expect(await status()).toBe(200);
+      await preview.goto(`${server.url}/?widget=${widgetId}`);
+      expect(await status()).toBe(403);
+    } finally {
+      await preview.close();
+    }
   });
 
   it("creates an API key, shows it once, and revokes it", async () => {

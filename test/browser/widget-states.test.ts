@@ -36,7 +36,8 @@ beforeAll(async () => {
   });
   const answering = await server.request<{ widgetId: string }>("POST", "/agents/", {
     token: access,
-    body: { name: "Answering", dataSourceIds: [ready.body.id] },
+    // Outside production `/?widget=` shows any agent; it talks to it only with the page's origin listed.
+    body: { name: "Answering", dataSourceIds: [ready.body.id], allowedOrigins: [server.url] },
   });
   readyWidget = answering.body.widgetId;
   await waitUntil(
@@ -57,7 +58,7 @@ beforeAll(async () => {
   });
   const learning = await server.request<{ widgetId: string }>("POST", "/agents/", {
     token: access,
-    body: { name: "Learning", dataSourceIds: [never.body.id] },
+    body: { name: "Learning", dataSourceIds: [never.body.id], allowedOrigins: [server.url] },
   });
   learningWidget = learning.body.widgetId;
   ({ page, problems } = await openPage(browser, { viewport: { width: 1280, height: 800 } }));

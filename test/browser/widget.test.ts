@@ -23,6 +23,7 @@ let server: TestServer;
 let browser: Browser;
 let page: Page;
 let problems: PageProblems;
+let demoUrl: string;
 
 const QUESTION = "How many vacation days do employees get?";
 const FACT = "Every employee receives 27 days of paid vacation per year.";
@@ -55,7 +56,7 @@ beforeAll(async () => {
       },
     },
   });
-  await server.request("POST", "/agents/", {
+  const agent = await server.request<{ id: string }>("POST", "/agents/", {
     token: access,
     body: {
       name: "Handbook",
@@ -70,6 +71,11 @@ beforeAll(async () => {
         .body.status === "ready",
     "the source to be ready",
   );
+  // The demo page shows the agent in a preview opened from the console (its origin is not listed).
+  const preview = await server.request<{ url: string }>("POST", `/agents/${agent.body.id}/preview/`, {
+    token: access,
+  });
+  demoUrl = `${server.url}${preview.body.url}`;
   ({ page, problems } = await openPage(browser, { viewport: { width: 1280, height: 800 } }));
 });
 
@@ -114,7 +120,7 @@ async function cspOf(p: Page, url: string): Promise<string> {
 
 describe("widget on the demo page under a strict CSP", () => {
   it("opens by keyboard: Tab to the launcher, Enter opens the panel and focuses the question box", async () => {
-    const csp = await cspOf(page, `${server.url}/`);
+    const csp = await cspOf(page, demoUrl);
     expect(csp).toContain("script-src 'self' 'nonce-");
     expect(csp).toContain("style-src 'self'");
     expect(csp).not.toContain("unsafe-inline");
@@ -275,7 +281,7 @@ describe("widget on a phone-sized screen", () => {
       isMobile: true,
     });
     try {
-      await phone.page.goto(`${server.url}/`);
+      await phone.page.goto(demoUrl);
       await phone.page.locator('[data-lore="launcher"]').click();
       const panel = phone.page.locator('[data-lore="panel"]');
       await panel.waitFor({ state: "visible" });

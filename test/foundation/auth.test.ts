@@ -67,7 +67,7 @@ describe("login", () => {
     expect(Object.keys(res.body.details.fields as object)).toContain("password");
   });
 
-  it("throttles an account after repeated failures (429, even with the right password) without locking out others", async () => {
+  it("throttles an account from the failing IP (429, even with the right password) without locking out others", async () => {
     const { user } = await newUser();
     for (let i = 0; i < 3; i++) {
       const res = await server.request("POST", "/auth/login/", {
@@ -80,7 +80,7 @@ describe("login", () => {
     });
     expect(blocked.status).toBe(429);
     expect(blocked.body.error).toBe("rate_limited");
-    expect(blocked.body.details.limit).toBe("login_failures_per_account");
+    expect(blocked.body.details.limit).toBe("login_failures_per_account_ip");
     const retryAfter = Number(blocked.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(15 * 60);
@@ -97,44 +97,23 @@ describe("login", () => {
 });
 
 describe("refresh and logout", () => {
-  it("refresh returns a new access token and a rotated refresh token, both usable", async () => {
+  it("refresh returns a new access token only, and the refresh token stays usable", async () => {
     const { tokens } = await newUser();
-    const res = await server.request<{ access: string; refresh: string }>("POST", "/auth/token/refresh/", {
-      body: { refresh: tokens.refresh },
-    });
-    expect(res.status).toBe(200);
-    expect(res.body.access).not.toBe(tokens.access);
-    expect(res.body.refresh).not.toBe(tokens.refresh);
-    expect((await server.request("GET", "/auth/me/", { token: res.body.access })).status).toBe(200);
-    const again = await server.request("POST", "/auth/token/refresh/", {
-      body: { refresh: res.body.refresh },
-    });
-    expect(again.status).toBe(200);
-  });
-
-  it("a refresh token works once; presenting a spent one revokes every token of the user", async () => {
-    const { tokens } = await newUser();
-    const first = await server.request<{ access: string; refresh: string }>("POST", "/auth/token/refresh/", {
-      body: { refresh: tokens.refresh },
-    });
-    expect(first.status).toBe(200);
-    const replay = await server.request<ErrorBody>("POST", "/auth/token/refresh/", {
-      body: { refresh: tokens.refresh },
-    });
-    expect(replay.status).toBe(401);
-    expect(replay.body.error).toBe("invalid_token");
-    // The replay looks like theft: the tokens issued by the first refresh stop working too.
-    expect((await server.request("GET", "/auth/me/", { token: first.body.access })).status).toBe(401);
-    const next = await server.request("POST", "/auth/token/refresh/", {
-      body: { refresh: first.body.refresh },
-    });
-    expect(next.status).toBe(401);
+    for (let i = 0; i < 3; i++) {
+      const res = await server.request<{ access: string; refresh?: string }>("POST", "/auth/token/refresh/", {
+        body: { refresh: tokens.refresh },
+      });
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.body)).toEqual(["access"]);
+      expect(res.body.access).not.toBe(tokens.access);
+      expect((await server.request("GET", "/auth/me/", { token: res.body.access })).status).toBe(200);
+    }
   });
 
   it("login → refresh → logout: every earlier access and refresh token is refused afterwards", async () => {
     const { tokens } = await newUser();
     const refreshed = (
-      await server.request<{ access: string; refresh: string }>("POST", "/auth/token/refresh/", {
+      await server.request<{ access: string }>("POST", "/auth/token/refresh/", {
         body: { refresh: tokens.refresh },
       })
     ).body;
@@ -147,11 +126,11 @@ describe("refresh and logout", () => {
       expect(res.status).toBe(401);
       expect(res.body.error).toBe("invalid_token");
     }
-    for (const refresh of [tokens.refresh, refreshed.refresh]) {
-      const res = await server.request<ErrorBody>("POST", "/auth/token/refresh/", { body: { refresh } });
-      expect(res.status).toBe(401);
-      expect(res.body.error).toBe("invalid_token");
-    }
+    const res = await server.request<ErrorBody>("POST", "/auth/token/refresh/", {
+      body: { refresh: tokens.refresh },
+    });
+    expect(res.status).toBe(401);
+    expect(res.body.error).toBe("invalid_token");
   });
 
   it("a new login after logout works", async () => {

@@ -31,6 +31,25 @@ async function makeWebhook(fx: MatrixFixture): Promise<Record<string, string>> {
   return { webhookId: res.body.id };
 }
 
+let invited = 0;
+/** A pending invitation to `email` into a workspace, made by one of its owners. */
+async function invite(fx: MatrixFixture, workspaceId: string, email: string): Promise<string> {
+  const { services } = fx.server;
+  const ownerId = services.store.memberships.find(
+    (m) => m.workspaceId === workspaceId && m.role === "owner",
+  )?.userId;
+  const owner = services.store.users.get(ownerId ?? "");
+  if (!owner) throw new Error(`no owner in ${workspaceId}`);
+  return (await services.workspaces.invite(workspaceId, owner, "owner", { email, role: "viewer" })).id;
+}
+
+/** otherTenant invited into a fresh user's workspace (accepting never touches the target workspace). */
+async function inviteOtherTenant(fx: MatrixFixture): Promise<Record<string, string>> {
+  const host = await fx.freshUser();
+  const workspaceId = fx.server.services.access.defaultWorkspaceId(host.id);
+  return { invitationId: await invite(fx, workspaceId, fx.users.otherTenant.email) };
+}
+
 const ALLOWED_ORIGIN = "https://shop.example";
 const fromAllowedPage = { Origin: ALLOWED_ORIGIN };
 const QUESTION = "How long does shipping take?";
@@ -149,16 +168,8 @@ const rows: MatrixRow[] = (
       setup: async (fx) => ({ loginEmail: fx.users.viewer.email }),
       body: (t) => ({ email: t.loginEmail, password: DEFAULT_PASSWORD }),
     },
-    {
-      method: "POST",
-      path: "/auth/token/refresh/",
-      // Refresh tokens are single-use (a replay revokes the user's tokens): each call spends its own.
-      fresh: async (fx) => {
-        const user = await fx.freshUser();
-        return { refresh: (await fx.server.login(user.email, DEFAULT_PASSWORD)).refresh };
-      },
-      body: (t) => ({ refresh: t.refresh }),
-    },
+    // Login and refresh ignore the Authorization header: every caller gets the same answer.
+    { method: "POST", path: "/auth/token/refresh/", body: (t) => ({ refresh: t.refresh }) },
     { method: "GET", path: "/auth/me/" },
     { method: "POST", path: "/auth/logout/", invalidatesCaller: true },
     { method: "GET", path: "/workspaces/" },
@@ -173,6 +184,27 @@ const rows: MatrixRow[] = (
       path: "/workspaces/{workspaceId}/members/",
       fresh: async (fx) => ({ email: (await fx.freshUser()).email }),
       body: (t) => ({ email: t.email, role: "viewer" }),
+    },
+    { method: "GET", path: "/workspaces/{workspaceId}/invitations/" },
+    {
+      method: "DELETE",
+      path: "/workspaces/{workspaceId}/invitations/{invitationId}/",
+      fresh: async (fx, t) => ({
+        invitationId: await invite(fx, t.workspaceId, `gone-${++invited}@example.com`),
+      }),
+    },
+    // Only the invitee may answer: an invitation to otherTenant's email, into another user's workspace.
+    {
+      method: "POST",
+      path: "/invitations/{invitationId}/accept/",
+      fresh: inviteOtherTenant,
+      expect: { viewer: 404, editor: 404, admin: 404, owner: 404 },
+    },
+    {
+      method: "POST",
+      path: "/invitations/{invitationId}/decline/",
+      fresh: inviteOtherTenant,
+      expect: { viewer: 404, editor: 404, admin: 404, owner: 404 },
     },
     {
       method: "PATCH",
@@ -217,6 +249,8 @@ const rows: MatrixRow[] = (
       path: "/agents/{agentId}/api-keys/{keyId}/",
       fresh: (fx) => fx.freshAgent(),
     },
+    // A preview grant for the demo page: any member who can see the agent; never an API key.
+    { method: "POST", path: "/agents/{agentId}/preview/" },
     { method: "GET", path: "/analytics/agents/{agentId}/" },
     { method: "GET", path: "/workspaces/{workspaceId}/webhooks/" },
     {
@@ -323,6 +357,18 @@ const rows: MatrixRow[] = (
       path: "/agents/{agentId}/chat/completions/",
       setup: async (fx) => ({ ...(await attachKnowledge(fx)) }),
       body: () => ({ messages: [{ role: "user", content: QUESTION }] }),
+    },
+    {
+      method: "POST",
+      path: "/agents/{agentId}/mcp/",
+      setup: async (fx) => ({ ...(await attachKnowledge(fx)) }),
+      headers: { Accept: "application/json, text/event-stream" },
+      body: () => ({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "ask", arguments: { question: QUESTION } },
+      }),
     },
     { method: "GET", path: "/agents/{agentId}/conversations/" },
     {

@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 describe("uniqueness under concurrent requests", () => {
-  it("20 concurrent member-adds of the same user: exactly one 201, the rest 409 conflict", async () => {
+  it("20 concurrent invitations of the same user: exactly one 201, the rest 409; accepting makes one member", async () => {
     const team = await server.request<{ id: string }>("POST", "/workspaces/", {
       token: admin,
       body: { name: "Race" },
@@ -36,6 +36,14 @@ describe("uniqueness under concurrent requests", () => {
     const conflicts = results.filter((r) => r.status === 409);
     expect(conflicts).toHaveLength(19);
     expect(conflicts[0]?.body.error).toBe("conflict");
+    const racer = (await server.login("racer@example.com", DEFAULT_PASSWORD)).access;
+    const invitationId = (results.find((r) => r.status === 201)?.body as { id?: string } | undefined)?.id;
+    const accepts = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        server.request("POST", `/invitations/${invitationId}/accept/`, { token: racer }),
+      ),
+    );
+    expect(accepts.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1);
     const members = await server.request<{ results: Member[] }>(
       "GET",
       `/workspaces/${team.body.id}/members/`,

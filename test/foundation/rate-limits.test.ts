@@ -110,7 +110,8 @@ describe("the anonymous per-IP limit", () => {
   });
 
   it("behind a trusted proxy, counts each forwarded client IP separately", async () => {
-    const proxied = await startTestServer({ LORE_LIMIT_ANON_PER_HOUR: "3", LORE_TRUST_PROXY: "true" });
+    // Two proxies: 10.0.0.1 appended the client, the socket's peer appended 10.0.0.1.
+    const proxied = await startTestServer({ LORE_LIMIT_ANON_PER_HOUR: "3", LORE_TRUST_PROXY: "2" });
     try {
       const as = (ip: string) =>
         proxied.request("GET", "/openapi.json", { headers: { "X-Forwarded-For": `${ip}, 10.0.0.1` } });

@@ -91,11 +91,12 @@ export type MatrixRowSpec = Omit<MatrixRow, "access" | "key" | "ok"> & Partial<P
 export function fromDeclaration(spec: MatrixRowSpec): MatrixRow & { route: ApiRoute } {
   const route = declaredRoute(spec.method, spec.path.replace(/^~/, ""));
   if (!route) throw new Error(`${spec.method} ${spec.path} is not a declared route`);
-  const access: MatrixRow["access"] = route.root
-    ? "open"
-    : route.auth === "none"
-      ? "public"
-      : (route.role ?? "user");
+  const access: MatrixRow["access"] =
+    route.root || route.ignoresAuthorization
+      ? "open"
+      : route.auth === "none"
+        ? "public"
+        : (route.role ?? "user");
   const key: MatrixRow["key"] =
     route.auth === "user"
       ? "none"

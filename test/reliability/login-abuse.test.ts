@@ -1,5 +1,5 @@
 /**
- * Login abuse: failed logins are throttled per account and per client IP with a clear 429 and
+ * Login abuse: failed logins are throttled per (account, IP) pair and per client IP with a clear 429 and
  * Retry-After; the password policy names every rule a new password breaks.
  */
 
@@ -38,16 +38,16 @@ function expect429(res: { status: number; headers: Headers; body: unknown }, lim
 }
 
 describe("login abuse", () => {
-  it("locks an account after repeated failures, even for the right password, and leaves others alone", async () => {
+  it("locks the failing IP out of an account, even for the right password, and leaves others alone", async () => {
     for (let i = 0; i < LIMIT; i++) {
       const res = await login("victim@example.com", `wrong-password-${i}`);
       expect(res.status).toBe(401);
       expect(errorBodySchema.parse(res.body).error).toBe("invalid_credentials");
     }
-    expect429(await login("victim@example.com", "wrong-again"), "login_failures_per_account");
-    expect429(await login("victim@example.com", DEFAULT_PASSWORD), "login_failures_per_account");
+    expect429(await login("victim@example.com", "wrong-again"), "login_failures_per_account_ip");
+    expect429(await login("victim@example.com", DEFAULT_PASSWORD), "login_failures_per_account_ip");
     // Case and spaces do not make a new account key.
-    expect429(await login("  VICTIM@example.com ", DEFAULT_PASSWORD), "login_failures_per_account");
+    expect429(await login("  VICTIM@example.com ", DEFAULT_PASSWORD), "login_failures_per_account_ip");
     expect((await login("other@example.com", DEFAULT_PASSWORD)).status).toBe(200);
   });
 

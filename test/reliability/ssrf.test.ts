@@ -77,6 +77,12 @@ function forbiddenUrls(): string[] {
     "http://192.168.1.1/",
     "http://0.0.0.0/",
     `http://user:pw@127.0.0.2:${p}/`,
+    // IPv4 inside IPv6: translated (threw a 500), compatible (passed as public), NAT64, 6to4, Teredo.
+    `http://[::ffff:0:7f00:2]:${p}/`,
+    `http://[::7f00:2]:${p}/`,
+    `http://[64:ff9b::7f00:2]:${p}/`,
+    `http://[2002:7f00:2::1]:${p}/`,
+    `http://[2001:0:4136:e378:8000:63bf:80ff:fffd]:${p}/`,
   ];
 }
 
@@ -106,6 +112,23 @@ describe("SSRF", () => {
       expect(errorBodySchema.parse(res.body).error).toBe("validation_error");
     }
     expect(trap4.hits).toBe(0);
+  });
+
+  it("does not echo the DNS answer of a refused host name", async () => {
+    // A server with no allowlist: localhost resolves to loopback and must be refused by name only.
+    const local = await startTestServer({ LORE_LOG_LEVEL: "silent" });
+    try {
+      const res = await local.request("POST", "/data-sources/", {
+        token: (await local.login()).access,
+        body: { name: "oracle", type: "web", config: { url: "http://localhost:9/", mode: "page" } },
+      });
+      expect(res.status).toBe(400);
+      const text = JSON.stringify(res.body);
+      expect(text).toContain("localhost");
+      expect(text).not.toMatch(/127\.0\.0\.1|::1|loopback/);
+    } finally {
+      await local.close();
+    }
   });
 
   it("follows no redirect from an allow-listed site into private space: the document fails with the reason", async () => {

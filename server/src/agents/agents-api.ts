@@ -6,6 +6,7 @@ import {
   createdApiKeySchema,
   listAgentsQuerySchema,
   pageSchema,
+  previewGrantSchema,
   updateAgentRequestSchema,
 } from "@lore/shared";
 import { apiRoute, jsonBody, jsonResponse, noContent } from "../http/route.ts";
@@ -47,6 +48,8 @@ export const updateAgent = apiRoute({
   method: "patch",
   path: "/agents/{agentId}/",
   summary: "Update an agent (partial)",
+  description:
+    "An API key may remove its agent's data sources and origins but not add any: that is `403 permission_denied`, details naming what it tried to add.",
   tag: "Agents",
   auth: "user-or-key",
   role: "editor",
@@ -93,4 +96,16 @@ export const revokeApiKey = apiRoute({
   auth: "user",
   role: "admin",
   responses: { 204: noContent },
+});
+
+export const createPreview = apiRoute({
+  method: "post",
+  path: "/agents/{agentId}/preview/",
+  summary: "A short-lived link that shows the agent's widget on this server's demo page",
+  description:
+    "The grant in `url` lets the demo page embed this agent and lets that page's widget talk to it for an hour, whatever `allowedOrigins` says; nothing else does.",
+  tag: "Agents",
+  auth: "user",
+  role: "viewer",
+  responses: { 201: jsonResponse(previewGrantSchema) },
 });

@@ -3,6 +3,7 @@ import { AppError } from "../errors.ts";
 import { pageJsonResponse, paginate } from "../http/pagination.ts";
 import { endpoint } from "../http/route.ts";
 import type { Services } from "../services.ts";
+import { PREVIEW_TTL_SECONDS, signPreviewGrant } from "../site/preview-grant.ts";
 import type { AgentRecord } from "../store/records.ts";
 import * as api from "./agents-api.ts";
 
@@ -48,8 +49,19 @@ export function agentsRoutes({
       return c.json(agents.toAgent(agent));
     }),
     endpoint(api.updateAgent, async (c, input) => {
-      const agent = access.agent(c.get("principal"), input.id("agentId"), "write");
-      return c.json(agents.toAgent(await agents.update(agent, await input.json())));
+      const principal = c.get("principal");
+      const agent = access.agent(principal, input.id("agentId"), "write");
+      const patch = await input.json();
+      if (principal.kind === "apiKey") agents.checkKeyPatch(agent, patch);
+      return c.json(agents.toAgent(await agents.update(agent, patch)));
+    }),
+    endpoint(api.createPreview, (c, input) => {
+      access.requireUser(c.get("principal"));
+      const agent = access.agent(c.get("principal"), input.id("agentId"), "read");
+      const exp = Math.floor(Date.now() / 1000) + PREVIEW_TTL_SECONDS;
+      const grant = signPreviewGrant(config.jwtSecret, { agentId: agent.id, widgetId: agent.widgetId, exp });
+      const expiresAt = new Date(exp * 1000).toISOString();
+      return c.json({ url: `/?preview=${encodeURIComponent(grant)}`, expiresAt }, 201);
     }),
     endpoint(api.deleteAgent, async (c, input) => {
       const principal = c.get("principal");

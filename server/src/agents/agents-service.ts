@@ -117,6 +117,23 @@ export class AgentsService {
     });
   }
 
+  /**
+   * An API key may narrow its agent's reach but never widen it: every data source and origin in
+   * the patch must already be attached (removing is allowed).
+   */
+  checkKeyPatch(agent: AgentRecord, patch: UpdateAgentRequest): void {
+    const addedSources = (patch.dataSourceIds ?? []).filter((id) => !agent.dataSourceIds.includes(id));
+    const origins = new Set(agent.allowedOrigins);
+    const addedOrigins = origins.has("*")
+      ? []
+      : (patch.allowedOrigins ?? []).map(normaliseOrigin).filter((o) => !origins.has(o));
+    if (addedSources.length === 0 && addedOrigins.length === 0) return;
+    throw new AppError("permission_denied", "An API key cannot add data sources or origins to its agent", {
+      ...(addedSources.length > 0 && { dataSourceIds: addedSources }),
+      ...(addedOrigins.length > 0 && { allowedOrigins: addedOrigins }),
+    });
+  }
+
   async remove(agent: AgentRecord): Promise<void> {
     const keys = this.store.apiKeys.filter((k) => k.agentId === agent.id).map((k) => k.id);
     await this.store.apiKeys.delete(keys);

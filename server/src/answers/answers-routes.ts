@@ -39,7 +39,7 @@ export function answersRoutes({
       async (c, input) => {
         const agent = agentFor(c, input, "query");
         const body = await input.json();
-        const stream = wantsStream(c.req.header("accept"));
+        const stream = body.stream === true || wantsStream(c.req.header("accept"));
         const controller = linkedController(c.req.raw.signal);
         const events = answerQuestion(answerDeps, {
           agent,

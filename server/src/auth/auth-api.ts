@@ -11,9 +11,11 @@ export const login = apiRoute({
   method: "post",
   path: "/auth/login/",
   summary: "Log in with email and password",
-  description: "Repeated failures for one account or IP are refused with 429 `rate_limited` for 15 minutes.",
+  description:
+    "The Authorization header is ignored. Failed logins: after `LORE_LIMIT_LOGIN_FAILURES` from one IP for one account, that pair is refused (429 `rate_limited`, `details.limit` `login_failures_per_account_ip`) for 15 minutes; one IP failing 5× as often across accounts is refused (`login_failures_per_ip`). Past the limit, an account's logins from anywhere are slowed down (the answer waits 0.25 s, doubling with each further failure, at most 10 s) but never refused: the right password from a clean IP gets in.",
   tag: "Auth",
   auth: "none",
+  ignoresAuthorization: true,
   request: { body: jsonBody(loginRequestSchema.openapi("LoginRequest")) },
   responses: { 200: jsonResponse(loginResponseSchema) },
   errors: ["invalid_credentials"],
@@ -22,11 +24,12 @@ export const login = apiRoute({
 export const refreshToken = apiRoute({
   method: "post",
   path: "/auth/token/refresh/",
-  summary: "Exchange a refresh token for a new access token (and a rotated refresh token)",
+  summary: "Exchange a refresh token for a new access token",
   description:
-    "Refresh tokens are single-use: the presented one is spent and a new pair returned. Presenting a spent refresh token again is treated as a leak: 401 `invalid_token`, and every token of the user is revoked (as by logout).",
+    "The Authorization header is ignored. By default the refresh token stays valid until it expires or the user logs out, and the answer is `{access}`. With `LORE_REFRESH_ROTATION=true` the answer is `{access, refresh}` and the presented token is spent: presenting it again within `LORE_REFRESH_REUSE_GRACE` seconds (60; two tabs refreshing at once) gets a new pair too, later it is treated as a leak: 401 `invalid_token`, and every token of the user is revoked (as by logout).",
   tag: "Auth",
   auth: "none",
+  ignoresAuthorization: true,
   request: { body: jsonBody(refreshRequestSchema.openapi("RefreshRequest")) },
   responses: { 200: jsonResponse(refreshResponseSchema.openapi("RefreshResponse")) },
   errors: ["invalid_token", "token_expired"],
@@ -44,7 +47,7 @@ export const logout = apiRoute({
 export const me = apiRoute({
   method: "get",
   path: "/auth/me/",
-  summary: "The user, their workspaces and roles",
+  summary: "The user, their workspaces and roles, and their pending invitations",
   tag: "Auth",
   auth: "user",
   responses: { 200: jsonResponse(meResponseSchema.openapi("Me")) },

@@ -13,7 +13,11 @@ export function authRoutes({ auth, access, workspaces }: Pick<Services, "auth" |
     }),
     endpoint(api.me, (c) => {
       const user = access.requireUser(c.get("principal"));
-      return c.json({ user: toUser(user), workspaces: workspaces.listFor(user.id) });
+      return c.json({
+        user: toUser(user),
+        workspaces: workspaces.listFor(user.id),
+        invitations: workspaces.invitationsFor(user),
+      });
     }),
   ];
 }

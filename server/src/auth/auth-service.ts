@@ -1,4 +1,5 @@
-import type { LoginRequest, LoginResponse } from "@lore/shared";
+import { setTimeout } from "node:timers/promises";
+import type { LoginRequest, LoginResponse, RefreshResponse } from "@lore/shared";
 import { AppError } from "../errors.ts";
 import type { UserRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
@@ -7,35 +8,33 @@ import type { TokenSigner } from "./tokens.ts";
 import { toUser, type UsersService } from "./users-service.ts";
 
 const FAILURE_WINDOW_MS = 15 * 60 * 1000;
+/** The account slow-down: the first wait past the limit, doubling with each further failure, and its ceiling. */
+const SLOWDOWN_BASE_MS = 250;
+const SLOWDOWN_MAX_MS = 10_000;
 
-/** Counts failed logins per account and per IP; past the limit, logins are refused for the window. */
+/**
+ * Counts failed logins per (account, IP) pair, per IP and per account, each in a 15-minute window.
+ * A pair or an IP past its limit is refused; an account past it is only slowed down, so failures
+ * sent by someone else never lock its owner out.
+ */
 class LoginThrottle {
   private readonly failures = new Map<string, { count: number; resetAt: number }>();
 
   constructor(private readonly limit: number) {}
 
-  check(keys: string[]): void {
+  /** Throws 429 for a locked pair or IP; otherwise the milliseconds the attempt waits before it is checked. */
+  check(account: string, ip: string): number {
     const now = Date.now();
-    for (const key of keys) {
-      const entry = this.failures.get(key);
-      if (entry && entry.resetAt > now && entry.count >= this.limit * (key.startsWith("ip:") ? 5 : 1)) {
-        const retryAfter = Math.ceil((entry.resetAt - now) / 1000);
-        throw new AppError(
-          "rate_limited",
-          "Too many failed logins; try again later",
-          {
-            limit: key.startsWith("ip:") ? "login_failures_per_ip" : "login_failures_per_account",
-            retryAfter,
-          },
-          { "Retry-After": String(retryAfter) },
-        );
-      }
-    }
+    this.refuseOver(`ip:${ip}`, this.limit * 5, "login_failures_per_ip", now);
+    this.refuseOver(`pair:${account}|${ip}`, this.limit, "login_failures_per_account_ip", now);
+    const failed = this.count(`account:${account}`, now);
+    if (failed < this.limit) return 0;
+    return Math.min(SLOWDOWN_MAX_MS, SLOWDOWN_BASE_MS * 2 ** (failed - this.limit));
   }
 
-  fail(keys: string[]): void {
+  fail(account: string, ip: string): void {
     const now = Date.now();
-    for (const key of keys) {
+    for (const key of [`ip:${ip}`, `pair:${account}|${ip}`, `account:${account}`]) {
       const entry = this.failures.get(key);
       if (!entry || entry.resetAt <= now)
         this.failures.set(key, { count: 1, resetAt: now + FAILURE_WINDOW_MS });
@@ -46,9 +45,31 @@ class LoginThrottle {
     }
   }
 
-  clear(key: string): void {
-    this.failures.delete(key);
+  /** The right password from this IP: its pair starts over (the account's slow-down decays with its window). */
+  succeed(account: string, ip: string): void {
+    this.failures.delete(`pair:${account}|${ip}`);
   }
+
+  private count(key: string, now: number): number {
+    const entry = this.failures.get(key);
+    return entry && entry.resetAt > now ? entry.count : 0;
+  }
+
+  private refuseOver(key: string, limit: number, name: string, now: number): void {
+    if (this.count(key, now) < limit) return;
+    const retryAfter = Math.ceil(((this.failures.get(key)?.resetAt ?? now) - now) / 1000);
+    throw new AppError(
+      "rate_limited",
+      "Too many failed logins; try again later",
+      { limit: name, retryAfter },
+      { "Retry-After": String(retryAfter) },
+    );
+  }
+}
+
+export interface AuthOptions {
+  loginFailureLimit: number;
+  refreshRotation: { enabled: boolean; reuseGraceSeconds: number };
 }
 
 export class AuthService {
@@ -58,44 +79,56 @@ export class AuthService {
     private readonly store: Store,
     private readonly users: UsersService,
     private readonly tokens: TokenSigner,
-    loginFailureLimit: number,
+    private readonly options: AuthOptions,
   ) {
-    this.throttle = new LoginThrottle(loginFailureLimit);
+    this.throttle = new LoginThrottle(options.loginFailureLimit);
   }
 
   async login(input: LoginRequest, clientIp: string): Promise<LoginResponse> {
-    const keys = [`account:${input.email}`, `ip:${clientIp}`];
-    this.throttle.check(keys);
+    const wait = this.throttle.check(input.email, clientIp);
+    if (wait > 0) await setTimeout(wait);
     const user = this.users.findByEmail(input.email);
     const ok = await verifyPassword(input.password, user?.passwordHash ?? (await dummyHashPromise));
     if (!user || !ok) {
-      this.throttle.fail(keys);
+      this.throttle.fail(input.email, clientIp);
       throw new AppError("invalid_credentials", "The email or password is incorrect");
     }
-    this.throttle.clear(`account:${input.email}`);
-    return { ...(await this.issue(user)), user: toUser(user) };
+    this.throttle.succeed(input.email, clientIp);
+    return { ...(await this.issuePair(user)), user: toUser(user) };
   }
 
   /**
-   * Rotates: the presented refresh token is spent. Presenting a spent one again means it leaked,
-   * so every token of the user is revoked (as by logout).
+   * A new access token. The refresh token stays valid until it expires or the user logs out, unless
+   * rotation is on: then it is spent, a new one comes back, and presenting it again past the grace
+   * period (two tabs refreshing at once) means it leaked, so every token of the user is revoked.
    */
-  async refresh(refreshToken: string): Promise<{ access: string; refresh: string }> {
+  async refresh(refreshToken: string): Promise<RefreshResponse> {
     const claims = await this.tokens.verify(refreshToken, "refresh");
-    const user = this.store.users.get(claims.sub);
-    if (!user || user.tokenVersion !== claims.ver)
-      throw new AppError("invalid_token", "The refresh token is no longer valid");
-    const fresh = await this.store.usedTokens.transact(() => {
-      if (this.store.usedTokens.get(claims.jti)) return { rows: [], result: false };
-      const spent = { id: claims.jti, userId: user.id, expiresAt: new Date(claims.exp * 1000).toISOString() };
-      return { rows: [spent], result: true };
+    const user = this.liveUser(claims);
+    const rotation = this.options.refreshRotation;
+    if (!rotation.enabled) return { access: await this.sign(user, "access") };
+    const now = Date.now();
+    const use = await this.store.usedTokens.transact(() => {
+      const spent = this.store.usedTokens.get(claims.jti);
+      if (spent) {
+        // Records from before the grace period existed carry no spentAt: NaN is never within it.
+        const within = now - Date.parse(spent.spentAt ?? "") <= rotation.reuseGraceSeconds * 1000;
+        return { rows: [], result: within ? "again" : "replayed" };
+      }
+      const record = {
+        id: claims.jti,
+        userId: user.id,
+        expiresAt: new Date(claims.exp * 1000).toISOString(),
+        spentAt: new Date(now).toISOString(),
+      };
+      return { rows: [record], result: "first" };
     });
-    if (!fresh) {
+    if (use === "replayed") {
       await this.users.bumpTokenVersion(user.id);
       throw new AppError("invalid_token", "This refresh token was already used; sign in again");
     }
     this.forgetExpiredTokens();
-    return this.issue(user);
+    return this.issuePair(user);
   }
 
   private forgetExpiredTokens(): void {
@@ -106,22 +139,27 @@ export class AuthService {
 
   /** Resolves an access token to its user; logout and deletion make every earlier token invalid. */
   async userFromAccessToken(token: string): Promise<UserRecord> {
-    const claims = await this.tokens.verify(token, "access");
-    const user = this.store.users.get(claims.sub);
-    if (!user || user.tokenVersion !== claims.ver)
-      throw new AppError("invalid_token", "The token is no longer valid");
-    return user;
+    return this.liveUser(await this.tokens.verify(token, "access"));
   }
 
   async logout(user: UserRecord): Promise<void> {
     await this.users.bumpTokenVersion(user.id);
   }
 
-  private async issue(user: UserRecord): Promise<{ access: string; refresh: string }> {
-    const [access, refresh] = await Promise.all([
-      this.tokens.sign({ sub: user.id, kind: "access", ver: user.tokenVersion }),
-      this.tokens.sign({ sub: user.id, kind: "refresh", ver: user.tokenVersion }),
-    ]);
+  /** The token's user, unless deleted or logged out since the token was issued. */
+  private liveUser(claims: { sub: string; ver: number }): UserRecord {
+    const user = this.store.users.get(claims.sub);
+    if (!user || user.tokenVersion !== claims.ver)
+      throw new AppError("invalid_token", "The token is no longer valid");
+    return user;
+  }
+
+  private async issuePair(user: UserRecord): Promise<{ access: string; refresh: string }> {
+    const [access, refresh] = await Promise.all([this.sign(user, "access"), this.sign(user, "refresh")]);
     return { access, refresh };
+  }
+
+  private sign(user: UserRecord, kind: "access" | "refresh"): Promise<string> {
+    return this.tokens.sign({ sub: user.id, kind, ver: user.tokenVersion });
   }
 }

@@ -4,6 +4,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
 import { AppError } from "../errors.ts";
 import type { Services } from "../services.ts";
+import { createClientIp } from "./client-ip.ts";
 import type { AppEnv, Principal } from "./principal.ts";
 import type { LimitRule, LimitState, RateLimiter } from "./rate-limiter.ts";
 import { requestHeader } from "./request-header.ts";
@@ -13,15 +14,16 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Request id, client IP and an anonymous principal; after the handler, the shared headers and one log line. */
 export function requestContext(
-  config: Pick<Config, "trustProxy">,
+  config: Pick<Config, "proxyTrust">,
   services: Pick<Services, "logger">,
 ): MiddlewareHandler<AppEnv> {
+  const clientIp = createClientIp(config.proxyTrust);
   return async (c, next) => {
     const incoming = requestHeader(c, "x-request-id");
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const headers: Record<string, string> = { "X-Request-ID": requestId };
     c.set("requestId", requestId);
-    c.set("clientIp", clientIp(c, config.trustProxy));
+    c.set("clientIp", clientIp(socketAddress(c), requestHeader(c, "x-forwarded-for")));
     c.set("principal", { kind: "anonymous" });
     c.set("responseHeaders", headers);
     // Before the handler too, so c.json() & co. build on these Headers (see response-headers.ts).
@@ -41,15 +43,11 @@ export function requestContext(
   };
 }
 
-function clientIp(c: Context, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = requestHeader(c, "x-forwarded-for")?.split(",")[0]?.trim();
-    if (forwarded) return forwarded;
-  }
+function socketAddress(c: Context): string | null {
   try {
-    return getConnInfo(c).remote.address ?? "unknown";
+    return getConnInfo(c).remote.address ?? null;
   } catch {
-    return "unknown"; // app.request() in unit tests has no socket
+    return null; // app.request() in unit tests has no socket
   }
 }
 
@@ -82,10 +80,16 @@ export function trailingSlash(prefix: string): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** Resolves `Authorization: Bearer` to a principal: an API key, a user's access token, or nobody. */
-export function authenticate(services: Pick<Services, "apiKeys" | "auth">): MiddlewareHandler<AppEnv> {
+/**
+ * Resolves `Authorization: Bearer` to a principal: an API key, a user's access token, or nobody.
+ * On `ignoredOn` paths (routes declared `ignoresAuthorization`) the header is not read at all.
+ */
+export function authenticate(
+  services: Pick<Services, "apiKeys" | "auth">,
+  ignoredOn: ReadonlySet<string> = new Set(),
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const header = requestHeader(c, "authorization");
+    const header = ignoredOn.has(rawPath(c.req.url)) ? undefined : requestHeader(c, "authorization");
     if (header) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (!match?.[1]) throw new AppError("invalid_token", "Use 'Authorization: Bearer <token>'");
@@ -158,8 +162,9 @@ export function rateLimit(config: Config, limiter: RateLimiter): MiddlewareHandl
 }
 
 /**
- * Route middleware for questions: finds the agent asked (access checked first, so a refused
- * caller charges nothing) and charges the caller and the agent's query limit together.
+ * Route middleware for questions: finds the agent asked (access checked first) and charges the
+ * caller and the agent's query limit together. A refused caller (no credential, another tenant's
+ * agent) is still charged to its own limit, never to the agent's, and gets the headers.
  */
 export function rateLimitQuery(
   config: Config,
@@ -167,7 +172,14 @@ export function rateLimitQuery(
   agentOf: (c: Context<AppEnv>) => { id: string },
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    setLimitHeaders(c, limiter.charge(limitRules(config, c, agentOf(c).id)));
+    let agent: { id: string };
+    try {
+      agent = agentOf(c);
+    } catch (error) {
+      chargeRequest(config, limiter, c);
+      throw error;
+    }
+    setLimitHeaders(c, limiter.charge(limitRules(config, c, agent.id)));
     await next();
   };
 }

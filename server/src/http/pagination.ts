@@ -55,3 +55,8 @@ function pageLink(c: Context, trustProxy: boolean, page: number, pageSize: numbe
   url.searchParams.set("page_size", String(pageSize));
   return url.toString();
 }
+
+/** A small list sent whole, as the one page of the envelope. */
+export function wholePage<T>(results: T[]): Page<T> {
+  return { count: results.length, next: null, previous: null, results };
+}

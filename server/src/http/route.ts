@@ -37,6 +37,11 @@ export interface RouteMeta {
   root?: true;
   /** A question: charged to the caller and to the agent's per-minute query limit. */
   charge?: "query";
+  /**
+   * The Authorization header is not read at all (login, refresh): a client that attaches its
+   * expired access token to every request can still get a new one.
+   */
+  ignoresAuthorization?: true;
 }
 
 export type ApiRoute = RouteConfig & RouteMeta & { getRoutingPath(): string };
@@ -107,6 +112,7 @@ const resourceOfParam: Record<string, string> = {
   workspaceId: "workspace",
   userId: "member",
   webhookId: "webhook",
+  invitationId: "invitation",
 };
 
 function routeInput<R extends ApiRoute>(route: R, c: Context<AppEnv>): RouteInput<R> {

@@ -88,16 +88,30 @@ describe("blockedRange", () => {
     ["::ffff:a9fe:a9fe", "linkLocal"],
     ["64:ff9b::a00:1", "private"],
     ["2002:c0a8:0101::1", "private"],
+    ["::ffff:0:7f00:1", "loopback"], // RFC 6145 translated: threw before
+    ["::7f00:1", "loopback"], // IPv4-compatible: was "public"
+    ["::a9fe:a9fe", "linkLocal"],
+    ["64:ff9b:1::a00:1", "private"], // local-use NAT64
+    ["2001:0:4136:e378:8000:63bf:80ff:fffe", "loopback"], // Teredo, client 127.0.0.1 inverted
+    ["2001:0:0a00:0001:8000:63bf:3fff:fdd2", "private"], // Teredo, server 10.0.0.1
+    ["not-an-ip", "invalid"],
   ])("refuses %s (%s)", (address, range) => {
     expect(blockedRange(address)).toBe(range);
   });
 
-  it.each(["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"])(
-    "allows public %s",
-    (address) => {
-      expect(blockedRange(address)).toBeNull();
-    },
-  );
+  it.each([
+    "93.184.216.34",
+    "8.8.8.8",
+    "172.32.0.1",
+    "2606:4700::1111",
+    "::ffff:8.8.8.8",
+    "::808:808",
+    "64:ff9b::808:808",
+    "2002:808:808::1",
+    "2001:0:4136:e378:8000:63bf:f7f7:f7f7",
+  ])("allows public %s", (address) => {
+    expect(blockedRange(address)).toBeNull();
+  });
 });
 
 describe("assertPublicUrl", () => {

@@ -76,21 +76,52 @@ const systemResolver: Resolver = async (hostname) => {
 
 /**
  * Why an address may not be contacted (its IANA special-purpose range), or null for public unicast.
- * IPv4 inside IPv6 (mapped, NAT64, 6to4) is judged by its IPv4 part.
+ * An IPv6 address embedding an IPv4 one (mapped, translated, compatible, NAT64, 6to4, Teredo) is
+ * judged by that IPv4 address; anything unparseable is "invalid". Never throws.
  */
 export function blockedRange(address: string): string | null {
-  if (!ipaddr.isValid(address)) return "invalid";
-  let ip = ipaddr.parse(address);
-  if (ip.kind() === "ipv6") {
-    const v6 = ip as ipaddr.IPv6;
-    const range = v6.range();
-    if (range === "ipv4Mapped" || range === "rfc6145") ip = v6.toIPv4Address();
-    else if (range === "rfc6052") ip = ipaddr.fromByteArray(v6.toByteArray().slice(12));
-    else if (range === "6to4") ip = ipaddr.fromByteArray(v6.toByteArray().slice(2, 6));
-    else return range === "unicast" ? null : range;
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    if (!ipaddr.isValid(address)) return "invalid";
+    ip = ipaddr.parse(address);
+  } catch {
+    return "invalid";
   }
-  const range = ip.range();
+  if (ip.kind() === "ipv4") return publicOrRange(ip.range());
+  const v6 = ip as ipaddr.IPv6;
+  if (v6.range() === "loopback" || v6.range() === "unspecified") return v6.range(); // ::1 and ::
+  const embedded = embeddedIpv4(v6);
+  if (embedded.length > 0) {
+    for (const v4 of embedded) {
+      const range = v4.range();
+      if (range !== "unicast") return range;
+    }
+    return null;
+  }
+  return publicOrRange(v6.range());
+}
+
+function publicOrRange(range: string): string | null {
   return range === "unicast" ? null : range;
+}
+
+/** The IPv4 addresses an IPv6 address carries, by the form it has; empty for a plain IPv6 address. */
+function embeddedIpv4(ip: ipaddr.IPv6): ipaddr.IPv4[] {
+  const bytes = ip.toByteArray();
+  const v4 = (from: number, mask = 0): ipaddr.IPv4 =>
+    new ipaddr.IPv4(bytes.slice(from, from + 4).map((b) => b ^ mask));
+  const zero = (from: number, to: number): boolean => bytes.slice(from, to).every((b) => b === 0);
+  const word = (i: number): number => ((bytes[i * 2] ?? 0) << 8) | (bytes[i * 2 + 1] ?? 0);
+  // ::ffff:a.b.c.d (mapped), ::ffff:0:a.b.c.d (RFC 6145 translated), ::a.b.c.d (compatible; :: and ::1 included).
+  if (zero(0, 10) && word(5) === 0xffff) return [v4(12)];
+  if (zero(0, 8) && word(4) === 0xffff && word(5) === 0) return [v4(12)];
+  if (zero(0, 12)) return [v4(12)];
+  // 64:ff9b::/96 (NAT64 well-known) and 64:ff9b:1::/48 (local-use NAT64, RFC 8215).
+  if (word(0) === 0x64 && word(1) === 0xff9b) return [v4(12)];
+  if (word(0) === 0x2002) return [v4(2)]; // 6to4
+  // Teredo 2001:0::/32: the server's address, and the client's stored inverted.
+  if (word(0) === 0x2001 && word(1) === 0) return [v4(4), v4(12, 0xff)];
+  return [];
 }
 
 interface Allowlist {
@@ -116,9 +147,7 @@ function parseAllowlist(entries: readonly string[]): Allowlist {
   const normalise = (address: string): (ipaddr.IPv4 | ipaddr.IPv6)[] => {
     if (!ipaddr.isValid(address)) return [];
     const ip = ipaddr.parse(address);
-    if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress())
-      return [ip, (ip as ipaddr.IPv6).toIPv4Address()];
-    return [ip];
+    return ip.kind() === "ipv6" ? [ip, ...embeddedIpv4(ip as ipaddr.IPv6)] : [ip];
   };
   return {
     allowsHost(hostname) {
@@ -167,8 +196,7 @@ async function checkTarget(
 ): Promise<CheckedTarget> {
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
   let addresses: { address: string; family: 4 | 6 }[];
-  if (ipaddr.isValid(hostname))
-    addresses = [{ address: hostname, family: ipaddr.parse(hostname).kind() === "ipv6" ? 6 : 4 }];
+  if (ipaddr.isValid(hostname)) addresses = [{ address: hostname, family: hostname.includes(":") ? 6 : 4 }];
   else {
     try {
       addresses = await Promise.race([resolve(hostname), deadline]);
@@ -180,15 +208,14 @@ async function checkTarget(
       throw new OutboundError("dns_failed", `no addresses for ${hostname}`, url.href);
   }
   const hostAllowed = allowlist.allowsHost(hostname);
+  const literal = ipaddr.isValid(hostname);
   // Every address must pass: a name resolving to one public and one private address is refused.
   for (const { address } of addresses) {
     const range = blockedRange(address);
     if (range && !hostAllowed && !allowlist.allowsAddress(address)) {
-      throw new OutboundError(
-        "blocked_address",
-        `refusing to connect to ${hostname} (${address}: ${range} address)`,
-        url.href,
-      );
+      // A name's DNS answer stays out of the message: echoing it would map internal names.
+      const why = literal ? `${range} address` : "it does not resolve to a public address";
+      throw new OutboundError("blocked_address", `refusing to connect to ${hostname}: ${why}`, url.href);
     }
   }
   const first = addresses[0];

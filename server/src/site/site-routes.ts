@@ -6,6 +6,7 @@ import type { Context, Hono } from "hono";
 import { AppError } from "../errors.ts";
 import type { AppEnv } from "../http/principal.ts";
 import type { Services } from "../services.ts";
+import { verifyPreviewGrant } from "./preview-grant.ts";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const widgetDist = join(repoRoot, "widget", "dist");
@@ -102,14 +103,20 @@ export function mountSite(app: Hono<AppEnv>, s: Pick<Services, "config" | "store
     if (!body) throw new AppError("not_found", "No such file", { resource: "file", id: file });
     return send(c, body, file, "no-cache");
   });
-  // The demo page embeds the widget of `?widget=…`, else of the newest agent (development only).
+  // The demo page embeds an agent only for a preview grant from the console, or (outside production)
+  // for an explicit `?widget=`; whether that widget may talk to its agent is the origin check's call.
   app.get("/", (c) =>
     page(c, "index.html", () => {
-      const requested = c.req.query("widget");
-      const newest = s.config.production
-        ? undefined
-        : [...s.store.agents.all()].sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
-      return { widgetId: requested && /^wgt_[\w-]+$/.test(requested) ? requested : (newest?.widgetId ?? "") };
+      const preview = c.req.query("preview");
+      if (preview !== undefined) {
+        const claims = verifyPreviewGrant(s.config.jwtSecret, preview);
+        const agent = claims ? s.store.agents.get(claims.agentId) : undefined;
+        const live = agent !== undefined && agent.widgetId === claims?.widgetId;
+        return { widgetId: live ? agent.widgetId : "", pageState: live ? "preview" : "preview-expired" };
+      }
+      const requested = s.config.production ? undefined : c.req.query("widget");
+      const widgetId = requested && /^wgt_[\w-]+$/.test(requested) ? requested : "";
+      return { widgetId, pageState: widgetId ? "widget" : "empty" };
     }),
   );
   app.get("/console", (c) => c.redirect("/console/", 308));

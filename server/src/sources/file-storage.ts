@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../store/permissions.ts";
 
 /** Uploaded files under `<dataDir>/files/<dataSourceId>/<fileId>`; writes are temp-file + rename, so never half-written. */
 export class FileStorage {
@@ -12,10 +13,10 @@ export class FileStorage {
 
   async save(dataSourceId: string, bytes: Uint8Array): Promise<string> {
     const dir = this.dir(dataSourceId);
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const fileId = randomUUID();
     const tmp = join(dir, `.${fileId}.tmp`);
-    await writeFile(tmp, bytes);
+    await writeFile(tmp, bytes, { mode: PRIVATE_FILE_MODE });
     await rename(tmp, join(dir, fileId));
     return fileId;
   }

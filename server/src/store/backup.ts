@@ -5,6 +5,7 @@ import { createConnection, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type Connection, connect } from "@lancedb/lancedb";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./permissions.ts";
 import { writeGate } from "./write-queue.ts";
 
 export interface BackupManifest {
@@ -38,7 +39,7 @@ function linkable(relative: string): boolean {
 }
 
 async function cloneTree(from: string, to: string, relative = ""): Promise<number> {
-  await mkdir(to, { recursive: true });
+  await mkdir(to, { recursive: true, mode: PRIVATE_DIR_MODE });
   let count = 0;
   for (const entry of await readdir(from, { withFileTypes: true })) {
     if (SKIP.has(entry.name) || entry.name.endsWith(".tmp") || entry.name === ".backup-staging") continue;
@@ -104,7 +105,9 @@ export async function snapshotDataDir(
     files,
     pausedMs: Math.round(performance.now() - started),
   };
-  await writeFile(join(target, "backup.json"), JSON.stringify(manifest, null, 2));
+  await writeFile(join(target, "backup.json"), JSON.stringify(manifest, null, 2), {
+    mode: PRIVATE_FILE_MODE,
+  });
   return manifest;
 }
 

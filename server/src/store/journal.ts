@@ -8,6 +8,7 @@ import {
   rmSync,
 } from "node:fs";
 import { join } from "node:path";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./permissions.ts";
 
 /**
  * A write-ahead journal: an entry is appended to a local file synchronously (so it survives the
@@ -32,7 +33,7 @@ export class Journal<E> {
     apply: (entries: E[]) => Promise<void>,
     options: { intervalMs?: number; onError?: (error: unknown) => void } = {},
   ): Promise<Journal<E>> {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const journal = new Journal<E>(dir, apply, options.onError ?? (() => undefined));
     for (const file of journal.segments()) {
       const entries = readEntries<E>(join(dir, file));
@@ -58,7 +59,7 @@ export class Journal<E> {
 
   /** Durable against a killed process when this returns. */
   write(entry: E): void {
-    appendFileSync(this.current, `${JSON.stringify(entry)}\n`);
+    appendFileSync(this.current, `${JSON.stringify(entry)}\n`, { mode: PRIVATE_FILE_MODE });
     this.pending += 1;
   }
 

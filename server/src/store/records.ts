@@ -84,9 +84,23 @@ export interface MetaRecord {
   schemaVersion: number;
 }
 
-/** A refresh token that has been exchanged: presenting it again means it leaked. */
+/** A refresh token spent by rotation: presenting it again after the grace period means it leaked. */
 export interface UsedTokenRecord {
   id: string;
   userId: string;
+  expiresAt: string;
+  /** When it was exchanged (absent on records written before the reuse grace existed). */
+  spentAt?: string;
+}
+
+/** An invitation to join a workspace, until the invitee (whoever holds the email) accepts or declines. */
+export interface InvitationRecord {
+  id: string;
+  workspaceId: string;
+  /** Lower-cased; matched against the logged-in user's email, registered or not when invited. */
+  email: string;
+  role: Role;
+  invitedBy: string;
+  createdAt: string;
   expiresAt: string;
 }

@@ -4,6 +4,7 @@ import { type Connection, connect, Session } from "@lancedb/lancedb";
 import { Field, Int32, Schema, Utf8 } from "apache-arrow";
 import { BatchedLog } from "./batched-log.ts";
 import { migrations } from "./migrations.ts";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./permissions.ts";
 import { RecordTable } from "./record-table.ts";
 import type {
   AgentRecord,
@@ -11,6 +12,7 @@ import type {
   ConversationRecord,
   DataSourceRecord,
   DocumentRecord,
+  InvitationRecord,
   MembershipRecord,
   MetaRecord,
   SyncRunRecord,
@@ -52,6 +54,7 @@ export class Store {
     readonly conversations: RecordTable<ConversationRecord>,
     readonly messages: BatchedLog<MessageRow>,
     readonly usedTokens: RecordTable<UsedTokenRecord>,
+    readonly invitations: RecordTable<InvitationRecord>,
     private readonly lockFile: string,
     private readonly session: Session,
   ) {}
@@ -64,7 +67,7 @@ export class Store {
     dataDir: string,
     cache: { indexMb: number; metadataMb: number } = { indexMb: 256, metadataMb: 64 },
   ): Promise<Store> {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const lockFile = acquireLock(dataDir);
     try {
       const mb = (n: number) => BigInt(Math.round(n * 1024 * 1024));
@@ -97,6 +100,7 @@ export class Store {
       ]);
       const messages = await BatchedLog.open<MessageRow>(db, "messages", messageSchema);
       const usedTokens = await RecordTable.open<UsedTokenRecord>(db, "used_tokens");
+      const invitations = await RecordTable.open<InvitationRecord>(db, "invitations");
       const store = new Store(
         db,
         dataDir,
@@ -112,6 +116,7 @@ export class Store {
         conversations,
         messages,
         usedTokens,
+        invitations,
         lockFile,
         session,
       );
@@ -154,6 +159,7 @@ export class Store {
       this.syncRuns,
       this.conversations,
       this.usedTokens,
+      this.invitations,
     ] as unknown as Array<RecordTable<{ id: string }>>;
   }
 
@@ -184,7 +190,7 @@ function acquireLock(dataDir: string): string {
       throw new Error(`The data directory ${dataDir} is in use by process ${pid}`);
     }
   }
-  writeFileSync(file, String(process.pid));
+  writeFileSync(file, String(process.pid), { mode: PRIVATE_FILE_MODE });
   return file;
 }
 

@@ -9,6 +9,7 @@ import type { AppEnv } from "../http/principal.ts";
 import { endpoint } from "../http/route.ts";
 import { linkedController, streamEvents, wantsStream } from "../http/sse.ts";
 import type { Services } from "../services.ts";
+import { previewGrantOfPage, verifyPreviewGrant } from "../site/preview-grant.ts";
 import type { AgentRecord } from "../store/records.ts";
 import * as api from "./widget-api.ts";
 
@@ -25,11 +26,26 @@ function pageOrigin(c: Context): string | null {
   }
 }
 
-/** Exact origin match only: `https://allowed.com` never admits `https://allowed.com.evil.com` or `https://evil-allowed.com`. */
-export function originAllowed(agent: AgentRecord, origin: string | null, ownOrigin: string): boolean {
+/**
+ * Exact origin match only: `https://allowed.com` never admits `https://allowed.com.evil.com` or
+ * `https://evil-allowed.com`. The agent's list is the only authority, this server's own origin included.
+ */
+export function originAllowed(agent: AgentRecord, origin: string | null): boolean {
   if (!origin) return false;
-  if (origin === ownOrigin) return true; // the demo page and console served by this server
   return agent.allowedOrigins.some((allowed) => allowed === "*" || allowed === origin);
+}
+
+/** The demo page of a preview opened from the console: this server's origin, with a live grant for this agent. */
+function previewAllowed(
+  c: Context,
+  agent: AgentRecord,
+  origin: string | null,
+  ownOrigin: string,
+  secret: string,
+): boolean {
+  if (origin !== ownOrigin) return false;
+  const claims = verifyPreviewGrant(secret, previewGrantOfPage(c.req.header("referer")));
+  return claims?.agentId === agent.id && claims.widgetId === agent.widgetId;
 }
 
 /** The public routes the widget calls: no secret, an origin check, and a signed visitor token. */
@@ -45,7 +61,8 @@ export function widgetRoutes({
     const agent = /^wgt_[A-Za-z0-9_-]{8,64}$/.test(widgetId) ? agents.byWidgetId(widgetId) : undefined;
     if (!agent) throw new AppError("not_found", "widget not found", { resource: "widget", id: widgetId });
     const origin = pageOrigin(c);
-    if (!originAllowed(agent, origin, requestUrl(c, config.trustProxy).origin.toLowerCase())) {
+    const ownOrigin = requestUrl(c, config.trustProxy).origin.toLowerCase();
+    if (!originAllowed(agent, origin) && !previewAllowed(c, agent, origin, ownOrigin, config.jwtSecret)) {
       throw new AppError("origin_not_allowed", "This site may not use this chat widget", { origin });
     }
     return agent;

@@ -1,6 +1,7 @@
 import {
   addMemberRequestSchema,
   createWorkspaceRequestSchema,
+  invitationSchema,
   memberSchema,
   pageSchema,
   updateMemberRequestSchema,
@@ -37,17 +38,58 @@ export const listMembers = apiRoute({
   responses: { 200: jsonResponse(pageSchema(memberSchema).openapi("MemberPage")) },
 });
 
-export const addMember = apiRoute({
+export const inviteMember = apiRoute({
   method: "post",
   path: "/workspaces/{workspaceId}/members/",
-  summary: "Add an existing user by email",
-  description: "Only owners may add owners. Unknown email → 400 with `details.fields.email`.",
+  summary: "Invite someone by email; they join only when they accept",
+  description:
+    "The answer is the same whether the email belongs to a user or not: 201 with the pending invitation, which the invitee sees in `GET /auth/me/` and accepts or declines. Only owners invite owners. Already a member, or already invited: 409.",
   tag: "Workspaces",
   auth: "user",
   role: "admin",
-  request: { body: jsonBody(addMemberRequestSchema.openapi("AddMember")) },
-  responses: { 201: jsonResponse(memberSchema) },
+  request: { body: jsonBody(addMemberRequestSchema.openapi("InviteMember")) },
+  responses: { 201: jsonResponse(invitationSchema) },
   errors: ["conflict"],
+});
+
+export const listInvitations = apiRoute({
+  method: "get",
+  path: "/workspaces/{workspaceId}/invitations/",
+  summary: "List the workspace's pending invitations",
+  tag: "Workspaces",
+  auth: "user",
+  role: "admin",
+  responses: { 200: jsonResponse(pageSchema(invitationSchema).openapi("InvitationPage")) },
+});
+
+export const revokeInvitation = apiRoute({
+  method: "delete",
+  path: "/workspaces/{workspaceId}/invitations/{invitationId}/",
+  summary: "Take back a pending invitation",
+  tag: "Workspaces",
+  auth: "user",
+  role: "admin",
+  responses: { 204: noContent },
+});
+
+export const acceptInvitation = apiRoute({
+  method: "post",
+  path: "/invitations/{invitationId}/accept/",
+  summary: "Accept an invitation to the caller's email: join the workspace with the invited role",
+  description: "An invitation to another email, expired or already answered is 404.",
+  tag: "Workspaces",
+  auth: "user",
+  responses: { 200: jsonResponse(workspaceSchema) },
+});
+
+export const declineInvitation = apiRoute({
+  method: "post",
+  path: "/invitations/{invitationId}/decline/",
+  summary: "Decline an invitation to the caller's email",
+  description: "An invitation to another email, expired or already answered is 404.",
+  tag: "Workspaces",
+  auth: "user",
+  responses: { 204: noContent },
 });
 
 export const updateMember = apiRoute({

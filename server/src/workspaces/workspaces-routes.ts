@@ -1,13 +1,13 @@
+import { wholePage } from "../http/pagination.ts";
 import { endpoint } from "../http/route.ts";
 import type { Services } from "../services.ts";
 import * as api from "./workspaces-api.ts";
 
 export function workspacesRoutes({ access, workspaces }: Pick<Services, "access" | "workspaces">) {
   return [
-    endpoint(api.listWorkspaces, (c) => {
-      const results = workspaces.listFor(access.requireUser(c.get("principal")).id);
-      return c.json({ count: results.length, next: null, previous: null, results });
-    }),
+    endpoint(api.listWorkspaces, (c) =>
+      c.json(wholePage(workspaces.listFor(access.requireUser(c.get("principal")).id))),
+    ),
     endpoint(api.createWorkspace, async (c, input) => {
       const user = access.requireUser(c.get("principal"));
       const body = await input.json();
@@ -16,13 +16,33 @@ export function workspacesRoutes({ access, workspaces }: Pick<Services, "access"
     endpoint(api.listMembers, (c, input) => {
       const id = input.id("workspaceId");
       access.requireWorkspace(c.get("principal"), id, "viewer");
-      const results = workspaces.members(id);
-      return c.json({ count: results.length, next: null, previous: null, results });
+      return c.json(wholePage(workspaces.members(id)));
     }),
-    endpoint(api.addMember, async (c, input) => {
+    endpoint(api.inviteMember, async (c, input) => {
       const id = input.id("workspaceId");
-      const myRole = access.requireWorkspace(c.get("principal"), id, "admin");
-      return c.json(await workspaces.addMember(id, myRole, await input.json()), 201);
+      const principal = c.get("principal");
+      const myRole = access.requireWorkspace(principal, id, "admin");
+      const body = await input.json();
+      return c.json(await workspaces.invite(id, access.requireUser(principal), myRole, body), 201);
+    }),
+    endpoint(api.listInvitations, (c, input) => {
+      const id = input.id("workspaceId");
+      access.requireWorkspace(c.get("principal"), id, "admin");
+      return c.json(wholePage(workspaces.invitations(id)));
+    }),
+    endpoint(api.revokeInvitation, async (c, input) => {
+      const id = input.id("workspaceId");
+      access.requireWorkspace(c.get("principal"), id, "admin");
+      await workspaces.revokeInvitation(id, input.id("invitationId"));
+      return c.body(null, 204);
+    }),
+    endpoint(api.acceptInvitation, async (c, input) => {
+      const user = access.requireUser(c.get("principal"));
+      return c.json(await workspaces.accept(user, input.id("invitationId")));
+    }),
+    endpoint(api.declineInvitation, async (c, input) => {
+      await workspaces.decline(access.requireUser(c.get("principal")), input.id("invitationId"));
+      return c.body(null, 204);
     }),
     endpoint(api.updateMember, async (c, input) => {
       const id = input.id("workspaceId");

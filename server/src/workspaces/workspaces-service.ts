@@ -1,10 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type { Member, Role, Workspace } from "@lore/shared";
+import type { Invitation, Member, Role, Workspace } from "@lore/shared";
 import type { Access } from "../auth/access.ts";
 import type { UsersService } from "../auth/users-service.ts";
 import { AppError, notFound } from "../errors.ts";
-import type { MembershipRecord } from "../store/records.ts";
+import type { InvitationRecord, MembershipRecord, UserRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
+
+/** How long an invitation waits for its invitee. */
+const INVITATION_TTL_MS = 7 * 86_400_000;
 
 /** Workspaces and their members: who belongs where with which role, and the rules for changing it. */
 export class WorkspacesService {
@@ -43,30 +46,123 @@ export class WorkspacesService {
     return this.store.memberships.filter((m) => m.workspaceId === workspaceId).map((m) => this.toMember(m));
   }
 
-  /** Adds an existing user by email; only owners add owners. */
-  async addMember(workspaceId: string, myRole: Role, input: { email: string; role: Role }): Promise<Member> {
+  /**
+   * Invites an email to the workspace; only owners invite owners. Nobody joins without accepting,
+   * and the answer is the same whether the email belongs to a user or not.
+   */
+  async invite(
+    workspaceId: string,
+    inviter: UserRecord,
+    myRole: Role,
+    input: { email: string; role: Role },
+  ): Promise<Invitation> {
     if (input.role === "owner" && myRole !== "owner")
-      throw new AppError("permission_denied", "Only owners can add owners");
-    const user = this.users.findByEmail(input.email);
-    if (!user) {
-      throw new AppError("validation_error", "No user has this email", {
-        fields: { email: ["no user with this email"] },
-      });
-    }
-    const record: MembershipRecord = {
+      throw new AppError("permission_denied", "Only owners can invite owners");
+    const now = new Date();
+    const record: InvitationRecord = {
       id: randomUUID(),
       workspaceId,
-      userId: user.id,
+      email: input.email,
       role: input.role,
-      createdAt: new Date().toISOString(),
+      invitedBy: inviter.id,
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + INVITATION_TTL_MS).toISOString(),
     };
-    await this.store.memberships.transact(() => {
-      if (this.store.memberships.find((m) => m.workspaceId === workspaceId && m.userId === user.id)) {
+    await this.forgetExpiredInvitations(workspaceId);
+    await this.store.invitations.transact(() => {
+      const user = this.users.findByEmail(input.email);
+      if (user && this.store.memberships.find((m) => m.workspaceId === workspaceId && m.userId === user.id)) {
         throw new AppError("conflict", "This user is already a member", { userId: user.id });
+      }
+      const pending = this.pendingIn(workspaceId).find((i) => i.email === input.email);
+      if (pending) {
+        throw new AppError("conflict", "This email is already invited", { invitationId: pending.id });
       }
       return { rows: [record], result: null };
     });
-    return this.toMember(record);
+    return this.toInvitation(record);
+  }
+
+  /** The workspace's invitations not yet accepted, declined or expired. */
+  invitations(workspaceId: string): Invitation[] {
+    return this.pendingIn(workspaceId).map((i) => this.toInvitation(i));
+  }
+
+  /** The invitations waiting for this user's email. */
+  invitationsFor(user: UserRecord): Invitation[] {
+    const now = new Date().toISOString();
+    return this.store.invitations
+      .filter((i) => i.email === user.email && i.expiresAt > now)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+      .map((i) => this.toInvitation(i));
+  }
+
+  /** Takes back a pending invitation of the workspace. */
+  async revokeInvitation(workspaceId: string, invitationId: string): Promise<void> {
+    const invitation = this.pendingIn(workspaceId).find((i) => i.id === invitationId);
+    if (!invitation) throw notFound("invitation", invitationId);
+    await this.store.invitations.delete([invitation.id]);
+  }
+
+  /** The invitee joins with the invited role (a member already keeps their role). */
+  async accept(user: UserRecord, invitationId: string): Promise<Workspace> {
+    const invitation = this.invitationOf(user, invitationId);
+    const workspace = this.store.workspaces.get(invitation.workspaceId);
+    if (!workspace) throw notFound("invitation", invitationId);
+    const membership = await this.store.memberships.transact(() => {
+      const existing = this.store.memberships.find(
+        (m) => m.workspaceId === workspace.id && m.userId === user.id,
+      );
+      if (existing) return { rows: [], result: existing };
+      const created: MembershipRecord = {
+        id: randomUUID(),
+        workspaceId: workspace.id,
+        userId: user.id,
+        role: invitation.role,
+        createdAt: new Date().toISOString(),
+      };
+      return { rows: [created], result: created };
+    });
+    await this.store.invitations.delete([invitation.id]);
+    return { id: workspace.id, name: workspace.name, role: membership.role, createdAt: workspace.createdAt };
+  }
+
+  async decline(user: UserRecord, invitationId: string): Promise<void> {
+    await this.store.invitations.delete([this.invitationOf(user, invitationId).id]);
+  }
+
+  /** A pending invitation to this user's email; anyone else's is 404, as if it did not exist. */
+  private invitationOf(user: UserRecord, invitationId: string): InvitationRecord {
+    const invitation = this.store.invitations.get(invitationId);
+    if (!invitation || invitation.email !== user.email || invitation.expiresAt <= new Date().toISOString())
+      throw notFound("invitation", invitationId);
+    return invitation;
+  }
+
+  private pendingIn(workspaceId: string): InvitationRecord[] {
+    const now = new Date().toISOString();
+    return this.store.invitations
+      .filter((i) => i.workspaceId === workspaceId && i.expiresAt > now)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  private async forgetExpiredInvitations(workspaceId: string): Promise<void> {
+    const now = new Date().toISOString();
+    const expired = this.store.invitations.filter((i) => i.workspaceId === workspaceId && i.expiresAt <= now);
+    if (expired.length > 0) await this.store.invitations.delete(expired.map((i) => i.id));
+  }
+
+  private toInvitation(i: InvitationRecord): Invitation {
+    return {
+      id: i.id,
+      workspaceId: i.workspaceId,
+      workspaceName: this.store.workspaces.get(i.workspaceId)?.name ?? "",
+      email: i.email,
+      role: i.role,
+      invitedBy: this.store.users.get(i.invitedBy)?.email ?? "",
+      createdAt: i.createdAt,
+      expiresAt: i.expiresAt,
+    };
   }
 
   /** A member of the workspace, else 404. */

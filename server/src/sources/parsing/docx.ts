@@ -2,7 +2,7 @@ import { Parser } from "htmlparser2";
 import type { ParsedDocument, ParsedSection } from "../documents.ts";
 import { ParseError } from "../documents.ts";
 import { collapseWhitespace, renderTableRows } from "./text-utils.ts";
-import { listZipEntries, readZipEntry } from "./zip.ts";
+import { listZipEntries, readZipEntry, type ZipEntry, ZipTooLargeError } from "./zip.ts";
 
 /** Cap on the inflated size of any one part of a DOCX: beyond this it is a bomb or not worth indexing. */
 export const DOCX_MAX_INFLATED_BYTES = 50 * 1024 * 1024;
@@ -54,7 +54,7 @@ function readCoreTitle(xml: string): string | null {
 /**
  * DOCX (Office Open XML): paragraphs in order, headings from paragraph styles (Heading1..9, outline
  * levels, or built-in heading names), tables as row lines, list paragraphs prefixed with "- ".
- * Every zip part is inflated under DOCX_MAX_INFLATED_BYTES.
+ * The zip parts read share one DOCX_MAX_INFLATED_BYTES budget: the cap is per file, not per part.
  */
 export function parseDocx(
   bytes: Uint8Array,
@@ -66,13 +66,23 @@ export function parseDocx(
   const main = find("word/document.xml");
   if (!main) throw new ParseError("not a Word document: word/document.xml is missing");
   const decoder = new TextDecoder();
-  const documentXml = decoder.decode(readZipEntry(bytes, main, maxBytes));
+  let budget = maxBytes;
+  const read = (entry: ZipEntry): string => {
+    let data: Uint8Array;
+    try {
+      data = readZipEntry(bytes, entry, budget);
+    } catch (err) {
+      if (!(err instanceof ZipTooLargeError) || budget === maxBytes) throw err;
+      throw new ZipTooLargeError(`the document's parts inflate past ${maxBytes} bytes (decompression bomb?)`);
+    }
+    budget -= data.length;
+    return decoder.decode(data);
+  };
+  const documentXml = read(main);
   const stylesEntry = find("word/styles.xml");
-  const styles = stylesEntry
-    ? readStyles(decoder.decode(readZipEntry(bytes, stylesEntry, maxBytes)))
-    : new Map();
+  const styles = stylesEntry ? readStyles(read(stylesEntry)) : new Map();
   const coreEntry = find("docProps/core.xml");
-  let title = coreEntry ? readCoreTitle(decoder.decode(readZipEntry(bytes, coreEntry, maxBytes))) : null;
+  let title = coreEntry ? readCoreTitle(read(coreEntry)) : null;
 
   const sections: ParsedSection[] = [];
   const path: string[] = [];

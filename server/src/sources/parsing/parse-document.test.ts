@@ -164,6 +164,16 @@ describe("DOCX", () => {
     expect(() => parseDocx(bomb, "bomb", 1024 * 1024)).toThrow(/inflates past 1048576 bytes/);
   });
 
+  it("caps the inflated bytes per file, not per part", () => {
+    const half = 600 * 1024;
+    const docx = makeDocx(docxParagraph("x".repeat(half)), {
+      extra: { "word/styles.xml": new TextEncoder().encode(`<w:styles>${" ".repeat(half)}</w:styles>`) },
+    });
+    // Each part fits under 1 MB; together they do not.
+    expect(() => parseDocx(docx, "two halves", 1024 * 1024)).toThrow(/parts inflate past 1048576 bytes/);
+    expect(parseDocx(docx, "two halves", 2 * 1024 * 1024).sections.length).toBe(1);
+  });
+
   it("reports a damaged archive as a ParseError", async () => {
     const docx = makeDocx(docxParagraph("Hello"));
     const damaged = docx.slice();

@@ -1,6 +1,7 @@
 import { getDocumentProxy } from "unpdf";
 import type { ParsedDocument, ParsedSection } from "../documents.ts";
 import { ParseError } from "../documents.ts";
+import { checkPdfInflation } from "./pdf-inflation.ts";
 
 interface PdfLine {
   text: string;
@@ -98,6 +99,8 @@ function describe(err: unknown): string {
  * Encrypted, malformed and text-less PDFs throw ParseError with the reason.
  */
 export async function parsePdf(bytes: Uint8Array, fallbackTitle: string): Promise<ParsedDocument> {
+  // pdf.js inflates streams into native memory no heap limit bounds: measure them first.
+  checkPdfInflation(bytes);
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
     // pdf.js may transfer (detach) the buffer it is given: hand it a copy.

@@ -17,6 +17,7 @@ import {
 } from "../helpers/authz.ts";
 import { declaredJson, declaredRoute } from "../helpers/contract.ts";
 import { DEFAULT_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
+import { until } from "../helpers/until.ts";
 
 async function makeWebhook(fx: MatrixFixture): Promise<Record<string, string>> {
   const res = await fx.server.request<{ id: string }>(
@@ -56,13 +57,14 @@ const QUESTION = "How long does shipping take?";
 const encoder = new TextEncoder();
 
 async function waitUntilReady(fx: MatrixFixture, id: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const status = fx.server.services.store.dataSources.get(id)?.status;
-    if (status === "ready") return;
-    if (status === "failed" || Date.now() > deadline) throw new Error(`source ${id} is ${status}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await until(
+    () => {
+      const status = fx.server.services.sources.get(id).status;
+      if (status === "failed") throw new Error(`source ${id} failed`);
+      return status === "ready";
+    },
+    { timeout: 30_000, what: () => `source ${id} to be ready` },
+  );
 }
 
 let knowledge: Promise<{ widgetId: string }> | undefined;

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { resolve } from "node:path";
-import { gzipSync } from "node:zlib";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { defineConfig, type Plugin, transformWithEsbuild } from "vite";
 
 const outDir = resolve(import.meta.dirname, "dist");
@@ -57,9 +58,35 @@ function finishWidget(): Plugin {
   };
 }
 
+/**
+ * Writes `<file>.br` and `<file>.gz` beside each JS/CSS file, at the highest levels: the server sends
+ * them as they are to clients that accept them (server/src/site/static-files.ts).
+ */
+function precompress(): Plugin {
+  return {
+    name: "lore-widget-precompress",
+    writeBundle(_options, bundle) {
+      for (const fileName of Object.keys(bundle)) {
+        if (!/\.(js|css)$/.test(fileName)) continue;
+        const path = join(outDir, fileName);
+        const bytes = readFileSync(path);
+        const br = brotliCompressSync(bytes, {
+          params: {
+            [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+            [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+            [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+          },
+        });
+        writeFileSync(`${path}.br`, br);
+        writeFileSync(`${path}.gz`, gzipSync(bytes, { level: 9 }));
+      }
+    },
+  };
+}
+
 export default defineConfig({
   esbuild: { jsx: "automatic", jsxImportSource: "preact" },
-  plugins: [finishWidget()],
+  plugins: [finishWidget(), precompress()],
   build: {
     target: "es2020",
     outDir,

@@ -8,6 +8,7 @@ import { apiRoutes } from "./api.ts";
 import { authRoutes } from "./auth/auth-routes.ts";
 import { conversationsRoutes } from "./conversations/conversations-routes.ts";
 import { AppError, storageFailure } from "./errors.ts";
+import { compressResponses } from "./http/compression.ts";
 import { cors } from "./http/cors.ts";
 import {
   authenticate,
@@ -76,6 +77,8 @@ export function createApp(s: Services): Hono<AppEnv> {
   };
 
   app.use("*", requestContext(config, s));
+  // Inside requestContext, so its headers land on the compressed response; outside CORS, so its Vary is kept.
+  app.use("*", compressResponses());
   // Before the HTTPS policy: a load balancer probes over plain HTTP.
   for (const e of mounted) if (e.route.root) mount(e);
   // Outside production there is nothing to check: no layer at all (each one is an async hop per request).

@@ -26,3 +26,12 @@ export function setResponseHeaders(c: Context<AppEnv>, values: Readonly<Record<s
     for (const name in values) headers.set(name, values[name] as string);
   });
 }
+
+/**
+ * Makes `res` the response exactly as built. Hono's `c.res` setter would merge the old response's
+ * headers into it (stale values win over fresh ones) and re-wrap its body as a stream.
+ */
+export function replaceResponse(c: Context<AppEnv>, res: Response): void {
+  c.res = undefined as unknown as Response;
+  c.res = res;
+}

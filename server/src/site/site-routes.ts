@@ -4,9 +4,12 @@ import { dirname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Context, Hono } from "hono";
 import { AppError } from "../errors.ts";
+import { isCompressible, negotiateEncoding, varyOnEncoding } from "../http/compression.ts";
 import type { AppEnv } from "../http/principal.ts";
+import { requestHeader } from "../http/request-header.ts";
 import type { Services } from "../services.ts";
 import { verifyPreviewGrant } from "./preview-grant.ts";
+import { createStaticFiles, matchesEtag, type StaticFiles } from "./static-files.ts";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const widgetDist = join(repoRoot, "widget", "dist");
@@ -29,6 +32,10 @@ function readUnder(root: string, relative: string): Buffer | null {
   return readFileSync(path);
 }
 
+function contentTypeOf(file: string): string {
+  return contentTypes[file.slice(file.lastIndexOf("."))] ?? "application/octet-stream";
+}
+
 function send(
   _c: Context,
   body: Buffer,
@@ -36,16 +43,52 @@ function send(
   cacheControl: string,
   extra: Record<string, string> = {},
 ): Response {
-  const ext = file.slice(file.lastIndexOf("."));
   return new Response(new Uint8Array(body), {
     headers: {
-      "Content-Type": contentTypes[ext] ?? "application/octet-stream",
+      "Content-Type": contentTypeOf(file),
       "Cache-Control": cacheControl,
       "X-Content-Type-Options": "nosniff",
       "Cross-Origin-Resource-Policy": "cross-origin",
       ...extra,
     },
   });
+}
+
+/**
+ * A static file in the encoding the client accepts (see static-files.ts), with a strong ETag per
+ * encoding and 304 for a matching `If-None-Match`; null when there is no such file.
+ */
+async function sendStatic(
+  c: Context,
+  files: StaticFiles,
+  root: string,
+  file: string,
+  cacheControl: string,
+  extra: Record<string, string> = {},
+): Promise<Response | null> {
+  const contentType = contentTypeOf(file);
+  const variant = await files.read(
+    root,
+    file,
+    contentType,
+    negotiateEncoding(requestHeader(c, "accept-encoding")),
+  );
+  if (!variant) return null;
+  // Headers (not a record): Hono's HEAD answer is built from this response's init.
+  const headers = new Headers({
+    "Cache-Control": cacheControl,
+    ETag: variant.etag,
+    "X-Content-Type-Options": "nosniff",
+    "Cross-Origin-Resource-Policy": "cross-origin",
+    ...extra,
+  });
+  if (isCompressible(contentType)) varyOnEncoding(headers);
+  if (matchesEtag(requestHeader(c, "if-none-match"), variant.etag)) {
+    return new Response(null, { status: 304, headers });
+  }
+  headers.set("Content-Type", contentType);
+  if (variant.encoding !== "identity") headers.set("Content-Encoding", variant.encoding);
+  return new Response(new Uint8Array(variant.body), { headers });
 }
 
 /** A strict policy for our own pages: no inline script or style, scripts only with the page's nonce or from self. */
@@ -67,6 +110,7 @@ export function strictCsp(nonce: string): string {
  * the demo site and the owner console. Pages are served under a strict Content-Security-Policy.
  */
 export function mountSite(app: Hono<AppEnv>, s: Pick<Services, "config" | "store">): void {
+  const files = createStaticFiles();
   const page = (c: Context, file: string, vars: (nonce: string) => Record<string, string>) => {
     const template = readUnder(demoDir, file);
     if (!template) throw new AppError("not_found", "No such page", { resource: "page", id: file });
@@ -81,27 +125,37 @@ export function mountSite(app: Hono<AppEnv>, s: Pick<Services, "config" | "store
     });
   };
 
-  app.get("/widget.js", (c) => {
-    const body = readUnder(widgetDist, "widget.js");
-    if (!body)
+  app.get("/widget.js", async (c) => {
+    const res = await sendStatic(c, files, widgetDist, "widget.js", "public, max-age=300", {
+      "Access-Control-Allow-Origin": "*",
+    });
+    if (!res)
       throw new AppError("not_found", "The widget is not built; run npm start", {
         resource: "file",
         id: "widget.js",
       });
-    return send(c, body, "widget.js", "public, max-age=300", { "Access-Control-Allow-Origin": "*" });
+    return res;
   });
-  app.get("/assets/:file", (c) => {
+  app.get("/assets/:file", async (c) => {
     const file = c.req.param("file");
-    const body = /^[\w.-]+$/.test(file) ? readUnder(join(widgetDist, "assets"), file) : null;
-    if (!body) throw new AppError("not_found", "No such asset", { resource: "file", id: file });
     // The panel loads as a module script: cross-origin embeds need CORS.
-    return send(c, body, file, "public, max-age=31536000, immutable", { "Access-Control-Allow-Origin": "*" });
+    const serve = () =>
+      sendStatic(c, files, join(widgetDist, "assets"), file, "public, max-age=31536000, immutable", {
+        "Access-Control-Allow-Origin": "*",
+      });
+    // The .br/.gz siblings are served as encodings of their file, never under their own names.
+    const res = /^[\w.-]+$/.test(file) && !/\.(br|gz)$/.test(file) ? await serve() : null;
+    if (!res) throw new AppError("not_found", "No such asset", { resource: "file", id: file });
+    return res;
   });
-  app.get("/demo/:file", (c) => {
+  app.get("/demo/:file", async (c) => {
     const file = c.req.param("file");
-    const body = /^[\w.-]+$/.test(file) && !file.endsWith(".html") ? readUnder(demoDir, file) : null;
-    if (!body) throw new AppError("not_found", "No such file", { resource: "file", id: file });
-    return send(c, body, file, "no-cache");
+    const res =
+      /^[\w.-]+$/.test(file) && !file.endsWith(".html")
+        ? await sendStatic(c, files, demoDir, file, "no-cache")
+        : null;
+    if (!res) throw new AppError("not_found", "No such file", { resource: "file", id: file });
+    return res;
   });
   // The demo page embeds an agent only for a preview grant from the console, or (outside production)
   // for an explicit `?widget=`; whether that widget may talk to its agent is the origin check's call.

@@ -204,27 +204,49 @@ describe("widget API", () => {
     ).toBe(404);
   });
 
-  it("counts widget traffic per client IP as anonymous", async () => {
-    // Four anonymous requests an hour from this IP: the owner's login is the first.
+  it("counts questions, not page views, against the anonymous limit; a visitor token has its own quota", async () => {
+    // Four anonymous requests an hour: the owner's login is the first.
     const limited = await startTestServer({ LORE_LIMIT_ANON_PER_HOUR: "4" });
     try {
       const t = (await limited.login()).access;
       const a = await createAgent(limited, t, { name: "Limited", allowedOrigins: [ALLOWED] });
-      const statuses: number[] = [];
-      let last = null as Awaited<ReturnType<typeof httpRequest>> | null;
-      for (let i = 0; i < 4; i++) {
-        last = await httpRequest(
-          limited.api,
-          i % 2 ? "GET" : "POST",
-          `/widget/${a.widgetId}/${i % 2 ? "config" : "query"}/`,
-          { body: i % 2 ? undefined : { message: "hello" }, headers: { Origin: ALLOWED } },
-        );
-        statuses.push(last.status);
+      const ask = (body: Record<string, unknown>) =>
+        httpRequest<WidgetAnswer>(limited.api, "POST", `/widget/${a.widgetId}/query/`, {
+          body,
+          headers: { Origin: ALLOWED },
+        });
+      // Many page views: none spends the question quota.
+      for (let i = 0; i < 8; i++) {
+        const config = await httpRequest(limited.api, "GET", `/widget/${a.widgetId}/config/`, {
+          headers: { Origin: ALLOWED },
+        });
+        expect(config.status).toBe(200);
+        expect(Number(config.headers.get("x-ratelimit-limit"))).toBe(40);
       }
-      expect(statuses).toEqual([200, 200, 200, 429]);
-      expect(errorBodySchema.parse(last?.body).error).toBe("rate_limited");
-      expect(JSON.stringify(errorBodySchema.parse(last?.body).details)).toContain("anonymous");
-      expect(Number(last?.headers.get("retry-after"))).toBeGreaterThan(0);
+      const first = await ask({ message: "hello" });
+      expect(first.status).toBe(200);
+      expect(first.headers.get("x-ratelimit-remaining")).toBe("2");
+      // The visitor's next questions are charged to the visitor, not to the IP.
+      for (let i = 0; i < 4; i++) {
+        const next = await ask({ message: "and again?", visitorToken: first.body.visitorToken });
+        expect(next.status).toBe(200);
+        expect(next.headers.get("x-ratelimit-remaining")).toBe(String(3 - i));
+      }
+      const fifth = await ask({ message: "once more", visitorToken: first.body.visitorToken });
+      expect(fifth.status).toBe(429);
+      expect(JSON.stringify(errorBodySchema.parse(fifth.body).details)).toContain("anonymous");
+      expect(Number(fifth.headers.get("retry-after"))).toBeGreaterThan(0);
+      // Token-less questions from the same IP still have the IP's quota (two left), then 429.
+      expect((await ask({ message: "hi" })).status).toBe(200);
+      expect((await ask({ message: "hi" })).status).toBe(200);
+      expect((await ask({ message: "hi" })).status).toBe(429);
+      // A forged token is charged to the IP (spent), and refused as before.
+      expect((await ask({ message: "hi", visitorToken: `${first.body.visitorToken}x` })).status).toBe(429);
+      // Refused config reads (unknown widget) are charged to the anonymous limit like any refusal.
+      const unknown = await httpRequest(limited.api, "GET", "/widget/wgt_doesnotexist123/config/", {
+        headers: { Origin: ALLOWED },
+      });
+      expect(unknown.status).toBe(429);
       // The owner's authenticated traffic has its own budget.
       expect((await call(limited, "GET", "/agents/", t)).status).toBe(200);
     } finally {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { waitFor } from "@testing-library/preact";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import type { LoreWidgetGlobal, WidgetHandle } from "./loader.ts";
 import { citation, sse, widgetConfig } from "./test-support.ts";
 
@@ -131,6 +131,48 @@ describe("loader", () => {
     handle.open();
     await waitFor(() => expect(host.style.getPropertyValue("--lore-radius")).toBe("16px"), { timeout: 5000 });
     expect(host.dataset.scheme).toBe("light");
+  });
+
+  it("shows the launcher once the config answers, and keeps its theme for the next page view", async () => {
+    let api = await loadLoader();
+    const first = api.mount({ widgetId: "w1", server: origin });
+    // Nothing to show until the server says this widget works here.
+    expect(launcherOf(first).hidden).toBe(true);
+    await waitFor(() => expect(launcherOf(first).hidden).toBe(false));
+    expect(hostOf(first).style.getPropertyValue("--lore-primary")).toBe("#fde047");
+    expect(JSON.parse(localStorage.getItem("lore:theme:w1") ?? "null")).toMatchObject({
+      primaryColor: "#fde047",
+    });
+    first.unmount();
+    api = await loadLoader();
+    const second = api.mount({ widgetId: "w1", server: origin });
+    handles.push(second);
+    // At once, before the config request answers: the agent's colour and side, no default blue.
+    expect(launcherOf(second).hidden).toBe(false);
+    expect(hostOf(second).style.getPropertyValue("--lore-primary")).toBe("#fde047");
+    expect(hostOf(second).dataset.position).toBe("bottom-left");
+  });
+
+  it("an unknown widget (or a refused origin) shows no launcher, and warns the site owner", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    onTestFinished(() => warn.mockRestore());
+    // A theme kept from when the widget still worked here must not bring the launcher back.
+    localStorage.setItem("lore:theme:gone", JSON.stringify({ primaryColor: "#ff0000" }));
+    const api = await loadLoader();
+    const handle = api.mount({ widgetId: "gone", server: origin });
+    handles.push(handle);
+    expect(launcherOf(handle).hidden).toBe(false);
+    await waitFor(() => expect(warn).toHaveBeenCalledOnce());
+    expect(launcherOf(handle).hidden).toBe(true);
+    expect(warn.mock.calls[0]?.[1]).toMatchObject({ error: "not_found" });
+    expect(localStorage.getItem("lore:theme:gone")).toBe("");
+  });
+
+  it("a server it cannot reach still gets a launcher (the panel says what is wrong)", async () => {
+    const api = await loadLoader();
+    const handle = api.mount({ widgetId: "w1", server: "http://127.0.0.1:9" });
+    handles.push(handle);
+    await waitFor(() => expect(launcherOf(handle).hidden).toBe(false), { timeout: 5000 });
   });
 
   it("prefetches the panel on hover without opening it", async () => {

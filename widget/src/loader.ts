@@ -29,15 +29,14 @@ export interface LoreWidgetGlobal {
 }
 
 // Launcher styles. `all: initial` on the host keeps inherited page styles out of the shadow tree.
+// Its hover is in the panel's stylesheet (styles.css), which the first hover loads.
 const launcherCss =
   ":host{all:initial!important}" +
-  ".launcher{all:initial;position:fixed;bottom:calc(20px + env(safe-area-inset-bottom));right:20px;z-index:var(--lore-z,2147483000);width:56px;height:56px;border-radius:50%;display:grid;place-items:center;cursor:pointer;background:var(--lore-primary,#2563eb);color:var(--lore-on-primary,#fff);box-shadow:0 4px 16px #0003}" +
-  ":host([data-position=bottom-left]) .launcher{right:auto;left:20px}" +
-  ".launcher:hover{filter:brightness(1.1)}" +
-  ".launcher:focus-visible{outline:3px solid var(--lore-primary,#2563eb);outline-offset:3px}" +
+  "[data-lore=launcher]{all:initial;position:fixed;bottom:calc(20px + env(safe-area-inset-bottom));right:20px;z-index:var(--lore-z,2147483000);width:56px;height:56px;border-radius:50%;display:grid;place-items:center;cursor:pointer;background:var(--lore-primary,#2563eb);color:var(--lore-on-primary,#fff);box-shadow:0 4px 16px #0003}" +
+  ":host([data-position=bottom-left]) [data-lore=launcher]{right:auto;left:20px}" +
+  "[data-lore=launcher]:focus-visible{outline:3px solid var(--lore-primary,#2563eb);outline-offset:3px}" +
   "svg{width:28px;fill:none;stroke:currentColor;stroke-width:2;stroke-linecap:round}" +
-  "[data-x],[aria-expanded=true] [data-c]{display:none}" +
-  "[aria-expanded=true] [data-x]{display:block}";
+  "[aria-expanded=false] [data-x],[aria-expanded=true] [data-c],[hidden]{display:none}";
 
 const doc = document;
 const script = doc.currentScript as HTMLScriptElement | null;
@@ -45,7 +44,6 @@ const nonce = script?.nonce;
 // The build resolves the panel chunk against this URL: a cross-origin classic script has no base
 // URL of its own for import(), so a relative specifier would fail (see vite.config.ts).
 const loreScriptUrl = script?.src || location.href;
-const scriptOrigin = new URL(loreScriptUrl).origin;
 const listen = (target: EventTarget, event: WidgetEvent, fn: Listener) => {
   const wrapped = (e: Event) => fn((e as CustomEvent).detail);
   target.addEventListener(`lore:${event}`, wrapped);
@@ -60,9 +58,9 @@ const textOn = (color: string) => {
 const setAttr = (el: Element, name: string, value: string) => el.setAttribute(name, value);
 
 function mount(options: WidgetOptions): WidgetHandle {
-  const server = (options.server || scriptOrigin).replace(/\/+$/, "");
+  const server = (options.server || new URL(loreScriptUrl).origin).replace(/\/+$/, "");
   const host = doc.createElement("lore-widget");
-  setAttr(host, "data-widget-id", options.widgetId);
+  host.dataset.widgetId = options.widgetId;
   const shadow = host.attachShadow({ mode: "open" });
   // Constructable stylesheets are not subject to style-src; the <style nonce> is for old browsers.
   const adoptStyles = (css: string) => {
@@ -72,7 +70,7 @@ function mount(options: WidgetOptions): WidgetHandle {
       shadow.adoptedStyleSheets = [...shadow.adoptedStyleSheets, sheet];
     } else {
       const style = doc.createElement("style");
-      if (nonce) style.nonce = nonce;
+      style.nonce = nonce || "";
       style.textContent = css;
       shadow.prepend(style);
     }
@@ -80,7 +78,7 @@ function mount(options: WidgetOptions): WidgetHandle {
   adoptStyles(launcherCss);
 
   // What the launcher needs; the panel applies the rest (radius, colour scheme) itself.
-  const applyTheme = (agent: WidgetTheme) => {
+  const applyTheme = (agent?: WidgetTheme) => {
     const theme = { ...agent, ...options.theme };
     const set = (name: string, value: string) => host.style.setProperty(`--lore-${name}`, value);
     const color = theme.primaryColor;
@@ -91,11 +89,9 @@ function mount(options: WidgetOptions): WidgetHandle {
     if (Number(theme.zIndex) >= 0) set("z", `${Number(theme.zIndex)}`);
     host.dataset.position = theme.position || "";
   };
-  applyTheme({});
 
   const launcher = doc.createElement("button");
-  launcher.type = "button";
-  launcher.className = "launcher";
+  // No type="button": in a shadow root no form owns it.
   launcher.dataset.lore = "launcher";
   setAttr(launcher, "aria-expanded", "false");
   setAttr(launcher, "aria-label", "Open chat");
@@ -106,25 +102,43 @@ function mount(options: WidgetOptions): WidgetHandle {
   for (const [attr, d] of [
     ["data-c", "M4 5h16v11H9l-5 4z"],
     ["data-x", "M6 6l12 12M18 6L6 18"],
-  ]) {
+  ] as const) {
     const path = doc.createElementNS("http://www.w3.org/2000/svg", "path");
-    setAttr(path, `${attr}`, "");
-    setAttr(path, "d", `${d}`);
+    setAttr(path, attr, "");
+    setAttr(path, "d", d);
     svg.append(path);
   }
   launcher.append(svg);
   shadow.append(launcher);
 
+  // The last config's theme, per widget: later page views show the launcher in the agent's colour
+  // at once. Storage may be unavailable (sandboxed frames, blocked cookies): then nothing is kept.
+  const themeKey = `lore:theme:${options.widgetId}`;
+  const storage = (fn: (s: Record<string, string>) => unknown) => {
+    try {
+      return fn(localStorage);
+    } catch {}
+  };
+  const cached = storage((s) => JSON.parse(s[themeKey] as string)) as WidgetTheme | undefined;
+  applyTheme(cached);
+  // Known to work here (a cached theme): the launcher shows at once; else once the config answers.
+  launcher.hidden = !cached;
+
   // Fetched now, so the launcher wears the agent's colours and side before anyone touches it.
   const prefetchedConfig = fetch(
     `${server}${options.apiPrefix || "/api"}/widget/${encodeURIComponent(options.widgetId)}/config/`,
   ).then(async (r) => {
-    const body = await r.json().catch(() => null);
-    if (r.ok && body) applyTheme(body.theme);
-    return { status: r.status, retryAfter: r.headers.get("Retry-After"), body };
+    const body = await r.json().catch(() => {});
+    // A refused origin or an unknown widget: no launcher for visitors, a hint for the site owner.
+    launcher.hidden = r.status === 403 || r.status === 404;
+    if (launcher.hidden) console.warn("Lore:", body);
+    if (r.ok) applyTheme(body?.theme);
+    // Kept while it works; a failure (a refusal too) forgets it, so no stale launcher flashes up.
+    storage((s) => (s[themeKey] = r.ok ? JSON.stringify(body?.theme) : ""));
+    return { response: r, body };
   });
-  // A failure here is the panel's to report, once it loads.
-  prefetchedConfig.catch(() => {});
+  // Unreachable: the launcher still shows; the panel reports it once loaded (as 429 and 5xx above).
+  prefetchedConfig.catch(() => (launcher.hidden = false));
 
   let panel: Promise<PanelHandle | undefined> | undefined;
   const load = () => {

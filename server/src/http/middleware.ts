@@ -9,6 +9,7 @@ import type { AppEnv, Principal } from "./principal.ts";
 import type { LimitRule, LimitState, RateLimiter } from "./rate-limiter.ts";
 import { requestHeader } from "./request-header.ts";
 import { setResponseHeaders, writeResponseHeaders } from "./response-headers.ts";
+import type { ChargeTarget } from "./route.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -106,8 +107,16 @@ export function authenticate(
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
 
-/** The limits a request is charged to: its principal (or client IP), plus the agent for queries. */
-export function limitRules(config: Config, c: Context<AppEnv>, agentId?: string): LimitRule[] {
+/**
+ * The limits a request is charged to: its principal (or, without a credential, the widget visitor
+ * of a valid visitor token, else the client IP), plus the agent for queries.
+ */
+export function limitRules(
+  config: Config,
+  c: Context<AppEnv>,
+  agentId?: string,
+  visitorId?: string,
+): LimitRule[] {
   const principal = c.get("principal");
   const rules: LimitRule[] =
     principal.kind === "user"
@@ -124,7 +133,8 @@ export function limitRules(config: Config, c: Context<AppEnv>, agentId?: string)
         : [
             {
               name: "anonymous_per_hour",
-              key: c.get("clientIp"),
+              // Visitors behind one address (an office, a school) each get their own quota.
+              key: visitorId ? `visitor:${visitorId}` : c.get("clientIp"),
               limit: config.limits.anonPerHour,
               windowMs: HOUR,
             },
@@ -161,25 +171,42 @@ export function rateLimit(config: Config, limiter: RateLimiter): MiddlewareHandl
   };
 }
 
+/** Widget config reads per client IP and hour, as a multiple of the anonymous limit (a page view each). */
+const WIDGET_CONFIG_FACTOR = 10;
+
+/** The rules of a charge target (see `ChargeTarget`). */
+function targetRules(config: Config, c: Context<AppEnv>, target: ChargeTarget): LimitRule[] {
+  if ("id" in target) return limitRules(config, c, target.id, target.visitorId);
+  return [
+    {
+      name: "widget_config_per_hour",
+      key: c.get("clientIp"),
+      limit: config.limits.anonPerHour * WIDGET_CONFIG_FACTOR,
+      windowMs: HOUR,
+    },
+  ];
+}
+
 /**
- * Route middleware for questions: finds the agent asked (access checked first) and charges the
- * caller and the agent's query limit together. A refused caller (no credential, another tenant's
- * agent) is still charged to its own limit, never to the agent's, and gets the headers.
+ * Route middleware for questions (and widget config reads): finds what the request is charged to
+ * (access checked first) and charges the caller and the agent's query limit together. A refused
+ * caller (no credential, another tenant's agent, a refused origin) is still charged to its own
+ * limit, never to the agent's, and gets the headers.
  */
 export function rateLimitQuery(
   config: Config,
   limiter: RateLimiter,
-  agentOf: (c: Context<AppEnv>) => { id: string },
+  targetOf: (c: Context<AppEnv>) => ChargeTarget | Promise<ChargeTarget>,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    let agent: { id: string };
+    let target: ChargeTarget;
     try {
-      agent = agentOf(c);
+      target = await targetOf(c);
     } catch (error) {
       chargeRequest(config, limiter, c);
       throw error;
     }
-    setLimitHeaders(c, limiter.charge(limitRules(config, c, agent.id)));
+    setLimitHeaders(c, limiter.charge(targetRules(config, c, target)));
     await next();
   };
 }

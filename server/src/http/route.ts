@@ -137,19 +137,31 @@ type RouteResult<R extends ApiRoute> = ReturnType<OpenApiRouteHandler<R, AppEnv>
 
 export type RouteHandler<R extends ApiRoute> = (c: Context<AppEnv>, input: RouteInput<R>) => RouteResult<R>;
 
+/**
+ * What a request is charged to, found before its handler runs: a question to agent `id` (charged
+ * with the caller; a widget visitor with a valid token is the caller, else the client IP), or a
+ * widget's config read, which has a bucket of its own and never spends the question quota.
+ */
+export type ChargeTarget = { id: string; visitorId?: string } | { widgetConfig: string };
+
 /** A declared route with its handler, ready for the composition root to mount. */
 export interface Endpoint {
   route: ApiRoute;
   handle: (c: Context<AppEnv>) => Response | Promise<Response>;
-  /** For `charge: "query"` routes: the agent the question goes to (access checked), charged with the caller. */
-  queryAgent?: (c: Context<AppEnv>) => { id: string };
+  /**
+   * For `charge: "query"` routes (and the widget config): what the request is charged to, access
+   * checked. The composition root mounts these with `rateLimitQuery` instead of `rateLimit`.
+   */
+  queryAgent?: (c: Context<AppEnv>) => ChargeTarget | Promise<ChargeTarget>;
 }
 
 /** Pairs a declared route with its handler. */
 export function endpoint<R extends ApiRoute>(
   route: R,
   handler: RouteHandler<R>,
-  options: { queryAgent?: (c: Context<AppEnv>, input: RouteInput<R>) => { id: string } } = {},
+  options: {
+    queryAgent?: (c: Context<AppEnv>, input: RouteInput<R>) => ChargeTarget | Promise<ChargeTarget>;
+  } = {},
 ): Endpoint {
   const { queryAgent } = options;
   return {

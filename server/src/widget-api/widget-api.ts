@@ -13,6 +13,8 @@ export const widgetConfig = apiRoute({
   method: "get",
   path: "/widget/{widgetId}/config/",
   summary: "What the widget shows before the first question",
+  description:
+    "Not a question: charged to its own per-IP bucket (`widget_config_per_hour`, ten times the anonymous limit), never to the visitor's question quota. A refused origin or unknown widget is charged to the anonymous limit.",
   tag: "Widget",
   auth: "none",
   responses: { 200: jsonResponse(widgetConfigSchema) },
@@ -25,7 +27,7 @@ export const widgetQuery = apiRoute({
   summary:
     "The widget's question: like the agent query, plus a visitor token that continues the conversation",
   description:
-    "Counted against the per-IP unauthenticated limit and the agent's query limit. A `conversationId` without the visitor token that started it is 404; an invalid or expired visitor token is 401. In the SSE form the `start` event carries `visitorToken`.",
+    "Counted against the unauthenticated limit (per visitor with a valid visitor token, else per IP) and the agent's query limit. A `conversationId` without the visitor token that started it is 404; an invalid or expired visitor token is 401. In the SSE form the `start` event carries `visitorToken`.",
   tag: "Widget",
   auth: "none",
   charge: "query",

@@ -6,7 +6,7 @@ import { collectResponse } from "../answers/collect-response.ts";
 import { AppError } from "../errors.ts";
 import { requestUrl } from "../http/pagination.ts";
 import type { AppEnv } from "../http/principal.ts";
-import { endpoint } from "../http/route.ts";
+import { endpoint, type RouteInput } from "../http/route.ts";
 import { linkedController, streamEvents, wantsStream } from "../http/sse.ts";
 import type { Services } from "../services.ts";
 import { previewGrantOfPage, verifyPreviewGrant } from "../site/preview-grant.ts";
@@ -74,20 +74,38 @@ export function widgetRoutes({
     return claims.sub;
   };
 
+  /** A question's charge: the agent, and the visitor when the token is valid (else the handler refuses it). */
+  const chargeOf = async (c: Context<AppEnv>, input: RouteInput<typeof api.widgetQuery>) => {
+    const agent = agentFor(c);
+    const token = (await input.json()).visitorToken;
+    const visitorId = token
+      ? await tokens.verify(token, "visitor", agent.id).then(
+          (claims) => claims.sub,
+          () => undefined,
+        )
+      : undefined;
+    return visitorId ? { id: agent.id, visitorId } : { id: agent.id };
+  };
+
   return [
-    endpoint(api.widgetConfig, (c) => {
-      const agent = agentFor(c);
-      const body: WidgetConfig = {
-        widgetId: agent.widgetId,
-        name: agent.name,
-        welcomeMessage: agent.welcomeMessage,
-        suggestedQuestions: agent.suggestedQuestions,
-        theme: agent.theme,
-        status: agents.isProcessing(agent) ? "processing" : "ready",
-      };
-      c.header("Cache-Control", "no-cache");
-      return c.json(body);
-    }),
+    endpoint(
+      api.widgetConfig,
+      (c) => {
+        const agent = agentFor(c);
+        const body: WidgetConfig = {
+          widgetId: agent.widgetId,
+          name: agent.name,
+          welcomeMessage: agent.welcomeMessage,
+          suggestedQuestions: agent.suggestedQuestions,
+          theme: agent.theme,
+          status: agents.isProcessing(agent) ? "processing" : "ready",
+        };
+        c.header("Cache-Control", "no-cache");
+        return c.json(body);
+      },
+      // A page view is not a question: config reads have their own bucket (see rateLimitQuery).
+      { queryAgent: (c) => ({ widgetConfig: agentFor(c).id }) },
+    ),
     endpoint(
       api.widgetQuery,
       async (c, input) => {
@@ -125,7 +143,7 @@ export function widgetRoutes({
         }
         return c.json({ ...(await collectResponse(events)), visitorToken });
       },
-      { queryAgent: agentFor },
+      { queryAgent: chargeOf },
     ),
     endpoint(api.widgetFeedback, async (c, input) => {
       const agent = agentFor(c);

@@ -29,8 +29,7 @@ describe("createClient", () => {
       widgetId: "w1",
       fetch: double.fetch,
       prefetchedConfig: Promise.resolve({
-        status: 200,
-        retryAfter: null,
+        response: new Response(null, { status: 200 }),
         body: widgetConfig({ name: "Prefetched" }),
       }),
     });
@@ -45,8 +44,7 @@ describe("createClient", () => {
       widgetId: "w1",
       fetch: createFetchDouble({}).fetch,
       prefetchedConfig: Promise.resolve({
-        status: 403,
-        retryAfter: null,
+        response: new Response(null, { status: 403 }),
         body: { error: "origin_not_allowed", message: "no", details: {} },
       }),
     });

@@ -26,10 +26,9 @@ export interface ClientOptions {
   prefetchedConfig?: Promise<PrefetchedConfig>;
 }
 
-/** A config response the loader read (it needed the theme before this bundle loaded). */
+/** A config response the loader read (it needed the theme before this bundle loaded), and its body. */
 export interface PrefetchedConfig {
-  status: number;
-  retryAfter: string | null;
+  response: Response;
   body: unknown;
 }
 
@@ -57,9 +56,9 @@ export function createClient(options: ClientOptions): WidgetClient {
       const early = prefetched;
       prefetched = undefined;
       if (early) {
-        const { status, retryAfter, body } = await early;
-        if (status >= 200 && status < 300 && body) return body as WidgetConfig;
-        throw apiError(status, "", body, retryAfter);
+        const { response, body } = await early;
+        if (response.ok && body) return body as WidgetConfig;
+        throw apiError(response.status, "", body, response.headers.get("Retry-After"));
       }
       const response = await call("/config/", { signal, headers: { Accept: "application/json" } });
       await throwIfError(response);

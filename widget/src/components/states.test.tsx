@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor } from "@testing-library/preact";
 import { act } from "preact/test-utils";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { answerResponse, errorResponse, jsonResponse, widgetConfig } from "../test-support.ts";
 import { Composer } from "./composer.tsx";
 import { renderInWidget } from "./render-support.tsx";
@@ -88,7 +88,38 @@ describe("states", () => {
     expect(screen.queryByRole("button", { name: "Try again" })).toBeNull();
   });
 
+  it("unreachable server (online browser): says the assistant can't be reached, with a retry", async () => {
+    renderInWidget(<View />, {
+      routes: {
+        "POST /query/": [
+          () => {
+            throw new TypeError("Failed to fetch");
+          },
+          () => answerResponse(["Back"]),
+        ],
+      },
+    });
+    ask("Are you there?");
+    const alert = await screen.findByRole("alert");
+    expect(alert.textContent).toContain("Can't reach the assistant right now");
+    expect(alert.textContent).not.toContain("offline");
+    fireEvent.click(screen.getByRole("button", { name: "Try again" }));
+    await waitFor(() => expect(screen.queryByRole("alert")).toBeNull());
+  });
+
+  it("a long rate limit reads in minutes, not thousands of seconds", async () => {
+    renderInWidget(<View />, {
+      routes: { "POST /query/": () => errorResponse(429, "rate_limited", { "Retry-After": "3332" }) },
+    });
+    ask("Quick question");
+    const notice = await screen.findByRole("alert");
+    expect(notice.querySelector('[data-lore="countdown"]')?.textContent).toContain("in about 56 minutes");
+    expect(notice.textContent).not.toContain("3332");
+  });
+
   it("offline: a clear message and a retry that works once back online", async () => {
+    const onLine = vi.spyOn(navigator, "onLine", "get").mockReturnValue(false);
+    onTestFinished(() => onLine.mockRestore());
     renderInWidget(<View />, {
       routes: {
         "POST /query/": [
@@ -101,6 +132,7 @@ describe("states", () => {
     });
     ask("Are you there?");
     expect((await screen.findByRole("alert")).textContent).toContain("offline");
+    onLine.mockReturnValue(true);
     fireEvent.click(screen.getByRole("button", { name: "Try again" }));
     await waitFor(() => expect(screen.queryByRole("alert")).toBeNull());
   });

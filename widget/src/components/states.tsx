@@ -1,5 +1,5 @@
 import { useMemo } from "preact/hooks";
-import type { MessageKey } from "../i18n.ts";
+import { type MessageKey, waitText } from "../i18n.ts";
 import type { Notice } from "../state/types.ts";
 import { useWidget } from "./context.ts";
 import { Markdown } from "./markdown.tsx";
@@ -10,6 +10,7 @@ const noticeText = {
   origin_refused: "originRefused",
   not_found: "notFound",
   offline: "offline",
+  unreachable: "unreachable",
   upstream: "upstream",
   server: "server",
   interrupted: "interrupted",
@@ -31,9 +32,9 @@ export function NoticeBanner() {
     <div class="notice" role="alert" data-lore="notice" data-kind={notice.kind}>
       {notice.kind === "rate_limited" ? (
         <p>
-          <span class="sr-only">{i18n.t(key, { s: spokenWait })}</span>
+          <span class="sr-only">{waitText(i18n, spokenWait)}</span>
           <span aria-hidden="true" data-lore="countdown">
-            {i18n.t(key, { s: retryIn })}
+            {waitText(i18n, retryIn)}
           </span>
         </p>
       ) : (

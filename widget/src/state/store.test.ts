@@ -188,20 +188,42 @@ describe("failures", () => {
     expect(store.canRetry.value).toBe(false);
   });
 
-  it("a network failure is reported as offline, and retry resends the question", async () => {
+  it("a failed fetch while the browser is online means the server can't be reached; retry resends", async () => {
     const { store } = setup({
       "POST /query/": [
         () => {
           throw new TypeError("Failed to fetch");
         },
-        () => answerResponse(["Back online"]),
+        () => answerResponse(["Reached"]),
       ],
     });
     await store.send("Hello?");
-    expect(store.notice.value?.kind).toBe("offline");
+    expect(store.notice.value?.kind).toBe("unreachable");
     expect(store.canRetry.value).toBe(true);
     await store.retry();
-    expect(store.messages.value.at(-1)).toMatchObject({ content: "Back online", status: "complete" });
+    expect(store.messages.value.at(-1)).toMatchObject({ content: "Reached", status: "complete" });
+  });
+
+  it("a failed fetch with the browser offline is reported as offline, and retry resends", async () => {
+    const onLine = vi.spyOn(navigator, "onLine", "get").mockReturnValue(false);
+    try {
+      const { store } = setup({
+        "POST /query/": [
+          () => {
+            throw new TypeError("Failed to fetch");
+          },
+          () => answerResponse(["Back online"]),
+        ],
+      });
+      await store.send("Hello?");
+      expect(store.notice.value?.kind).toBe("offline");
+      expect(store.canRetry.value).toBe(true);
+      onLine.mockReturnValue(true);
+      await store.retry();
+      expect(store.messages.value.at(-1)).toMatchObject({ content: "Back online", status: "complete" });
+    } finally {
+      onLine.mockRestore();
+    }
   });
 
   it("an error event mid-stream fails the answer and keeps what arrived", async () => {

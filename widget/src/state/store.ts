@@ -97,6 +97,7 @@ export function createStore(options: StoreOptions): WidgetStore {
       lastFailure.value !== null &&
       !busy.value &&
       (kind === "offline" ||
+        kind === "unreachable" ||
         kind === "upstream" ||
         kind === "server" ||
         kind === "interrupted" ||
@@ -153,11 +154,13 @@ export function createStore(options: StoreOptions): WidgetStore {
       );
       return { notice: n, code: error.code, message: error.message };
     }
-    // fetch rejects with a TypeError when the network is down or the request is blocked.
-    const offline = error instanceof TypeError || globalThis.navigator?.onLine === false;
     const message = error instanceof Error ? error.message : String(error);
-    return offline
-      ? { notice: { kind: "offline" }, code: "offline", message }
+    // The browser knows it has no network: offline. Otherwise a fetch that rejects (a TypeError:
+    // DNS, refused connection, CORS, a server that is down) means the assistant can't be reached.
+    if (globalThis.navigator?.onLine === false)
+      return { notice: { kind: "offline" }, code: "offline", message };
+    return error instanceof TypeError
+      ? { notice: { kind: "unreachable" }, code: "unreachable", message }
       : { notice: { kind: "server" }, code: "internal_error", message };
   };
 

@@ -21,6 +21,7 @@ export type Notice =
   | { kind: "origin_refused" }
   | { kind: "not_found" }
   | { kind: "offline" }
+  | { kind: "unreachable" }
   | { kind: "upstream" }
   | { kind: "server" }
   | { kind: "interrupted" }

@@ -184,7 +184,8 @@ export function rankAnswerUnits(
     .join("\n");
   const language = foreignLatinLanguage(tokenizeWords(passages), STOP_WORDS, () => detectLanguage(passages));
   const termsOf = (text: string) => tokenizeTermsIn(text, language);
-  const questionTerms = [...new Set(termsOf(question))].filter((t) => !REQUEST_WORDS.has(t));
+  const questionSequence = termsOf(question);
+  const questionTerms = [...new Set(questionSequence)].filter((t) => !REQUEST_WORDS.has(t));
   if (chunks.length === 0 || questionTerms.length === 0) return none;
 
   const units: Unit[] = chunks.flatMap((chunk, chunkIndex) =>
@@ -210,7 +211,7 @@ export function rankAnswerUnits(
   const totalWeight = [...weights.values()].reduce((a, b) => a + b, 0);
   const related = relatedTerms(question, language === null ? settings.expansion : null);
   const weightedCoverage = (terms: Set<string>) => coverageOf(terms, weights, totalWeight, related);
-  const questionBigrams = bigrams(termsOf(question));
+  const questionBigrams = bigrams(questionSequence);
   const answerType = detectAnswerType(question);
   const shape = detectQuestionShape(question);
   const questionWords = new Set(tokenizeWords(question));

@@ -257,7 +257,7 @@ export function foreignStopWords(
   detect: () => Language | null,
 ): ReadonlySet<string> | null {
   const language = foreignLatinLanguage(words, english, detect);
-  return language === null ? null : stopList(`raw:${language}`);
+  return language === null ? null : stopWordsOf(language, "written");
 }
 
 const snowballNames: Partial<Record<Language, string>> = {

@@ -32,6 +32,27 @@ export const modelNameSchema = z
   .string()
   .regex(/^(extractive|openai:[\w.:/@-]{1,120})$/, "must be 'extractive' or 'openai:<model>'");
 
+/** Languages Lore detects and answers in (ISO 639-1). */
+export const answerLanguages = [
+  "en",
+  "es",
+  "de",
+  "fr",
+  "pt",
+  "it",
+  "nl",
+  "pl",
+  "tr",
+  "ru",
+  "uk",
+  "ar",
+  "hi",
+  "zh",
+  "ja",
+  "ko",
+] as const;
+export const answerLanguageSchema = z.enum(answerLanguages);
+
 const originSchema = z
   .string()
   .regex(/^(https?:\/\/[a-z0-9.-]+(:\d{1,5})?|\*)$/i, "must be an origin like https://example.com");
@@ -50,6 +71,10 @@ export const agentSchema = z
     welcomeMessage: z.string(),
     suggestedQuestions: z.array(z.string()),
     fallbackMessage: z.string(),
+    language: answerLanguageSchema.nullable().openapi({
+      description:
+        "the language of the fallback message and other server-written text; null: each question's detected language",
+    }),
     dataSourceIds: z.array(idSchema),
     widgetId: z.string(),
     allowedOrigins: z.array(z.string()),
@@ -73,6 +98,7 @@ const agentFields = {
   welcomeMessage: z.string().max(2000),
   suggestedQuestions: z.array(z.string().trim().min(1).max(300)).max(10),
   fallbackMessage: z.string().trim().min(1).max(2000),
+  language: answerLanguageSchema.nullable(),
   dataSourceIds: z.array(idSchema).max(200),
   allowedOrigins: z.array(originSchema).max(50),
   theme: themeSchema.partial().strict(),

@@ -189,6 +189,30 @@ describe("the fallback message", () => {
     expect(res.body.response).toBe("Lo siento, no lo sé.");
   });
 
+  it("follows the agent's language setting, whatever the question's", async () => {
+    const source = await readyTextSource(server, token, "Help es language", helpCenters[0]?.articles ?? []);
+    const agent = await createAgent(server, token, {
+      name: "german",
+      dataSourceIds: [source.id],
+      language: "de",
+    });
+    expect(agent.language).toBe("de");
+    const res = await ask(agent, "Do you have a store on Mars?");
+    expect(res.body.response).toBe(fallbackMessages.de);
+    const patched = await call<Agent>(server, "PATCH", `/agents/${agent.id}/`, token, { language: null });
+    expect(patched.body.language).toBeNull();
+    expect((await ask(agent, "Do you have a store on Mars?")).body.response).toBe(fallbackMessages.en);
+  });
+
+  it("refuses a language Lore does not answer in", async () => {
+    const res = await call<{ error: string }>(server, "POST", "/agents/", token, {
+      name: "klingon",
+      language: "tlh",
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("validation_error");
+  });
+
   it("stays English for an English question", async () => {
     const res = await ask(agents.get("es") as Agent, "Do you have a store on Mars?");
     expect(res.body.response).toBe(fallbackMessages.en);

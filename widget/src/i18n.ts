@@ -1,6 +1,6 @@
 // Every visible string of the widget, per language. English is the reference table; the others
 // must name every key (checked by `satisfies`), so a missing translation fails type checking.
-const en = {
+export const en = {
   openChat: "Open chat",
   closeChat: "Close chat",
   close: "Close",
@@ -325,6 +325,126 @@ const it = {
   feedbackFailed: "Non è stato possibile inviare il tuo feedback.",
 } satisfies Table;
 
+const nl = {
+  openChat: "Chat openen",
+  closeChat: "Chat sluiten",
+  close: "Sluiten",
+  newConversation: "Nieuw gesprek",
+  inputLabel: "Je vraag",
+  placeholder: "Stel een vraag…",
+  send: "Versturen",
+  stop: "Stoppen",
+  suggestions: "Voorgestelde vragen",
+  conversation: "Gesprek",
+  you: "Jij",
+  assistant: "Assistent",
+  sources: "Bronnen",
+  openSource: "Bron openen",
+  sourceMarker: "Bron {n} tonen",
+  copy: "Antwoord kopiëren",
+  copied: "Gekopieerd",
+  helpful: "Nuttig",
+  notHelpful: "Niet nuttig",
+  feedbackThanks: "Bedankt voor je feedback",
+  thinking: "Aan het nadenken…",
+  loading: "Laden…",
+  stopped: "Gestopt",
+  failed: "Niet beantwoord",
+  retry: "Opnieuw proberen",
+  rateLimited: "Je verstuurt berichten te snel. Je kunt over {s} s weer iets vragen.",
+  rateLimitedMinutes: "Je verstuurt berichten te snel. Je kunt over ongeveer {m} weer iets vragen.",
+  processing: "Deze assistent is nog aan het leren. Probeer het zo opnieuw.",
+  originRefused: "Deze chat is niet ingeschakeld op deze website.",
+  notFound: "Deze chat is niet beschikbaar.",
+  offline: "Je lijkt offline te zijn. Controleer je verbinding en probeer het opnieuw.",
+  unreachable: "De assistent is nu niet bereikbaar. Probeer het zo opnieuw.",
+  upstream: "De antwoorddienst is momenteel niet beschikbaar. Probeer het opnieuw.",
+  server: "Er is iets misgegaan. Probeer het opnieuw.",
+  interrupted: "Het antwoord is onderbroken. Probeer het opnieuw.",
+  tooLong: "Dit bericht is te lang. Maak het korter.",
+  feedbackFailed: "Je feedback kon niet worden verstuurd.",
+} satisfies Table;
+
+const pl = {
+  openChat: "Otwórz czat",
+  closeChat: "Zamknij czat",
+  close: "Zamknij",
+  newConversation: "Nowa rozmowa",
+  inputLabel: "Twoje pytanie",
+  placeholder: "Zadaj pytanie…",
+  send: "Wyślij",
+  stop: "Zatrzymaj",
+  suggestions: "Proponowane pytania",
+  conversation: "Rozmowa",
+  you: "Ty",
+  assistant: "Asystent",
+  sources: "Źródła",
+  openSource: "Otwórz źródło",
+  sourceMarker: "Pokaż źródło {n}",
+  copy: "Kopiuj odpowiedź",
+  copied: "Skopiowano",
+  helpful: "Pomocne",
+  notHelpful: "Niepomocne",
+  feedbackThanks: "Dziękujemy za opinię",
+  thinking: "Myślę…",
+  loading: "Ładowanie…",
+  stopped: "Zatrzymano",
+  failed: "Brak odpowiedzi",
+  retry: "Spróbuj ponownie",
+  rateLimited: "Wysyłasz wiadomości zbyt szybko. Możesz zapytać ponownie za {s} s.",
+  rateLimitedMinutes: "Wysyłasz wiadomości zbyt szybko. Możesz zapytać ponownie za mniej więcej {m}.",
+  processing: "Ten asystent wciąż się uczy. Spróbuj ponownie za chwilę.",
+  originRefused: "Ten czat nie jest włączony w tej witrynie.",
+  notFound: "Ten czat jest niedostępny.",
+  offline: "Wygląda na to, że jesteś offline. Sprawdź połączenie i spróbuj ponownie.",
+  unreachable: "Nie można teraz połączyć się z asystentem. Spróbuj ponownie za chwilę.",
+  upstream: "Usługa odpowiedzi jest teraz niedostępna. Spróbuj ponownie.",
+  server: "Coś poszło nie tak. Spróbuj ponownie.",
+  interrupted: "Odpowiedź została przerwana. Spróbuj ponownie.",
+  tooLong: "Ta wiadomość jest za długa. Skróć ją.",
+  feedbackFailed: "Nie udało się wysłać opinii.",
+} satisfies Table;
+
+const tr = {
+  openChat: "Sohbeti aç",
+  closeChat: "Sohbeti kapat",
+  close: "Kapat",
+  newConversation: "Yeni sohbet",
+  inputLabel: "Sorunuz",
+  placeholder: "Bir soru sorun…",
+  send: "Gönder",
+  stop: "Durdur",
+  suggestions: "Önerilen sorular",
+  conversation: "Sohbet",
+  you: "Siz",
+  assistant: "Asistan",
+  sources: "Kaynaklar",
+  openSource: "Kaynağı aç",
+  sourceMarker: "{n} numaralı kaynağı göster",
+  copy: "Yanıtı kopyala",
+  copied: "Kopyalandı",
+  helpful: "Faydalı",
+  notHelpful: "Faydalı değil",
+  feedbackThanks: "Geri bildiriminiz için teşekkürler",
+  thinking: "Düşünüyor…",
+  loading: "Yükleniyor…",
+  stopped: "Durduruldu",
+  failed: "Yanıtlanmadı",
+  retry: "Tekrar dene",
+  rateLimited: "Çok hızlı mesaj gönderiyorsunuz. {s} sn sonra tekrar sorabilirsiniz.",
+  rateLimitedMinutes: "Çok hızlı mesaj gönderiyorsunuz. Yaklaşık {m} sonra tekrar sorabilirsiniz.",
+  processing: "Bu asistan hâlâ öğreniyor. Lütfen birazdan tekrar deneyin.",
+  originRefused: "Bu sohbet bu sitede etkin değil.",
+  notFound: "Bu sohbet kullanılamıyor.",
+  offline: "Çevrimdışı görünüyorsunuz. Bağlantınızı kontrol edip tekrar deneyin.",
+  unreachable: "Asistana şu anda ulaşılamıyor. Lütfen birazdan tekrar deneyin.",
+  upstream: "Yanıt hizmeti şu anda kullanılamıyor. Lütfen tekrar deneyin.",
+  server: "Bir şeyler ters gitti. Lütfen tekrar deneyin.",
+  interrupted: "Yanıt yarıda kesildi. Lütfen tekrar deneyin.",
+  tooLong: "Bu mesaj çok uzun. Lütfen kısaltın.",
+  feedbackFailed: "Geri bildiriminiz gönderilemedi.",
+} satisfies Table;
+
 const ru = {
   openChat: "Открыть чат",
   closeChat: "Закрыть чат",
@@ -363,6 +483,46 @@ const ru = {
   interrupted: "Ответ прервался. Попробуйте снова.",
   tooLong: "Сообщение слишком длинное. Сократите его.",
   feedbackFailed: "Не удалось отправить отзыв.",
+} satisfies Table;
+
+const uk = {
+  openChat: "Відкрити чат",
+  closeChat: "Закрити чат",
+  close: "Закрити",
+  newConversation: "Нова розмова",
+  inputLabel: "Ваше запитання",
+  placeholder: "Поставте запитання…",
+  send: "Надіслати",
+  stop: "Зупинити",
+  suggestions: "Запропоновані запитання",
+  conversation: "Розмова",
+  you: "Ви",
+  assistant: "Асистент",
+  sources: "Джерела",
+  openSource: "Відкрити джерело",
+  sourceMarker: "Показати джерело {n}",
+  copy: "Копіювати відповідь",
+  copied: "Скопійовано",
+  helpful: "Корисно",
+  notHelpful: "Некорисно",
+  feedbackThanks: "Дякуємо за відгук",
+  thinking: "Думаю…",
+  loading: "Завантаження…",
+  stopped: "Зупинено",
+  failed: "Немає відповіді",
+  retry: "Повторити",
+  rateLimited: "Ви надсилаєте повідомлення надто швидко. Запитайте знову через {s} с.",
+  rateLimitedMinutes: "Ви надсилаєте повідомлення надто швидко. Запитайте знову приблизно через {m}.",
+  processing: "Цей асистент ще навчається. Спробуйте трохи згодом.",
+  originRefused: "Цей чат не ввімкнено на цьому сайті.",
+  notFound: "Цей чат недоступний.",
+  offline: "Схоже, ви не в мережі. Перевірте з’єднання і спробуйте знову.",
+  unreachable: "Зараз не вдається зв’язатися з асистентом. Спробуйте ще раз трохи згодом.",
+  upstream: "Сервіс відповідей зараз недоступний. Спробуйте знову.",
+  server: "Щось пішло не так. Спробуйте знову.",
+  interrupted: "Відповідь перервалася. Спробуйте знову.",
+  tooLong: "Повідомлення задовге. Скоротіть його.",
+  feedbackFailed: "Не вдалося надіслати відгук.",
 } satisfies Table;
 
 const hi = {
@@ -525,7 +685,7 @@ const ko = {
   feedbackFailed: "의견을 보내지 못했습니다.",
 } satisfies Table;
 
-const tables: Record<string, Table> = { en, ar, he, es, de, fr, pt, it, ru, hi, zh, ja, ko };
+const tables: Record<string, Table> = { en, ar, he, es, de, fr, pt, it, nl, pl, tr, ru, uk, hi, zh, ja, ko };
 const rtl = new Set(["ar", "he", "fa", "ur"]);
 
 export interface Translator {
@@ -553,12 +713,25 @@ export function createTranslator(lang: string): Translator {
   };
 }
 
+// "in about N minutes" puts the unit in the accusative in Russian, Ukrainian and Polish ("через 21
+// минуту", "через 1 хвилину", "za 1 minutę"); `Intl` only gives the nominative ("1 minuta").
+const minutesAfterPreposition: Record<string, Partial<Record<Intl.LDMLPluralRule, string>>> = {
+  ru: { one: "минуту", few: "минуты", many: "минут" },
+  uk: { one: "хвилину", few: "хвилини", many: "хвилин" },
+  pl: { one: "minutę", few: "minuty", many: "minut" },
+};
+
 /**
  * How long until the visitor may ask again, as people say it: seconds under a minute, else about
- * so many minutes (the unit and its plural from `Intl`, in the widget's language).
+ * so many minutes (the unit and its plural form from `Intl` in the widget's language, or declined
+ * as above).
  */
 export function waitText(i18n: Translator, seconds: number): string {
   if (seconds < 60) return i18n.t("rateLimited", { s: seconds });
-  const minutes = new Intl.NumberFormat(i18n.lang, { style: "unit", unit: "minute", unitDisplay: "long" });
-  return i18n.t("rateLimitedMinutes", { m: minutes.format(Math.round(seconds / 60)) });
+  const count = Math.round(seconds / 60);
+  const word = minutesAfterPreposition[i18n.lang]?.[new Intl.PluralRules(i18n.lang).select(count)];
+  const minutes = word
+    ? `${new Intl.NumberFormat(i18n.lang).format(count)} ${word}`
+    : new Intl.NumberFormat(i18n.lang, { style: "unit", unit: "minute", unitDisplay: "long" }).format(count);
+  return i18n.t("rateLimitedMinutes", { m: minutes });
 }

@@ -202,3 +202,13 @@ describe("answers shaped like help articles", () => {
     expect(ask("does the app have a reader mode for long articles?")).toBe(FALLBACK);
   });
 });
+
+describe("words the stemmer keeps apart", () => {
+  it("matches a compound of the question to the word it is built on (German)", () => {
+    const chunks = [
+      makeChunk(0, "Preise", "Die Lieferung dauert zwei Wochen. Die Kosten betragen 5 Euro pro Paket."),
+    ];
+    const { answer } = composeExtractiveAnswer("Was sind die Versandkosten?", chunks, FALLBACK);
+    expect(answer).toContain("Die Kosten betragen 5 Euro pro Paket.");
+  });
+});

@@ -1,3 +1,4 @@
+import { canHaveVariants, isEdgeVariant } from "../retrieval/term-variants.ts";
 import { type ExpansionWeights, expandWords, sharedWordNet } from "../retrieval/wordnet.ts";
 import { foreignLatinLanguage } from "../text/analyzers.ts";
 import { detectLanguage } from "../text/language.ts";
@@ -103,7 +104,11 @@ export function composeExtractiveAnswer(
   fallbackMessage: string,
   options: Partial<ExtractiveOptions> = {},
 ): { answer: string; usedChunks: RetrievedChunk[] } {
-  const settings = { ...DEFAULTS, ...options, weights: { ...DEFAULTS.weights, ...options.weights } };
+  const settings = {
+    ...DEFAULTS,
+    ...options,
+    weights: { ...DEFAULTS.weights, ...options.weights },
+  };
   const fallback = { answer: fallbackMessage, usedChunks: [] };
   const { scored, ranked } = rankAnswerUnits(question, chunks, settings);
   const best = ranked[0];
@@ -319,7 +324,9 @@ function coverageOf(
       matched += weight;
       continue;
     }
-    let share = term.length >= 5 && hasPrefixMatch(term, terms) ? 0.4 : 0;
+    // A variant the stemmer keeps apart: same first five letters, or one word inside the other at an
+    // edge (German "Jahr"/"Jahren", "Zeit"/"Spielzeit"; see retrieval/term-variants.ts).
+    let share = (term.length >= 5 && hasPrefixMatch(term, terms)) || hasEdgeVariant(term, terms) ? 0.4 : 0;
     if (share === 0 && hasNearMatch(term, terms)) share = 0.7;
     for (const r of related.get(term) ?? []) if (terms.has(r.term)) share = Math.max(share, r.factor);
     matched += share * weight;
@@ -351,6 +358,12 @@ function relatedTerms(
 function hasPrefixMatch(term: string, terms: Set<string>): boolean {
   const prefix = term.slice(0, 5);
   for (const t of terms) if (t.length >= 5 && t.startsWith(prefix)) return true;
+  return false;
+}
+
+function hasEdgeVariant(term: string, terms: Set<string>): boolean {
+  if (!canHaveVariants(term)) return false;
+  for (const t of terms) if (t !== term && canHaveVariants(t) && isEdgeVariant(term, t)) return true;
   return false;
 }
 

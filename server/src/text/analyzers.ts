@@ -34,6 +34,13 @@ const QUESTION_WORDS: Partial<Record<string, readonly string[]>> = {
       "किसका",
       "किसकी",
       "किसके",
+      "किन",
+      "किनके",
+      "किनका",
+      "किनकी",
+      "किनको",
+      "किन्हें",
+      "किन्होंने",
     ],
     // and the auxiliaries and pronouns around them that the list also lacks
     ...["जाता", "जाती", "जाते", "गए", "गई", "ऐसा", "ऐसी", "सा", "सी", "जिसमें", "जिससे"],
@@ -216,17 +223,11 @@ function latinStops(): Map<string, number> {
   return latinStopIndex;
 }
 
-/**
- * The Latin-script language other than English (Spanish, German, …) a text's words are written in:
- * at least two of its words are that language's function words, more than are English ones
- * (`english` says which are), and the n-gram detector agrees. English text never gets as far as the
- * detector; null when the text reads as English or unknown.
- */
-export function foreignLatinLanguage(
+/** How many of the words are English function words, and how many each other Latin-script language's. */
+function countFunctionWords(
   words: readonly string[],
   english: ReadonlySet<string>,
-  detect: () => Language | null,
-): Language | null {
+): { englishCount: number; counts: number[] } {
   const index = latinStops();
   const counts = new Array<number>(latinStopLanguages.length).fill(0);
   let englishCount = 0;
@@ -239,6 +240,32 @@ export function foreignLatinLanguage(
     if (mask === undefined) continue;
     for (let bit = 0; bit < counts.length; bit++) if (mask & (1 << bit)) counts[bit] = (counts[bit] ?? 0) + 1;
   }
+  return { englishCount, counts };
+}
+
+/**
+ * Whether lowercase words read as English: all in the Latin script, with more English function words
+ * than any other Latin-script language's ("how do I reset it" yes; "Wann kommt der Bericht" and
+ * "Jahresbericht" no).
+ */
+export function readsAsEnglish(words: readonly string[], english: ReadonlySet<string>): boolean {
+  if (words.some((w) => w.charCodeAt(0) > 0x24f)) return false;
+  const { englishCount, counts } = countFunctionWords(words, english);
+  return englishCount > 0 && englishCount > Math.max(...counts);
+}
+
+/**
+ * The Latin-script language other than English (Spanish, German, …) a text's words are written in:
+ * at least two of its words are that language's function words, more than are English ones
+ * (`english` says which are), and the n-gram detector agrees. English text never gets as far as the
+ * detector; null when the text reads as English or unknown.
+ */
+export function foreignLatinLanguage(
+  words: readonly string[],
+  english: ReadonlySet<string>,
+  detect: () => Language | null,
+): Language | null {
+  const { englishCount, counts } = countFunctionWords(words, english);
   const best = Math.max(...counts);
   if (best < 2 || best <= englishCount) return null;
   const language = detect();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_FALLBACK } from "../agents/agents-service.ts";
 import { analyze, tokenize } from "../retrieval/text-analysis.ts";
-import { stemHindi } from "./analyzers.ts";
+import { readsAsEnglish, stemHindi } from "./analyzers.ts";
 import { detectLanguage, languages } from "./language.ts";
 import { fallbackMessages, localizeFallback } from "./messages.ts";
 import { stemWord, tokenizeTerms, tokenizeTermsIn, tokenizeWords } from "./normalize.ts";
@@ -131,6 +131,15 @@ describe("splitSentences", () => {
     expect(splitSentences("यह पहला है। यह दूसरा है।").map((s) => s.text)).toEqual(["यह पहला है।", "यह दूसरा है।"]);
     expect(splitSentences("هل هذا سؤال؟ نعم.").map((s) => s.text)).toEqual(["هل هذا سؤال؟", "نعم."]);
   });
+
+  it("keeps a Hindi initial or abbreviation inside its sentence where the text ends sentences with the danda", () => {
+    const text = "यह शुरू हुआ। इसका अनुवाद जॉन सी. मेसेंजर ने किया। डॉ. राजेंद्र आए।";
+    expect(splitSentences(text).map((s) => s.text)).toEqual([
+      "यह शुरू हुआ।",
+      "इसका अनुवाद जॉन सी. मेसेंजर ने किया।",
+      "डॉ. राजेंद्र आए।",
+    ]);
+  });
 });
 
 describe("fallback messages", () => {
@@ -143,5 +152,15 @@ describe("fallback messages", () => {
     expect(localizeFallback(DEFAULT_FALLBACK, "¿Dónde está mi pedido?")).toBe(fallbackMessages.es);
     expect(localizeFallback(DEFAULT_FALLBACK, "42")).toBe(fallbackMessages.en);
     expect(localizeFallback("Sorry!", "¿Dónde está mi pedido?")).toBe("Sorry!");
+  });
+});
+
+describe("readsAsEnglish", () => {
+  const english = new Set(["how", "do", "i", "it", "in", "the", "is"]);
+  it("tells English questions from other languages' by their function words", () => {
+    expect(readsAsEnglish(["how", "do", "i", "reset", "it"], english)).toBe(true);
+    expect(readsAsEnglish(["wann", "kommt", "der", "bericht", "in", "berlin"], english)).toBe(false);
+    expect(readsAsEnglish(["jahresbericht"], english)).toBe(false);
+    expect(readsAsEnglish(["как", "дела"], english)).toBe(false);
   });
 });

@@ -1,25 +1,9 @@
 import { createRequire } from "node:module";
+import { answerLanguages } from "@lore/shared";
 import { countScripts, type Script } from "./scripts.ts";
 
 /** Languages Lore detects and answers in (ISO 639-1); analysis covers their scripts (see docs/operations.md). */
-export const languages = [
-  "en",
-  "es",
-  "de",
-  "fr",
-  "pt",
-  "it",
-  "nl",
-  "pl",
-  "tr",
-  "ru",
-  "uk",
-  "ar",
-  "hi",
-  "zh",
-  "ja",
-  "ko",
-] as const;
+export const languages = answerLanguages;
 export type Language = (typeof languages)[number];
 
 const latinLanguages: Language[] = ["en", "es", "de", "fr", "pt", "it", "nl", "pl", "tr"];

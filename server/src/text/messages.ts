@@ -22,9 +22,14 @@ export const fallbackMessages = {
 
 /**
  * The fallback message for one question: an agent's own message verbatim, the untouched default
- * in the question's detected language (English when it cannot tell).
+ * in the agent's language when it has one, else in the question's detected language (English when
+ * it cannot tell).
  */
-export function localizeFallback(configured: string, question: string): string {
+export function localizeFallback(
+  configured: string,
+  question: string,
+  language: Language | null = null,
+): string {
   if (configured.trim() !== fallbackMessages.en) return configured;
-  return fallbackMessages[detectLanguage(question) ?? "en"];
+  return fallbackMessages[language ?? detectLanguage(question) ?? "en"];
 }

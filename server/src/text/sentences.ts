@@ -21,6 +21,8 @@ const ABBREVIATIONS = new Set(
 // A day or rank after an article or preposition of German, Dutch or the Nordic languages.
 const ORDINAL = /(?:^|\s)(?:am|im|vom|zum|bis|seit|ab|der|die|das|den|dem|des|het|det)\s+\d{1,3}$/i;
 
+const DEVANAGARI_END = /\p{Script=Devanagari}\p{M}*$/u;
+
 // A sentence ends at . ! ? (or …), optionally followed by closing quotes/brackets, then whitespace.
 const BOUNDARY = /([.!?…]+)(["'”’)\]]*)(\s+)/g;
 
@@ -43,6 +45,9 @@ export function splitSentences(text: string): Sentence[] {
 
 function splitBlock(text: string, from: number, to: number, out: Sentence[]): void {
   const block = text.slice(from, to);
+  // Hindi ends its sentences with the danda; where a text does, a period marks an abbreviation
+  // or an initial ("जॉन सी. मेसेंजर", "डॉ. राजेंद्र").
+  const usesDanda = block.includes("।");
   let start = 0;
   BOUNDARY.lastIndex = 0;
   for (let match = BOUNDARY.exec(block); match !== null; match = BOUNDARY.exec(block)) {
@@ -50,7 +55,9 @@ function splitBlock(text: string, from: number, to: number, out: Sentence[]): vo
     const closers = match[2] ?? "";
     const endOfSentence = match.index + punct.length + closers.length;
     const next = block.slice(match.index + match[0].length);
-    if (!endsSentence(block.slice(start, match.index), punct, next)) continue;
+    const before = block.slice(start, match.index);
+    if (usesDanda && punct === "." && DEVANAGARI_END.test(before)) continue;
+    if (!endsSentence(before, punct, next)) continue;
     push(text, from + start, from + endOfSentence, out);
     start = match.index + match[0].length;
   }
@@ -85,10 +92,22 @@ function push(text: string, start: number, end: number, out: Sentence[]): void {
     pushTrimmed(text, start, end, out);
     return;
   }
-  // ICU's sentence rules (Intl.Segmenter) split at them, closing quotes and brackets kept.
-  for (const piece of segmentSentences(text.slice(start, end)))
-    pushTrimmed(text, start + piece.index, start + piece.index + piece.text.length, out);
+  // ICU's sentence rules (Intl.Segmenter) split at them, closing quotes and brackets kept; in Hindi
+  // they also split after an initial's period, which is joined back (see DEVANAGARI_END).
+  const span = text.slice(start, end);
+  const usesDanda = span.includes("।");
+  let from = -1;
+  for (const piece of segmentSentences(span)) {
+    if (from < 0) from = piece.index;
+    const pieceEnd = piece.index + piece.text.length;
+    if (usesDanda && pieceEnd < span.length && DEVANAGARI_INITIAL.test(piece.text)) continue;
+    pushTrimmed(text, start + from, start + pieceEnd, out);
+    from = -1;
+  }
+  if (from >= 0) pushTrimmed(text, start + from, end, out);
 }
+
+const DEVANAGARI_INITIAL = /\p{Script=Devanagari}\p{M}*\.\s*$/u;
 
 function pushTrimmed(text: string, start: number, end: number, out: Sentence[]): void {
   let s = start;

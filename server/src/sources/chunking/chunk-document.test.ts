@@ -1,7 +1,7 @@
 import { countTokens } from "gpt-tokenizer";
 import { describe, expect, it } from "vitest";
 import type { ParsedDocument, ParsedSection } from "../documents.ts";
-import { chunkDocument, DEFAULT_MAX_TOKENS } from "./chunk-document.ts";
+import { chunkDocument, DEFAULT_MAX_TOKENS, languageBudgetFactor } from "./chunk-document.ts";
 
 const sentence = (i: number) => `Sentence number ${i} talks about topic ${i % 7} in some detail.`;
 const paragraph = (from: number, n: number) =>
@@ -220,5 +220,25 @@ describe("chunkDocument: lists, tables and code", () => {
       maxTokens: 64,
     });
     for (const c of chunks) expect(c.body).not.toMatch(/^\s/);
+  });
+
+  it("gives text in other languages the same number of words per chunk as English", () => {
+    // The same report sentence in English and German; German costs more tokens per word.
+    const english = Array.from(
+      { length: 16 },
+      (_, i) =>
+        `The city council publishes a detailed report on public transport every spring of ${2000 + i}.`,
+    ).join(" ");
+    const german = Array.from(
+      { length: 12 },
+      (_, i) =>
+        `Die Stadtverwaltung veröffentlicht im Frühjahr ${2000 + i} einen ausführlichen Bericht über die Entwicklung der öffentlichen Verkehrsmittel.`,
+    ).join(" ");
+    expect(countTokens(german)).toBeGreaterThan(DEFAULT_MAX_TOKENS);
+    expect(countTokens(english)).toBeGreaterThan(DEFAULT_MAX_TOKENS);
+    expect(languageBudgetFactor(english)).toBe(1);
+    expect(languageBudgetFactor(german)).toBeGreaterThan(1.1);
+    expect(chunkDocument(doc([{ headingPath: [], text: german, page: null }]))).toHaveLength(1);
+    expect(chunkDocument(doc([{ headingPath: [], text: english, page: null }])).length).toBeGreaterThan(1);
   });
 });

@@ -1,8 +1,9 @@
+import { detectLanguage } from "../../text/language.ts";
 import { countTokens, splitLongWord, tokensUpTo } from "../../text/tokens.ts";
 import type { ChunkDraft, ParsedDocument, ParsedSection } from "../documents.ts";
 import { renderTableRows } from "../parsing/text-utils.ts";
 
-/** Upper bound of a chunk, heading context included (cl100k tokens). */
+/** Upper bound of a chunk of English text, heading context included (o200k tokens; see languageBudgetFactor). */
 export const DEFAULT_MAX_TOKENS = 256;
 /** Tokens repeated from the end of one chunk at the start of the next chunk of the same section. */
 export const DEFAULT_OVERLAP_TOKENS = 40;
@@ -429,6 +430,49 @@ function groupSections(sections: ParsedSection[], maxTokens: number, minTokens: 
   return groups;
 }
 
+/** o200k tokens per word of English prose (XQuAD's English paragraphs: median 1.08, p90 1.22). */
+const ENGLISH_TOKENS_PER_WORD = 1.1;
+/** Characters of a document read to measure its tokens per word. */
+const SAMPLE_CHARS = 4000;
+/** Fewer letter words than this (or fewer than half the words) and the text is not measured. */
+const MIN_MEASURED_WORDS = 20;
+const wordSegmenter = new Intl.Segmenter(undefined, { granularity: "word" });
+
+/**
+ * How much larger than the English budget a chunk of this document may be. The tokenizer is shaped
+ * by English: the same paragraph costs 1.5× the tokens in German or Hindi and 1.7× in Arabic or
+ * Russian, so a budget in tokens would cut those documents into smaller pieces than English ones,
+ * and a question's answer would more often sit in the neighbouring chunk. Text in another language
+ * gets a budget scaled by its measured tokens per word (capped at 2×), so a chunk holds about as
+ * many words in every language. English text keeps the budget as it is.
+ */
+export function languageBudgetFactor(text: string): number {
+  const sample = text.slice(0, SAMPLE_CHARS);
+  const language = detectLanguage(sample);
+  if (language === null || language === "en") return 1;
+  // Only letter words are measured: codes and numbers cost many tokens in any language.
+  const words: string[] = [];
+  let wordLike = 0;
+  for (const { segment, isWordLike } of wordSegmenter.segment(sample)) {
+    if (!isWordLike) continue;
+    wordLike++;
+    if (/^[\p{L}\p{M}]+$/u.test(segment)) words.push(segment);
+  }
+  if (words.length < MIN_MEASURED_WORDS || words.length < wordLike / 2) return 1;
+  const perWord = countTokens(words.join(" ")) / words.length;
+  return Math.min(2, Math.max(1, perWord / ENGLISH_TOKENS_PER_WORD));
+}
+
+/** The first SAMPLE_CHARS characters of a document's sections. */
+function leadingText(sections: ParsedSection[]): string {
+  let text = "";
+  for (const section of sections) {
+    if (text.length >= SAMPLE_CHARS) break;
+    text += `${section.text}\n\n`;
+  }
+  return text.slice(0, SAMPLE_CHARS);
+}
+
 /**
  * Splits a parsed document into retrieval chunks that follow its structure: never across pages or
  * top-level sections; long sections split at paragraphs, then sentences (table sections at rows);
@@ -439,8 +483,9 @@ function groupSections(sections: ParsedSection[], maxTokens: number, minTokens: 
  * BM25 and embeddings both match on them. `body` is the same chunk without that line.
  */
 export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = {}): ChunkDraft[] {
-  const maxTokens = Math.max(16, opts.maxTokens ?? DEFAULT_MAX_TOKENS);
-  const minTokens = opts.minTokens ?? DEFAULT_MIN_TOKENS;
+  const scale = languageBudgetFactor(leadingText(doc.sections));
+  const maxTokens = Math.max(16, Math.round((opts.maxTokens ?? DEFAULT_MAX_TOKENS) * scale));
+  const minTokens = Math.round((opts.minTokens ?? DEFAULT_MIN_TOKENS) * scale);
   const chunks: ChunkDraft[] = [];
 
   for (const group of groupSections(doc.sections, maxTokens, minTokens)) {
@@ -450,7 +495,7 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = {}): Chu
     const budget = Math.max(8, maxTokens - Math.min(prefixTokens, Math.floor(maxTokens / 2)));
     const overlap = group.isTable
       ? 0
-      : Math.min(opts.overlapTokens ?? DEFAULT_OVERLAP_TOKENS, Math.floor(budget / 2));
+      : Math.min(Math.round((opts.overlapTokens ?? DEFAULT_OVERLAP_TOKENS) * scale), Math.floor(budget / 2));
     const emit = (units: Unit[]): void => {
       const body = dedent(joinUnits(units)).trim();
       if (!body) return;

@@ -15,7 +15,51 @@ export const textEntrySchema = z.object({
   title: z.string().trim().min(1).max(500),
   content: z.string().min(1).max(1_000_000),
 });
-export const textConfigSchema = z.object({ entries: z.array(textEntrySchema).min(1).max(10_000) }).strict();
+/**
+ * `entries` replaces the source's whole set (diffed against what is stored: unchanged entries are not
+ * re-indexed). Omitted, the source starts empty and is filled through `…/entries/`.
+ */
+export const textConfigSchema = z
+  .object({ entries: z.array(textEntrySchema).min(1).max(10_000).optional() })
+  .strict();
+
+/** The caller's name for one entry of a text source: any text without control characters. */
+export const entryKeySchema = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine(
+    (k) => ![...k].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f),
+    "must not contain control characters",
+  );
+
+/** `PUT /data-sources/{id}/entries/{key}/`. */
+export const putTextEntryRequestSchema = textEntrySchema.strict().openapi("PutTextEntry");
+
+/** One item of a bulk load (an NDJSON line or an element of a JSON array); `key` defaults to the title. */
+export const bulkTextEntrySchema = textEntrySchema.extend({ key: entryKeySchema.optional() }).strict();
+export type BulkTextEntry = z.infer<typeof bulkTextEntrySchema>;
+
+export const textEntryStatusSchema = z.enum(["pending", "indexed", "failed"]);
+
+export const storedTextEntrySchema = z
+  .object({
+    key: z.string(),
+    title: z.string(),
+    content: z.string(),
+    /** SHA-256 of `content`, hex: compare it with your own to skip unchanged entries. */
+    contentHash: z.string(),
+    bytes: z.number().int(),
+    /** `pending` until a sync has indexed this version; then `indexed`, or `failed` with `error`. */
+    status: textEntryStatusSchema,
+    error: z.string().nullable(),
+    /** The document that serves this entry in citations and `…/documents/`, once indexed. */
+    documentId: idSchema.nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("TextEntry");
+export type StoredTextEntry = z.infer<typeof storedTextEntrySchema>;
 
 export const webConfigSchema = z
   .object({
@@ -146,7 +190,7 @@ export const syncRunSchema = z
     id: idSchema,
     dataSourceId: idSchema,
     status: z.enum(["queued", "running", "completed", "failed", "cancelled"]),
-    trigger: z.enum(["create", "manual", "schedule", "files"]),
+    trigger: z.enum(["create", "manual", "schedule", "files", "entries"]),
     added: z.number().int(),
     updated: z.number().int(),
     removed: z.number().int(),
@@ -189,6 +233,31 @@ export const createFileSourceFormSchema = fileSourceFieldsSchema
   .openapi("CreateFileSourceForm");
 
 export const uploadFilesFormSchema = z.object({ files: filePartsSchema }).openapi("UploadFilesForm");
+
+export const putTextEntryResponseSchema = z
+  .object({
+    entry: storedTextEntrySchema,
+    /** The sync that indexes the change; `null` when the entry was already stored as sent. */
+    syncRun: syncRunSchema.nullable(),
+  })
+  .openapi("PutTextEntryResponse");
+export type PutTextEntryResponse = z.infer<typeof putTextEntryResponseSchema>;
+
+export const bulkTextEntriesResponseSchema = z
+  .object({
+    received: z.number().int(),
+    created: z.number().int(),
+    updated: z.number().int(),
+    unchanged: z.number().int(),
+    syncRun: syncRunSchema.nullable(),
+  })
+  .openapi("BulkTextEntriesResponse");
+export type BulkTextEntriesResponse = z.infer<typeof bulkTextEntriesResponseSchema>;
+
+/** The body of a bulk load, for the OpenAPI document (the server reads it as a stream). */
+export const bulkTextEntriesBodySchema = z.array(bulkTextEntrySchema).openapi("BulkTextEntries", {
+  description: "a JSON array of entries, or (as application/x-ndjson) one entry object per line",
+});
 
 export const uploadFilesResponseSchema = z
   .object({ documents: z.array(documentSchema), syncRun: syncRunSchema })

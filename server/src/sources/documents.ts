@@ -14,6 +14,18 @@ export interface RawDocument {
   body: Uint8Array | string;
 }
 
+/**
+ * A document the lister knows is indexed as it stands (a stored text entry whose hash and title match
+ * its document): listed so the sync keeps it, and never read.
+ */
+export interface UnchangedDocument {
+  externalId: string;
+  unchanged: true;
+}
+
+/** What a lister yields. */
+export type ListedDocument = RawDocument | UnchangedDocument;
+
 export interface ParsedSection {
   /** Headings above this text, outermost first. */
   headingPath: string[];

@@ -1,4 +1,7 @@
+import { z } from "@hono/zod-openapi";
 import {
+  bulkTextEntriesBodySchema,
+  bulkTextEntriesResponseSchema,
   createDataSourceRequestSchema,
   createFileSourceFormSchema,
   dataSourceSchema,
@@ -6,6 +9,9 @@ import {
   listDataSourcesQuerySchema,
   pageQuerySchema,
   pageSchema,
+  putTextEntryRequestSchema,
+  putTextEntryResponseSchema,
+  storedTextEntrySchema,
   syncRunSchema,
   updateDataSourceRequestSchema,
   uploadFilesFormSchema,
@@ -134,4 +140,62 @@ export const listSyncRuns = apiRoute({
   request: { query: pageQuerySchema },
   responses: { 200: jsonResponse(pageSchema(syncRunSchema).openapi("SyncRunPage")) },
   errors: ["validation_error"],
+});
+
+export const listTextEntries = apiRoute({
+  method: "get",
+  path: "/data-sources/{dataSourceId}/entries/",
+  summary: "The entries of a text source, oldest first, with their indexing status",
+  tag: "Data sources",
+  auth: "user",
+  role: "viewer",
+  request: { query: pageQuerySchema },
+  responses: { 200: jsonResponse(pageSchema(storedTextEntrySchema).openapi("TextEntryPage")) },
+  errors: ["validation_error"],
+});
+
+export const putTextEntry = apiRoute({
+  method: "put",
+  path: "/data-sources/{dataSourceId}/entries/{key}/",
+  summary: "Create or replace one entry of a text source under the caller's key; only it is re-indexed",
+  description:
+    "201 when the key is new, 200 when it replaced (or already held) that entry. `syncRun` is the sync that indexes it, `null` when nothing changed. A source that is not a `text` source is 400.",
+  tag: "Data sources",
+  auth: "user",
+  role: "editor",
+  request: { body: jsonBody(putTextEntryRequestSchema) },
+  responses: { 200: jsonResponse(putTextEntryResponseSchema), 201: jsonResponse(putTextEntryResponseSchema) },
+});
+
+export const deleteTextEntry = apiRoute({
+  method: "delete",
+  path: "/data-sources/{dataSourceId}/entries/{key}/",
+  summary: "Delete one entry of a text source; its document and chunks go at once",
+  tag: "Data sources",
+  auth: "user",
+  role: "editor",
+  responses: { 204: noContent },
+});
+
+export const bulkTextEntries = apiRoute({
+  method: "post",
+  path: "/data-sources/{dataSourceId}/entries/",
+  summary: "Create or replace many entries of a text source (NDJSON or a JSON array, read as a stream)",
+  description:
+    "`Content-Type: application/x-ndjson` (one entry per line) or `application/json` (an array of entries). Each entry `{key?, title, content}`; `key` defaults to the title. Entries are stored in batches of 1,000 as they arrive; the first bad item is a 400 naming its `line` (or `element`) and how many entries before it were `stored`. Up to `LORE_MAX_BULK_BYTES` (1 GiB).",
+  tag: "Data sources",
+  auth: "user",
+  role: "editor",
+  bulkBody: true,
+  request: {
+    body: {
+      content: {
+        "application/json": { schema: bulkTextEntriesBodySchema },
+        "application/x-ndjson": { schema: z.string().openapi({ description: "one entry object per line" }) },
+      },
+      required: true,
+    },
+  },
+  responses: { 202: jsonResponse(bulkTextEntriesResponseSchema) },
+  errors: ["validation_error", "unsupported_media_type", "payload_too_large"],
 });

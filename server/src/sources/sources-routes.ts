@@ -1,4 +1,4 @@
-import { fileSourceFieldsSchema } from "@lore/shared";
+import { entryKeySchema, fileSourceFieldsSchema } from "@lore/shared";
 import type { Context } from "hono";
 import { AppError, parseWith } from "../errors.ts";
 import { isMultipart, readMultipart } from "../http/multipart.ts";
@@ -8,6 +8,7 @@ import { endpoint } from "../http/route.ts";
 import { assertPublicUrl, OutboundError } from "../net/outbound.ts";
 import type { Services } from "../services.ts";
 import type { DocumentRecord } from "../store/records.ts";
+import { bulkFormat, capBytes, chunksOf } from "./entry-stream.ts";
 import * as api from "./sources-api.ts";
 import { toSyncRun } from "./sources-service.ts";
 
@@ -23,6 +24,11 @@ async function checkOutboundUrl(url: string, allowlist: readonly string[]): Prom
     }
     throw error;
   }
+}
+
+/** The `{key}` of an entry route (percent-decoded by the router). */
+function entryKey(c: Context<AppEnv>): string {
+  return parseWith(entryKeySchema, c.req.param("key") ?? "", "The entry key is invalid");
 }
 
 /** Public shape of a document: no tenant or storage bookkeeping. */
@@ -127,6 +133,35 @@ export function sourcesRoutes({ access, sources, config }: Pick<Services, "acces
       const source = owned(c, input, "viewer");
       const docs = sources.documents(source.id).map(toDocument);
       return c.json(paginate(c, docs, input.query(), config.trustProxy));
+    }),
+    endpoint(api.listTextEntries, async (c, input) => {
+      const source = owned(c, input, "viewer");
+      const page = paginate(c, sources.entryList(source), input.query(), config.trustProxy);
+      return c.json({ ...page, results: await sources.withContent(source, page.results) });
+    }),
+    endpoint(api.putTextEntry, async (c, input) => {
+      const source = owned(c, input, "editor");
+      const key = entryKey(c);
+      const { entry, syncRun, created } = await sources.putEntry(source, { key, ...(await input.json()) });
+      const body = { entry, syncRun: syncRun && toSyncRun(syncRun) };
+      return created ? c.json(body, 201) : c.json(body, 200);
+    }),
+    endpoint(api.deleteTextEntry, async (c, input) => {
+      await sources.deleteEntry(owned(c, input, "editor"), entryKey(c));
+      return c.body(null, 204);
+    }),
+    endpoint(api.bulkTextEntries, async (c, input) => {
+      const source = owned(c, input, "editor");
+      const type = c.req.header("content-type") ?? "";
+      const format = bulkFormat(type);
+      if (!format || !c.req.raw.body) {
+        throw new AppError("unsupported_media_type", "Send entries as application/x-ndjson or a JSON array", {
+          received: type || null,
+          supported: ["application/x-ndjson", "application/json"],
+        });
+      }
+      const body = capBytes(chunksOf(c.req.raw.body), config.maxBulkBytes);
+      return c.json(await sources.loadEntries(source, format, body), 202);
     }),
     endpoint(api.listSyncRuns, (c, input) => {
       const source = owned(c, input, "viewer");

@@ -4,7 +4,7 @@ import type { DataSourceRecord, DocumentRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import { chunkDocument } from "./chunking/chunk-document.ts";
 import type { ParsedDocument } from "./documents.ts";
-import { ParseError, type RawDocument } from "./documents.ts";
+import { type ListedDocument, ParseError, type RawDocument } from "./documents.ts";
 import { UnsupportedTypeError } from "./parsing/parse-document.ts";
 
 export interface SyncCounts {
@@ -20,7 +20,7 @@ export interface SyncDeps {
   index: ChunkIndex;
   parse: (raw: RawDocument) => Promise<ParsedDocument>;
   /** The documents a source has now; throwing mid-way keeps every document not yet seen. */
-  listDocuments: (source: DataSourceRecord, signal: AbortSignal) => AsyncIterable<RawDocument>;
+  listDocuments: (source: DataSourceRecord, signal: AbortSignal) => AsyncIterable<ListedDocument>;
   onProgress?: (processed: number, counts: SyncCounts) => void | Promise<void>;
 }
 
@@ -33,9 +33,16 @@ export function contentHash(body: Uint8Array | string): string {
  * their final records, instead of three commits per document (what made many small documents slow).
  * A batch is written once it holds this many documents or chunks, or its first document waited this long.
  */
-export const BATCH_DOCUMENTS = 64;
+export const BATCH_DOCUMENTS = 512;
 export const BATCH_CHUNKS = 2_000;
 export const BATCH_WAIT_MS = 1_000;
+/** Changed documents being parsed at the same time. */
+const PREPARE_AHEAD = 8;
+/**
+ * Progress while skipping unchanged documents is reported at most this often: a re-sync that finds
+ * one changed entry among 100,000 must not commit the source record 10,000 times.
+ */
+const UNCHANGED_REPORT_MS = 1_000;
 
 /** A changed document, parsed and chunked (or refused by its parser), waiting for its batch's commit. */
 interface PreparedDocument {
@@ -70,16 +77,55 @@ export async function syncSource(
   let pending: PreparedDocument[] = [];
   let pendingChunks = 0;
   let pendingSince = 0;
+  let reportedAt = Date.now();
+  const skip = async (): Promise<void> => {
+    counts.unchanged += 1;
+    processed += 1;
+    if (Date.now() - reportedAt < UNCHANGED_REPORT_MS) return;
+    reportedAt = Date.now();
+    await deps.onProgress?.(processed, counts);
+  };
 
+  // One batch is written while the next is prepared (its parsing and chunking overlap the commits).
+  let writing: Promise<void> = Promise.resolve();
+  const write = async (batch: PreparedDocument[]): Promise<void> => {
+    for (const outcome of await indexDocuments(deps, batch)) counts[outcome] += 1;
+    processed += batch.length;
+    reportedAt = Date.now();
+    await deps.onProgress?.(processed, counts);
+  };
   const flush = async (): Promise<void> => {
     // Taken before writing: a failed write is not retried by the caller's error path.
     const batch = pending;
     pending = [];
     pendingChunks = 0;
     if (batch.length === 0) return;
-    for (const outcome of await indexDocuments(deps, batch)) counts[outcome] += 1;
-    processed += batch.length;
-    await deps.onProgress?.(processed, counts);
+    const before = writing;
+    writing = before.then(() => write(batch));
+    writing.catch(() => undefined); // surfaced by the next flush or by `drain`
+    await before;
+  };
+  const drain = async (): Promise<void> => {
+    await flush();
+    await writing;
+  };
+
+  // A few documents are parsed at once: the parse worker and this thread's chunking overlap.
+  const preparing: Promise<PreparedDocument>[] = [];
+  const takeOne = async (): Promise<void> => {
+    const next = preparing.shift();
+    if (!next) return;
+    const prepared = await next;
+    if (pending.length === 0) pendingSince = Date.now();
+    pending.push(prepared);
+    pendingChunks += prepared.result.ok ? prepared.result.chunks.length : 0;
+    if (
+      pending.length >= BATCH_DOCUMENTS ||
+      pendingChunks >= BATCH_CHUNKS ||
+      Date.now() - pendingSince >= BATCH_WAIT_MS
+    ) {
+      await flush();
+    }
   };
 
   try {
@@ -87,32 +133,31 @@ export async function syncSource(
       signal.throwIfAborted();
       if (seen.has(raw.externalId)) continue;
       seen.add(raw.externalId);
-      const hash = contentHash(raw.body);
-      const previous = existing.get(raw.externalId);
-      if (previous && previous.contentHash === hash && previous.status !== "pending") {
-        counts.unchanged += 1;
-        processed += 1;
-        await deps.onProgress?.(processed, counts);
+      if ("unchanged" in raw) {
+        await skip();
         continue;
       }
-      const prepared = await prepareDocument(deps, source, raw, hash, previous);
-      if (pending.length === 0) pendingSince = Date.now();
-      pending.push(prepared);
-      pendingChunks += prepared.result.ok ? prepared.result.chunks.length : 0;
-      if (
-        pending.length >= BATCH_DOCUMENTS ||
-        pendingChunks >= BATCH_CHUNKS ||
-        Date.now() - pendingSince >= BATCH_WAIT_MS
-      ) {
-        await flush();
+      const hash = contentHash(raw.body);
+      const previous = existing.get(raw.externalId);
+      if (previous && isCurrent(previous, hash, raw)) {
+        await skip();
+        continue;
       }
+      const prepared = prepareDocument(deps, source, raw, hash, previous);
+      prepared.catch(() => undefined); // awaited in order by `takeOne`
+      preparing.push(prepared);
+      if (preparing.length >= PREPARE_AHEAD) await takeOne();
     }
+    while (preparing.length > 0) await takeOne();
   } catch (error) {
     // What was read before the listing failed is kept; a cancelled sync (source deleted) keeps nothing.
-    if (!signal.aborted) await flush();
+    if (!signal.aborted) {
+      while (preparing.length > 0) await takeOne();
+      await drain();
+    }
     throw error;
   }
-  await flush();
+  await drain();
 
   for (const [externalId, doc] of existing) {
     if (seen.has(externalId) || doc.storedFile) continue; // uploaded files leave only through DELETE
@@ -122,6 +167,15 @@ export async function syncSource(
     counts.removed += 1;
   }
   return counts;
+}
+
+/**
+ * The indexed version is this one: same content, not left pending. A text entry's title is its own
+ * (not taken from the content), so a new title alone is a change too.
+ */
+function isCurrent(previous: DocumentRecord, hash: string, raw: RawDocument): boolean {
+  if (previous.contentHash !== hash || previous.status === "pending") return false;
+  return raw.kind !== "text" || previous.title === raw.title;
 }
 
 /** A parsed document's chunks as the index stores them, for one version of one document of a source. */
@@ -186,15 +240,15 @@ async function prepareDocument(
   }
 }
 
-/** Writes a batch: pending records of new documents, then every chunk in one commit, then the final records. */
+/** Writes a batch: every chunk in one commit, then the records (updates in one commit, new ones appended in another). */
 async function indexDocuments(
   deps: SyncDeps,
   batch: PreparedDocument[],
 ): Promise<("added" | "updated" | "failed")[]> {
   const parsedOk = batch.filter((d) => d.result.ok);
-  // A new document is recorded (pending) before its chunks exist: a crash between the two then
-  // leaves a record the next sync re-indexes or removes, never chunks no record owns.
-  await deps.store.documents.putMany(parsedOk.filter((d) => !d.previous).map((d) => d.base));
+  // A new document's record is appended after its chunks (an append, where an update joins against
+  // every stored record): chunks a crash leaves without a record are deleted on the next start,
+  // before any sync runs, and a failed append deletes them at once.
   await deps.index.replaceDocuments(
     parsedOk.map((d) => ({ documentId: d.base.id, chunks: d.result.ok ? d.result.chunks : [] })),
   );
@@ -233,6 +287,14 @@ async function indexDocuments(
     }
     return "failed";
   });
-  await deps.store.documents.putMany(records);
+  const known = new Set(batch.filter((d) => d.previous).map((d) => d.base.id));
+  await deps.store.documents.putMany(records.filter((r) => known.has(r.id)));
+  const added = records.filter((r) => !known.has(r.id));
+  try {
+    await deps.store.documents.insertMany(added);
+  } catch (error) {
+    await deps.index.deleteDocuments(added.map((r) => r.id)).catch(() => undefined);
+    throw error;
+  }
   return outcomes;
 }

@@ -1,5 +1,6 @@
 import type { Connection, Table } from "@lancedb/lancedb";
 import { Field, Schema, Utf8 } from "apache-arrow";
+import { type Compactable, CompactionPolicy, optimizeTable } from "./maintenance.ts";
 import { WriteQueue } from "./write-queue.ts";
 
 const recordSchema = new Schema([new Field("id", new Utf8(), false), new Field("data", new Utf8(), false)]);
@@ -8,10 +9,11 @@ const recordSchema = new Schema([new Field("id", new Utf8(), false), new Field("
  * A small resource table (users, agents, keys …) kept whole in memory and written through to LanceDB.
  * Reads never touch disk; every write is one atomic LanceDB commit, serialised per table.
  */
-export class RecordTable<T extends { id: string }> {
+export class RecordTable<T extends { id: string }> implements Compactable {
   private readonly rows = new Map<string, T>();
   private readonly queue = new WriteQueue();
-  private writesSinceCompaction = 0;
+  /** Bounds the versions on disk by commits and by bytes (a record can be large: an agent's instructions). */
+  private readonly policy = new CompactionPolicy();
 
   private constructor(
     readonly name: string,
@@ -62,11 +64,7 @@ export class RecordTable<T extends { id: string }> {
   /** Commits rows without touching memory (which `remember` already moved on, possibly further). */
   persist(rows: T[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
-    return this.queue.run(async () => {
-      const data = rows.map((r) => ({ id: r.id, data: JSON.stringify(r) }));
-      await this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
-      this.writesSinceCompaction += 1;
-    });
+    return this.queue.run(() => this.write(rows));
   }
 
   /** Inserts or replaces a record; memory changes only after the commit succeeded. */
@@ -77,10 +75,19 @@ export class RecordTable<T extends { id: string }> {
   putMany(rows: T[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
     return this.queue.run(async () => {
-      const data = rows.map((r) => ({ id: r.id, data: JSON.stringify(r) }));
-      await this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+      await this.write(rows);
       for (const r of rows) this.rows.set(r.id, r);
-      this.writesSinceCompaction += 1;
+    });
+  }
+
+  /** Appends records whose ids are new (fresh UUIDs): no join against the rows already stored. */
+  insertMany(rows: T[]): Promise<void> {
+    if (rows.length === 0) return Promise.resolve();
+    return this.queue.run(async () => {
+      const data = rows.map((r) => ({ id: r.id, data: JSON.stringify(r) }));
+      await this.table.add(data);
+      this.policy.wrote(data.reduce((n, d) => n + d.data.length, 0));
+      for (const r of rows) this.rows.set(r.id, r);
     });
   }
 
@@ -92,10 +99,8 @@ export class RecordTable<T extends { id: string }> {
     return this.queue.run(async () => {
       const { rows, result } = decide();
       if (rows.length > 0) {
-        const data = rows.map((r) => ({ id: r.id, data: JSON.stringify(r) }));
-        await this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+        await this.write(rows);
         for (const r of rows) this.rows.set(r.id, r);
-        this.writesSinceCompaction += 1;
       }
       return result;
     });
@@ -107,17 +112,21 @@ export class RecordTable<T extends { id: string }> {
     return this.queue.run(async () => {
       await this.table.delete(`id IN (${valid.map((id) => `'${id}'`).join(", ")})`);
       for (const id of valid) this.rows.delete(id);
-      this.writesSinceCompaction += 1;
+      this.policy.wrote(0);
     });
   }
 
-  /** Merges small fragments left by single-row commits; cheap when nothing changed. */
-  compact(minWrites = 20): Promise<void> {
-    if (this.writesSinceCompaction < minWrites) return Promise.resolve();
-    return this.queue.run(async () => {
-      this.writesSinceCompaction = 0;
-      await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
-    });
+  /** One commit of these rows (inserted or replaced); run inside the queue. */
+  private async write(rows: T[]): Promise<void> {
+    const data = rows.map((r) => ({ id: r.id, data: JSON.stringify(r) }));
+    await this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+    this.policy.wrote(data.reduce((n, d) => n + d.data.length, 0));
+  }
+
+  /** Merges small fragments left by single-row commits and drops old versions, as the policy says. */
+  compact(force = false): Promise<void> {
+    if (!this.policy.due(force)) return Promise.resolve();
+    return this.queue.run(() => optimizeTable(this.table, this.policy));
   }
 
   idle(): Promise<void> {

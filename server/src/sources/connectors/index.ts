@@ -1,12 +1,14 @@
-import type { DataSourceRecord } from "../../store/records.ts";
+import type { DataSourceRecord, DocumentRecord } from "../../store/records.ts";
 import type { Store } from "../../store/store.ts";
-import type { RawDocument } from "../documents.ts";
+import type { ListedDocument, RawDocument } from "../documents.ts";
 import type { FileStorage } from "../file-storage.ts";
-import { readTextEntries, type TextEntry } from "./text.ts";
+import type { TextEntryStore } from "../text-entry-store.ts";
+import { listStoredEntries } from "./text.ts";
 
 export interface ConnectorContext {
   store: Store;
   files: FileStorage;
+  entries: TextEntryStore;
   /** Connector config with secrets decrypted. */
   config: (source: DataSourceRecord) => Record<string, unknown>;
   web: (config: Record<string, unknown>, signal: AbortSignal) => AsyncIterable<RawDocument>;
@@ -18,11 +20,11 @@ export function createDocumentLister(ctx: ConnectorContext) {
   return async function* listDocuments(
     source: DataSourceRecord,
     signal: AbortSignal,
-  ): AsyncIterable<RawDocument> {
+  ): AsyncIterable<ListedDocument> {
     const config = ctx.config(source);
     switch (source.type) {
       case "text":
-        yield* readTextEntries((config.entries as TextEntry[]) ?? []);
+        yield* listStoredEntries(ctx.entries, source.id, documentsByExternalId(ctx.store, source.id), signal);
         return;
       case "file":
         for (const doc of ctx.store.documents.filter(
@@ -51,4 +53,10 @@ export function createDocumentLister(ctx: ConnectorContext) {
         return source.type satisfies never;
     }
   };
+}
+
+function documentsByExternalId(store: Store, dataSourceId: string): Map<string, DocumentRecord> {
+  return new Map(
+    store.documents.filter((d) => d.dataSourceId === dataSourceId).map((d) => [d.externalId, d]),
+  );
 }

@@ -1,6 +1,7 @@
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { endOpenStreams, openStreamCount } from "./http/sse.ts";
 import { flushLogs } from "./log/logger.ts";
 import { createServices, type Services } from "./services.ts";
 import { startBackupControl } from "./store/backup.ts";
@@ -9,8 +10,27 @@ import { restrictUmask, secureDataDir } from "./store/permissions.ts";
 export interface RunningServer {
   url: string;
   services: Services;
+  /**
+   * Graceful shutdown: `/readyz` answers 503, and `delayMs` later the listener closes (new
+   * connections are refused); in-flight requests and answer streams get until `graceMs` to finish,
+   * then open streams end with an `error` event and remaining connections close; then background
+   * work stops and the journal is flushed.
+   */
+  drain(options: { delayMs: number; graceMs: number }): Promise<DrainReport>;
   close(): Promise<void>;
 }
+
+export interface DrainReport {
+  /** Answer streams still open at the deadline, ended with an `error` event. */
+  streamsEnded: number;
+  /** Connections still open after that, closed by force. */
+  forced: boolean;
+}
+
+// After the deadline's error events, how long streams get to reach their clients before the cut.
+const STREAM_END_MS = 1000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** Starts the HTTP server on the configured host and port (0 picks a free port). */
 export async function startServer(config: Config): Promise<RunningServer> {
@@ -34,11 +54,32 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const port = typeof address === "object" && address ? address.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
+  const closed = () => new Promise<void>((resolve) => server.close(() => resolve()));
   return {
     url,
     services,
+    async drain({ delayMs, graceMs }) {
+      services.lifecycle.startDraining();
+      await sleep(delayMs);
+      const listenerClosed = closed();
+      const inTime = await Promise.race([listenerClosed.then(() => true), sleep(graceMs).then(() => false)]);
+      let streamsEnded = 0;
+      let forced = false;
+      if (!inTime) {
+        streamsEnded = endOpenStreams();
+        forced = !(await Promise.race([
+          listenerClosed.then(() => true),
+          sleep(STREAM_END_MS).then(() => false),
+        ]));
+        if (forced && "closeAllConnections" in server) server.closeAllConnections();
+        await listenerClosed;
+      }
+      await control.close();
+      await services.stop();
+      return { streamsEnded, forced };
+    },
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closed();
       await control.close();
       await services.stop();
     },
@@ -69,10 +110,13 @@ export async function main(env: Record<string, string | undefined>): Promise<voi
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    running.services.logger.info("shutting down", { signal });
-    const force = setTimeout(() => process.exit(1), 10_000);
+    running.services.logger.info("shutting down", { signal, streams: openStreamCount() });
+    // A last resort past the grace period, should stopping background work hang.
+    const force = setTimeout(() => process.exit(1), config.shutdownDelayMs + config.shutdownGraceMs + 20_000);
     force.unref();
-    await running.close();
+    const report = await running.drain({ delayMs: config.shutdownDelayMs, graceMs: config.shutdownGraceMs });
+    running.services.logger.info("stopped", { ...report });
+    flushLogs();
     process.exit(0);
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));

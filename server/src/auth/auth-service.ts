@@ -3,72 +3,15 @@ import type { LoginRequest, LoginResponse, RefreshResponse } from "@lore/shared"
 import { AppError } from "../errors.ts";
 import type { UserRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
+import { type FailureCounter, LoginThrottle } from "./login-throttle.ts";
 import { dummyHashPromise, verifyPassword } from "./passwords.ts";
 import type { TokenSigner } from "./tokens.ts";
 import { toUser, type UsersService } from "./users-service.ts";
 
-const FAILURE_WINDOW_MS = 15 * 60 * 1000;
-/** The account slow-down: the first wait past the limit, doubling with each further failure, and its ceiling. */
-const SLOWDOWN_BASE_MS = 250;
-const SLOWDOWN_MAX_MS = 10_000;
-
-/**
- * Counts failed logins per (account, IP) pair, per IP and per account, each in a 15-minute window.
- * A pair or an IP past its limit is refused; an account past it is only slowed down, so failures
- * sent by someone else never lock its owner out.
- */
-class LoginThrottle {
-  private readonly failures = new Map<string, { count: number; resetAt: number }>();
-
-  constructor(private readonly limit: number) {}
-
-  /** Throws 429 for a locked pair or IP; otherwise the milliseconds the attempt waits before it is checked. */
-  check(account: string, ip: string): number {
-    const now = Date.now();
-    this.refuseOver(`ip:${ip}`, this.limit * 5, "login_failures_per_ip", now);
-    this.refuseOver(`pair:${account}|${ip}`, this.limit, "login_failures_per_account_ip", now);
-    const failed = this.count(`account:${account}`, now);
-    if (failed < this.limit) return 0;
-    return Math.min(SLOWDOWN_MAX_MS, SLOWDOWN_BASE_MS * 2 ** (failed - this.limit));
-  }
-
-  fail(account: string, ip: string): void {
-    const now = Date.now();
-    for (const key of [`ip:${ip}`, `pair:${account}|${ip}`, `account:${account}`]) {
-      const entry = this.failures.get(key);
-      if (!entry || entry.resetAt <= now)
-        this.failures.set(key, { count: 1, resetAt: now + FAILURE_WINDOW_MS });
-      else entry.count += 1;
-    }
-    if (this.failures.size > 100_000) {
-      for (const [k, v] of this.failures) if (v.resetAt <= now) this.failures.delete(k);
-    }
-  }
-
-  /** The right password from this IP: its pair starts over (the account's slow-down decays with its window). */
-  succeed(account: string, ip: string): void {
-    this.failures.delete(`pair:${account}|${ip}`);
-  }
-
-  private count(key: string, now: number): number {
-    const entry = this.failures.get(key);
-    return entry && entry.resetAt > now ? entry.count : 0;
-  }
-
-  private refuseOver(key: string, limit: number, name: string, now: number): void {
-    if (this.count(key, now) < limit) return;
-    const retryAfter = Math.ceil(((this.failures.get(key)?.resetAt ?? now) - now) / 1000);
-    throw new AppError(
-      "rate_limited",
-      "Too many failed logins; try again later",
-      { limit: name, retryAfter },
-      { "Retry-After": String(retryAfter) },
-    );
-  }
-}
-
 export interface AuthOptions {
   loginFailureLimit: number;
+  /** Where failed logins are counted: this process by default, Redis in shared mode. */
+  loginFailures?: FailureCounter;
   refreshRotation: { enabled: boolean; reuseGraceSeconds: number };
 }
 
@@ -81,19 +24,19 @@ export class AuthService {
     private readonly tokens: TokenSigner,
     private readonly options: AuthOptions,
   ) {
-    this.throttle = new LoginThrottle(options.loginFailureLimit);
+    this.throttle = new LoginThrottle(options.loginFailureLimit, options.loginFailures);
   }
 
   async login(input: LoginRequest, clientIp: string): Promise<LoginResponse> {
-    const wait = this.throttle.check(input.email, clientIp);
+    const wait = await this.throttle.check(input.email, clientIp);
     if (wait > 0) await setTimeout(wait);
     const user = this.users.findByEmail(input.email);
     const ok = await verifyPassword(input.password, user?.passwordHash ?? (await dummyHashPromise));
     if (!user || !ok) {
-      this.throttle.fail(input.email, clientIp);
+      await this.throttle.fail(input.email, clientIp);
       throw new AppError("invalid_credentials", "The email or password is incorrect");
     }
-    this.throttle.succeed(input.email, clientIp);
+    await this.throttle.succeed(input.email, clientIp);
     return { ...(await this.issuePair(user)), user: toUser(user) };
   }
 

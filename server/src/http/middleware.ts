@@ -159,14 +159,14 @@ export function setLimitHeaders(c: Context<AppEnv>, state: LimitState): void {
 }
 
 /** Charges a request to its principal (or client IP). */
-export function chargeRequest(config: Config, limiter: RateLimiter, c: Context<AppEnv>): void {
-  setLimitHeaders(c, limiter.charge(limitRules(config, c)));
+export async function chargeRequest(config: Config, limiter: RateLimiter, c: Context<AppEnv>): Promise<void> {
+  setLimitHeaders(c, await limiter.charge(limitRules(config, c)));
 }
 
 /** Route middleware: the request is charged before its handler runs. */
 export function rateLimit(config: Config, limiter: RateLimiter): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    chargeRequest(config, limiter, c);
+    await chargeRequest(config, limiter, c);
     await next();
   };
 }
@@ -203,10 +203,10 @@ export function rateLimitQuery(
     try {
       target = await targetOf(c);
     } catch (error) {
-      chargeRequest(config, limiter, c);
+      await chargeRequest(config, limiter, c);
       throw error;
     }
-    setLimitHeaders(c, limiter.charge(targetRules(config, c, target)));
+    setLimitHeaders(c, await limiter.charge(targetRules(config, c, target)));
     await next();
   };
 }

@@ -16,18 +16,43 @@ export interface LimitState {
   reset: number;
 }
 
-/** Counts requests in fixed windows, in memory; check-and-charge is synchronous, so concurrency can't overshoot. */
+/** Counts requests per rule and key in fixed windows: in this process (memory) or across replicas (Redis). */
 export interface RateLimiter {
   /** Charges every rule or none; throws 429 naming the exhausted limit. Returns the tightest state. */
-  charge(rules: LimitRule[], now?: number): LimitState;
+  charge(rules: LimitRule[], now?: number): Promise<LimitState>;
 }
 
+/** The 429 for an exhausted rule whose window ends at `resetAtMs`. */
+export function rateLimitedError(rule: LimitRule, resetAtMs: number, now: number): AppError {
+  const retryAfter = Math.max(1, Math.ceil((resetAtMs - now) / 1000));
+  return new AppError(
+    "rate_limited",
+    "Rate limit exceeded; retry after the delay in Retry-After",
+    { limit: rule.name, max: rule.limit, windowSeconds: rule.windowMs / 1000, retryAfter },
+    {
+      "Retry-After": String(retryAfter),
+      "X-RateLimit-Limit": String(rule.limit),
+      "X-RateLimit-Remaining": "0",
+      "X-RateLimit-Reset": String(Math.ceil(resetAtMs / 1000)),
+    },
+  );
+}
+
+/** The state with the fewest requests left. */
+export function tightestState(states: readonly LimitState[]): LimitState {
+  let tightest: LimitState | null = null;
+  for (const state of states) if (!tightest || state.remaining < tightest.remaining) tightest = state;
+  if (!tightest) throw new Error("charge() needs at least one rule");
+  return tightest;
+}
+
+/** In this process's memory; check-and-charge runs without an await, so concurrency can't overshoot. */
 export function createMemoryRateLimiter(): RateLimiter {
   const windows = new Map<string, { count: number; resetAt: number }>();
   let sweepAt = 0;
 
   return {
-    charge(rules, now = Date.now()) {
+    async charge(rules, now = Date.now()) {
       if (now > sweepAt) {
         for (const [k, w] of windows) if (w.resetAt <= now) windows.delete(k);
         sweepAt = now + 60_000;
@@ -42,39 +67,18 @@ export function createMemoryRateLimiter(): RateLimiter {
         return { rule, w };
       });
       const exhausted = states.find(({ rule, w }) => w.count >= rule.limit);
-      if (exhausted) {
-        const retryAfter = Math.max(1, Math.ceil((exhausted.w.resetAt - now) / 1000));
-        const reset = Math.ceil(exhausted.w.resetAt / 1000);
-        throw new AppError(
-          "rate_limited",
-          "Rate limit exceeded; retry after the delay in Retry-After",
-          {
-            limit: exhausted.rule.name,
-            max: exhausted.rule.limit,
-            windowSeconds: exhausted.rule.windowMs / 1000,
-            retryAfter,
-          },
-          {
-            "Retry-After": String(retryAfter),
-            "X-RateLimit-Limit": String(exhausted.rule.limit),
-            "X-RateLimit-Remaining": "0",
-            "X-RateLimit-Reset": String(reset),
-          },
-        );
-      }
-      let tightest: LimitState | null = null;
-      for (const { rule, w } of states) {
-        w.count += 1;
-        const state = {
-          name: rule.name,
-          limit: rule.limit,
-          remaining: rule.limit - w.count,
-          reset: Math.ceil(w.resetAt / 1000),
-        };
-        if (!tightest || state.remaining < tightest.remaining) tightest = state;
-      }
-      if (!tightest) throw new Error("charge() needs at least one rule");
-      return tightest;
+      if (exhausted) throw rateLimitedError(exhausted.rule, exhausted.w.resetAt, now);
+      return tightestState(
+        states.map(({ rule, w }) => {
+          w.count += 1;
+          return {
+            name: rule.name,
+            limit: rule.limit,
+            remaining: rule.limit - w.count,
+            reset: Math.ceil(w.resetAt / 1000),
+          };
+        }),
+      );
     },
   };
 }

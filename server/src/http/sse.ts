@@ -10,6 +10,27 @@ export const sseHeaders = {
   "X-Accel-Buffering": "no",
 };
 
+/** Ends one open stream with a last event (shutdown's deadline). */
+type EndStream = (last: AnswerEvent) => void;
+
+// Streams open in this process: a shutdown whose grace period runs out ends each with an error event.
+const openStreams = new Set<EndStream>();
+
+/** How many answer streams are open in this process. */
+export function openStreamCount(): number {
+  return openStreams.size;
+}
+
+/**
+ * Ends every open stream with an `error` event (`service_unavailable`), so clients see a clean end
+ * rather than a cut connection, and aborts the answers behind them.
+ */
+export function endOpenStreams(message = "The server is restarting; please ask again"): number {
+  const ended = openStreams.size;
+  for (const end of [...openStreams]) end({ type: "error", error: "service_unavailable", message });
+  return ended;
+}
+
 /** True when the client asked for Server-Sent Events. */
 export function wantsStream(accept: string | undefined): boolean {
   return (accept ?? "").toLowerCase().includes("text/event-stream");
@@ -29,16 +50,38 @@ export async function streamEvents(
   const first = await events.next();
   const encoder = new TextEncoder();
   let heartbeat: NodeJS.Timeout | undefined;
+  let end: EndStream | undefined;
   const body = new ReadableStream<Uint8Array>({
     async start(out) {
+      let ended = false;
       const send = (text: string) => {
+        if (ended) return;
         try {
           out.enqueue(encoder.encode(text));
         } catch {
           controller.abort(new Error("client went away"));
         }
       };
+      const finish = (last: AnswerEvent | null) => {
+        if (ended) return;
+        if (last) send(encode(last));
+        if (trailer) send(trailer);
+        ended = true;
+        clearInterval(heartbeat);
+        if (end) openStreams.delete(end);
+        try {
+          out.close();
+        } catch {
+          // already closed by a disconnect
+        }
+      };
+      end = (last) => {
+        finish(last);
+        controller.abort(new Error("server shutting down"));
+      };
+      openStreams.add(end);
       heartbeat = setInterval(() => send(": heartbeat\n\n"), HEARTBEAT_MS);
+      let failure: AnswerEvent | null = null;
       try {
         if (!first.done) send(encode(first.value));
         for await (const event of events) send(encode(event));
@@ -47,19 +90,14 @@ export async function streamEvents(
           error instanceof AppError
             ? error
             : new AppError("internal_error", "The answer could not be completed");
-        send(encode({ type: "error", error: e.code, message: e.message }));
+        failure = { type: "error", error: e.code, message: e.message };
       } finally {
-        clearInterval(heartbeat);
-        if (trailer) send(trailer);
-        try {
-          out.close();
-        } catch {
-          // already closed by a disconnect
-        }
+        finish(failure);
       }
     },
     cancel() {
       clearInterval(heartbeat);
+      if (end) openStreams.delete(end);
       controller.abort(new Error("client disconnected"));
     },
   });

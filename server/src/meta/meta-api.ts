@@ -15,9 +15,10 @@ export const readiness = apiRoute({
   method: "get",
   path: "/readyz",
   root: true,
-  summary: "Readiness: the store is open and migrated",
+  summary: "Readiness: the store is open and migrated, and the process is not shutting down",
   tag: "Meta",
   auth: "none",
+  errors: ["service_unavailable"],
   responses: { 200: jsonResponse(readinessSchema) },
 });
 

@@ -1,3 +1,4 @@
+import { AppError } from "../errors.ts";
 import { requestUrl } from "../http/pagination.ts";
 import { endpoint } from "../http/route.ts";
 import { buildOpenApiDocument } from "../openapi/document.ts";
@@ -5,10 +6,15 @@ import type { Services } from "../services.ts";
 import * as api from "./meta-api.ts";
 
 /** Health checks and the OpenAPI document. */
-export function metaRoutes({ config, store }: Pick<Services, "config" | "store">) {
+export function metaRoutes({ config, store, lifecycle }: Pick<Services, "config" | "store" | "lifecycle">) {
   return [
     endpoint(api.health, (c) => c.json({ status: "ok" as const })),
-    endpoint(api.readiness, (c) => c.json({ status: "ready" as const, schemaVersion: store.schemaVersion })),
+    endpoint(api.readiness, (c) => {
+      // Fails first on shutdown, so a proxy's health check moves traffic away before the listener closes.
+      if (lifecycle.draining)
+        throw new AppError("service_unavailable", "The server is shutting down", { reason: "draining" });
+      return c.json({ status: "ready" as const, schemaVersion: store.schemaVersion });
+    }),
     // servers[0] is this server's API base, as the client reached it.
     endpoint(api.openApiDocument, (c) =>
       c.json(

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AppError } from "../errors.ts";
 import { ChunkIndex, type StoredChunk } from "./chunk-index.ts";
 import type { Embedder } from "./embedder.ts";
+import { makeStoredChunk } from "./test-chunks.ts";
 import { tokenize } from "./text-analysis.ts";
 
 /** A tiny bag-of-words embedder; `gate` lets a test hold embedding mid-flight. */
@@ -54,21 +55,10 @@ function chunk(
   text: string,
   version = "v1",
 ): StoredChunk {
-  return {
-    id: randomUUID(),
-    workspaceId,
-    dataSourceId,
-    documentId,
-    documentVersion: version,
-    ordinal,
-    text,
-    title: "Handbook",
-    headingPath: ["Policies"],
-    page: null,
-    sourceUrl: null,
-    kind: "text",
-    tokenCount: text.split(" ").length,
-  };
+  return makeStoredChunk(
+    { workspaceId, dataSourceId, documentId, ordinal, text },
+    { documentVersion: version },
+  );
 }
 
 const search = (

@@ -1,13 +1,22 @@
 import { randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import type { Connection } from "@lancedb/lancedb";
 import type { RetrievalMode } from "@lore/shared";
 import { AppError } from "../errors.ts";
+import { PRIVATE_DIR_MODE } from "../store/permissions.ts";
 import { WriteQueue } from "../store/write-queue.ts";
 import { embedChunks, reembedStaleChunks, vectorRow } from "./chunk-embedding.ts";
 import { ChunkStore, type StoredChunk } from "./chunk-store.ts";
 import type { Embedder } from "./embedder.ts";
 import { defaultLexicalParams, type LexicalParams } from "./lexical-index.ts";
 import { MemoryIndex } from "./memory-index.ts";
+import {
+  loadMemorySnapshot,
+  SNAPSHOT_LAYOUT,
+  type SnapshotKey,
+  saveMemorySnapshot,
+} from "./memory-snapshot.ts";
 import {
   type Candidate,
   candidateFeatures,
@@ -39,6 +48,19 @@ export interface ChunkIndexOptions {
   /** Table names (tests may isolate). */
   chunksTable?: string;
   vectorsTable?: string;
+  /**
+   * Where the in-memory index is saved (at shutdown, after optimisation) and loaded from at open when
+   * it matches the chunks table's version; unset: always rebuilt from the table.
+   */
+  snapshotPath?: string;
+}
+
+/** How the in-memory index came to be at open, for the start-up log. */
+export interface IndexStartup {
+  from: "snapshot" | "table";
+  /** Why the snapshot was not used (none yet, stale, damaged), when it was not. */
+  reason: string | null;
+  ms: number;
 }
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -51,6 +73,16 @@ function assertUuid(id: string, field: string): void {
   }
 }
 
+/** Optimisation saves a snapshot at most this often; shutdown always does. */
+const SNAPSHOT_INTERVAL_MS = 5 * 60_000;
+
+function snapshotKey(
+  options: { chunksTable: string; lexical: LexicalParams },
+  tableVersion: number,
+): SnapshotKey {
+  return { layout: SNAPSHOT_LAYOUT, table: options.chunksTable, tableVersion, params: options.lexical };
+}
+
 /**
  * The chunk index: LanceDB tables are the store of record (chunk-store.ts); BM25 and its reranking
  * features run on an in-memory index rebuilt from them at open (memory-index.ts), which is also what
@@ -59,28 +91,101 @@ function assertUuid(id: string, field: string): void {
  */
 export class ChunkIndex {
   private readonly writes = new WriteQueue();
+  /** The table version of the last snapshot saved or loaded (none: −1). */
+  private snapshotVersion = -1;
+  private saving: Promise<void> | null = null;
+  private snapshotSavedAt = 0;
+  startup: IndexStartup = { from: "table", reason: null, ms: 0 };
 
   private constructor(
     private readonly store: ChunkStore,
     private readonly memory: MemoryIndex,
     private readonly db: Connection,
     private readonly embedder: Embedder | null,
-    private readonly options: { vectorIndexThreshold: number; nearDuplicateThreshold: number },
+    private readonly options: {
+      vectorIndexThreshold: number;
+      nearDuplicateThreshold: number;
+      snapshotPath: string | null;
+      chunksTable: string;
+      lexical: LexicalParams;
+    },
   ) {}
 
+  /**
+   * Opens the tables and the in-memory index: loaded from the snapshot when it was saved at the
+   * chunks table's current version with the same parameters, else rebuilt from the table (and a
+   * fresh snapshot saved in the background).
+   */
   static async open(db: Connection, opts: ChunkIndexOptions): Promise<ChunkIndex> {
+    const started = performance.now();
+    const chunksTable = opts.chunksTable ?? "retrieval_chunks";
     const store = await ChunkStore.open(db, opts.embedder, {
-      chunksTable: opts.chunksTable ?? "retrieval_chunks",
+      chunksTable,
       vectorsTable: opts.vectorsTable ?? "retrieval_vectors",
     });
-    const memory = new MemoryIndex({ ...defaultLexicalParams, ...opts.lexical });
-    const index = new ChunkIndex(store, memory, db, opts.embedder, {
+    const lexical = { ...defaultLexicalParams, ...opts.lexical };
+    const options = {
       vectorIndexThreshold: opts.vectorIndexThreshold ?? 50_000,
       nearDuplicateThreshold: opts.nearDuplicateThreshold ?? 0.8,
-    });
+      snapshotPath: opts.snapshotPath ?? null,
+      chunksTable,
+      lexical,
+    };
+    if (options.snapshotPath)
+      mkdirSync(dirname(options.snapshotPath), { recursive: true, mode: PRIVATE_DIR_MODE });
+    const version = await store.chunksVersion();
+    let reason: string | null = "no snapshot path";
+    if (options.snapshotPath) {
+      try {
+        const loaded = loadMemorySnapshot(options.snapshotPath, snapshotKey(options, version));
+        if (loaded) {
+          const index = new ChunkIndex(store, loaded, db, opts.embedder, options);
+          index.snapshotVersion = version;
+          index.startup = { from: "snapshot", reason: null, ms: Math.round(performance.now() - started) };
+          return index;
+        }
+        reason = "no snapshot for the table's version";
+      } catch (error) {
+        reason = `damaged snapshot: ${error instanceof Error ? error.message : String(error)}`;
+      }
+    }
+    const memory = new MemoryIndex(lexical);
+    const index = new ChunkIndex(store, memory, db, opts.embedder, options);
     const staleWrites = memory.load(await store.readChunks());
     if (staleWrites.size > 0) await index.writes.run(() => store.deleteWrites(staleWrites));
+    index.startup = { from: "table", reason, ms: Math.round(performance.now() - started) };
+    // The next start loads this instead of rebuilding (a crash before any graceful stop included).
+    if (options.snapshotPath) void index.saveSnapshot().catch(() => undefined);
     return index;
+  }
+
+  /**
+   * Saves the in-memory index with the chunks table's version, unless a snapshot of that version is
+   * already saved. The index is captured inside the write queue (so it matches that version) and
+   * written to disk outside it.
+   */
+  async saveSnapshot(): Promise<void> {
+    const path = this.options.snapshotPath;
+    if (!path) return;
+    // One save at a time; a call during a save saves again after it (the index may have moved on).
+    if (this.saving) return this.saving.then(() => this.saveSnapshot());
+    this.saving = (async () => {
+      const captured = await this.writes.run(async () => {
+        const version = await this.store.chunksVersion();
+        if (version === this.snapshotVersion) return null;
+        return {
+          version,
+          written: saveMemorySnapshot(path, snapshotKey(this.options, version), this.memory),
+        };
+      });
+      if (!captured) return;
+      await captured.written;
+      this.snapshotVersion = captured.version;
+      this.snapshotSavedAt = Date.now();
+    })().finally(() => {
+      this.saving = null;
+    });
+    return this.saving;
   }
 
   /** The embedder's name, or null when retrieval is BM25 only. */
@@ -240,10 +345,15 @@ export class ChunkIndex {
     return reembedStaleChunks(this.embedder, this.store, this.memory, this.writes);
   }
 
-  /** Compacts the tables and the in-memory index; builds the vector index once there are enough vectors. */
+  /**
+   * Compacts the tables and the in-memory index; builds the vector index once there are enough
+   * vectors; then saves a snapshot (at most every few minutes: at a million chunks one is ~2 GB),
+   * so a restart after a crash often finds a current one.
+   */
   async optimize(): Promise<void> {
     await this.writes.run(() => this.store.optimize(this.options.vectorIndexThreshold));
     this.memory.compactIfSparse();
+    if (Date.now() - this.snapshotSavedAt >= SNAPSHOT_INTERVAL_MS) await this.saveSnapshot();
   }
 
   /** For tests and tools: the LanceDB connection the index lives in. */

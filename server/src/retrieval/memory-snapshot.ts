@@ -1,0 +1,204 @@
+import type { ChunkMeta, SlotsColumn } from "./chunk-slots.ts";
+import { slotsColumns } from "./chunk-slots.ts";
+import type { LexicalParams, PackedPostings, SlotColumn } from "./lexical-index.ts";
+import { slotColumns } from "./lexical-index.ts";
+import { MemoryIndex, type MemoryState } from "./memory-index.ts";
+import {
+  decodeStrings,
+  encodeStrings,
+  readSnapshot,
+  type SectionBytes,
+  sectionOf,
+  writeSnapshot,
+} from "./snapshot-file.ts";
+
+/**
+ * What a snapshot of the in-memory index is valid for: the chunks table at one version, ranked with
+ * these lexical parameters, by this layout of the index. Anything else and it is rebuilt from the table.
+ */
+export interface SnapshotKey {
+  /** Bumped whenever what the index keeps per term or slot changes shape or meaning. */
+  layout: number;
+  table: string;
+  tableVersion: number;
+  params: LexicalParams;
+}
+
+export const SNAPSHOT_LAYOUT = 2;
+
+/** The small, JSON part of a snapshot; the arrays go in binary sections. */
+interface SnapshotMeta {
+  terms: number;
+  prefixes: number;
+  blocks: number;
+  textBlocks: number;
+  slots: number;
+  counts: MemoryState["lexical"]["counts"];
+  metaCount: number;
+  nextBlockBytes: number;
+  oddTexts: [number, string][];
+  sourceNumber: [string, number][];
+  liveBySource: [number, number][];
+  nextSourceNumber: number;
+  documentNumber: [string, number][];
+  nextDocumentNumber: number;
+}
+
+// The string fields of ChunkMeta, one section each: a document can have a meta per chunk (its own
+// heading path each), so a million of them must not go through JSON.
+const metaStrings = [
+  "workspaceId",
+  "dataSourceId",
+  "documentId",
+  "documentVersion",
+  "title",
+  "writeId",
+] as const;
+
+function metaSections(metas: readonly ChunkMeta[]): [string, SectionBytes][] {
+  return [
+    ...metaStrings.map((field): [string, SectionBytes] => [
+      `meta.${field}`,
+      encodeStrings(metas.map((m) => m[field])),
+    ]),
+    // A heading path as its length, then its parts (none holds a NUL; one that did fails the count
+    // check on load, and the index is rebuilt). A missing URL is marked by the flag column.
+    [
+      "meta.headingPath",
+      encodeStrings(metas.map((m) => [m.headingPath.length, ...m.headingPath].join("\u0001"))),
+    ],
+    ["meta.sourceUrl", encodeStrings(metas.map((m) => m.sourceUrl ?? ""))],
+    ["meta.hasSourceUrl", Uint8Array.from(metas, (m) => (m.sourceUrl === null ? 0 : 1))],
+    ["meta.kind", encodeStrings(metas.map((m) => m.kind))],
+    ["meta.source", Int32Array.from(metas, (m) => m.source)],
+  ];
+}
+
+function decodeMetas(sections: ReadonlyMap<string, SectionBytes>, count: number): ChunkMeta[] {
+  const strings = (name: string) => decodeStrings(sectionOf(sections, `meta.${name}`, Uint8Array), count);
+  const fields = Object.fromEntries(metaStrings.map((field) => [field, strings(field)])) as Record<
+    (typeof metaStrings)[number],
+    string[]
+  >;
+  const headingPaths = strings("headingPath");
+  const sourceUrls = strings("sourceUrl");
+  const kinds = strings("kind");
+  const hasSourceUrl = sectionOf(sections, "meta.hasSourceUrl", Uint8Array);
+  const sources = sectionOf(sections, "meta.source", Int32Array);
+  const at = (values: readonly string[], i: number) => values[i] ?? "";
+  return Array.from({ length: count }, (_, i) => {
+    const [, ...headingPath] = at(headingPaths, i).split("\u0001");
+    return {
+      workspaceId: at(fields.workspaceId, i),
+      dataSourceId: at(fields.dataSourceId, i),
+      documentId: at(fields.documentId, i),
+      documentVersion: at(fields.documentVersion, i),
+      title: at(fields.title, i),
+      writeId: at(fields.writeId, i),
+      headingPath,
+      sourceUrl: hasSourceUrl[i] === 1 ? at(sourceUrls, i) : null,
+      kind: at(kinds, i) as ChunkMeta["kind"],
+      source: sources[i] ?? -1,
+    };
+  });
+}
+
+function postingsSections(prefix: string, postings: PackedPostings): [string, SectionBytes][] {
+  return [
+    [`${prefix}.offsets`, postings.offsets],
+    [`${prefix}.docs`, postings.docs],
+    [`${prefix}.tfs`, postings.tfs],
+  ];
+}
+
+/** Captures the index now and writes it (atomically) to `path`; returns the bytes written. */
+export function saveMemorySnapshot(path: string, key: SnapshotKey, memory: MemoryIndex): Promise<number> {
+  const state = memory.captureState();
+  const { lexical, slots } = state;
+  const sections = new Map<string, SectionBytes>([
+    ["terms", encodeStrings(lexical.terms)],
+    ["prefixes", encodeStrings(lexical.prefixes)],
+    ["df", lexical.df],
+    ["numeric", lexical.numeric],
+    ["prefixOfTerm", lexical.prefixOfTerm],
+    ...postingsSections("postings", lexical.postings),
+    ...postingsSections("titlePostings", lexical.titlePostings),
+    ...slotColumns.map((name): [string, SectionBytes] => [`lexical.${name}`, lexical.columns[name]]),
+    ...lexical.blocks.map((block, i): [string, SectionBytes] => [`arena#${i}`, block]),
+    ["ids", encodeStrings(slots.ids)],
+    ["metaIndex", slots.metaIndex],
+    ...slotsColumns.map((name): [string, SectionBytes] => [`slots.${name}`, slots.columns[name]]),
+    ...slots.blocks.map((block, i): [string, SectionBytes] => [`text#${i}`, block]),
+    ...metaSections(slots.metas),
+  ]);
+  const meta: SnapshotMeta = {
+    terms: lexical.terms.length,
+    prefixes: lexical.prefixes.length,
+    blocks: lexical.blocks.length,
+    textBlocks: slots.blocks.length,
+    slots: slots.ids.length,
+    counts: lexical.counts,
+    metaCount: slots.metas.length,
+    nextBlockBytes: slots.nextBlockBytes,
+    oddTexts: slots.oddTexts,
+    sourceNumber: state.sourceNumber,
+    liveBySource: state.liveBySource,
+    nextSourceNumber: state.nextSourceNumber,
+    documentNumber: state.documentNumber,
+    nextDocumentNumber: state.nextDocumentNumber,
+  };
+  return writeSnapshot(path, key, meta, sections);
+}
+
+/**
+ * The index saved at `path` for exactly `key`; null when there is no such snapshot (none, or one for
+ * another table version, parameters or layout). A damaged file throws.
+ */
+export function loadMemorySnapshot(path: string, key: SnapshotKey): MemoryIndex | null {
+  const loaded = readSnapshot(path, key);
+  if (!loaded) return null;
+  const meta = loaded.meta as SnapshotMeta;
+  const { sections } = loaded;
+  const int32 = (name: string) => sectionOf(sections, name, Int32Array);
+  const uint8 = (name: string) => sectionOf(sections, name, Uint8Array);
+  const postings = (prefix: string): PackedPostings => ({
+    offsets: int32(`${prefix}.offsets`),
+    docs: int32(`${prefix}.docs`),
+    tfs: sectionOf(sections, `${prefix}.tfs`, Uint16Array),
+  });
+  const state: MemoryState = {
+    lexical: {
+      terms: decodeStrings(uint8("terms"), meta.terms),
+      prefixes: decodeStrings(uint8("prefixes"), meta.prefixes),
+      df: int32("df"),
+      numeric: uint8("numeric"),
+      prefixOfTerm: int32("prefixOfTerm"),
+      postings: postings("postings"),
+      titlePostings: postings("titlePostings"),
+      columns: Object.fromEntries(slotColumns.map((name) => [name, int32(`lexical.${name}`)])) as Record<
+        SlotColumn,
+        Int32Array
+      >,
+      blocks: Array.from({ length: meta.blocks }, (_, i) => int32(`arena#${i}`)),
+      counts: meta.counts,
+    },
+    slots: {
+      ids: decodeStrings(uint8("ids"), meta.slots),
+      metaIndex: int32("metaIndex"),
+      metas: decodeMetas(sections, meta.metaCount),
+      columns: Object.fromEntries(slotsColumns.map((name) => [name, int32(`slots.${name}`)])) as Record<
+        SlotsColumn,
+        Int32Array
+      >,
+      blocks: Array.from({ length: meta.textBlocks }, (_, i) => uint8(`text#${i}`)),
+      nextBlockBytes: meta.nextBlockBytes,
+      oddTexts: meta.oddTexts,
+    },
+    sourceNumber: meta.sourceNumber,
+    liveBySource: meta.liveBySource,
+    nextSourceNumber: meta.nextSourceNumber,
+    documentNumber: meta.documentNumber,
+    nextDocumentNumber: meta.nextDocumentNumber,
+  };
+  return MemoryIndex.fromState(key.params, state);
+}

@@ -1,0 +1,185 @@
+import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { PRIVATE_FILE_MODE } from "../store/permissions.ts";
+
+/** A section's bytes: a typed array or Buffer, written as is (little-endian, as it lies in memory). */
+export type SectionBytes = Int32Array | Uint16Array | Uint8Array;
+
+type SectionType = "int32" | "uint16" | "uint8";
+
+interface SectionEntry {
+  name: string;
+  type: SectionType;
+  /** Several arrays under one name (arena blocks) are numbered name#0, name#1, … */
+  byteLength: number;
+}
+
+interface Header {
+  format: number;
+  key: unknown;
+  meta: unknown;
+  sections: SectionEntry[];
+}
+
+const MAGIC = Buffer.from("LORESNAP", "latin1");
+const FORMAT = 1;
+// Sections are copied out in pieces of this size, so a write never holds one buffer the size of the file.
+const WRITE_PIECE = 16 * 1024 * 1024;
+
+function typeOf(bytes: SectionBytes): SectionType {
+  if (bytes instanceof Int32Array) return "int32";
+  if (bytes instanceof Uint16Array) return "uint16";
+  return "uint8";
+}
+
+export class SnapshotError extends Error {
+  override readonly name = "SnapshotError";
+}
+
+/**
+ * Writes a snapshot atomically: to a temporary file, fsynced, then renamed over `path`, so a reader
+ * sees the old file or the new one, never a torn one. `key` says what the snapshot is valid for
+ * (a reader refuses a file whose key differs); `meta` is small JSON; sections are the bulk.
+ */
+export async function writeSnapshot(
+  path: string,
+  key: unknown,
+  meta: unknown,
+  sections: ReadonlyMap<string, SectionBytes>,
+): Promise<number> {
+  const entries: SectionEntry[] = [...sections].map(([name, bytes]) => ({
+    name,
+    type: typeOf(bytes),
+    byteLength: bytes.byteLength,
+  }));
+  const header = Buffer.from(
+    JSON.stringify({ format: FORMAT, key, meta, sections: entries } satisfies Header),
+  );
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(header.length);
+  const temporary = `${path}.tmp-${process.pid}`;
+  const file = await open(temporary, "w", PRIVATE_FILE_MODE);
+  let written = 0;
+  try {
+    const write = async (bytes: Uint8Array) => {
+      for (let at = 0; at < bytes.byteLength; at += WRITE_PIECE) {
+        const piece = bytes.subarray(at, Math.min(bytes.byteLength, at + WRITE_PIECE));
+        await file.write(piece);
+        written += piece.byteLength;
+      }
+    };
+    await write(MAGIC);
+    await write(length);
+    await write(header);
+    for (const bytes of sections.values())
+      await write(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    await write(MAGIC); // a trailer: a file cut short is refused
+    await file.sync();
+  } catch (error) {
+    await file.close();
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+  await file.close();
+  renameSync(temporary, path);
+  syncDirectoryOf(path);
+  return written;
+}
+
+function syncDirectoryOf(path: string): void {
+  const dir = path.slice(0, Math.max(0, path.lastIndexOf("/"))) || ".";
+  try {
+    const fd = openSync(dir, "r");
+    fsyncSync(fd);
+    closeSync(fd);
+  } catch {
+    // Not every file system lets a directory be fsynced; the rename is still atomic.
+  }
+}
+
+export interface LoadedSnapshot {
+  meta: unknown;
+  sections: Map<string, SectionBytes>;
+}
+
+/**
+ * Reads a snapshot written for `key`; null when there is none or it was written for another key.
+ * A damaged file (bad magic, sizes that do not add up, a missing trailer) throws a SnapshotError.
+ * Each section lands in its own aligned buffer.
+ */
+export function readSnapshot(path: string, key: unknown): LoadedSnapshot | null {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    return null;
+  }
+  const fd = openSync(path, "r");
+  try {
+    const readExactly = (bytes: Uint8Array, position: number) => {
+      let done = 0;
+      while (done < bytes.byteLength) {
+        const n = readSync(fd, bytes, done, bytes.byteLength - done, position + done);
+        if (n === 0) throw new SnapshotError("snapshot ends early");
+        done += n;
+      }
+    };
+    const start = Buffer.alloc(12);
+    readExactly(start, 0);
+    if (!start.subarray(0, 8).equals(MAGIC)) throw new SnapshotError("not a snapshot");
+    const headerLength = start.readUInt32LE(8);
+    const headerBytes = Buffer.alloc(headerLength);
+    readExactly(headerBytes, 12);
+    const header = JSON.parse(headerBytes.toString("utf8")) as Header;
+    if (header.format !== FORMAT || JSON.stringify(header.key) !== JSON.stringify(key)) return null;
+    let position = 12 + headerLength;
+    const total = header.sections.reduce((sum, s) => sum + s.byteLength, 0);
+    if (position + total + MAGIC.length !== size)
+      throw new SnapshotError("snapshot size does not match its header");
+    const sections = new Map<string, SectionBytes>();
+    for (const entry of header.sections) {
+      const buffer = new ArrayBuffer(entry.byteLength);
+      readExactly(new Uint8Array(buffer), position);
+      position += entry.byteLength;
+      sections.set(
+        entry.name,
+        entry.type === "int32"
+          ? new Int32Array(buffer)
+          : entry.type === "uint16"
+            ? new Uint16Array(buffer)
+            : new Uint8Array(buffer),
+      );
+    }
+    const trailer = Buffer.alloc(MAGIC.length);
+    readExactly(trailer, position);
+    if (!trailer.equals(MAGIC)) throw new SnapshotError("snapshot trailer missing");
+    return { meta: header.meta, sections };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A section by name with its expected type; a missing or mistyped one is a damaged snapshot. */
+export function sectionOf<T extends SectionBytes>(
+  sections: ReadonlyMap<string, SectionBytes>,
+  name: string,
+  type: new (length: number) => T,
+): T {
+  const bytes = sections.get(name);
+  if (!(bytes instanceof type)) throw new SnapshotError(`snapshot section ${name} is missing`);
+  return bytes;
+}
+
+/** Strings (none containing NUL) as one UTF-8 section. */
+export function encodeStrings(values: readonly string[]): Uint8Array {
+  return Buffer.from(values.join("\u0000"), "utf8");
+}
+
+export function decodeStrings(bytes: Uint8Array, count: number): string[] {
+  if (count === 0) return [];
+  const values = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    .toString("utf8")
+    .split("\u0000");
+  if (values.length !== count) throw new SnapshotError(`expected ${count} strings, found ${values.length}`);
+  return values;
+}

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { retrievalModeSchema } from "./agents.ts";
-import { idSchema } from "./common.ts";
+import { idSchema, pageQuerySchema } from "./common.ts";
 import { MAX_MESSAGE_LENGTH } from "./limits.ts";
 
 export const queryRequestSchema = z
@@ -104,6 +104,10 @@ export const conversationSchema = z
     id: idSchema,
     title: z.string(),
     messageCount: z.number().int(),
+    // Why a row is in a review queue: its rated and fallback answers.
+    upvotes: z.number().int().nonnegative(),
+    downvotes: z.number().int().nonnegative(),
+    unanswered: z.number().int().nonnegative().openapi({ description: "answers that were the fallback" }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -126,6 +130,10 @@ export const messageSchema = z
     feedback: z.enum(["up", "down"]).nullable(),
     /** The comment given with the latest rating, if any. */
     feedbackComment: z.string().nullable(),
+    /** The answer was the agent's "I don't know" fallback. */
+    fallback: z.boolean(),
+    /** The correction this answer was given from, if any. */
+    correctionId: idSchema.nullable(),
     createdAt: z.string(),
   })
   .openapi("Message");
@@ -133,6 +141,57 @@ export type Message = z.infer<typeof messageSchema>;
 export const conversationDetailSchema = conversationSchema
   .extend({ messages: z.array(messageSchema) })
   .openapi("ConversationDetail");
+export type ConversationDetail = z.infer<typeof conversationDetailSchema>;
+
+/** `GET /agents/{agentId}/conversations/` filters; they combine (all must hold). */
+export const conversationListQuerySchema = pageQuerySchema.extend({
+  feedback: z
+    .enum(["up", "down"])
+    .optional()
+    .openapi({ description: "conversations with at least one answer rated so" }),
+  unanswered: z
+    .enum(["true", "false"])
+    .transform((v) => v === "true")
+    .optional()
+    .openapi({ description: "`true`: conversations with at least one fallback answer" }),
+  q: z.string().max(200).optional().openapi({ description: "case-insensitive text in any message" }),
+});
+export type ConversationListQuery = z.infer<typeof conversationListQuerySchema>;
+
+/** One suggested question run through the answer path by `POST …/suggested-questions/check/`. */
+export const suggestedQuestionCheckSchema = z.object({
+  question: z.string(),
+  response: z.string(),
+  fallback: z.boolean(),
+  score: z.number().min(0).max(1).openapi({ description: "the best source's score; 0 without sources" }),
+  weak: z.boolean().openapi({ description: "answered, but from a weakly matching best source" }),
+  sources: z.array(citationSchema),
+});
+export type SuggestedQuestionCheck = z.infer<typeof suggestedQuestionCheckSchema>;
+export const suggestedQuestionsCheckSchema = z
+  .object({ results: z.array(suggestedQuestionCheckSchema) })
+  .openapi("SuggestedQuestionsCheck");
+export type SuggestedQuestionsCheck = z.infer<typeof suggestedQuestionsCheckSchema>;
+
+/** `POST /widget/{widgetId}/conversations/{conversationId}/`: the visitor token that owns the conversation. */
+export const visitorTranscriptRequestSchema = z
+  .object({
+    visitorToken: z.string().min(1).max(4000).openapi({ description: "from the widget's query response" }),
+  })
+  .strict()
+  .openapi("VisitorTranscriptRequest");
+export type VisitorTranscriptRequest = z.infer<typeof visitorTranscriptRequestSchema>;
+
+/** A message as its visitor may see it again: no timings, models or owner's notes. */
+export const visitorMessageSchema = messageSchema
+  .pick({ id: true, role: true, content: true, sources: true, status: true, feedback: true, createdAt: true })
+  .openapi("VisitorMessage");
+export type VisitorMessage = z.infer<typeof visitorMessageSchema>;
+
+export const visitorTranscriptSchema = z
+  .object({ conversationId: idSchema, messages: z.array(visitorMessageSchema) })
+  .openapi("VisitorTranscript");
+export type VisitorTranscript = z.infer<typeof visitorTranscriptSchema>;
 
 export const feedbackRequestSchema = z
   .object({ rating: z.enum(["up", "down"]), comment: z.string().max(2000).optional() })

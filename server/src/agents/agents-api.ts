@@ -7,6 +7,7 @@ import {
   listAgentsQuerySchema,
   pageSchema,
   previewGrantSchema,
+  suggestedQuestionsCheckSchema,
   updateAgentRequestSchema,
 } from "@lore/shared";
 import { apiRoute, jsonBody, jsonResponse, noContent } from "../http/route.ts";
@@ -108,4 +109,15 @@ export const createPreview = apiRoute({
   auth: "user",
   role: "viewer",
   responses: { 201: jsonResponse(previewGrantSchema) },
+});
+
+export const checkSuggestedQuestions = apiRoute({
+  method: "post",
+  path: "/agents/{agentId}/suggested-questions/check/",
+  summary: "Answer each suggested question without storing anything; flags fallback and weak answers",
+  tag: "Agents",
+  auth: "user-or-key",
+  role: "editor",
+  responses: { 200: jsonResponse(suggestedQuestionsCheckSchema) },
+  errors: ["agent_processing"],
 });

@@ -6,14 +6,20 @@ import type { Services } from "../services.ts";
 import { PREVIEW_TTL_SECONDS, signPreviewGrant } from "../site/preview-grant.ts";
 import type { AgentRecord } from "../store/records.ts";
 import * as api from "./agents-api.ts";
+import { checkSuggestedQuestions } from "./check-suggested.ts";
 
 export function agentsRoutes({
   access,
   agents,
   apiKeys,
   conversations,
+  corrections,
+  answerDeps,
   config,
-}: Pick<Services, "access" | "agents" | "apiKeys" | "conversations" | "config">) {
+}: Pick<
+  Services,
+  "access" | "agents" | "apiKeys" | "conversations" | "corrections" | "answerDeps" | "config"
+>) {
   return [
     endpoint(api.listAgents, (c, input) => {
       const principal = c.get("principal");
@@ -69,7 +75,12 @@ export function agentsRoutes({
       const agent = access.agent(principal, input.id("agentId"), "write");
       await agents.remove(agent);
       await conversations.removeForAgent(agent.id);
+      await corrections.removeForAgent(agent.id);
       return c.body(null, 204);
+    }),
+    endpoint(api.checkSuggestedQuestions, async (c, input) => {
+      const agent = access.agent(c.get("principal"), input.id("agentId"), "write");
+      return c.json({ results: await checkSuggestedQuestions(answerDeps, agent, c.req.raw.signal) });
     }),
     endpoint(api.listApiKeys, (c, input) => {
       access.requireUser(c.get("principal"));

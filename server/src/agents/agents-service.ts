@@ -27,8 +27,9 @@ export class AgentsService {
   ) {}
 
   /** Public shape: the stored agent plus its derived status. */
-  toAgent(record: AgentRecord): Agent {
-    return { ...record, status: this.statusOf(record) };
+  toAgent(record: AgentRecord, status = this.statusOf(record)): Agent {
+    // Agents stored before the language setting existed read as "detect".
+    return { ...record, language: record.language ?? null, status };
   }
 
   /** `JSON.stringify(toAgent(record))`, once per record and status: lists send the same agents again and again. */
@@ -39,7 +40,7 @@ export class AgentsService {
       cached = {};
       this.json.set(record, cached);
     }
-    const json = cached[status] ?? JSON.stringify({ ...record, status } satisfies Agent);
+    const json = cached[status] ?? JSON.stringify(this.toAgent(record, status));
     cached[status] = json;
     return json;
   }
@@ -87,6 +88,7 @@ export class AgentsService {
       welcomeMessage: input.welcomeMessage ?? "Hi! Ask me anything about our documentation.",
       suggestedQuestions: input.suggestedQuestions ?? [],
       fallbackMessage: input.fallbackMessage ?? DEFAULT_FALLBACK,
+      language: input.language ?? null,
       dataSourceIds: dedupe(input.dataSourceIds ?? []),
       widgetId: `wgt_${randomBytes(12).toString("base64url")}`,
       allowedOrigins: dedupe((input.allowedOrigins ?? []).map(normaliseOrigin)),

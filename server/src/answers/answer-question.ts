@@ -2,6 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { AnswerEvent, Citation, QueryResponse } from "@lore/shared";
 import type { AgentsService } from "../agents/agents-service.ts";
 import type { ConversationsService } from "../conversations/conversations-service.ts";
+import {
+  type CorrectionFinder,
+  type CorrectionMatch,
+  correctionCitation,
+} from "../corrections/corrections-service.ts";
 import { AppError } from "../errors.ts";
 import { buildSources, createCitationRenumberer } from "../generation/citations.ts";
 import { HISTORY_WINDOW } from "../generation/prompt.ts";
@@ -19,6 +24,8 @@ export interface AnswerDeps {
   index: ChunkIndex;
   agents: AgentsService;
   conversations: ConversationsService;
+  /** The owner's corrections, matched before retrieval. */
+  corrections: CorrectionFinder;
   recorder: AnswerRecorder;
   /** The chat model for an agent's `model` setting. */
   modelFor: (model: string) => ChatModel;
@@ -36,6 +43,10 @@ export interface AnswerInput {
   visitorId?: string | null;
   /** History supplied by the caller (chat completions) instead of a stored conversation. */
   history?: ChatMessage[];
+  /** A trial run (checking suggested questions): nothing is stored and analytics records nothing. */
+  ephemeral?: boolean;
+  /** Given the finished answer as it is (or would be) stored. */
+  onAnswer?: (message: MessageRecord) => void;
   signal: AbortSignal;
 }
 
@@ -92,13 +103,14 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     }
   } else {
     newConversation = true;
-    conversation = deps.conversations.create({
+    const fields = {
       agentId: agent.id,
       workspaceId: agent.workspaceId,
       title: input.message,
-      channel: input.channel === "widget" ? "widget" : "api",
+      channel: input.channel === "widget" ? ("widget" as const) : ("api" as const),
       visitorId: input.visitorId ?? null,
-    });
+    };
+    conversation = input.ephemeral ? unsavedConversation(fields) : deps.conversations.create(fields);
   }
 
   const model = deps.modelFor(agent.model);
@@ -114,6 +126,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   // Made durable while retrieval and generation run; awaited before the answer is stored.
   const created = conversation;
   const userStored = (async () => {
+    if (input.ephemeral) return;
     if (newConversation) await deps.conversations.save(created);
     await deps.conversations.append(userMessage);
   })();
@@ -129,12 +142,13 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   let promptTokens = 0;
   let completionTokens = 0;
   let sources: Citation[] = [];
+  let correctionId: string | null = null;
   let status: MessageRecord["status"] = "complete";
   // Stores the assistant message (after the user's) and records the answer for analytics.
   const storeAnswer = async (final: MessageRecord["status"], answered: boolean, error: string | null) => {
     const latency = Math.round(performance.now() - started);
     await userStored;
-    await deps.conversations.append({
+    const message: MessageRecord = {
       ...messageRecord(agent, conversation.id, "assistant", answer, messageId),
       sources,
       model: model.name,
@@ -143,7 +157,13 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       retrievalTime: round(retrievalTime),
       generationTime: round(generationTime),
       status: final,
-    });
+      // Only a complete answer can be the fallback: a stopped or failed one was cut short.
+      fallback: final === "complete" && !answered,
+      correctionId,
+    };
+    input.onAnswer?.(message);
+    if (input.ephemeral) return latency;
+    await deps.conversations.append(message);
     record(deps, input, {
       conversation,
       messageId,
@@ -159,8 +179,46 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     });
     return latency;
   };
+  // The `done` event's fields once the answer is stored.
+  const finished = (latency: number, retrievedChunks: number): Omit<QueryResponse, "response"> => ({
+    conversationId: conversation.id,
+    messageId,
+    sources,
+    latency,
+    model: model.name,
+    retrievedChunks,
+    metadata: {
+      tokensUsed,
+      promptTokens,
+      completionTokens,
+      retrievalTime: round(retrievalTime),
+      generationTime: round(generationTime),
+    },
+  });
   let chunks: RetrievedChunk[] = [];
   try {
+    // An owner's correction of a question that means the same comes before any search.
+    const corrected = await deps.corrections.find(agent, input.message, input.signal);
+    if (corrected) {
+      retrievalTime = performance.now() - retrievalStart;
+      const generationStart = performance.now();
+      correctionId = corrected.correction.id;
+      sources = [correctionCitation(corrected)];
+      for (const token of correctionTokens(corrected)) {
+        if (input.signal.aborted) break;
+        answer += token;
+        yield { type: "token", token };
+      }
+      if (input.signal.aborted) status = "stopped";
+      promptTokens = countTokens(input.message);
+      completionTokens = countTokens(answer);
+      tokensUsed = promptTokens + completionTokens;
+      generationTime = performance.now() - generationStart;
+      const latency = await storeAnswer(status, true, null);
+      yield { type: "sources", sources };
+      yield { type: "done", ...finished(latency, 0) };
+      return;
+    }
     const standalone =
       history.length > 0 ? await model.condense(input.message, history, input.signal) : input.message;
     chunks = await searchKnowledge(deps, agent, { query: standalone, sourceIds, signal: input.signal });
@@ -168,7 +226,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
 
     const generationStart = performance.now();
     // The default fallback follows the visitor's language; a custom one is sent as written.
-    const fallbackMessage = localizeFallback(agent.fallbackMessage, input.message);
+    const fallbackMessage = localizeFallback(agent.fallbackMessage, input.message, agent.language ?? null);
     const renumber = createCitationRenumberer(chunks.length);
     let raw = "";
     let usage: { promptTokens: number; completionTokens: number } | null = null;
@@ -203,22 +261,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     generationTime = performance.now() - generationStart;
     const latency = await storeAnswer(status, !isFallback, null);
     yield { type: "sources", sources };
-    const done: Omit<QueryResponse, "response"> = {
-      conversationId: conversation.id,
-      messageId,
-      sources,
-      latency,
-      model: model.name,
-      retrievedChunks: chunks.length,
-      metadata: {
-        tokensUsed,
-        promptTokens,
-        completionTokens,
-        retrievalTime: round(retrievalTime),
-        generationTime: round(generationTime),
-      },
-    };
-    yield { type: "done", ...done };
+    yield { type: "done", ...finished(latency, chunks.length) };
   } catch (error) {
     const aborted = input.signal.aborted;
     const errorCode = error instanceof AppError ? error.code : aborted ? "cancelled" : "internal_error";
@@ -252,8 +295,23 @@ function messageRecord(
     status: "complete",
     feedback: null,
     feedbackComment: null,
+    fallback: false,
+    correctionId: null,
     createdAt: new Date().toISOString(),
   };
+}
+
+/** A conversation that is never stored (a trial run's). */
+function unsavedConversation(
+  fields: Pick<ConversationRecord, "agentId" | "workspaceId" | "title" | "channel" | "visitorId">,
+): ConversationRecord {
+  const now = new Date().toISOString();
+  return { id: randomUUID(), ...fields, messageCount: 0, createdAt: now, updatedAt: now };
+}
+
+/** A correction's answer in word-sized tokens, so it streams like a generated one. */
+function correctionTokens(match: CorrectionMatch): string[] {
+  return match.correction.answer.match(/\s*\S+/g) ?? [];
 }
 
 function record(

@@ -1,14 +1,19 @@
-import { conversationDetailSchema, conversationSchema, pageQuerySchema, pageSchema } from "@lore/shared";
+import {
+  conversationDetailSchema,
+  conversationListQuerySchema,
+  conversationSchema,
+  pageSchema,
+} from "@lore/shared";
 import { apiRoute, jsonResponse, noContent } from "../http/route.ts";
 
 export const listConversations = apiRoute({
   method: "get",
   path: "/agents/{agentId}/conversations/",
-  summary: "List conversations, newest activity first",
+  summary: "List conversations, newest activity first (filters: feedback, unanswered, q)",
   tag: "Conversations",
   auth: "user-or-key",
   role: "viewer",
-  request: { query: pageQuerySchema },
+  request: { query: conversationListQuerySchema },
   responses: { 200: jsonResponse(pageSchema(conversationSchema).openapi("ConversationPage")) },
   errors: ["validation_error"],
 });

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,26 +5,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { MessageRecord } from "../store/records.ts";
 import { Store } from "../store/store.ts";
 import { ConversationsService } from "./conversations-service.ts";
+import { makeMessage } from "./test-messages.ts";
 
 function message(conversationId: string, role: "user" | "assistant", content: string): MessageRecord {
-  return {
-    id: randomUUID(),
-    conversationId,
-    agentId: "agent",
-    workspaceId: "workspace",
-    role,
-    content,
-    sources: [],
-    model: null,
-    latency: null,
-    tokensUsed: null,
-    retrievalTime: null,
-    generationTime: null,
-    status: "complete",
-    feedback: null,
-    feedbackComment: null,
-    createdAt: new Date().toISOString(),
-  };
+  return makeMessage({ conversationId, role, content });
 }
 
 describe("ConversationsService", () => {

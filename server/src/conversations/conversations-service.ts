@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import type { Conversation, Message } from "@lore/shared";
+import type { Conversation, ConversationListQuery, Message } from "@lore/shared";
 import { AppError, notFound } from "../errors.ts";
 import type { EventBus } from "../events/event-bus.ts";
 import type { Logger } from "../log/logger.ts";
@@ -8,6 +8,7 @@ import { GroupCommit } from "../store/group-commit.ts";
 import { Journal } from "../store/journal.ts";
 import type { AgentRecord, ConversationRecord, MessageRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
+import { countMessages, type ReviewCounts, ReviewIndex, upgradeMessage } from "./review-index.ts";
 
 const HISTORY_CACHE_SIZE = 5_000;
 /** A tombstone whose delete failed is forgotten after this long (a completed delete drops its own at once). */
@@ -16,11 +17,14 @@ const TOMBSTONE_MS = 60 * 60_000;
 const REMOVE_BATCH = 500;
 const UUID = /^[0-9a-f-]{36}$/i;
 
-export function toConversation(c: ConversationRecord): Conversation {
+export function toConversation(c: ConversationRecord, counts: ReviewCounts): Conversation {
   return {
     id: c.id,
     title: c.title,
     messageCount: c.messageCount,
+    upvotes: counts.upvotes,
+    downvotes: counts.downvotes,
+    unanswered: counts.unanswered,
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
   };
@@ -44,6 +48,8 @@ export class ConversationsService {
   private readonly recent = new Map<string, MessageRecord[]>();
   // Messages journaled but not yet in LanceDB, by conversation.
   private readonly unflushed = new Map<string, Map<string, MessageRecord>>();
+  // Rated and fallback answers per conversation, for review queues.
+  private readonly review = new ReviewIndex((agentId) => this.agentMessages(agentId));
 
   private constructor(
     private readonly store: Store,
@@ -138,6 +144,74 @@ export class ConversationsService {
       .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || b.id.localeCompare(a.id));
   }
 
+  /** An agent's conversations, newest activity first, with their review counts and only those the filters keep. */
+  async listFiltered(
+    agentId: string,
+    filters: Omit<ConversationListQuery, "page" | "page_size">,
+  ): Promise<Conversation[]> {
+    const countsOf = await this.review.countsFor(agentId);
+    const text = filters.q?.trim().toLowerCase();
+    const matching = text ? await this.conversationsMentioning(agentId, text) : null;
+    const out: Conversation[] = [];
+    for (const record of this.listForAgent(agentId)) {
+      const counts = countsOf(record.id);
+      if (filters.feedback === "up" && counts.upvotes === 0) continue;
+      if (filters.feedback === "down" && counts.downvotes === 0) continue;
+      if (filters.unanswered === true && counts.unanswered === 0) continue;
+      if (filters.unanswered === false && counts.unanswered > 0) continue;
+      if (matching && !matching.has(record.id)) continue;
+      out.push(toConversation(record, counts));
+    }
+    return out;
+  }
+
+  /** A conversation with its messages, as the transcript route returns it. */
+  async transcript(conversation: ConversationRecord): Promise<Conversation & { messages: Message[] }> {
+    const messages = await this.messages(conversation.id);
+    return { ...toConversation(conversation, countMessages(messages)), messages: messages.map(toMessage) };
+  }
+
+  private async conversationsMentioning(agentId: string, lowerText: string): Promise<Set<string>> {
+    const ids = new Set<string>();
+    for (const m of await this.agentMessages(agentId)) {
+      if (m.content.toLowerCase().includes(lowerText)) ids.add(m.conversationId);
+    }
+    return ids;
+  }
+
+  /** Every stored message of an agent, latest state (one scan of the message table plus the journal). */
+  private async agentMessages(agentId: string): Promise<Iterable<MessageRecord>> {
+    if (!UUID.test(agentId)) return [];
+    // Taken before the scan: a flush that lands during it drops messages from `unflushed` that the
+    // scan's snapshot may not hold yet.
+    const before = this.unflushedOf(agentId);
+    const rows = await this.store.messages.table
+      .query()
+      .where(`agent_id = '${agentId}'`)
+      .select(["data"])
+      .toArray();
+    const byId = new Map<string, MessageRecord>();
+    for (const r of rows) {
+      const message = this.parse(String(r.data));
+      byId.set(message.id, message);
+    }
+    for (const message of [...before, ...this.unflushedOf(agentId)]) byId.set(message.id, message);
+    return [...byId.values()].filter((m) => !this.deleted.has(m.conversationId));
+  }
+
+  private unflushedOf(agentId: string): MessageRecord[] {
+    const out: MessageRecord[] = [];
+    for (const pending of this.unflushed.values()) {
+      for (const message of pending.values()) if (message.agentId === agentId) out.push(message);
+    }
+    return out;
+  }
+
+  private parse(data: string): MessageRecord {
+    const stored = JSON.parse(data) as MessageRecord;
+    return upgradeMessage(stored, this.store.agents.get(stored.agentId)?.fallbackMessage);
+  }
+
   /** A new conversation's record; `save` stores it. */
   create(input: {
     agentId: string;
@@ -184,6 +258,7 @@ export class ConversationsService {
     this.write({ message, seq: list.length, ...(conversation ? { conversation } : {}) });
     if (conversation) this.store.conversations.remember([conversation]);
     this.track(message);
+    this.review.note(message);
     list.push(message);
     this.remember(message.conversationId, list);
   }
@@ -206,7 +281,7 @@ export class ConversationsService {
       .toArray();
     const byId = new Map<string, { seq: number; message: MessageRecord }>();
     for (const r of rows) {
-      const message = JSON.parse(String(r.data)) as MessageRecord;
+      const message = this.parse(String(r.data));
       byId.set(message.id, { seq: Number(r.seq), message });
     }
     let seq = byId.size;
@@ -239,9 +314,22 @@ export class ConversationsService {
       .select(["data"])
       .limit(1)
       .toArray();
-    const message = rows[0] ? (JSON.parse(String(rows[0].data)) as MessageRecord) : null;
+    const message = rows[0] ? this.parse(String(rows[0].data)) : null;
     if (!message) throw notFound("message", messageId);
     return check(message);
+  }
+
+  /** The visitor's question an answer replied to: the user message just before it. */
+  async questionOf(answer: MessageRecord): Promise<string> {
+    const list = await this.messages(answer.conversationId);
+    const at = list.findIndex((m) => m.id === answer.id);
+    const asked = list.slice(0, at < 0 ? list.length : at).findLast((m) => m.role === "user");
+    if (!asked || asked.content.trim() === "") {
+      throw new AppError("validation_error", "No question precedes this answer; give one", {
+        fields: { question: ["required for this message"] },
+      });
+    }
+    return asked.content;
   }
 
   /** Records a visitor's or caller's rating of an answer (only answers can be rated) and announces it. */
@@ -277,6 +365,7 @@ export class ConversationsService {
     const updated: MessageRecord = { ...message, feedback: rating, feedbackComment: comment };
     this.write({ message: updated });
     this.track(updated);
+    this.review.note(updated);
     const list = this.recent.get(message.conversationId);
     if (list) {
       const i = list.findIndex((m) => m.id === message.id);
@@ -292,6 +381,7 @@ export class ConversationsService {
    */
   remove(conversation: ConversationRecord): Promise<void> {
     this.tombstone([conversation.id]);
+    this.review.forgetConversation(conversation.agentId, conversation.id);
     return this.removals.add(conversation.id);
   }
 
@@ -333,6 +423,7 @@ export class ConversationsService {
   async removeForAgent(agentId: string): Promise<void> {
     const ids = this.store.conversations.filter((c) => c.agentId === agentId).map((c) => c.id);
     this.tombstone(ids);
+    this.review.forgetAgent(agentId);
     await this.flush();
     await this.store.messages.write((t) => t.delete(`agent_id = '${agentId}'`));
     await this.store.conversations.delete(ids);

@@ -1,4 +1,6 @@
 import {
+  visitorTranscriptRequestSchema,
+  visitorTranscriptSchema,
   widgetConfigSchema,
   widgetFeedbackRequestSchema,
   widgetQueryRequestSchema,
@@ -51,5 +53,19 @@ export const widgetFeedback = apiRoute({
   auth: "none",
   request: { body: jsonBody(widgetFeedbackRequestSchema) },
   responses: { 204: noContent },
+  errors: ["not_found", "origin_not_allowed", "invalid_token", "token_expired"],
+});
+
+export const widgetConversation = apiRoute({
+  method: "post",
+  path: "/widget/{widgetId}/conversations/{conversationId}/",
+  summary:
+    "A visitor reads their own conversation as stored (a reload picks up an answer finished meanwhile)",
+  description:
+    "POST so the visitor token travels in the body, never in a URL. Another visitor's or an unknown conversation is 404. Not a question: no quota is spent.",
+  tag: "Widget",
+  auth: "none",
+  request: { body: jsonBody(visitorTranscriptRequestSchema) },
+  responses: { 200: jsonResponse(visitorTranscriptSchema) },
   errors: ["not_found", "origin_not_allowed", "invalid_token", "token_expired"],
 });

@@ -55,7 +55,8 @@ export function widgetRoutes({
   conversations,
   config,
   tokens,
-}: Pick<Services, "agents" | "answerDeps" | "conversations" | "config" | "tokens">) {
+  lifecycle,
+}: Pick<Services, "agents" | "answerDeps" | "conversations" | "config" | "tokens" | "lifecycle">) {
   const agentFor = (c: Context<AppEnv>): AgentRecord => {
     const widgetId = c.req.param("widgetId") ?? "";
     const agent = /^wgt_[A-Za-z0-9_-]{8,64}$/.test(widgetId) ? agents.byWidgetId(widgetId) : undefined;
@@ -85,6 +86,22 @@ export function widgetRoutes({
         )
       : undefined;
     return visitorId ? { id: agent.id, visitorId } : { id: agent.id };
+  };
+
+  /**
+   * A visitor who reloads or leaves mid-answer doesn't cut the answer short: it is finished and
+   * stored, and the reloaded widget reads it back. Only a shutdown aborts it.
+   */
+  const outlivingVisitor = (connection: AbortSignal): AbortSignal => {
+    const answer = new AbortController();
+    connection.addEventListener(
+      "abort",
+      () => {
+        if (lifecycle.draining) answer.abort(connection.reason);
+      },
+      { once: true },
+    );
+    return answer.signal;
   };
 
   return [
@@ -130,7 +147,7 @@ export function widgetRoutes({
           streamed: stream,
           callerId: `visitor:${visitorId}`,
           visitorId,
-          signal: controller.signal,
+          signal: outlivingVisitor(controller.signal),
         });
         if (stream) {
           return streamEvents(
@@ -145,6 +162,29 @@ export function widgetRoutes({
       },
       { queryAgent: chargeOf },
     ),
+    endpoint(api.widgetConversation, async (c, input) => {
+      const agent = agentFor(c);
+      const visitorId = await visitorOf(agent, (await input.json()).visitorToken);
+      const conversation = conversations.get(agent.id, input.id("conversationId"));
+      if (conversation.visitorId !== visitorId) {
+        throw new AppError("not_found", "conversation not found", {
+          resource: "conversation",
+          id: conversation.id,
+        });
+      }
+      const messages = (await conversations.messages(conversation.id)).map(
+        ({ id, role, content, sources, status, feedback, createdAt }) => ({
+          id,
+          role,
+          content,
+          sources,
+          status,
+          feedback,
+          createdAt,
+        }),
+      );
+      return c.json({ conversationId: conversation.id, messages });
+    }),
     endpoint(api.widgetFeedback, async (c, input) => {
       const agent = agentFor(c);
       const body = await input.json();

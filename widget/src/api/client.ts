@@ -1,4 +1,4 @@
-import type { AnswerEvent, WidgetConfig, WidgetQueryRequest } from "@lore/shared";
+import type { AnswerEvent, VisitorTranscript, WidgetConfig, WidgetQueryRequest } from "@lore/shared";
 import { readAnswerEvents } from "./sse.ts";
 
 /** An error response of the widget API: its status, machine code and the Retry-After seconds. */
@@ -40,6 +40,8 @@ export interface WidgetClient {
     messageId: string,
     body: { rating: "up" | "down"; comment?: string; visitorToken?: string },
   ): Promise<void>;
+  /** The visitor's own conversation as the server stored it. */
+  getConversation(conversationId: string, visitorToken: string): Promise<VisitorTranscript>;
 }
 
 export function createClient(options: ClientOptions): WidgetClient {
@@ -82,6 +84,15 @@ export function createClient(options: ClientOptions): WidgetClient {
         body: JSON.stringify(body),
       });
       await throwIfError(response);
+    },
+    async getConversation(conversationId, visitorToken) {
+      const response = await call(`/conversations/${encodeURIComponent(conversationId)}/`, {
+        method: "POST",
+        headers: { ...json, Accept: "application/json" },
+        body: JSON.stringify({ visitorToken }),
+      });
+      await throwIfError(response);
+      return (await response.json()) as VisitorTranscript;
     },
   };
 }

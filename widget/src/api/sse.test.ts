@@ -1,5 +1,5 @@
+import { readSseData } from "@lore/shared/sse";
 import { describe, expect, it } from "vitest";
-import { readSseData } from "../../../demo/sse.js";
 import { readAnswerEvents } from "./sse.ts";
 
 /** A body that delivers exactly these byte chunks, as a network might split them. */

@@ -7,6 +7,11 @@ export interface SavedConversation {
   messages: ChatMessage[];
 }
 
+/** A saved conversation as loaded: `interrupted` is the answer that was streaming when the page went away. */
+export interface LoadedConversation extends SavedConversation {
+  interrupted: string | null;
+}
+
 interface Envelope extends SavedConversation {
   v: 1;
   savedAt: number;
@@ -33,7 +38,7 @@ export function loadConversation(
   key: string,
   now: number,
   ttlMs: number,
-): SavedConversation | null {
+): LoadedConversation | null {
   if (!storage) return null;
   try {
     const raw = storage.getItem(key);
@@ -47,13 +52,14 @@ export function loadConversation(
       storage.removeItem(key);
       return null;
     }
+    const cut = (m: ChatMessage) => m.status === "streaming" || m.status === "pending";
     return {
       conversationId: saved.conversationId ?? null,
       visitorToken: saved.visitorToken ?? null,
-      // An answer that was streaming when the page went away can't resume; it is shown as stopped.
-      messages: saved.messages.map((m) =>
-        m.status === "streaming" || m.status === "pending" ? { ...m, status: "stopped" } : m,
-      ),
+      // An answer that was streaming when the page went away can't resume: it reads as stopped
+      // until the server's stored copy is fetched (the store does that for `interrupted`).
+      messages: saved.messages.map((m) => (cut(m) ? { ...m, status: "stopped" } : m)),
+      interrupted: [...saved.messages].reverse().find((m) => m.role === "assistant" && cut(m))?.id ?? null,
     };
   } catch {
     return null;

@@ -310,15 +310,15 @@ describe("persistence", () => {
     expect(storage.getItem(storageKey(server, "w1"))).toBeNull();
   });
 
-  it("an answer that was streaming when the page closed comes back as stopped", () => {
+  const interruptedAt = (conversationId: string | null, messageId: string | null) => {
     const storage = memoryStorage();
     storage.setItem(
       storageKey(server, "w1"),
       JSON.stringify({
         v: 1,
         savedAt: Date.now(),
-        conversationId: "c",
-        visitorToken: "t",
+        conversationId,
+        visitorToken: conversationId ? "t" : null,
         messages: [
           {
             id: "a",
@@ -335,15 +335,89 @@ describe("persistence", () => {
             content: "Half",
             sources: [],
             status: "streaming",
-            messageId: "m",
+            messageId,
             feedback: null,
           },
         ],
       }),
     );
-    const { store } = setup({}, storage);
+    return storage;
+  };
+  const transcript = (answer: string | null) =>
+    jsonResponse(200, {
+      conversationId: "c",
+      messages: [
+        {
+          id: "u",
+          role: "user",
+          content: "Q",
+          sources: [],
+          status: "complete",
+          feedback: null,
+          createdAt: "",
+        },
+        ...(answer === null
+          ? []
+          : [
+              {
+                id: "m",
+                role: "assistant",
+                content: answer,
+                sources: [],
+                status: "complete",
+                feedback: null,
+                createdAt: "",
+              },
+            ]),
+      ],
+    });
+
+  it("an answer cut off by a reload is read back from the server once it is stored", async () => {
+    vi.useFakeTimers();
+    const { store, requests } = setup(
+      { "POST /conversations/c/": [() => transcript(null), () => transcript("The whole answer.")] },
+      interruptedAt("c", "m"),
+    );
+    // Not a "Stopped" bubble: the answer is on its way.
+    expect(store.messages.value[1]?.status).toBe("pending");
+    expect(store.busy.value).toBe(true);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(store.messages.value[1]).toMatchObject({
+      status: "complete",
+      content: "The whole answer.",
+      messageId: "m",
+    });
+    expect(store.busy.value).toBe(false);
+    expect(requests.filter((r) => r.url.includes("/conversations/c/")).map((r) => r.body)).toEqual([
+      { visitorToken: "t" },
+      { visitorToken: "t" },
+    ]);
+  });
+
+  it("finds the answer by its question when the reload came before the stream started", async () => {
+    const { store } = setup(
+      { "POST /conversations/c/": () => transcript("Stored.") },
+      interruptedAt("c", null),
+    );
+    await until(() => store.messages.value[1]?.status === "complete");
+    expect(store.messages.value[1]).toMatchObject({ content: "Stored.", messageId: "m" });
+  });
+
+  it("shows a cut-off answer as stopped when the server has no copy to give", async () => {
+    const gone = setup(
+      {
+        "POST /conversations/c/": () =>
+          jsonResponse(404, { error: "not_found", message: "gone", details: {} }),
+      },
+      interruptedAt("c", "m"),
+    );
+    await until(() => gone.store.messages.value[1]?.status === "stopped");
+    expect(gone.store.messages.value[1]?.content).toBe("Half");
+    // Without a conversation to read (the reload came before it existed) it is stopped at once.
+    const { store, requests } = setup({}, interruptedAt(null, null));
     expect(store.messages.value[1]?.status).toBe("stopped");
     expect(store.busy.value).toBe(false);
+    expect(requests.some((r) => r.url.includes("/conversations/"))).toBe(false);
   });
 
   it("reset starts a new conversation and forgets the stored one", async () => {

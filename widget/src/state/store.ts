@@ -1,4 +1,4 @@
-import type { Citation, WidgetConfig } from "@lore/shared";
+import type { Citation, VisitorMessage, WidgetConfig } from "@lore/shared";
 import { batch, computed, type ReadonlySignal, type Signal, signal } from "@preact/signals";
 import { ApiError, createClient, type FetchFn, type PrefetchedConfig } from "../api/client.ts";
 import {
@@ -49,6 +49,9 @@ export interface WidgetStore {
 }
 
 const DEFAULT_RETRY_AFTER_S = 10;
+/** How long a reloaded page waits for an interrupted answer to be stored, and how often it looks. */
+const RECOVER_MS = 90_000;
+const RECOVER_EVERY_MS = 1_500;
 
 export function createStore(options: StoreOptions): WidgetStore {
   const now = options.now ?? Date.now;
@@ -63,11 +66,17 @@ export function createStore(options: StoreOptions): WidgetStore {
   let visitorToken = saved?.visitorToken ?? null;
   let controller: AbortController | null = null;
   let ticker: ReturnType<typeof setInterval> | undefined;
+  let recovering: ReturnType<typeof setTimeout> | undefined;
   let counter = 0;
 
   const config = signal<WidgetConfig | null>(null);
   const configState = signal<"loading" | "ready" | "failed">("loading");
   const messages = signal<ChatMessage[]>(saved?.messages ?? []);
+  // An answer cut off by a reload shows as pending while its stored copy is fetched.
+  const interrupted = saved?.interrupted && conversationId && visitorToken ? saved.interrupted : null;
+  if (interrupted) {
+    messages.value = messages.value.map((m) => (m.id === interrupted ? { ...m, status: "pending" } : m));
+  }
   const notice = signal<Notice | null>(null);
   const clock = signal(now());
   const announcement = signal("");
@@ -164,6 +173,44 @@ export function createStore(options: StoreOptions): WidgetStore {
       : { notice: { kind: "server" }, code: "internal_error", message };
   };
 
+  /**
+   * Reads the answer a reload cut off from the server, which finishes and stores it anyway; looks
+   * again while it is still being written, and shows it as stopped if it never arrives.
+   */
+  async function recover(localId: string, since: number): Promise<void> {
+    recovering = undefined;
+    const target = find(localId);
+    if (target?.status !== "pending" || !conversationId || !visitorToken) return;
+    let stored: VisitorMessage | undefined;
+    let gone = false;
+    try {
+      const transcript = await client.getConversation(conversationId, visitorToken);
+      stored = storedAnswer(messages.value, localId, transcript.messages);
+    } catch (error) {
+      // A conversation that is gone (or a token that expired) will not come back; anything else may.
+      gone = error instanceof ApiError && error.status < 500 && error.status !== 429;
+    }
+    if (find(localId)?.status !== "pending") return;
+    if (stored) {
+      const answer = stored;
+      update(localId, () => ({
+        content: answer.content,
+        sources: answer.sources,
+        status: answer.status,
+        messageId: answer.id,
+        feedback: answer.feedback,
+      }));
+      if (answer.status === "complete") announcement.value = plainText(answer.content);
+      persist();
+    } else if (gone || now() - since > RECOVER_MS) {
+      update(localId, () => ({ status: "stopped" }));
+      persist();
+    } else {
+      recovering = setTimeout(() => void recover(localId, since), RECOVER_EVERY_MS);
+    }
+  }
+  if (interrupted) void recover(interrupted, now());
+
   async function loadConfig(): Promise<void> {
     configState.value = "loading";
     try {
@@ -224,6 +271,8 @@ export function createStore(options: StoreOptions): WidgetStore {
             conversationId = event.conversationId;
             visitorToken = event.visitorToken ?? visitorToken;
             update(answerId, () => ({ messageId: event.messageId, status: "streaming" }));
+            // Saved now, so a reload mid-answer knows which stored answer to read back.
+            persist();
             break;
           case "token":
             started = true;
@@ -371,6 +420,7 @@ export function createStore(options: StoreOptions): WidgetStore {
 
   function dispose(): void {
     clearInterval(ticker);
+    clearTimeout(recovering);
     controller?.abort();
   }
 
@@ -426,4 +476,28 @@ export function plainText(markdown: string): string {
     .replace(/[*_`#>]+/g, "")
     .replace(/[ \t]+/g, " ")
     .trim();
+}
+
+/**
+ * The server's copy of an interrupted answer: the message with its id once the stream had started,
+ * else the answer to the same question after the answers the widget already holds.
+ */
+function storedAnswer(
+  local: ChatMessage[],
+  localId: string,
+  stored: VisitorMessage[],
+): VisitorMessage | undefined {
+  const at = local.findIndex((m) => m.id === localId);
+  const target = local[at];
+  if (!target) return undefined;
+  if (target.messageId) return stored.find((m) => m.id === target.messageId && m.role === "assistant");
+  const question = local[at - 1];
+  const known = new Set(local.map((m) => m.messageId));
+  return stored.find(
+    (m, i) =>
+      m.role === "assistant" &&
+      !known.has(m.id) &&
+      stored[i - 1]?.role === "user" &&
+      stored[i - 1]?.content === question?.content,
+  );
 }

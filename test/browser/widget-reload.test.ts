@@ -1,0 +1,88 @@
+// A reload while an answer streams: the server finishes and stores it, and the reloaded widget
+// shows it, instead of an empty "Stopped" bubble. Real Chromium against the real server.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { ensureWidgetBuilt, launchBrowser, openPage, type PageProblems, waitUntil } from "./browser.ts";
+
+const ANSWER =
+  "Items can be returned within thirty days of delivery. They must be unused and in their original box, and the refund reaches your account within ten days [1].";
+
+let fake: FakeOpenAI;
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+let problems: PageProblems;
+let widgetId = "";
+
+beforeAll(async () => {
+  ensureWidgetBuilt();
+  fake = await startFakeOpenAI({ answer: ANSWER, tokenDelayMs: 120 });
+  [server, browser] = await Promise.all([
+    startTestServer({ LORE_OPENAI_BASE_URL: fake.url }),
+    launchBrowser(),
+  ]);
+  const { access } = await server.login();
+  const source = await server.request<{ id: string }>("POST", "/data-sources/", {
+    token: access,
+    body: {
+      name: "FAQ",
+      type: "text",
+      config: { entries: [{ title: "Returns", content: "Returns are accepted within 30 days." }] },
+    },
+  });
+  await waitUntil(
+    async () =>
+      (await server.request<{ status: string }>("GET", `/data-sources/${source.body.id}/`, { token: access }))
+        .body.status === "ready",
+    "the FAQ source to be ready",
+  );
+  const agent = await server.request<{ widgetId: string }>("POST", "/agents/", {
+    token: access,
+    body: {
+      name: "Shop",
+      model: "openai:fake-chat",
+      dataSourceIds: [source.body.id],
+      allowedOrigins: [server.url],
+    },
+  });
+  widgetId = agent.body.widgetId;
+  ({ page, problems } = await openPage(browser, { viewport: { width: 1280, height: 800 } }));
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await fake?.close();
+});
+
+async function openWidget(): Promise<void> {
+  await page.goto(`${server.url}/?widget=${widgetId}`);
+  await page.locator('[data-lore="launcher"]').click();
+  await page.locator('[data-lore="panel"]').waitFor({ state: "visible" });
+}
+
+describe("reloading the page mid-answer", () => {
+  it("shows the finished answer once it is stored, not a Stopped bubble", async () => {
+    await openWidget();
+    await page.locator('[data-lore="input"]').fill("How do returns work?");
+    await page.keyboard.press("Enter");
+    const answer = page.locator('[data-lore="message"][data-role="assistant"]').first();
+    await expect.poll(() => answer.getAttribute("data-status"), { timeout: 20_000 }).toBe("streaming");
+    await page.reload();
+    await page.locator('[data-lore="launcher"]').click();
+    await page.locator('[data-lore="panel"]').waitFor({ state: "visible" });
+    const reloaded = page.locator('[data-lore="message"][data-role="assistant"]').first();
+    await expect.poll(() => reloaded.getAttribute("data-status"), { timeout: 30_000 }).toBe("complete");
+    const text = (await reloaded.textContent()) ?? "";
+    expect(text).toContain("within ten days");
+    expect(text).not.toMatch(/Stopped/);
+    expect(await page.locator('[data-lore="message"][data-role="assistant"]').count()).toBe(1);
+  });
+
+  it("raised no CSP violation and no script error", () => {
+    expect(problems.cspViolations).toEqual([]);
+    expect(problems.pageErrors).toEqual([]);
+  });
+});

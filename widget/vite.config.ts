@@ -60,15 +60,16 @@ function finishWidget(): Plugin {
 
 /**
  * Writes `<file>.br` and `<file>.gz` beside each JS/CSS file, at the highest levels: the server sends
- * them as they are to clients that accept them (server/src/site/static-files.ts).
+ * them as they are to clients that accept them (server/src/site/static-files.ts). The console's build
+ * uses it too.
  */
-function precompress(): Plugin {
+export function precompress(): Plugin {
   return {
     name: "lore-widget-precompress",
-    writeBundle(_options, bundle) {
+    writeBundle(options, bundle) {
       for (const fileName of Object.keys(bundle)) {
         if (!/\.(js|css)$/.test(fileName)) continue;
-        const path = join(outDir, fileName);
+        const path = join(options.dir ?? outDir, fileName);
         const bytes = readFileSync(path);
         const br = brotliCompressSync(bytes, {
           params: {

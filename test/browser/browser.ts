@@ -10,9 +10,10 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContextOptions, chromium, type Locator, type Page } from "playwright-core";
 import { repoRoot } from "../helpers/server.ts";
 import { until } from "../helpers/until.ts";
 
@@ -41,22 +42,31 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** Builds the widget once if `widget/dist/widget.js` is missing (npm test builds it first). */
-export function ensureWidgetBuilt(): void {
-  if (existsSync(join(repoRoot, "widget/dist/widget.js"))) return;
+/** Builds a workspace package once if its output file is missing (npm test builds both first). */
+function ensureBuilt(pkg: string, output: string): void {
+  if (existsSync(join(repoRoot, output))) return;
   try {
-    execFileSync("npx", ["-y", "pnpm@10.34.8", "--filter", "@lore/widget", "run", "build"], {
+    execFileSync("npx", ["-y", "pnpm@10.34.8", "--filter", pkg, "run", "build"], {
       cwd: repoRoot,
       stdio: "pipe",
       timeout: 120_000,
     });
   } catch (error) {
     throw new Error(
-      `The widget is not built and building it failed; run 'pnpm --filter @lore/widget run build': ${error}`,
+      `${output} is missing and building it failed; run 'pnpm --filter ${pkg} run build': ${error}`,
     );
   }
-  if (!existsSync(join(repoRoot, "widget/dist/widget.js")))
-    throw new Error("widget/dist/widget.js missing after build");
+  if (!existsSync(join(repoRoot, output))) throw new Error(`${output} missing after build`);
+}
+
+/** Builds the widget once if `widget/dist/widget.js` is missing. */
+export function ensureWidgetBuilt(): void {
+  ensureBuilt("@lore/widget", "widget/dist/widget.js");
+}
+
+/** Builds the owner console once if `console/dist/index.html` is missing. */
+export function ensureConsoleBuilt(): void {
+  ensureBuilt("@lore/console", "console/dist/index.html");
 }
 
 export interface PageProblems {
@@ -187,4 +197,34 @@ export async function waitUntil(
   timeoutMs = 20_000,
 ): Promise<void> {
   await until(check, { what, timeout: timeoutMs, interval: 50 });
+}
+
+const axeSource: string = createRequire(import.meta.url)("axe-core").source;
+
+/** Runs axe-core on the whole page (shadow roots included); "rule: targets" per violation. */
+export async function runAxe(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol, so the page's strict CSP does not block it.
+  await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    type AxeResult = { violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> };
+    const axe = (window as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<AxeResult> } })
+      .axe;
+    const result = await axe.run(document, { resultTypes: ["violations"] });
+    return result.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
+  });
+}
+
+/**
+ * Presses Tab (or Shift+Tab) until `target` has focus, as a keyboard user would reach it; fails
+ * after `limit` presses.
+ */
+export async function tabTo(page: Page, target: Locator, { back = false, limit = 80 } = {}): Promise<void> {
+  for (let i = 0; i < limit; i++) {
+    const reached = await target
+      .evaluate((el) => el === document.activeElement, undefined, { timeout: 1000 })
+      .catch(() => false);
+    if (reached) return;
+    await page.keyboard.press(back ? "Shift+Tab" : "Tab");
+  }
+  throw new Error(`Tab never reached ${target}`);
 }

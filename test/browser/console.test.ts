@@ -1,11 +1,12 @@
-// The owner console in real Chromium against the real server: log in, create an agent, add a text
-// source and watch it sync, ask with streaming and citations, settings validation, keys shown once.
+// The owner console (console/, served at /console/) in real Chromium against the real server: log in,
+// create an agent, add a text source and watch it sync, upload a file source, ask with streaming and
+// citations, settings validation, keys shown once, analytics, token refresh, and how the page is served.
+// Keyboard, phone and the review views: console-keyboard.test.ts, console-review.test.ts, owner-loop.test.ts.
 import { createHmac } from "node:crypto";
-import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
-import { launchBrowser, openPage, type PageProblems } from "./browser.ts";
+import { ensureConsoleBuilt, launchBrowser, openPage, type PageProblems, runAxe } from "./browser.ts";
 
 let server: TestServer;
 let browser: Browser;
@@ -13,6 +14,7 @@ let page: Page;
 let problems: PageProblems;
 
 beforeAll(async () => {
+  ensureConsoleBuilt();
   [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
   ({ page, problems } = await openPage(browser));
 });
@@ -23,7 +25,6 @@ afterAll(async () => {
 });
 
 const SESSION_KEY = "lore.console.session";
-const axeSource: string = createRequire(import.meta.url)("axe-core").source;
 
 /** An HS256 access token like the server's, already expired (to exercise the console's refresh). */
 function expiredCopy(token: string, secret: string): string {
@@ -91,6 +92,23 @@ describe("owner console", () => {
 
     // The agent is ready once its only source is.
     await expect.poll(() => page.locator(".detail-head .badge").getAttribute("data-status")).toBe("ready");
+  });
+
+  it("uploads a file as a source, and the upload kind stays selected for the next one", async () => {
+    const form = page.locator("form.add-source");
+    await form.getByLabel("Upload files").check();
+    await form.getByLabel("Name", { exact: true }).fill("Office guide");
+    await form.getByLabel("Files", { exact: true }).setInputFiles({
+      name: "office.md",
+      mimeType: "text/markdown",
+      buffer: Buffer.from("# Office hours\n\nThe office opens at 8am and closes at 6pm on weekdays.\n"),
+    });
+    await form.getByRole("button", { name: "Add source" }).click();
+    const row = page.locator(".source-row", { hasText: "Office guide" });
+    await row.locator('.badge[data-status="ready"]').waitFor({ timeout: 20_000 });
+    expect(await row.locator(".type").textContent()).toBe("file");
+    expect(await form.getByLabel("Upload files").isChecked()).toBe(true);
+    expect(await form.getByLabel("Name", { exact: true }).inputValue()).toBe("");
   });
 
   it("streams an answer in Try it and shows its citations as expandable cards", async () => {
@@ -199,15 +217,7 @@ describe("owner console", () => {
     await page.getByRole("button", { name: "Ask" }).click();
     await page.locator('.turn .answer[data-state="done"]').waitFor();
     await page.locator(".turn details.citation summary").first().click();
-    // Evaluated through the DevTools protocol, so the console's strict CSP does not block it.
-    await page.evaluate(axeSource);
-    const violations = await page.evaluate(async () => {
-      type AxeResult = { violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> };
-      const axe = (window as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<AxeResult> } })
-        .axe;
-      const result = await axe.run(document, { resultTypes: ["violations"] });
-      return result.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
-    });
+    const violations = await runAxe(page);
     expect(violations).toEqual([]);
   });
 
@@ -239,6 +249,25 @@ describe("owner console", () => {
     await page.getByRole("button", { name: "Log out" }).click();
     await page.getByRole("heading", { name: "Log in to Lore" }).waitFor();
     expect(await page.evaluate((k) => sessionStorage.getItem(k), SESSION_KEY)).toBeNull();
+  });
+
+  it("is served as one page under the strict CSP, with hashed assets cached for good", async () => {
+    const res = await fetch(`${server.url}/console/`);
+    const csp = res.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("script-src 'self' 'nonce-");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).not.toContain("unsafe-inline");
+    const html = await res.text();
+    expect(html).toContain(`data-api-prefix="/api"`);
+    const assets = [...html.matchAll(/(?:src|href)="(\/console\/assets\/[\w.-]+)"/g)].map((m) => m[1]);
+    expect(assets.map((a) => a?.split(".").pop()).sort()).toEqual(["css", "js"]);
+    for (const asset of assets) {
+      const file = await fetch(`${server.url}${asset}`, { headers: { "Accept-Encoding": "br" } });
+      expect(file.status).toBe(200);
+      expect(file.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    }
+    // Compressed siblings are encodings, never files of their own.
+    expect((await fetch(`${server.url}${assets[0]}.br`)).status).toBe(404);
   });
 
   it("ran under the strict CSP without violations or script errors", () => {

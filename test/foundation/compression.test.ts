@@ -49,6 +49,12 @@ const panelPath = (): string => {
   return `/${manifest.panel.file as string}`;
 };
 
+/** The console's hashed script, as its built page names it (console/dist). */
+const consoleScriptPath = (): string => {
+  const html = readFileSync(join(repoRoot, "console/dist/index.html"), "utf8");
+  return /src="(\/console\/assets\/[\w.-]+\.js)"/.exec(html)?.[1] ?? "/console/assets/missing.js";
+};
+
 let fake: FakeOpenAI;
 let server: TestServer;
 let token: string;
@@ -68,7 +74,7 @@ describe("static files", () => {
   const files = [
     { name: "widget.js", path: () => "/widget.js", cache: "public, max-age=300" },
     { name: "the panel chunk", path: panelPath, cache: "public, max-age=31536000, immutable" },
-    { name: "the console script", path: () => "/demo/console.js", cache: "no-cache" },
+    { name: "the console script", path: consoleScriptPath, cache: "public, max-age=31536000, immutable" },
   ];
 
   for (const file of files) {

@@ -1,19 +1,17 @@
-// Server-sent events read from a fetch body: EventSource can't POST. Plain JS so the console loads
-// it as it is (/demo/sse.js) and the widget bundles the same file.
+// Server-sent events read from a fetch body (EventSource can't POST): one reader for the widget and
+// the console. Only types come from the contract, so the widget's bundle gains no zod.
+import type { AnswerEvent } from "./answers.ts";
 
 /**
  * Yields the `data` payload of each server-sent event in a byte stream. Lines starting with ":"
  * (heartbeats) are skipped; multi-line data is joined with "\n".
- * @param {ReadableStream<Uint8Array>} body
- * @returns {AsyncGenerator<string>}
  */
-export async function* readSseData(body) {
+export async function* readSseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const reader = body.getReader();
   // stream: true keeps a multi-byte character split across chunks until its last byte arrives.
   const decoder = new TextDecoder();
   let buffer = "";
-  /** @type {string[]} */
-  let data = [];
+  let data: string[] = [];
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -43,4 +41,24 @@ export async function* readSseData(body) {
   } finally {
     reader.releaseLock();
   }
+}
+
+const eventTypes = new Set<string>(["start", "token", "sources", "done", "error"]);
+
+/** Parses an answer stream into AnswerEvents; payloads that are not JSON events are skipped. */
+export async function* readAnswerEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<AnswerEvent> {
+  for await (const data of readSseData(body)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      continue;
+    }
+    if (isAnswerEvent(parsed)) yield parsed;
+  }
+}
+
+function isAnswerEvent(value: unknown): value is AnswerEvent {
+  if (typeof value !== "object" || value === null || !("type" in value)) return false;
+  return typeof value.type === "string" && eventTypes.has(value.type);
 }

@@ -1,0 +1,164 @@
+// The console's API client: tokens in sessionStorage, one refresh on 401 token_expired, errors as
+// ApiError. Answer streams are read with the widget's SSE reader (@lore/shared/sse).
+import type { AnswerEvent, LoginResponse, Page } from "@lore/shared";
+import { readAnswerEvents } from "@lore/shared/sse";
+
+export const apiPrefix = (() => {
+  const value = document.body.dataset.apiPrefix ?? "";
+  // The raw template (vite's dev server) still holds the placeholder.
+  return value && !value.startsWith("{{") ? value : "/api";
+})();
+const SESSION_KEY = "lore.console.session";
+
+export type Session = LoginResponse;
+
+/** An API error body, kept whole so forms can show `details.fields` beside their inputs. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+
+  get fields(): Record<string, string[]> {
+    const fields = this.details.fields;
+    return fields && typeof fields === "object" ? (fields as Record<string, string[]>) : {};
+  }
+}
+
+export function loadSession(): Session | null {
+  try {
+    const raw = sessionStorage.getItem(SESSION_KEY);
+    return raw ? (JSON.parse(raw) as Session) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function saveSession(session: Session | null): void {
+  if (session) sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
+  else sessionStorage.removeItem(SESSION_KEY);
+}
+
+let onSignedOut: (() => void) | null = null;
+/** Called when the session cannot be refreshed any more (the console shows the login form). */
+export function setSignedOutHandler(handler: () => void): void {
+  onSignedOut = handler;
+}
+
+let refreshing: Promise<boolean> | null = null;
+
+/** Trades the refresh token for a new access token; concurrent callers share one request. */
+function refreshTokens(): Promise<boolean> {
+  refreshing ??= (async () => {
+    const session = loadSession();
+    if (!session) return false;
+    const res = await fetch(`${apiPrefix}/auth/token/refresh/`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ refresh: session.refresh }),
+    });
+    if (!res.ok) return false;
+    const body = (await res.json()) as { access: string; refresh?: string };
+    saveSession({ ...session, access: body.access, refresh: body.refresh ?? session.refresh });
+    return true;
+  })().finally(() => {
+    refreshing = null;
+  });
+  return refreshing;
+}
+
+async function toError(res: Response): Promise<ApiError> {
+  const body = (await res.json().catch(() => null)) as {
+    error?: unknown;
+    message?: unknown;
+    details?: Record<string, unknown>;
+  } | null;
+  if (typeof body?.error !== "string") {
+    return new ApiError(res.status, "http_error", `The server answered ${res.status} ${res.statusText}`);
+  }
+  return new ApiError(res.status, body.error, String(body.message ?? body.error), body.details ?? {});
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  auth?: boolean;
+}
+
+/** Sends one request; `body` objects go as JSON, FormData as multipart. Throws ApiError unless 2xx. */
+export async function request(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+  const send = () => {
+    const headers: Record<string, string> = { Accept: "application/json", ...options.headers };
+    const session = loadSession();
+    if (options.auth !== false && session) headers.Authorization = `Bearer ${session.access}`;
+    let body: BodyInit | undefined;
+    if (options.body instanceof FormData) body = options.body;
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers["Content-Type"] = "application/json";
+    }
+    return fetch(`${apiPrefix}${path}`, { method, headers, body, signal: options.signal });
+  };
+  let res = await send();
+  if (res.status === 401 && options.auth !== false) {
+    const first = await toError(res);
+    const renewed = first.code === "token_expired" && (await refreshTokens());
+    if (renewed) res = await send();
+    if (!renewed || res.status === 401) {
+      const error = renewed ? await toError(res) : first;
+      if (renewed || error.code === "token_expired" || error.code === "invalid_token") {
+        saveSession(null);
+        onSignedOut?.();
+      }
+      throw error;
+    }
+  }
+  if (!res.ok) throw await toError(res);
+  return res;
+}
+
+/** A JSON request; null for 204. */
+export async function api<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const res = await request(method, path, options);
+  if (res.status === 204) return null as T;
+  const text = await res.text();
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+/** Every page of a paginated list (at most 50 pages of 100). */
+export async function listAll<T>(path: string): Promise<T[]> {
+  const all: T[] = [];
+  for (let page = 1; page <= 50; page++) {
+    const sep = path.includes("?") ? "&" : "?";
+    const body = await api<Page<T>>("GET", `${path}${sep}page=${page}&page_size=100`);
+    all.push(...body.results);
+    if (!body.next) break;
+  }
+  return all;
+}
+
+/** Asks an agent with a streamed answer; resolves once the stream starts. */
+export async function streamAnswer(
+  agentId: string,
+  body: { message: string; conversationId?: string },
+  signal: AbortSignal,
+): Promise<AsyncGenerator<AnswerEvent>> {
+  const res = await request("POST", `/agents/${agentId}/query/`, {
+    body,
+    headers: { Accept: "text/event-stream" },
+    signal,
+  });
+  if (!res.body) throw new ApiError(502, "no_stream", "The server sent no answer stream");
+  return readAnswerEvents(res.body);
+}
+
+/** The message of any thrown value. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,334 @@
+import type { Agent } from "@lore/shared";
+import { useSignal, useSignalEffect } from "@preact/signals";
+import { useEffect, useRef } from "preact/hooks";
+import { ApiError, api } from "../api.ts";
+import {
+  agent,
+  agentError,
+  agentStatus,
+  agents,
+  agentsError,
+  go,
+  loadAgents,
+  loginNotice,
+  openAgent,
+  route,
+  routeHash,
+  session,
+  signIn,
+  signOut,
+  TABS,
+  type Tab,
+} from "../state.ts";
+import { AnalyticsTab } from "./analytics.tsx";
+import { ConversationsTab } from "./conversations.tsx";
+import { CorrectionsTab } from "./corrections.tsx";
+import { EmbedTab } from "./embed.tsx";
+import { KeysTab } from "./keys.tsx";
+import { SettingsTab } from "./settings.tsx";
+import { SourcesTab } from "./sources.tsx";
+import { TryTab } from "./try.tsx";
+import { Badge, ErrorBox, Field, FormError, inputValue, useFormState } from "./ui.tsx";
+
+export function App() {
+  const signedIn = session.value !== null;
+  return (
+    <>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar">
+        <a class="brand" href="/console/">
+          <span class="brand-mark" aria-hidden="true">
+            ✦
+          </span>{" "}
+          Lore console
+        </a>
+        {signedIn && <SessionBox />}
+      </header>
+      <main id="main" tabIndex={-1}>
+        {signedIn ? <Console /> : <Login />}
+      </main>
+    </>
+  );
+}
+
+function SessionBox() {
+  const busy = useSignal(false);
+  const logout = async () => {
+    busy.value = true;
+    try {
+      await api("POST", "/auth/logout/");
+    } catch {
+      // The session ends locally either way.
+    }
+    // The next login starts from the first agent, not this one.
+    location.hash = "";
+    signOut("You are logged out.");
+  };
+  return (
+    <div class="session">
+      <span class="who">{session.value?.user.email}</span>
+      <button type="button" class="ghost" disabled={busy.value} onClick={logout}>
+        Log out
+      </button>
+    </div>
+  );
+}
+
+function Login() {
+  const email = useSignal("");
+  const password = useSignal("");
+  const form = useFormState();
+  const emailRef = useRef<HTMLInputElement>(null);
+  useEffect(() => emailRef.current?.focus(), []);
+  const onSubmit = form.submit(async () => {
+    signIn(
+      await api("POST", "/auth/login/", {
+        body: { email: email.value, password: password.value },
+        auth: false,
+      }),
+    );
+  });
+  return (
+    <form class="card login" aria-labelledby="login-title" noValidate ref={form.ref} onSubmit={onSubmit}>
+      <h1 id="login-title">Log in to Lore</h1>
+      {loginNotice.value && (
+        <p class="info" role="status">
+          {loginNotice.value}
+        </p>
+      )}
+      <FormError error={form.error.value} />
+      <Field label="Email" name="email" error={form.error.value}>
+        {(p) => (
+          <input
+            {...p}
+            ref={emailRef}
+            type="email"
+            autocomplete="username"
+            required
+            value={email.value}
+            onInput={(e) => {
+              email.value = inputValue(e);
+            }}
+          />
+        )}
+      </Field>
+      <Field label="Password" name="password" error={form.error.value}>
+        {(p) => (
+          <input
+            {...p}
+            type="password"
+            autocomplete="current-password"
+            required
+            value={password.value}
+            onInput={(e) => {
+              password.value = inputValue(e);
+            }}
+          />
+        )}
+      </Field>
+      <div class="actions">
+        <button type="submit" class="primary" disabled={form.busy.value}>
+          Log in
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Console() {
+  const checked = useSignal(false);
+  const startError = useSignal<unknown>(null);
+  useEffect(() => {
+    void (async () => {
+      try {
+        await api("GET", "/auth/me/");
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 401) return signOut("");
+        startError.value = error;
+        return;
+      }
+      await loadAgents();
+      checked.value = true;
+    })();
+  }, []);
+  // Open the agent the hash names, or the first one.
+  useSignalEffect(() => {
+    if (!checked.value) return;
+    const { agentId } = route.value;
+    const first = agents.peek()[0];
+    if (!agentId && first) go(first.id);
+    else if (agentId && agent.peek()?.id !== agentId) void openAgent(agentId);
+  });
+  if (startError.value) return <ErrorBox error={startError.value} />;
+  if (!checked.value) return <p class="loading">Loading…</p>;
+  return (
+    <div class="layout">
+      <Sidebar />
+      <section class="detail">
+        <Detail />
+      </section>
+    </div>
+  );
+}
+
+function Sidebar() {
+  const name = useSignal("");
+  const form = useFormState();
+  const onSubmit = form.submit(async () => {
+    const created = await api<Agent>("POST", "/agents/", { body: { name: name.value } });
+    name.value = "";
+    await loadAgents();
+    go(created.id, "sources");
+  });
+  const current = route.value.agentId;
+  return (
+    <aside class="sidebar">
+      <h2>Agents</h2>
+      {agentsError.value ? <ErrorBox error={agentsError.value} /> : null}
+      <ul class="agent-list" aria-label="Agents">
+        {agents.value.length === 0 && <li class="empty">No agents yet. Create one below.</li>}
+        {agents.value.map((a) => (
+          <li key={a.id}>
+            <a
+              href={routeHash(a.id)}
+              class="agent-link"
+              data-agent-id={a.id}
+              aria-current={a.id === current ? "page" : undefined}
+            >
+              <span class="agent-name">{a.name}</span>
+              <Badge status={agentStatus(a)} />
+            </a>
+          </li>
+        ))}
+      </ul>
+      <form
+        class="create-agent"
+        aria-labelledby="create-agent-title"
+        noValidate
+        ref={form.ref}
+        onSubmit={onSubmit}
+      >
+        <h2 id="create-agent-title">New agent</h2>
+        <FormError error={form.error.value} />
+        <Field label="Agent name" name="name" error={form.error.value}>
+          {(p) => (
+            <input
+              {...p}
+              required
+              maxLength={200}
+              placeholder="e.g. Docs assistant"
+              value={name.value}
+              onInput={(e) => {
+                name.value = inputValue(e);
+              }}
+            />
+          )}
+        </Field>
+        <button type="submit" class="primary" disabled={form.busy.value}>
+          Create agent
+        </button>
+      </form>
+    </aside>
+  );
+}
+
+function Detail() {
+  const { agentId, tab } = route.value;
+  if (!agentId) {
+    return (
+      <div class="card welcome">
+        <h1>Welcome to Lore</h1>
+        <p>
+          Create an agent, give it some knowledge (files, a website or text), try a question, then paste one
+          script tag into your site.
+        </p>
+      </div>
+    );
+  }
+  if (agentError.value) return <ErrorBox error={agentError.value} />;
+  const a = agent.value;
+  if (!a || a.id !== agentId) return <p class="loading">Loading…</p>;
+  return (
+    <>
+      <div class="detail-head">
+        <h1 id="agent-title" tabIndex={-1}>
+          {a.name}
+        </h1>
+        <Badge status={agentStatus(a)} />
+        <p class="muted">
+          Widget id <code>{a.widgetId}</code>
+        </p>
+      </div>
+      <Tabs agentId={a.id} tab={tab} />
+      <div role="tabpanel" class="tabpanel" id="agent-tabpanel" aria-labelledby={`tab-${tab}`}>
+        <TabBody key={`${a.id}/${tab}`} agent={a} tab={tab} />
+      </div>
+    </>
+  );
+}
+
+function TabBody(props: { agent: Agent; tab: Tab }) {
+  const { agent: a } = props;
+  switch (props.tab) {
+    case "settings":
+      return <SettingsTab agent={a} />;
+    case "sources":
+      return <SourcesTab agent={a} />;
+    case "try":
+      return <TryTab agent={a} />;
+    case "conversations":
+      return <ConversationsTab agent={a} />;
+    case "corrections":
+      return <CorrectionsTab agent={a} />;
+    case "embed":
+      return <EmbedTab agent={a} />;
+    case "keys":
+      return <KeysTab agent={a} />;
+    case "analytics":
+      return <AnalyticsTab agent={a} />;
+    default:
+      return props.tab satisfies never;
+  }
+}
+
+/** The ARIA tabs pattern: arrow keys, Home and End move between tabs; the active tab stays in view. */
+function Tabs(props: { agentId: string; tab: Tab }) {
+  const list = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    // On a phone the tab strip scrolls sideways; keep the active tab visible.
+    const active = list.current?.querySelector<HTMLElement>('[aria-selected="true"]');
+    active?.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }, [props.tab]);
+  const onKeyDown = (event: KeyboardEvent) => {
+    const index = TABS.findIndex(([id]) => id === props.tab);
+    const last = TABS.length - 1;
+    const next = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: last }[event.key];
+    if (next === undefined) return;
+    event.preventDefault();
+    const target = TABS[(next + TABS.length) % TABS.length];
+    if (!target) return;
+    go(props.agentId, target[0]);
+    requestAnimationFrame(() => document.getElementById(`tab-${target[0]}`)?.focus());
+  };
+  return (
+    <div role="tablist" aria-label="Agent sections" class="tabs" ref={list} onKeyDown={onKeyDown}>
+      {TABS.map(([id, label]) => (
+        <button
+          key={id}
+          type="button"
+          role="tab"
+          id={`tab-${id}`}
+          aria-selected={id === props.tab ? "true" : "false"}
+          aria-controls="agent-tabpanel"
+          tabIndex={id === props.tab ? 0 : -1}
+          data-tab={id}
+          onClick={() => go(props.agentId, id)}
+        >
+          {label}
+        </button>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,385 @@
+import type { Agent, Conversation, Message } from "@lore/shared";
+import { signal, useSignal } from "@preact/signals";
+import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
+import {
+  correctMessage,
+  getTranscript,
+  isCorrection,
+  listConversations,
+  PAGE_SIZE,
+  type QueueFilter,
+  type QueueQuery,
+  type Transcript,
+} from "../loop-api.ts";
+import { go, route, routeHash } from "../state.ts";
+import { AnswerWithSources } from "./citations.tsx";
+import { CorrectionForm } from "./correction-form.tsx";
+import { ago, ErrorBox, Status, TimeAgo } from "./ui.tsx";
+
+/** Row height of the virtualised list, in px (matches .conv-row in styles.css). */
+export const ROW_HEIGHT = 60;
+const OVERSCAN = 6;
+
+const FILTERS: Array<[QueueFilter, string]> = [
+  ["all", "All conversations"],
+  ["down", "Thumbs down"],
+  ["unanswered", "Unanswered"],
+  ["up", "Thumbs up"],
+];
+
+/** The queue's filter and search, kept while a transcript is open. */
+const queue = signal<QueueQuery & { agentId: string }>({ agentId: "", filter: "down", q: "" });
+
+export function ConversationsTab(props: { agent: Agent }) {
+  const { item } = route.value;
+  if (queue.value.agentId !== props.agent.id)
+    queue.value = { agentId: props.agent.id, filter: "down", q: "" };
+  return item ? (
+    <TranscriptView agent={props.agent} conversationId={item} />
+  ) : (
+    <ReviewQueue agent={props.agent} />
+  );
+}
+
+function ReviewQueue(props: { agent: Agent }) {
+  const search = useSignal(queue.value.q);
+  const filterName = `filter-${props.agent.id}`;
+  return (
+    <>
+      <h2 id="queue-title">Review queue</h2>
+      <p class="muted">
+        What visitors asked. Start with the answers they rated down or that got the fallback; open a
+        conversation to read it and correct an answer.
+      </p>
+      <div class="queue-controls">
+        <fieldset class="filters">
+          <legend>Show</legend>
+          {FILTERS.map(([value, label]) => (
+            <span class="radio" key={value}>
+              <input
+                type="radio"
+                id={`${filterName}-${value}`}
+                name={filterName}
+                value={value}
+                checked={queue.value.filter === value}
+                onChange={() => {
+                  queue.value = { ...queue.value, filter: value };
+                }}
+              />
+              <label for={`${filterName}-${value}`}>{label}</label>
+            </span>
+          ))}
+        </fieldset>
+        <form
+          class="queue-search"
+          onSubmit={(e) => {
+            e.preventDefault();
+            queue.value = { ...queue.value, q: search.value };
+          }}
+        >
+          <label for={`${filterName}-q`}>Text in any message</label>
+          <input
+            id={`${filterName}-q`}
+            type="search"
+            value={search.value}
+            onInput={(e) => {
+              search.value = e.currentTarget.value;
+            }}
+          />
+          <button type="submit" class="small">
+            Search
+          </button>
+        </form>
+      </div>
+      <ConversationList
+        key={`${queue.value.filter}|${queue.value.q}`}
+        agentId={props.agent.id}
+        query={queue.value}
+      />
+    </>
+  );
+}
+
+/** Why a row is in the queue, in words. */
+function rowReasons(row: Conversation): string {
+  const parts = [`${row.messageCount} messages`];
+  if (row.downvotes) parts.push(`${row.downvotes} thumbs down`);
+  if (row.upvotes) parts.push(`${row.upvotes} thumbs up`);
+  if (row.unanswered) parts.push(`${row.unanswered} unanswered`);
+  return parts.join(" · ");
+}
+
+/**
+ * Every matching conversation in one scrolling list, however many: only the rows in view are in the
+ * DOM, and pages of 100 load as they scroll into view.
+ */
+export function ConversationList(props: { agentId: string; query: QueueQuery }) {
+  const count = useSignal<number | null>(null);
+  const error = useSignal<unknown>(null);
+  // Loaded pages by page number; `version` re-renders when one arrives.
+  const pages = useRef(new Map<number, Conversation[]>());
+  const pending = useRef(new Set<number>());
+  const version = useSignal(0);
+  const scrollTop = useSignal(0);
+  const height = useSignal(600);
+  const scroller = useRef<HTMLElement>(null);
+
+  const load = async (page: number) => {
+    if (pages.current.has(page) || pending.current.has(page)) return;
+    pending.current.add(page);
+    try {
+      const body = await listConversations(props.agentId, props.query, page);
+      pages.current.set(page, body.results);
+      count.value = body.count;
+      version.value += 1;
+    } catch (caught) {
+      error.value = caught;
+    } finally {
+      pending.current.delete(page);
+    }
+  };
+  useEffect(() => {
+    void load(1);
+  }, []);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const measure = () => {
+      height.value = el.clientHeight || 600;
+    };
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [count.value === null]);
+
+  const total = count.value ?? 0;
+  const first = Math.max(0, Math.floor(scrollTop.value / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(total, Math.ceil((scrollTop.value + height.value) / ROW_HEIGHT) + OVERSCAN);
+  useEffect(() => {
+    for (
+      let page = Math.floor(first / PAGE_SIZE) + 1;
+      page <= Math.floor(Math.max(first, last - 1) / PAGE_SIZE) + 1;
+      page++
+    ) {
+      void load(page);
+    }
+  }, [first, last]);
+
+  if (error.value) return <ErrorBox error={error.value} />;
+  if (count.value === null) return <p class="loading">Loading conversations…</p>;
+  const rows = [];
+  for (let i = first; i < last; i++) {
+    const row = pages.current.get(Math.floor(i / PAGE_SIZE) + 1)?.[i % PAGE_SIZE];
+    rows.push(
+      <li
+        key={row?.id ?? `i${i}`}
+        class="conv-row"
+        style={{ transform: `translateY(${i * ROW_HEIGHT}px)` }}
+        aria-setsize={total}
+        aria-posinset={i + 1}
+        data-down={row?.downvotes ? "true" : undefined}
+        data-unanswered={row?.unanswered ? "true" : undefined}
+      >
+        {row ? (
+          <a href={routeHash(props.agentId, "conversations", row.id)} class="conv-link">
+            <span class="conv-title">{row.title || "(untitled)"}</span>
+            <span class="conv-meta muted">
+              {rowReasons(row)} ·{" "}
+              <span title={new Date(row.updatedAt).toLocaleString()}>{ago(row.updatedAt)}</span>
+            </span>
+          </a>
+        ) : (
+          <span class="conv-placeholder muted">Loading…</span>
+        )}
+      </li>,
+    );
+  }
+  return (
+    <>
+      <Status>
+        {total === 0
+          ? "No conversations match."
+          : `${total.toLocaleString("en")} conversation${total === 1 ? "" : "s"}`}
+      </Status>
+      {total > 0 && (
+        <section
+          class="conv-scroll"
+          ref={scroller}
+          aria-label="Conversations"
+          onScroll={(e) => {
+            scrollTop.value = e.currentTarget.scrollTop;
+          }}
+        >
+          <ul class="conv-list" style={{ height: `${total * ROW_HEIGHT}px` }} data-version={version.value}>
+            {rows}
+          </ul>
+        </section>
+      )}
+    </>
+  );
+}
+
+function TranscriptView(props: { agent: Agent; conversationId: string }) {
+  const { agent, conversationId } = props;
+  const transcript = useSignal<Transcript | null>(null);
+  const error = useSignal<unknown>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const load = async () => {
+    try {
+      transcript.value = await getTranscript(agent.id, conversationId);
+    } catch (caught) {
+      error.value = caught;
+    }
+  };
+  useEffect(() => {
+    void load().then(() => heading.current?.focus());
+  }, [conversationId]);
+  const back = (
+    <a class="back" href={routeHash(agent.id, "conversations")}>
+      ← Review queue
+    </a>
+  );
+  if (error.value)
+    return (
+      <>
+        {back}
+        <ErrorBox error={error.value} />
+      </>
+    );
+  const t = transcript.value;
+  if (!t) return <p class="loading">Loading the conversation…</p>;
+  return (
+    <>
+      {back}
+      <h2 tabIndex={-1} ref={heading} class="transcript-title">
+        {t.title || "(untitled)"}
+      </h2>
+      <p class="muted">
+        {t.messageCount} messages · started <TimeAgo iso={t.createdAt} /> · last message{" "}
+        <TimeAgo iso={t.updatedAt} />
+      </p>
+      <ThreadMessages agent={agent} messages={t.messages} />
+    </>
+  );
+}
+
+/** A transcript's messages; each answer with its citations, latency, feedback and a way to correct it. */
+export function ThreadMessages(props: { agent: Agent; messages: Message[] }) {
+  const { messages } = props;
+  // One live region for the whole thread (not one per answer).
+  const status = useSignal("");
+  return (
+    <>
+      <Status>{status.value}</Status>
+      <ol class="thread" aria-label="Messages">
+        {messages.map((m, i) =>
+          m.role === "user" ? (
+            <li key={m.id} class="msg msg-user" data-message-id={m.id}>
+              <p class="who-said">Visitor</p>
+              <p class="question">{m.content}</p>
+            </li>
+          ) : (
+            <AssistantMessage
+              key={m.id}
+              agent={props.agent}
+              message={m}
+              question={messages[i - 1]?.role === "user" ? (messages[i - 1]?.content ?? "") : ""}
+              say={(text) => {
+                status.value = text;
+              }}
+            />
+          ),
+        )}
+      </ol>
+    </>
+  );
+}
+
+function AssistantMessage(props: {
+  agent: Agent;
+  message: Message;
+  question: string;
+  say: (text: string) => void;
+}) {
+  const { message: m } = props;
+  const correcting = useSignal(false);
+  const saved = useSignal(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const fromCorrection = Boolean(m.correctionId) || m.sources.some(isCorrection);
+  const meta = [
+    m.latency !== null ? `${m.latency} ms` : null,
+    m.retrievalTime !== null ? `retrieval ${m.retrievalTime} ms` : null,
+    m.model,
+    m.tokensUsed !== null ? `${m.tokensUsed} tokens` : null,
+    m.status !== "complete" ? m.status : null,
+  ].filter(Boolean);
+  return (
+    <li
+      class="msg msg-assistant"
+      data-message-id={m.id}
+      data-feedback={m.feedback ?? undefined}
+      data-fallback={m.fallback ? "true" : undefined}
+    >
+      <p class="who-said">
+        Assistant
+        {m.fallback && <span class="flag flag-fallback">No answer (fallback)</span>}
+        {fromCorrection && <span class="flag flag-ok">From your correction</span>}
+        {m.feedback === "down" && <span class="flag flag-down">Thumbs down</span>}
+        {m.feedback === "up" && <span class="flag flag-up">Thumbs up</span>}
+      </p>
+      <div class="answer" data-state="done">
+        <AnswerWithSources text={m.content} sources={m.sources} idPrefix={`m-${m.id}-`} />
+      </div>
+      {m.feedbackComment && (
+        <blockquote class="feedback-comment">
+          <span class="sr-only">Visitor's comment: </span>
+          {m.feedbackComment}
+        </blockquote>
+      )}
+      <p class="meta muted">{meta.join(" · ")}</p>
+      {saved.value && (
+        <p class="saved">Correction saved: visitors who ask this get your answer from now on.</p>
+      )}
+      {correcting.value ? (
+        <CorrectionForm
+          title="Correct this answer"
+          question={props.question}
+          submitLabel="Save correction"
+          onSave={async ({ question, answer }) => {
+            await correctMessage(props.agent.id, m.id, {
+              answer,
+              ...(question.trim() && question !== props.question ? { question } : {}),
+            });
+            correcting.value = false;
+            saved.value = true;
+            props.say("Correction saved.");
+            requestAnimationFrame(() => button.current?.focus());
+          }}
+          onCancel={() => {
+            correcting.value = false;
+            requestAnimationFrame(() => button.current?.focus());
+          }}
+        />
+      ) : (
+        <div class="row-actions">
+          <button
+            type="button"
+            class="small"
+            ref={button}
+            onClick={() => {
+              correcting.value = true;
+            }}
+          >
+            Correct this answer
+          </button>
+          {saved.value && (
+            <button type="button" class="small ghost" onClick={() => go(props.agent.id, "corrections")}>
+              See corrections
+            </button>
+          )}
+        </div>
+      )}
+    </li>
+  );
+}

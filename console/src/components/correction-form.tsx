@@ -1,0 +1,72 @@
+import { useSignal } from "@preact/signals";
+import { useEffect, useRef } from "preact/hooks";
+import { Field, FormError, inputValue, useFormState } from "./ui.tsx";
+
+export interface CorrectionFormProps {
+  title: string;
+  question: string;
+  answer?: string;
+  submitLabel: string;
+  onSave: (values: { question: string; answer: string }) => Promise<void>;
+  onCancel: () => void;
+}
+
+/**
+ * A question and the owner's answer to it (Markdown). The answer field takes focus, since the
+ * question is usually the visitor's own.
+ */
+export function CorrectionForm(props: CorrectionFormProps) {
+  const question = useSignal(props.question);
+  const answer = useSignal(props.answer ?? "");
+  const form = useFormState();
+  const answerRef = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => answerRef.current?.focus(), []);
+  const onSubmit = form.submit(() => props.onSave({ question: question.value, answer: answer.value }));
+  const error = form.error.value;
+  return (
+    <form class="correction-form card" aria-label={props.title} noValidate ref={form.ref} onSubmit={onSubmit}>
+      <h3>{props.title}</h3>
+      <FormError error={error} />
+      <Field
+        label="Question"
+        name="question"
+        error={error}
+        hint="Visitors asking this, in any words, get your answer."
+      >
+        {(p) => (
+          <input
+            {...p}
+            required
+            maxLength={2000}
+            value={question.value}
+            onInput={(e) => {
+              question.value = inputValue(e);
+            }}
+          />
+        )}
+      </Field>
+      <Field label="Answer" name="answer" error={error} hint="Markdown: **bold**, lists, [links](https://…).">
+        {(p) => (
+          <textarea
+            {...p}
+            ref={answerRef}
+            rows={5}
+            required
+            value={answer.value}
+            onInput={(e) => {
+              answer.value = inputValue(e);
+            }}
+          />
+        )}
+      </Field>
+      <div class="actions">
+        <button type="submit" class="primary" disabled={form.busy.value}>
+          {props.submitLabel}
+        </button>
+        <button type="button" class="ghost" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

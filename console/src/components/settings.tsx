@@ -1,0 +1,323 @@
+import type { Agent, SuggestedQuestionCheck } from "@lore/shared";
+import { useSignal } from "@preact/signals";
+import { useRef } from "preact/hooks";
+import { ApiError, api } from "../api.ts";
+import { checkSuggestedQuestions } from "../loop-api.ts";
+import { agents, go, patchAgent } from "../state.ts";
+import { Markdown } from "./markdown.tsx";
+import { ErrorBox, Field, FormError, Status, splitLines, useFormState } from "./ui.tsx";
+
+const HEX = /^#[0-9a-f]{6}$/i;
+
+export function SettingsTab(props: { agent: Agent }) {
+  const { agent } = props;
+  const form = useFormState();
+  const saved = useSignal("");
+  const color = useSignal(agent.theme.primaryColor);
+  const checks = useSignal<SuggestedQuestionCheck[] | null>(null);
+  const checkError = useSignal<unknown>(null);
+  const checking = useSignal(false);
+
+  const checkSuggestions = async () => {
+    checking.value = true;
+    checkError.value = null;
+    try {
+      checks.value = (await checkSuggestedQuestions(agent.id)).results;
+    } catch (error) {
+      checkError.value = error;
+    } finally {
+      checking.value = false;
+    }
+  };
+
+  const onSubmit = form.submit(async () => {
+    saved.value = "";
+    const formElement = form.ref.current;
+    if (!formElement) return;
+    const data = new FormData(formElement);
+    const text = (name: string) => String(data.get(name) ?? "");
+    const next = await patchAgent(agent.id, {
+      name: text("name"),
+      description: text("description"),
+      instructions: text("instructions"),
+      welcomeMessage: text("welcomeMessage"),
+      suggestedQuestions: splitLines(text("suggestedQuestions")),
+      fallbackMessage: text("fallbackMessage"),
+      model: text("model").trim(),
+      retrieval: {
+        topK: Number(text("retrieval.topK")),
+        mode: text("retrieval.mode"),
+        minScore: Number(text("retrieval.minScore")),
+      },
+      theme: {
+        primaryColor: color.value.trim(),
+        position: text("theme.position"),
+        title: text("theme.title"),
+        colorScheme: text("theme.colorScheme"),
+      },
+      allowedOrigins: splitLines(text("allowedOrigins")).map((o) => o.replace(/\/+$/, "")),
+    });
+    saved.value = "Saved.";
+    checks.value = null;
+    // Saving runs the suggested questions, so a question that gets no good answer shows at once.
+    if (next.suggestedQuestions.length > 0) void checkSuggestions();
+  });
+
+  const error = form.error.value;
+  return (
+    <>
+      <form class="settings" aria-label="Agent settings" noValidate ref={form.ref} onSubmit={onSubmit}>
+        <FormError error={error} />
+        <fieldset>
+          <legend>Assistant</legend>
+          <Field label="Name" name="name" error={error}>
+            {(p) => <input {...p} required maxLength={200} defaultValue={agent.name} />}
+          </Field>
+          <Field label="Description" name="description" error={error}>
+            {(p) => <input {...p} defaultValue={agent.description} />}
+          </Field>
+          <Field
+            label="Instructions"
+            name="instructions"
+            error={error}
+            hint="How the assistant should answer: tone, scope, what to avoid."
+          >
+            {(p) => <textarea {...p} rows={4} defaultValue={agent.instructions} />}
+          </Field>
+          <Field label="Welcome message" name="welcomeMessage" error={error}>
+            {(p) => <textarea {...p} rows={2} defaultValue={agent.welcomeMessage} />}
+          </Field>
+          <Field
+            label="Suggested questions"
+            name="suggestedQuestions"
+            error={error}
+            hint="One per line, up to 10. Saving asks each one and shows the answer below."
+          >
+            {(p) => <textarea {...p} rows={3} defaultValue={agent.suggestedQuestions.join("\n")} />}
+          </Field>
+          <Field
+            label="Fallback message"
+            name="fallbackMessage"
+            error={error}
+            hint="Said when the knowledge base has nothing relevant."
+          >
+            {(p) => <textarea {...p} rows={2} defaultValue={agent.fallbackMessage} />}
+          </Field>
+          <Field
+            label="Model"
+            name="model"
+            error={error}
+            hint="'extractive' (built in, no model needed) or 'openai:<model>'."
+          >
+            {(p) => <input {...p} spellcheck={false} defaultValue={agent.model} />}
+          </Field>
+        </fieldset>
+        <fieldset>
+          <legend>Retrieval</legend>
+          <div class="row">
+            <Field label="Top K" name="retrieval.topK" error={error} hint="Chunks retrieved per question.">
+              {(p) => (
+                <input {...p} type="number" min={1} max={50} defaultValue={String(agent.retrieval.topK)} />
+              )}
+            </Field>
+            <Field label="Mode" name="retrieval.mode" error={error}>
+              {(p) => (
+                <select {...p} defaultValue={agent.retrieval.mode}>
+                  <option value="hybrid">Hybrid (keywords + meaning)</option>
+                  <option value="keyword">Keyword (BM25)</option>
+                  <option value="semantic">Semantic (embeddings)</option>
+                </select>
+              )}
+            </Field>
+            <Field label="Minimum score" name="retrieval.minScore" error={error} hint="0 to 1.">
+              {(p) => (
+                <input
+                  {...p}
+                  type="number"
+                  min={0}
+                  max={1}
+                  step={0.01}
+                  defaultValue={String(agent.retrieval.minScore)}
+                />
+              )}
+            </Field>
+          </div>
+        </fieldset>
+        <fieldset>
+          <legend>Widget theme</legend>
+          <div class="row">
+            <Field
+              label="Primary colour"
+              name="theme.primaryColor"
+              error={error}
+              hint="A hex colour like #2563eb."
+              after={
+                <input
+                  type="color"
+                  aria-label="Colour picker"
+                  class="picker"
+                  value={HEX.test(color.value) ? color.value.toLowerCase() : "#000000"}
+                  onInput={(e) => {
+                    color.value = e.currentTarget.value;
+                  }}
+                />
+              }
+            >
+              {(p) => (
+                <input
+                  {...p}
+                  spellcheck={false}
+                  value={color.value}
+                  onInput={(e) => {
+                    color.value = e.currentTarget.value;
+                  }}
+                />
+              )}
+            </Field>
+            <Field label="Position" name="theme.position" error={error}>
+              {(p) => (
+                <select {...p} defaultValue={agent.theme.position}>
+                  <option value="bottom-right">Bottom right</option>
+                  <option value="bottom-left">Bottom left</option>
+                </select>
+              )}
+            </Field>
+            <Field label="Colour scheme" name="theme.colorScheme" error={error}>
+              {(p) => (
+                <select {...p} defaultValue={agent.theme.colorScheme}>
+                  <option value="auto">Follow the visitor's system</option>
+                  <option value="light">Light</option>
+                  <option value="dark">Dark</option>
+                </select>
+              )}
+            </Field>
+          </div>
+          <Field
+            label="Title"
+            name="theme.title"
+            error={error}
+            hint="Shown in the widget's header; the agent's name when empty."
+          >
+            {(p) => <input {...p} maxLength={80} defaultValue={agent.theme.title} />}
+          </Field>
+        </fieldset>
+        <fieldset>
+          <legend>Security</legend>
+          <Field
+            label="Allowed origins"
+            name="allowedOrigins"
+            error={error}
+            hint="One origin per line, like https://www.example.com — pages elsewhere can't use the widget. This server's own origin is no exception; Embed → Preview works without it."
+          >
+            {(p) => (
+              <textarea {...p} rows={3} spellcheck={false} defaultValue={agent.allowedOrigins.join("\n")} />
+            )}
+          </Field>
+        </fieldset>
+        <div class="actions">
+          <button type="submit" class="primary" disabled={form.busy.value}>
+            Save settings
+          </button>
+          <Status>{saved.value}</Status>
+        </div>
+      </form>
+      <SuggestedQuestionChecks
+        checks={checks.value}
+        checking={checking.value}
+        error={checkError.value}
+        onRun={agent.suggestedQuestions.length > 0 ? checkSuggestions : null}
+      />
+      <DangerZone agent={agent} />
+    </>
+  );
+}
+
+/** Each suggested question's answer, with the fallback and weak ones flagged. */
+function SuggestedQuestionChecks(props: {
+  checks: SuggestedQuestionCheck[] | null;
+  checking: boolean;
+  error: unknown;
+  onRun: (() => Promise<void>) | null;
+}) {
+  const { checks, error } = props;
+  const flagged = checks?.filter((c) => c.fallback || c.weak).length ?? 0;
+  return (
+    <section class="checks" aria-labelledby="checks-title" aria-busy={props.checking ? "true" : undefined}>
+      <h2 id="checks-title">Suggested questions checked</h2>
+      <Status>
+        {props.checking
+          ? "Asking the suggested questions…"
+          : checks
+            ? flagged === 0
+              ? `All ${checks.length} suggested questions get an answer.`
+              : `${flagged} of ${checks.length} suggested questions need attention.`
+            : ""}
+      </Status>
+      {error instanceof ApiError && error.status === 404 && error.details.resource === "endpoint" ? (
+        <p class="empty">This server cannot check suggested questions yet.</p>
+      ) : error ? (
+        <ErrorBox error={error} />
+      ) : null}
+      {!checks && !props.checking && (
+        <p class="muted">
+          Saving the settings asks each suggested question as a visitor would and shows the answer here.
+        </p>
+      )}
+      {checks && (
+        <ul class="check-list">
+          {checks.map((check) => {
+            const verdict = check.fallback ? "fallback" : check.weak ? "weak" : "ok";
+            return (
+              <li key={check.question} class="suggested-check" data-verdict={verdict}>
+                <p class="check-question">
+                  <span class={`flag flag-${verdict}`}>
+                    {verdict === "fallback" ? "No answer" : verdict === "weak" ? "Weak" : "Answered"}
+                  </span>{" "}
+                  {check.question}
+                </p>
+                <Markdown text={check.response} sources={check.sources} />
+                <p class="muted meta">
+                  Best source score {check.score.toFixed(2)} · {check.sources.length} source
+                  {check.sources.length === 1 ? "" : "s"}
+                </p>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {props.onRun && !props.checking && (
+        <button type="button" class="small" onClick={props.onRun}>
+          Check suggested questions again
+        </button>
+      )}
+    </section>
+  );
+}
+
+function DangerZone(props: { agent: Agent }) {
+  const { agent } = props;
+  const error = useSignal<unknown>(null);
+  const ref = useRef<HTMLButtonElement>(null);
+  const remove = async () => {
+    if (!confirm(`Delete the agent “${agent.name}”? This cannot be undone.`)) return;
+    try {
+      await api("DELETE", `/agents/${agent.id}/`);
+      agents.value = agents.value.filter((a) => a.id !== agent.id);
+      const next = agents.value[0];
+      if (next) go(next.id);
+      else location.hash = "";
+    } catch (caught) {
+      error.value = caught;
+    }
+  };
+  return (
+    <section class="danger-zone" aria-labelledby="danger-title">
+      <h2 id="danger-title">Delete agent</h2>
+      <p>Deletes the agent, its conversations and its API keys. Data sources stay in the workspace.</p>
+      {error.value ? <ErrorBox error={error.value} /> : null}
+      <button type="button" class="danger" ref={ref} onClick={remove}>
+        Delete this agent
+      </button>
+    </section>
+  );
+}

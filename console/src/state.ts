@@ -1,0 +1,112 @@
+// The console's state as signals: the session, the agents, and the route read from the hash
+// (#/agents/{agentId}/{tab}/{item}). Components read these; the functions here do the I/O.
+import type { Agent } from "@lore/shared";
+import { computed, signal } from "@preact/signals";
+import { api, listAll, loadSession, type Session, saveSession, setSignedOutHandler } from "./api.ts";
+
+export const TABS = [
+  ["settings", "Settings"],
+  ["sources", "Sources"],
+  ["try", "Try it"],
+  ["conversations", "Conversations"],
+  ["corrections", "Corrections"],
+  ["embed", "Embed"],
+  ["keys", "API keys"],
+  ["analytics", "Analytics"],
+] as const;
+export type Tab = (typeof TABS)[number][0];
+
+export interface Route {
+  agentId: string | null;
+  tab: Tab;
+  /** The item inside the tab: a conversation id under "conversations". */
+  item: string | null;
+}
+
+export function parseRoute(hash: string): Route {
+  const match = /^#\/agents\/([\w-]+)(?:\/(\w+))?(?:\/([\w-]+))?/.exec(hash);
+  const tab = TABS.find(([id]) => id === match?.[2])?.[0] ?? "settings";
+  return { agentId: match?.[1] ?? null, tab, item: match?.[3] ?? null };
+}
+
+export function routeHash(agentId: string, tab: Tab = "settings", item?: string): string {
+  return `#/agents/${agentId}/${tab}${item ? `/${item}` : ""}`;
+}
+
+export const session = signal<Session | null>(loadSession());
+/** Shown above the login form ("You are logged out."). */
+export const loginNotice = signal("");
+export const route = signal<Route>(parseRoute(location.hash));
+export const agents = signal<Agent[]>([]);
+export const agentsError = signal<unknown>(null);
+/** The open agent, fresh from the API. */
+export const agent = signal<Agent | null>(null);
+export const agentError = signal<unknown>(null);
+
+/** The status the console shows: an agent without sources has nothing to be ready with. */
+export function agentStatus(a: Agent): string {
+  return a.dataSourceIds.length === 0 ? "empty" : a.status;
+}
+
+export const currentTab = computed(() => route.value.tab);
+
+addEventListener("hashchange", () => {
+  route.value = parseRoute(location.hash);
+});
+
+setSignedOutHandler(() => signOut("Your session ended. Please log in again."));
+
+export function signIn(next: Session): void {
+  saveSession(next);
+  loginNotice.value = "";
+  session.value = next;
+}
+
+export function signOut(notice: string): void {
+  saveSession(null);
+  loginNotice.value = notice;
+  session.value = null;
+  agents.value = [];
+  agent.value = null;
+}
+
+export function go(agentId: string, tab: Tab = "settings", item?: string): void {
+  const hash = routeHash(agentId, tab, item);
+  if (location.hash !== hash) location.hash = hash;
+  route.value = parseRoute(hash);
+}
+
+export async function loadAgents(): Promise<void> {
+  try {
+    agents.value = await listAll<Agent>("/agents/");
+    agentsError.value = null;
+  } catch (error) {
+    agentsError.value = error;
+  }
+}
+
+export async function openAgent(agentId: string): Promise<void> {
+  try {
+    const fresh = await api<Agent>("GET", `/agents/${agentId}/`);
+    agentError.value = null;
+    agentChanged(fresh);
+  } catch (error) {
+    agent.value = null;
+    agentError.value = error;
+  }
+}
+
+/** Updates the agent everywhere it shows after a change. */
+export function agentChanged(next: Agent): void {
+  agent.value = next;
+  agents.value = agents.value.some((a) => a.id === next.id)
+    ? agents.value.map((a) => (a.id === next.id ? next : a))
+    : [...agents.value, next];
+}
+
+/** Saves a change to the open agent and shows the result everywhere. */
+export async function patchAgent(agentId: string, body: Record<string, unknown>): Promise<Agent> {
+  const saved = await api<Agent>("PATCH", `/agents/${agentId}/`, { body });
+  agentChanged(saved);
+  return saved;
+}

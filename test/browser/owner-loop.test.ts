@@ -1,0 +1,148 @@
+// Issue #15's goal, end to end in Chromium: a visitor asks in the widget, gets an answer that does not
+// help and rates it down; the owner opens the review queue in the console and writes a correction in
+// at most four clicks from the queue; a second visitor asks in other words and gets the correction,
+// cited as such.
+import type { Browser, Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
+import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
+import {
+  ensureConsoleBuilt,
+  ensureWidgetBuilt,
+  launchBrowser,
+  openPage,
+  type PageProblems,
+  runAxe,
+} from "./browser.ts";
+
+let server: TestServer;
+let browser: Browser;
+let agentId: string;
+let previewUrl: string;
+
+const QUESTION = "How long is parental leave for new parents?";
+const PARAPHRASE = "For new parents, how long does the parental leave last?";
+const CORRECTION =
+  "New parents get **16 weeks** of fully paid parental leave, to be taken within the first year.";
+
+beforeAll(async () => {
+  ensureWidgetBuilt();
+  ensureConsoleBuilt();
+  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+  const { access } = await server.login();
+  const source = await readyTextSource(server, access, "Employee handbook", [
+    {
+      title: "Vacation policy",
+      content:
+        "Every employee receives 27 days of paid vacation per year. Unused vacation days expire on March 31.",
+    },
+    { title: "Expenses", content: "Travel expenses are reimbursed within 14 days when filed with receipts." },
+  ]);
+  agentId = (await createAgent(server, access, { name: "Handbook", dataSourceIds: [source.id] })).id;
+  // Visitors use the demo page of a preview (the agent lists no origins).
+  const preview = await server.request<{ url: string }>("POST", `/agents/${agentId}/preview/`, {
+    token: access,
+  });
+  previewUrl = `${server.url}${preview.body.url}`;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** A visitor on the demo page asks `question` in the widget and waits for the finished answer. */
+async function visitorAsks(question: string): Promise<{ page: Page; answer: Locator }> {
+  const { page } = await openPage(browser, { viewport: { width: 1280, height: 800 } });
+  await page.goto(previewUrl);
+  await page.locator('[data-lore="launcher"]').click();
+  await page.locator('[data-lore="input"]').fill(question);
+  await page.locator('[data-lore="input"]').press("Enter");
+  const answer = page.locator('[data-lore="message"][data-role="assistant"][data-status="complete"]').last();
+  await answer.waitFor({ timeout: 20_000 });
+  return { page, answer };
+}
+
+describe("the owner's loop", () => {
+  let owner: Page;
+  let problems: PageProblems;
+
+  it("a visitor gets no useful answer and rates it down", async () => {
+    const { page, answer } = await visitorAsks(QUESTION);
+    expect(await answer.textContent()).not.toContain("16 weeks");
+    await answer.locator('[data-lore="feedback-down"]').click();
+    await expect
+      .poll(() => answer.locator('[data-lore="feedback-down"]').getAttribute("aria-pressed"))
+      .toBe("true");
+    await page.context().close();
+  });
+
+  it("the owner finds it in the review queue and corrects it in at most four clicks", async () => {
+    ({ page: owner, problems } = await openPage(browser, { viewport: { width: 1280, height: 900 } }));
+    await owner.goto(`${server.url}/console/`);
+    await owner.getByLabel("Email").fill(ADMIN_EMAIL);
+    await owner.getByLabel("Password").fill(ADMIN_PASSWORD);
+    await owner.getByRole("button", { name: "Log in" }).click();
+    await owner.getByRole("heading", { name: "Agents" }).waitFor();
+    await owner.getByRole("tab", { name: "Conversations" }).click();
+
+    // The queue opens on thumbs-down conversations.
+    await owner.getByRole("heading", { name: "Review queue" }).waitFor();
+    expect(await owner.getByLabel("Thumbs down").isChecked()).toBe(true);
+    const row = owner.locator(".conv-row", { hasText: QUESTION });
+    await row.waitFor();
+    expect(await row.textContent()).toContain("1 thumbs down");
+    expect(await runAxe(owner)).toEqual([]);
+
+    let clicks = 0;
+    const click = async (target: Locator) => {
+      clicks += 1;
+      await target.click();
+    };
+    await click(row.getByRole("link"));
+    const answer = owner.locator('.msg-assistant[data-feedback="down"]');
+    await answer.waitFor();
+    expect(await answer.locator(".flag-down").textContent()).toBe("Thumbs down");
+    expect(await owner.locator(".msg-user .question").first().textContent()).toBe(QUESTION);
+    await click(answer.getByRole("button", { name: "Correct this answer" }));
+    const form = answer.getByRole("form", { name: "Correct this answer" });
+    // The question is the visitor's own; the answer field has focus.
+    expect(await form.getByLabel("Question").inputValue()).toBe(QUESTION);
+    await owner.keyboard.type(CORRECTION);
+    expect(await runAxe(owner)).toEqual([]);
+    await click(form.getByRole("button", { name: "Save correction" }));
+    await answer.getByText("Correction saved").waitFor();
+    expect(clicks).toBeLessThanOrEqual(4);
+
+    // It is listed under Corrections.
+    await owner.getByRole("tab", { name: "Corrections" }).click();
+    const listed = owner.locator(".correction", { hasText: QUESTION });
+    await listed.waitFor();
+    expect(await listed.textContent()).toContain("16 weeks");
+    expect(await listed.textContent()).toContain("From a conversation");
+  });
+
+  it("a second visitor asks in other words and gets the correction, cited", async () => {
+    const { page, answer } = await visitorAsks(PARAPHRASE);
+    expect(await answer.textContent()).toContain("16 weeks");
+    const source = answer.locator('[data-lore="source"]');
+    await source.first().waitFor();
+    expect(await source.first().textContent()).toContain(QUESTION);
+    await page.context().close();
+
+    // The owner sees it in the transcript as answered from the correction.
+    await owner.getByRole("tab", { name: "Conversations" }).click();
+    await owner.getByLabel("All conversations").check();
+    const row = owner.locator(".conv-row", { hasText: PARAPHRASE });
+    await row.getByRole("link").click();
+    const msg = owner.locator(".msg-assistant").last();
+    await msg.locator(".flag", { hasText: "From your correction" }).waitFor();
+    expect(await msg.locator('details.citation[data-type="correction"]').count()).toBe(1);
+  });
+
+  it("ran the console under the strict CSP without errors", () => {
+    expect(problems.cspViolations).toEqual([]);
+    expect(problems.pageErrors).toEqual([]);
+    expect(problems.consoleErrors).toEqual([]);
+  });
+});

@@ -38,21 +38,44 @@ function ensureInstalled() {
   writeFileSync(stampFile, stamp);
 }
 
-function ensureChromium() {
-  if (process.env.LORE_CHROMIUM || existsSync("/usr/bin/chromium")) return;
-  console.log("[lore] installing Chromium from Debian's packages for the browser tests");
+/** Installs a Debian package (as root, or through sudo) unless `present` already holds. */
+function ensureDebianPackage(name, present, purpose) {
+  if (present()) return;
+  console.log(`[lore] installing ${name} from Debian's packages ${purpose}`);
   const asRoot = process.getuid?.() === 0 ? [] : ["sudo"];
   const apt = (args) =>
     run(asRoot[0] ?? "apt-get", asRoot.length ? ["apt-get", ...args] : args, {
       env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
     });
-  if (apt(["update"]) !== 0 || apt(["install", "-y", "--no-install-recommends", "chromium"]) !== 0) {
-    console.error("[lore] could not install chromium; browser tests will fail");
+  if (apt(["update"]) !== 0 || apt(["install", "-y", "--no-install-recommends", name]) !== 0) {
+    console.error(`[lore] could not install ${name}; the tests that need it will fail`);
   }
+}
+
+function ensureChromium() {
+  ensureDebianPackage(
+    "chromium",
+    () => Boolean(process.env.LORE_CHROMIUM) || existsSync("/usr/bin/chromium"),
+    "for the browser tests",
+  );
+}
+
+// The shared-mode tests start their own redis-server on a loopback port (test/helpers/redis.ts).
+function ensureRedis() {
+  ensureDebianPackage(
+    "redis-server",
+    () => Boolean(process.env.LORE_REDIS_SERVER) || existsSync("/usr/bin/redis-server"),
+    "for the shared-mode tests",
+  );
 }
 
 function buildWidget() {
   if (pnpm(["--filter", "@lore/widget", "run", "build"]) !== 0) process.exit(1);
+}
+
+// The owner console (console/dist), served at /console/.
+function buildConsole() {
+  if (pnpm(["--filter", "@lore/console", "run", "build"]) !== 0) process.exit(1);
 }
 
 const tsx = ["node_modules/.bin/tsx"];
@@ -64,14 +87,22 @@ ensureInstalled();
 switch (task) {
   case "start":
     buildWidget();
+    buildConsole();
     process.exit(run(join(root, tsx[0]), ["server/src/cli.ts", "serve", ...rest], { env: serverEnv }));
+    break;
+  case "build":
+    buildWidget();
+    buildConsole();
+    process.exit(run(process.execPath, ["scripts/build.mjs", ...rest]));
     break;
   case "lore":
     process.exit(run(join(root, tsx[0]), ["server/src/cli.ts", ...rest], { env: serverEnv }));
     break;
   case "test": {
     ensureChromium();
+    ensureRedis();
     buildWidget();
+    buildConsole();
     const steps = [
       ["node_modules/.bin/tsc", ["-b", "--pretty"]],
       ["node_modules/.bin/biome", ["check", "."]],
@@ -85,6 +116,7 @@ switch (task) {
   }
   case "bench":
     buildWidget();
+    buildConsole();
     process.exit(run(join(root, tsx[0]), ["bench/src/run-all.ts", ...rest]));
     break;
   case "fuzz":
@@ -99,6 +131,6 @@ switch (task) {
     );
     break;
   default:
-    console.error(`unknown task ${task}; use start, test, bench, fuzz or lore`);
+    console.error(`unknown task ${task}; use start, build, test, bench, fuzz or lore`);
     process.exit(2);
 }

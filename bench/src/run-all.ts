@@ -9,6 +9,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type ConsoleSizeRow, type ConsoleTimings, consoleTable, runConsole } from "./console.ts";
 import { type FinanceResult, financeTable, runFinanceBench } from "./financebench.ts";
 import { type HelpCenterResult, helpcenterTable, runHelpCenter } from "./helpcenter.ts";
 import { httpTable, type LoadRow, runHttp, type StreamsResult } from "./http.ts";
@@ -19,6 +20,7 @@ import { repoRoot } from "./lib/server.ts";
 import { round } from "./lib/stats.ts";
 import { type PubmedResult, pubmedTable, runPubmedQa } from "./pubmedqa.ts";
 import { runSquad, type SquadResult, squadTable } from "./squad.ts";
+import { runTextEntries, type TextEntriesResult, textEntriesTable } from "./text-entries.ts";
 import { runWidget, type SizeRow, type WidgetTimings, widgetTable } from "./widget.ts";
 import { runXquad, type XquadResult, xquadTable } from "./xquad.ts";
 
@@ -85,6 +87,35 @@ await step(
         "No host-page long task > 50 ms",
         `${r.timings.longTasks} long tasks, longest ${r.timings.longestTaskMs} ms (${r.timings.afterScriptLongTasks} after the script tag, longest ${r.timings.afterScriptLongestMs} ms; control page without the widget: ${r.timings.controlLongTasks}, longest ${r.timings.controlLongestMs} ms)`,
         mark(r.timings.longestTaskMs <= 50),
+      ]);
+    }
+  },
+);
+
+await step(
+  "console",
+  () => runConsole(),
+  (r: { sizes: ConsoleSizeRow[]; timings: ConsoleTimings | null; notes: string[] }) => {
+    sections.push(
+      `### Owner console (\`tsx bench/src/console.ts\`)\n\n${consoleTable(r.sizes, r.timings)}\n\n${r.notes.join(" ")}`,
+    );
+    const whole = r.sizes.at(-1);
+    goals.push([
+      "Console JS + CSS ≤ 60 KB gzip",
+      `${whole?.gzipBytes} B`,
+      mark((whole?.gzipBytes ?? 1e9) <= 61_440),
+    ]);
+    if (r.timings) {
+      const { listFirstRowsMs: list, transcriptMs: thread } = r.timings;
+      goals.push([
+        "10,000-conversation list renders ≤ 300 ms",
+        `${list.p50} ms p50, ${list.max} ms max`,
+        mark(list.p50 <= 300),
+      ]);
+      goals.push([
+        "200-message transcript renders ≤ 300 ms",
+        `${thread.p50} ms p50, ${thread.max} ms max`,
+        mark(thread.p50 <= 300),
       ]);
     }
   },
@@ -289,6 +320,38 @@ await step(
     sections.push(
       `### Ingestion end to end (\`tsx bench/src/ingestion.ts\`)\n\n${ingestionTable(r.rows)}\n\n${r.rows.map((x) => `- ${x.kind}: ${x.how}`).join("\n")}`,
     );
+  },
+);
+
+await step(
+  "text-entries",
+  () => runTextEntries({ entries: Number(process.env.LORE_BENCH_TEXT_ENTRIES) || undefined }),
+  (r: TextEntriesResult) => {
+    sections.push(
+      `### Text sources at size (\`tsx bench/src/text-entries.ts\`)\n\n${textEntriesTable(r)}\n\n${r.notes.join(" ")}`,
+    );
+    const shape = (n: number) => r.shapes[n] ?? r.load;
+    const within = (a: number, b: number) => Math.abs(a - b) <= 0.2 * Math.max(a, b);
+    goals.push([
+      `${r.entries.toLocaleString("en")} text entries ready ≤ 120 s`,
+      `${r.load.seconds} s`,
+      mark(r.load.seconds <= 120),
+    ]);
+    goals.push([
+      "Data directory idle ≤ 3× the entries' text",
+      `${round(r.load.dataDirMb / r.load.textMb, 2)}×`,
+      mark(r.load.dataDirMb <= 3 * r.load.textMb),
+    ]);
+    goals.push([
+      "PUT of one entry searchable ≤ 2 s, nothing else re-indexed",
+      `${r.put.searchableMs} ms, ${r.put.run.updated} updated / ${r.put.run.unchanged} unchanged`,
+      mark(r.put.searchableMs <= 2_000 && r.put.run.updated + r.put.run.added === 1),
+    ]);
+    goals.push([
+      "1 × N and 10 × N/10 within 20 % on time and disk",
+      `${shape(0).seconds} vs ${shape(1).seconds} s, ${shape(0).dataDirMb} vs ${shape(1).dataDirMb} MB`,
+      mark(within(shape(0).seconds, shape(1).seconds) && within(shape(0).dataDirMb, shape(1).dataDirMb)),
+    ]);
   },
 );
 

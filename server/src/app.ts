@@ -7,6 +7,7 @@ import { answersRoutes } from "./answers/answers-routes.ts";
 import { apiRoutes } from "./api.ts";
 import { authRoutes } from "./auth/auth-routes.ts";
 import { conversationsRoutes } from "./conversations/conversations-routes.ts";
+import { correctionsRoutes } from "./corrections/corrections-routes.ts";
 import { AppError, storageFailure } from "./errors.ts";
 import { compressResponses } from "./http/compression.ts";
 import { cors } from "./http/cors.ts";
@@ -41,6 +42,7 @@ function endpoints(s: Services): Endpoint[] {
     ...agentsRoutes(s),
     ...answersRoutes(s),
     ...conversationsRoutes(s),
+    ...correctionsRoutes(s),
     ...analyticsRoutes(s),
     ...sourcesRoutes(s),
     ...widgetRoutes(s),
@@ -89,7 +91,7 @@ export function createApp(s: Services): Hono<AppEnv> {
       origins: config.corsOrigins,
       // Mcp-Protocol-Version: browser MCP clients (the MCP Inspector) send it after initialize.
       allowHeaders: ["Authorization", "Content-Type", "Accept", "X-Request-ID", "Mcp-Protocol-Version"],
-      allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
+      allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
       exposeHeaders: [
         "X-Request-ID",
         "X-RateLimit-Limit",
@@ -112,9 +114,24 @@ export function createApp(s: Services): Hono<AppEnv> {
     });
   const limitJson = limitBody(config.maxJsonBytes);
   const limitUpload = limitBody(config.maxUploadBytes);
+  const bulkRoutes = mounted
+    .filter((e) => e.route.bulkBody)
+    .map((e) => ({
+      method: e.route.method.toUpperCase(),
+      re: new RegExp(`^${prefix}${e.route.getRoutingPath().replace(/\/:[^/]+/g, "/[^/]+")}?$`),
+    }));
   app.use(`${prefix}/*`, (c, next) => {
     // GET and HEAD carry no body; asking for one would build the full fetch Request for nothing.
     if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+    if (bulkRoutes.some((r) => r.method === c.req.method && r.re.test(c.req.path))) {
+      // Read as a stream by its handler, which stops at LORE_MAX_BULK_BYTES (bodyLimit would buffer it whole).
+      const length = Number(c.req.header("content-length") ?? 0);
+      if (length > config.maxBulkBytes)
+        throw new AppError("payload_too_large", `The body exceeds ${config.maxBulkBytes} bytes`, {
+          maxBytes: config.maxBulkBytes,
+        });
+      return next();
+    }
     const multipart = (c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/");
     return (multipart ? limitUpload : limitJson)(c, next);
   });
@@ -141,13 +158,13 @@ export function createApp(s: Services): Hono<AppEnv> {
       ),
     }));
 
-  app.notFound((c) => {
+  app.notFound(async (c) => {
     const matching = patterns.filter((p) => p.re.test(c.req.path));
     // Charged like any API request, except on a question's path (questions charge with their agent).
     const path = rawPath(c.req.url);
     if ((path === prefix || path.startsWith(`${prefix}/`)) && !matching.some((p) => p.query)) {
       try {
-        chargeRequest(config, limiter, c);
+        await chargeRequest(config, limiter, c);
       } catch (error) {
         if (error instanceof AppError) return render(c, error);
         throw error;

@@ -56,6 +56,7 @@ const envSchema = z.object({
   LORE_NOTION_BASE_URL: z.string().url().default("https://api.notion.com"),
   LORE_MAX_UPLOAD_BYTES: int(1024, 2 ** 40).default(50 * 1024 * 1024),
   LORE_MAX_JSON_BYTES: int(1024, 2 ** 30).default(12 * 1024 * 1024),
+  LORE_MAX_BULK_BYTES: int(1024, 2 ** 40).default(1024 * 1024 * 1024),
   LORE_CORS_ORIGINS: z.string().default("*"),
   LORE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   LORE_SYNC_CONCURRENCY: int(1, 16).default(1),
@@ -66,6 +67,13 @@ const envSchema = z.object({
   LORE_WEBHOOK_RETRY_BASE_MS: int(10, 3_600_000).default(2000),
   LORE_WEBHOOK_MAX_ATTEMPTS: int(1, 50).default(8),
   LORE_WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(10_000),
+  LORE_SITE_DIR: z.string().min(1).optional(),
+  LORE_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/.+/, "must be a redis:// or rediss:// URL")
+    .optional(),
+  LORE_SHUTDOWN_DELAY_MS: int(0, 600_000).default(0),
+  LORE_SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
 });
 
 export interface Config {
@@ -99,6 +107,8 @@ export interface Config {
   readonly notionBaseUrl: string;
   readonly maxUploadBytes: number;
   readonly maxJsonBytes: number;
+  /** Cap of a streamed bulk body (`POST /data-sources/{id}/entries/`), read item by item. */
+  readonly maxBulkBytes: number;
   readonly corsOrigins: readonly string[];
   readonly logLevel: "debug" | "info" | "warn" | "error" | "silent";
   readonly syncConcurrency: number;
@@ -109,6 +119,17 @@ export interface Config {
   readonly webDelayMs: number;
   /** Outbound webhooks: delays double from retryBaseMs between attempts. */
   readonly webhooks: { retryBaseMs: number; maxAttempts: number; timeoutMs: number };
+  /**
+   * Shared mode: rate limits and login throttles are counted in this Redis, across every replica
+   * using it; null: in this process's memory (the single-process default).
+   */
+  readonly redisUrl: string | null;
+  /** Directory with widget/, demo/ and console/ to serve; null: beside the bundle or in the source tree. */
+  readonly siteDir: string | null;
+  /** On SIGTERM, how long `/readyz` answers 503 before the listener closes (for a proxy's health checks). */
+  readonly shutdownDelayMs: number;
+  /** On SIGTERM, how long in-flight requests and answer streams then get to finish. */
+  readonly shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -178,6 +199,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     notionBaseUrl: e.LORE_NOTION_BASE_URL,
     maxUploadBytes: e.LORE_MAX_UPLOAD_BYTES,
     maxJsonBytes: e.LORE_MAX_JSON_BYTES,
+    maxBulkBytes: e.LORE_MAX_BULK_BYTES,
     corsOrigins: list(e.LORE_CORS_ORIGINS),
     logLevel: e.LORE_LOG_LEVEL,
     syncConcurrency: e.LORE_SYNC_CONCURRENCY,
@@ -189,6 +211,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       maxAttempts: e.LORE_WEBHOOK_MAX_ATTEMPTS,
       timeoutMs: e.LORE_WEBHOOK_TIMEOUT_MS,
     },
+    redisUrl: e.LORE_REDIS_URL ?? null,
+    siteDir: e.LORE_SITE_DIR ?? null,
+    shutdownDelayMs: e.LORE_SHUTDOWN_DELAY_MS,
+    shutdownGraceMs: e.LORE_SHUTDOWN_GRACE_MS,
   };
 }
 

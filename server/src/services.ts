@@ -6,13 +6,18 @@ import type { AnswerDeps } from "./answers/answer-question.ts";
 import { createModelRegistry } from "./answers/chat-models.ts";
 import { Access } from "./auth/access.ts";
 import { AuthService } from "./auth/auth-service.ts";
+import { createRedisFailureCounter } from "./auth/login-throttle.ts";
 import { TokenSigner } from "./auth/tokens.ts";
 import { UsersService } from "./auth/users-service.ts";
 import type { Config } from "./config.ts";
 import { ConversationsService } from "./conversations/conversations-service.ts";
+import { CorrectionsService } from "./corrections/corrections-service.ts";
 import { SecretBox } from "./crypto/secret-box.ts";
 import { EventBus } from "./events/event-bus.ts";
+import { Lifecycle } from "./http/lifecycle.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "./http/rate-limiter.ts";
+import { connectRedis } from "./http/redis.ts";
+import { createRedisRateLimiter } from "./http/redis-rate-limiter.ts";
 import { SyncRunner } from "./jobs/sync-runner.ts";
 import { createLogger, type Logger } from "./log/logger.ts";
 import { ChunkIndex } from "./retrieval/chunk-index.ts";
@@ -24,6 +29,7 @@ import { createNotionLister, createWebLister } from "./sources/connectors/remote
 import { FileStorage } from "./sources/file-storage.ts";
 import { closeParseWorkers, parseInWorker } from "./sources/parsing/parse-in-worker.ts";
 import { connectorConfig, purgeDataSources, SourcesService } from "./sources/sources-service.ts";
+import { TextEntryStore } from "./sources/text-entry-store.ts";
 import { startMaintenance } from "./store/maintenance.ts";
 import { Store } from "./store/store.ts";
 import { WebhooksService } from "./webhooks/webhooks-service.ts";
@@ -47,12 +53,16 @@ export interface Services {
   runner: SyncRunner;
   sources: SourcesService;
   conversations: ConversationsService;
+  /** Question/answer pairs owners wrote; answers come from them first. */
+  corrections: CorrectionsService;
   answerDeps: AnswerDeps;
   /** Per-agent usage: the default answer recorder and the analytics reader. */
   analytics: AnalyticsService;
   /** Outbound webhook subscriptions and their durable deliveries. */
   webhooks: WebhooksService;
   workspaces: WorkspacesService;
+  /** Serving or draining for shutdown (readiness reads it). */
+  lifecycle: Lifecycle;
   /** Background work to stop on shutdown. */
   stop(): Promise<void>;
 }
@@ -73,6 +83,8 @@ function createEmbedder(config: Config): Embedder | null {
 
 export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
+  // Shared mode: what replicas must count together lives in Redis (checked before anything opens).
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
   const store = await Store.open(config.dataDir, config.lanceCache);
   const events = new EventBus();
   const tokens = new TokenSigner(config.jwtSecret, {
@@ -84,20 +96,30 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const users = new UsersService(store);
   const auth = new AuthService(store, users, tokens, {
     loginFailureLimit: config.limits.loginFailures,
+    loginFailures: redis ? createRedisFailureCounter(redis) : undefined,
     refreshRotation: config.refreshRotation,
   });
   const access = new Access(store);
   const agents = new AgentsService(store, { model: config.chatModel });
   const apiKeys = new ApiKeysService(store);
-  const limiter = createMemoryRateLimiter();
-  const index = await ChunkIndex.open(store.db, { embedder: createEmbedder(config) });
+  const limiter = redis ? createRedisRateLimiter(redis) : createMemoryRateLimiter();
+  const embedder = createEmbedder(config);
+  const index = await ChunkIndex.open(store.db, {
+    embedder,
+    // The in-memory index is saved beside the tables and loaded instead of rebuilt when still current.
+    snapshotPath: join(config.dataDir, "index", "chunks.snapshot"),
+  });
+  logger.info("search index ready", { ...index.startup, chunks: index.size });
   const files = new FileStorage(join(config.dataDir, "files"));
+  const entries = await TextEntryStore.open(store.db);
   const conversations = await ConversationsService.open(store, logger, events);
+  const corrections = await CorrectionsService.open(store, { embedder, logger });
   const workspaces = new WorkspacesService(store, access, users);
 
   const listDocuments = createDocumentLister({
     store,
     files,
+    entries,
     config: (source) => connectorConfig(secrets, source),
     web: createWebLister(config),
     notion: createNotionLister(config),
@@ -110,10 +132,10 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     {
       concurrency: config.syncConcurrency,
       keepFinished: config.syncHistory,
-      purge: (deleted) => purgeDataSources({ store, index, files }, deleted),
+      purge: (deleted) => purgeDataSources({ store, index, files, entries }, deleted),
     },
   );
-  const sources = new SourcesService(store, runner, index, files, secrets, agents);
+  const sources = new SourcesService(store, runner, index, files, secrets, agents, entries, events);
 
   const analytics = await AnalyticsService.open(store.db, { logger, events });
   const webhooks = await WebhooksService.open({ store, events, secrets, config, logger });
@@ -122,6 +144,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     index,
     agents,
     conversations,
+    corrections,
     recorder: analytics,
     modelFor: createModelRegistry(config),
   };
@@ -139,7 +162,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     .then((n) => n > 0 && logger.info("re-embedded chunks for the new embedding model", { chunks: n }))
     .catch((e) => logger.warn("re-embedding failed", { error: String(e) }));
 
-  const stopMaintenance = startMaintenance({ store, index, events, logger });
+  const stopMaintenance = startMaintenance({ store, index, events, logger, tables: [entries] });
   apiKeys.startFlushing(logger);
 
   return {
@@ -159,10 +182,12 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     runner,
     sources,
     conversations,
+    corrections,
     answerDeps,
     analytics,
     webhooks,
     workspaces,
+    lifecycle: new Lifecycle(),
     async stop() {
       stopMaintenance();
       await runner.stop();
@@ -171,7 +196,14 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       await apiKeys.stop();
       await closeParseWorkers();
       await conversations.close();
+      await corrections.idle();
+      await entries.idle();
+      // After the syncs stopped: the snapshot matches the table's last version, so the next start loads it.
+      await index
+        .saveSnapshot()
+        .catch((e) => logger.warn("saving the search index failed", { error: String(e) }));
       await store.close();
+      await redis?.quit();
     },
   };
 }

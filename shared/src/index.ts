@@ -3,6 +3,7 @@ export * from "./analytics.ts";
 export * from "./answers.ts";
 export * from "./auth.ts";
 export * from "./common.ts";
+export * from "./corrections.ts";
 export * from "./errors.ts";
 export * from "./limits.ts";
 export * from "./mcp.ts";

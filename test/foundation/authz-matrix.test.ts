@@ -100,6 +100,17 @@ async function askAgent(fx: MatrixFixture): Promise<Record<string, string>> {
   return { conversationId: res.body.conversationId, messageId: res.body.messageId };
 }
 
+/** A correction on the target agent (made through the service), for the routes that read or change one. */
+async function makeCorrection(fx: MatrixFixture): Promise<Record<string, string>> {
+  const agent = fx.server.services.store.agents.get(fx.target.agentId);
+  if (!agent) throw new Error("target agent missing");
+  const correction = await fx.server.services.corrections.create(agent, {
+    question: "Do you gift-wrap?",
+    answer: "Yes, for two euros.",
+  });
+  return { correctionId: correction.id };
+}
+
 /** One answered question through the widget: its message and the visitor token that owns it. */
 async function askWidget(fx: MatrixFixture): Promise<Record<string, string>> {
   const { widgetId } = await attachKnowledge(fx);
@@ -109,7 +120,12 @@ async function askWidget(fx: MatrixFixture): Promise<Record<string, string>> {
     { body: { message: QUESTION }, headers: fromAllowedPage },
   );
   if (res.status !== 200) throw new Error(`widget setup: ${res.status} ${JSON.stringify(res.body)}`);
-  return { widgetId, messageId: res.body.messageId, visitorToken: res.body.visitorToken };
+  return {
+    widgetId,
+    messageId: res.body.messageId,
+    conversationId: res.body.conversationId,
+    visitorToken: res.body.visitorToken,
+  };
 }
 
 /** A text source of the workspace, not attached to any agent (its sync runs in the background). */
@@ -144,6 +160,18 @@ async function addFile(fx: MatrixFixture, t: Target): Promise<Record<string, str
   const doc = documents[0];
   if (!doc) throw new Error("no document added");
   return { documentId: doc.id };
+}
+
+/** A new entry in the row's text source, for a call that replaces or deletes it. */
+async function addEntry(fx: MatrixFixture, t: Target): Promise<Record<string, string>> {
+  const { services } = fx.server;
+  const key = `extra-${Date.now()}-${Math.random()}`;
+  await services.sources.putEntry(services.sources.get(t.dataSourceId ?? ""), {
+    key,
+    title: "Extra",
+    content: "An entry to delete.",
+  });
+  return { key: encodeURIComponent(key) };
 }
 
 function uploadForm(): FormData {
@@ -341,6 +369,31 @@ const rows: MatrixRow[] = (
       path: "/data-sources/{dataSourceId}/syncs/",
       setup: makeSource,
     },
+    {
+      method: "GET",
+      path: "/data-sources/{dataSourceId}/entries/",
+      setup: makeSource,
+    },
+    {
+      method: "PUT",
+      path: "/data-sources/{dataSourceId}/entries/{key}/",
+      setup: makeSource,
+      // Replaces an entry made for the call (200; a new key would be 201).
+      fresh: addEntry,
+      body: () => ({ title: "Matrix entry", content: "Put by the matrix." }),
+    },
+    {
+      method: "DELETE",
+      path: "/data-sources/{dataSourceId}/entries/{key}/",
+      setup: makeSource,
+      fresh: addEntry,
+    },
+    {
+      method: "POST",
+      path: "/data-sources/{dataSourceId}/entries/",
+      setup: makeSource,
+      body: () => [{ key: "bulk", title: "Bulk entry", content: "Loaded by the matrix." }],
+    },
     // Asking and reading conversations: viewers and the agent's own key; deleting needs editor (or the key).
     {
       method: "POST",
@@ -389,6 +442,36 @@ const rows: MatrixRow[] = (
       setup: askAgent,
       body: () => ({ rating: "up", comment: "clear" }),
     },
+    // Corrections: viewers read, editors (and the agent's key) write.
+    {
+      method: "POST",
+      path: "/agents/{agentId}/messages/{messageId}/correction/",
+      setup: askAgent,
+      body: () => ({ answer: "Shipping takes two days." }),
+    },
+    {
+      method: "POST",
+      path: "/agents/{agentId}/corrections/",
+      body: () => ({ question: "Do you gift-wrap?", answer: "Yes." }),
+    },
+    { method: "GET", path: "/agents/{agentId}/corrections/" },
+    { method: "GET", path: "/agents/{agentId}/corrections/{correctionId}/", setup: makeCorrection },
+    {
+      method: "PATCH",
+      path: "/agents/{agentId}/corrections/{correctionId}/",
+      setup: makeCorrection,
+      body: () => ({ answer: "Yes, for free." }),
+    },
+    {
+      method: "DELETE",
+      path: "/agents/{agentId}/corrections/{correctionId}/",
+      fresh: (fx) => makeCorrection(fx),
+    },
+    {
+      method: "POST",
+      path: "/agents/{agentId}/suggested-questions/check/",
+      setup: async (fx) => ({ ...(await attachKnowledge(fx)) }),
+    },
     // The widget's routes hold no secret: the page's Origin is the check, credentials add nothing
     // (though a bad one is still refused with 401, as on every API route).
     {
@@ -410,6 +493,13 @@ const rows: MatrixRow[] = (
       headers: fromAllowedPage,
       setup: askWidget,
       body: (t) => ({ rating: "down", visitorToken: t.visitorToken }),
+    },
+    {
+      method: "POST",
+      path: "/widget/{widgetId}/conversations/{conversationId}/",
+      headers: fromAllowedPage,
+      setup: askWidget,
+      body: (t) => ({ visitorToken: t.visitorToken }),
     },
   ] satisfies MatrixRowSpec[]
 ).map(fromDeclaration);

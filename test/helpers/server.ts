@@ -234,9 +234,21 @@ interface Spawned {
   exit: Promise<ExitResult>;
 }
 
-function spawnServer(env: Record<string, string>, log: string[]): Promise<Spawned> {
-  const child = spawn(process.execPath, [...NODE_ARGS, "serve"], {
-    cwd: repoRoot,
+/** What to run instead of the source tree's CLI (e.g. a built `lore.mjs`), and where. */
+export interface ServerCommand {
+  args: string[];
+  cwd: string;
+}
+
+const sourceCommand: ServerCommand = { args: NODE_ARGS, cwd: repoRoot };
+
+function spawnServer(
+  env: Record<string, string>,
+  log: string[],
+  command: ServerCommand = sourceCommand,
+): Promise<Spawned> {
+  const child = spawn(process.execPath, [...command.args, "serve"], {
+    cwd: command.cwd,
     env: childEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -274,7 +286,10 @@ function spawnServer(env: Record<string, string>, log: string[]): Promise<Spawne
 }
 
 /** Starts `lore serve` as a child process on a free port; resolves once it prints its URL. */
-export async function startServerProcess(env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string> = {},
+  command: ServerCommand = sourceCommand,
+): Promise<ServerProcess> {
   const ownDir = env.LORE_DATA_DIR === undefined;
   const dataDir = env.LORE_DATA_DIR ?? makeTempDir();
   let fullEnv: Record<string, string> = {
@@ -287,7 +302,7 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
   const log: string[] = [];
   let current: Spawned;
   try {
-    current = await spawnServer(fullEnv, log);
+    current = await spawnServer(fullEnv, log, command);
   } catch (error) {
     if (ownDir) rmSync(dataDir, { recursive: true, force: true });
     throw error;
@@ -318,7 +333,7 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
     async restart(extraEnv = {}) {
       await handle.stop();
       fullEnv = { ...fullEnv, ...extraEnv };
-      current = await spawnServer(fullEnv, log);
+      current = await spawnServer(fullEnv, log, command);
       running = true;
       void current.exit.then(() => {
         running = false;

@@ -63,6 +63,7 @@ export interface BenchServer {
 export async function startBenchServer(
   env: Record<string, string> = {},
   nodeArgs: string[] = [],
+  startTimeoutMs = 90_000,
 ): Promise<BenchServer> {
   const dataDir = env.LORE_DATA_DIR ?? mkdtempSync(join(tmpdir(), "lore-bench-"));
   const ownDir = env.LORE_DATA_DIR === undefined;
@@ -100,8 +101,8 @@ export async function startBenchServer(
     let stdout = "";
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`server did not start within 90 s:\n${log.join("")}`));
-    }, 90_000);
+      reject(new Error(`server did not start within ${startTimeoutMs / 1000} s:\n${log.join("")}`));
+    }, startTimeoutMs);
     child.stderr?.setEncoding("utf8").on("data", (c: string) => {
       log.push(c);
     });

@@ -42,6 +42,8 @@ export interface RouteMeta {
    * expired access token to every request can still get a new one.
    */
   ignoresAuthorization?: true;
+  /** A bulk load read as a stream: its body may reach `LORE_MAX_BULK_BYTES` instead of the JSON cap. */
+  bulkBody?: true;
 }
 
 export type ApiRoute = RouteConfig & RouteMeta & { getRoutingPath(): string };

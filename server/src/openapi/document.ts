@@ -45,7 +45,12 @@ function paramsSchema(path: string) {
   if (names.length === 0) return undefined;
   const shape: Record<string, z.ZodType> = {};
   for (const name of names) {
-    shape[name] = name === "widgetId" ? z.string().openapi({ example: "wgt_Q2x9…" }) : z.string().uuid();
+    shape[name] =
+      name === "widgetId"
+        ? z.string().openapi({ example: "wgt_Q2x9…" })
+        : name === "key"
+          ? z.string().openapi({ description: "a text entry's key, percent-encoded" })
+          : z.string().uuid();
   }
   return z.object(shape);
 }

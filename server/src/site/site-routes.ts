@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, normalize, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, normalize, sep } from "node:path";
 import type { Context, Hono } from "hono";
 import { AppError } from "../errors.ts";
 import { isCompressible, negotiateEncoding, varyOnEncoding } from "../http/compression.ts";
@@ -9,11 +8,8 @@ import type { AppEnv } from "../http/principal.ts";
 import { requestHeader } from "../http/request-header.ts";
 import type { Services } from "../services.ts";
 import { verifyPreviewGrant } from "./preview-grant.ts";
+import { resolveSiteRoots } from "./site-roots.ts";
 import { createStaticFiles, matchesEtag, type StaticFiles } from "./static-files.ts";
-
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-const widgetDist = join(repoRoot, "widget", "dist");
-const demoDir = join(repoRoot, "demo");
 
 const contentTypes: Record<string, string> = {
   ".js": "text/javascript; charset=utf-8",
@@ -111,8 +107,14 @@ export function strictCsp(nonce: string): string {
  */
 export function mountSite(app: Hono<AppEnv>, s: Pick<Services, "config" | "store">): void {
   const files = createStaticFiles();
-  const page = (c: Context, file: string, vars: (nonce: string) => Record<string, string>) => {
-    const template = readUnder(demoDir, file);
+  const { widget: widgetDist, demo: demoDir, console: consoleDist } = resolveSiteRoots(s.config.siteDir);
+  const page = (
+    c: Context,
+    file: string,
+    vars: (nonce: string) => Record<string, string>,
+    root: string = demoDir,
+  ) => {
+    const template = readUnder(root, file);
     if (!template) throw new AppError("not_found", "No such page", { resource: "page", id: file });
     const nonce = randomBytes(16).toString("base64");
     let html = template.toString("utf8");
@@ -174,7 +176,31 @@ export function mountSite(app: Hono<AppEnv>, s: Pick<Services, "config" | "store
     }),
   );
   app.get("/console", (c) => c.redirect("/console/", 308));
-  app.get("/console/", (c) => page(c, "console.html", () => ({})));
+  // The console's build (console/dist): its page under the same policy, its hashed assets immutable.
+  const consoleRoot = () => {
+    if (!consoleDist)
+      throw new AppError("not_found", "The console is not built; run npm start", {
+        resource: "page",
+        id: "console",
+      });
+    return consoleDist;
+  };
+  app.get("/console/", (c) => page(c, "index.html", () => ({}), consoleRoot()));
+  app.get("/console/assets/:file", async (c) => {
+    const file = c.req.param("file");
+    const res =
+      /^[\w.-]+$/.test(file) && !/\.(br|gz)$/.test(file)
+        ? await sendStatic(
+            c,
+            files,
+            join(consoleRoot(), "assets"),
+            file,
+            "public, max-age=31536000, immutable",
+          )
+        : null;
+    if (!res) throw new AppError("not_found", "No such asset", { resource: "file", id: file });
+    return res;
+  });
 }
 
 function escapeHtml(value: string): string {

@@ -5,6 +5,7 @@ import { createConnection, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type Connection, connect } from "@lancedb/lancedb";
+import { LOCK_FILE, liveLocalHolder } from "./data-dir-lock.ts";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./permissions.ts";
 import { writeGate } from "./write-queue.ts";
 
@@ -18,7 +19,7 @@ export interface BackupManifest {
   pausedMs: number;
 }
 
-const SKIP = new Set(["lore.lock", "control.sock"]);
+const SKIP = new Set([LOCK_FILE, "control.sock"]);
 
 /**
  * Where a running server listens for `lore backup`: a Unix socket in the data dir (only who may
@@ -160,19 +161,6 @@ export async function startBackupControl(
   };
 }
 
-function liveServerPid(dataDir: string): number | null {
-  const lock = join(dataDir, "lore.lock");
-  if (!existsSync(lock)) return null;
-  const pid = Number(readFileSync(lock, "utf8"));
-  if (!pid) return null;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return null;
-  }
-}
-
 function askServer(dataDir: string, target: string): Promise<BackupManifest> {
   return new Promise((res, rej) => {
     const socket = createConnection(controlSocketPath(dataDir));
@@ -206,7 +194,7 @@ export async function backupDataDir(dataDir: string, target: string): Promise<Ba
   if (absolute.startsWith(`${resolve(dataDir)}/`))
     throw new Error("The backup target must be outside the data directory");
   await assertEmptyTarget(absolute);
-  if (liveServerPid(dataDir) !== null) return askServer(dataDir, absolute);
+  if (liveLocalHolder(dataDir) !== null) return askServer(dataDir, absolute);
   const db = await connect(join(dataDir, "lance"));
   try {
     return await snapshotDataDir(dataDir, absolute, db);
@@ -222,7 +210,7 @@ export async function backupDataDir(dataDir: string, target: string): Promise<Ba
 export async function restoreDataDir(source: string, dataDir: string): Promise<BackupManifest> {
   const manifestFile = join(source, "backup.json");
   if (!existsSync(manifestFile)) throw new Error(`${source} is not a Lore backup (no backup.json)`);
-  if (liveServerPid(dataDir) !== null) throw new Error("Stop the server before restoring");
+  if (liveLocalHolder(dataDir) !== null) throw new Error("Stop the server before restoring");
   const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as BackupManifest | { tables: string[] };
   await rm(dataDir, { recursive: true, force: true });
   await cp(source, dataDir, { recursive: true, filter: (src) => !src.endsWith("backup.json") });

@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Connection, connect, Session } from "@lancedb/lancedb";
 import { Field, Int32, Schema, Utf8 } from "apache-arrow";
 import { BatchedLog } from "./batched-log.ts";
+import { DataDirLock } from "./data-dir-lock.ts";
 import { migrations } from "./migrations.ts";
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./permissions.ts";
+import { PRIVATE_DIR_MODE } from "./permissions.ts";
 import { RecordTable } from "./record-table.ts";
 import type {
   AgentRecord,
@@ -55,7 +56,7 @@ export class Store {
     readonly messages: BatchedLog<MessageRow>,
     readonly usedTokens: RecordTable<UsedTokenRecord>,
     readonly invitations: RecordTable<InvitationRecord>,
-    private readonly lockFile: string,
+    private readonly lock: DataDirLock,
     private readonly session: Session,
   ) {}
 
@@ -68,7 +69,7 @@ export class Store {
     cache: { indexMb: number; metadataMb: number } = { indexMb: 256, metadataMb: 64 },
   ): Promise<Store> {
     mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
-    const lockFile = acquireLock(dataDir);
+    const lock = DataDirLock.acquire(dataDir);
     try {
       const mb = (n: number) => BigInt(Math.round(n * 1024 * 1024));
       const session = new Session(mb(cache.indexMb), mb(cache.metadataMb));
@@ -117,13 +118,13 @@ export class Store {
         messages,
         usedTokens,
         invitations,
-        lockFile,
+        lock,
         session,
       );
       await store.migrate();
       return store;
     } catch (error) {
-      rmSync(lockFile, { force: true });
+      lock.release();
       throw error;
     }
   }
@@ -177,28 +178,6 @@ export class Store {
   async close(): Promise<void> {
     await this.idle();
     this.db.close();
-    rmSync(this.lockFile, { force: true });
-  }
-}
-
-// One server per data dir: a second one would interleave commits. A lock left by a killed process is taken over.
-function acquireLock(dataDir: string): string {
-  const file = join(dataDir, "lore.lock");
-  if (existsSync(file)) {
-    const pid = Number(readFileSync(file, "utf8"));
-    if (pid && pid !== process.pid && isAlive(pid)) {
-      throw new Error(`The data directory ${dataDir} is in use by process ${pid}`);
-    }
-  }
-  writeFileSync(file, String(process.pid), { mode: PRIVATE_FILE_MODE });
-  return file;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+    this.lock.release();
   }
 }

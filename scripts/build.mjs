@@ -25,24 +25,6 @@ function installedVersion(name) {
   return JSON.parse(readFileSync(join(server, "node_modules", name, "package.json"), "utf8")).version;
 }
 
-// In the source tree the parse worker registers tsx and imports parse-worker.ts; the bundle ships
-// the worker compiled, so its bootstrap imports dist/parse-worker.mjs instead.
-const workerBootstrap = {
-  name: "bundled-parse-worker",
-  setup(b) {
-    b.onLoad({ filter: /parse-in-worker\.ts$/ }, (args) => {
-      const source = readFileSync(args.path, "utf8");
-      const pattern = /function workerSource\(\): string \{[\s\S]*?\n\}\n/;
-      if (!pattern.test(source)) throw new Error("build: workerSource() not found in parse-in-worker.ts");
-      const bundled = `function workerSource(): string {
-  return \`import(\${JSON.stringify(new URL("./parse-worker.mjs", import.meta.url).href)});\`;
-}
-`;
-      return { contents: source.replace(pattern, bundled), loader: "ts" };
-    });
-  },
-};
-
 async function bundle() {
   await build({
     entryPoints: {
@@ -57,7 +39,6 @@ async function bundle() {
     target: "node20",
     sourcemap: "linked",
     external: runtimePackages,
-    plugins: [workerBootstrap],
     // Some bundled CommonJS packages call require() for Node built-ins.
     banner: {
       js: 'import { createRequire as __loreRequire } from "node:module"; const require = __loreRequire(import.meta.url);',

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
@@ -17,11 +18,14 @@ export interface ParseWorkerPool {
 }
 
 /**
- * Worker bootstrap: the server runs TypeScript through tsx (and tests through vitest), but on Node 20 a
- * worker's `--import` loader is not active for its entry module, so the worker registers tsx's ESM
- * hooks itself and then imports the TypeScript entry.
+ * Worker bootstrap. The built server (`npm run build`) ships the worker compiled beside it as
+ * `parse-worker.mjs`, imported as it is. From the source tree the server runs TypeScript through tsx
+ * (and tests through vitest), but on Node 20 a worker's `--import` loader is not active for its entry
+ * module, so the worker registers tsx's ESM hooks itself and then imports the TypeScript entry.
  */
 function workerSource(): string {
+  const bundled = new URL("./parse-worker.mjs", import.meta.url);
+  if (existsSync(bundled)) return `import(${JSON.stringify(bundled.href)});`;
   const require = createRequire(import.meta.url);
   const tsxApi = pathToFileURL(
     join(dirname(require.resolve("tsx/package.json")), "dist", "esm", "api", "index.mjs"),

@@ -272,8 +272,9 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   }
 }
 
-function messageRecord(
-  agent: AgentRecord,
+/** A new stored message: complete, unrated, not a fallback, with no sources or timings yet. */
+export function messageRecord(
+  agent: Pick<AgentRecord, "id" | "workspaceId">,
   conversationId: string,
   role: "user" | "assistant",
   content: string,

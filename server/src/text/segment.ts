@@ -25,7 +25,7 @@ export function foldText(text: string): string {
 
 const composable = /[\u0900-\u0eff\u0f00-\u109f\u1100-\u11ff\u1780-\u17ff\u3099\u309a]/;
 
-/** Dictionary words of a run of Chinese, Japanese, Thai, Lao, Khmer or Burmese text. */
+/** Words of a text by ICU's word breaker: dictionary words in Chinese, Japanese, Thai, Lao, Khmer or Burmese. */
 export function segmentWords(run: string): string[] {
   const words: string[] = [];
   for (const part of wordSegmenter.segment(run)) if (part.isWordLike) words.push(part.segment);

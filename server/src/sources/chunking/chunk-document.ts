@@ -1,4 +1,5 @@
 import { detectLanguage } from "../../text/language.ts";
+import { segmentWords } from "../../text/segment.ts";
 import { countTokens, splitLongWord, tokensUpTo } from "../../text/tokens.ts";
 import type { ChunkDraft, ParsedDocument, ParsedSection } from "../documents.ts";
 import { renderTableRows } from "../parsing/text-utils.ts";
@@ -436,7 +437,6 @@ const ENGLISH_TOKENS_PER_WORD = 1.1;
 const SAMPLE_CHARS = 4000;
 /** Fewer letter words than this (or fewer than half the words) and the text is not measured. */
 const MIN_MEASURED_WORDS = 20;
-const wordSegmenter = new Intl.Segmenter(undefined, { granularity: "word" });
 
 /**
  * How much larger than the English budget a chunk of this document may be. The tokenizer is shaped
@@ -451,14 +451,9 @@ export function languageBudgetFactor(text: string): number {
   const language = detectLanguage(sample);
   if (language === null || language === "en") return 1;
   // Only letter words are measured: codes and numbers cost many tokens in any language.
-  const words: string[] = [];
-  let wordLike = 0;
-  for (const { segment, isWordLike } of wordSegmenter.segment(sample)) {
-    if (!isWordLike) continue;
-    wordLike++;
-    if (/^[\p{L}\p{M}]+$/u.test(segment)) words.push(segment);
-  }
-  if (words.length < MIN_MEASURED_WORDS || words.length < wordLike / 2) return 1;
+  const wordLike = segmentWords(sample);
+  const words = wordLike.filter((word) => /^[\p{L}\p{M}]+$/u.test(word));
+  if (words.length < MIN_MEASURED_WORDS || words.length < wordLike.length / 2) return 1;
   const perWord = countTokens(words.join(" ")) / words.length;
   return Math.min(2, Math.max(1, perWord / ENGLISH_TOKENS_PER_WORD));
 }

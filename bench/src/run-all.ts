@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { type ConsoleSizeRow, type ConsoleTimings, consoleTable, runConsole } from "./console.ts";
 import { type FinanceResult, financeTable, runFinanceBench } from "./financebench.ts";
 import { type HelpCenterResult, helpcenterTable, runHelpCenter } from "./helpcenter.ts";
+import { type CeilingResult, ceilingTable, runHelpCenterCeiling } from "./helpcenter-ceiling.ts";
 import { httpTable, type LoadRow, runHttp, type StreamsResult } from "./http.ts";
 import { type IngestionRow, ingestionTable, runIngestion } from "./ingestion.ts";
 import { type LatencyResult, latencyTable, runLatency } from "./latency.ts";
@@ -288,6 +289,16 @@ await step(
     );
     row("median answer words ≤ 60", s?.answers.medianAnswerWords, (v) => v <= 60);
     row("/query/ p95 ≤ 50 ms", s?.answers.latencyMs.p95, (v) => v <= 50);
+  },
+);
+
+await step(
+  "helpcenter-ceiling",
+  () => runHelpCenterCeiling(),
+  (r: CeilingResult) => {
+    sections.push(
+      `### Help center: what the embedded default can reach (\`tsx bench/src/helpcenter-ceiling.ts\`)\n\n${ceilingTable(r)}`,
+    );
   },
 );
 

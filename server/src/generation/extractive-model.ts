@@ -44,7 +44,7 @@ export interface ExtractiveOptions {
   };
 }
 
-const DEFAULTS: ExtractiveOptions = {
+export const defaultExtractiveOptions: ExtractiveOptions = {
   relevanceFloor: 0.22,
   maxSentences: 3,
   maxWords: 60,
@@ -69,7 +69,7 @@ const REQUEST_WORDS: ReadonlySet<string> = new Set(tokenizeTerms("tell explain d
 
 /** The embedded default answerer: the best sentences of the retrieved chunks, each cited [n]. Deterministic, no model. */
 export function createExtractiveModel(options: Partial<ExtractiveOptions> = {}): ChatModel {
-  const settings = { ...DEFAULTS, ...options };
+  const settings = { ...defaultExtractiveOptions, ...options };
   return {
     name: "extractive",
     async *generate(input: GenerateInput): AsyncIterable<GenerationEvent> {
@@ -105,9 +105,9 @@ export function composeExtractiveAnswer(
   options: Partial<ExtractiveOptions> = {},
 ): { answer: string; usedChunks: RetrievedChunk[] } {
   const settings = {
-    ...DEFAULTS,
+    ...defaultExtractiveOptions,
     ...options,
-    weights: { ...DEFAULTS.weights, ...options.weights },
+    weights: { ...defaultExtractiveOptions.weights, ...options.weights },
   };
   const fallback = { answer: fallbackMessage, usedChunks: [] };
   const { scored, ranked } = rankAnswerUnits(question, chunks, settings);

@@ -9,7 +9,10 @@
  * ingested over HTTP as `text` sources of about 10,000 chunks. Data dirs are kept under
  * `bench/data/restart-<N>` (git-ignored) and reused by later runs; delete them to rebuild.
  *
- *   node_modules/.bin/tsx bench/src/restart.ts [--sizes 100000,1000000] [--runs 3] [--ingest-budget-min 60]
+ *   node_modules/.bin/tsx bench/src/restart.ts [--sizes 100000,1000000] [--runs 3] [--ingest-budget-min 60] [--direct]
+ *
+ * `--direct` writes a missing corpus straight through the store and the index (lib/direct-corpus.ts:
+ * the same passages, no parsing or chunking), so a million chunks take minutes instead of hours.
  *   node_modules/.bin/tsx bench/src/restart.ts --index-only 1000000   # the search index alone (runIndexOnly)
  */
 import { spawnSync } from "node:child_process";
@@ -22,6 +25,7 @@ import { ChunkIndex } from "@lore/server/retrieval/chunk-index.ts";
 import type { DataSource } from "@lore/shared";
 import { loadSquad } from "./datasets.ts";
 import { LoreClient } from "./lib/api.ts";
+import { writeDirectCorpus } from "./lib/direct-corpus.ts";
 import { log, markdownTable, writeResult } from "./lib/report.ts";
 import { repoRoot, startBenchServer } from "./lib/server.ts";
 import { round } from "./lib/stats.ts";
@@ -46,10 +50,14 @@ function dataDirFor(chunks: number): string {
 }
 
 /** Ingests synthetic documents until the data dir holds about `target` chunks; returns the count. */
-async function ensureCorpus(target: number, budgetMs: number): Promise<number> {
+async function ensureCorpus(target: number, budgetMs: number, direct = false): Promise<number> {
   const dataDir = dataDirFor(target);
   const marker = join(dataDir, "bench-chunks");
   if (existsSync(marker)) return Number(readFileSync(marker, "utf8"));
+  if (direct) {
+    rmSync(dataDir, { recursive: true, force: true });
+    return writeDirectCorpus(dataDir, target, "bench-chunks");
+  }
   // A data dir without the marker is an ingest cut short (a killed run): it is continued.
   mkdirSync(dataDir, { recursive: true });
   const pool = sentencePool(loadSquad());
@@ -145,14 +153,21 @@ async function timeStart(
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 export async function runRestart(
-  options: { sizes?: number[]; runs?: number; ingestBudgetMinutes?: number; resultsDir?: string } = {},
+  options: {
+    sizes?: number[];
+    runs?: number;
+    ingestBudgetMinutes?: number;
+    resultsDir?: string;
+    /** Build missing corpora with `writeDirectCorpus` instead of HTTP ingest. */
+    direct?: boolean;
+  } = {},
 ) {
   const sizes = options.sizes ?? [100_000];
   const runs = options.runs ?? 3;
   const budgetMs = (options.ingestBudgetMinutes ?? 60) * 60_000;
   const rows: RestartRow[] = [];
   for (const size of sizes) {
-    const chunks = await ensureCorpus(size, budgetMs);
+    const chunks = await ensureCorpus(size, budgetMs, options.direct);
     const dataDir = dataDirFor(size);
     // One start to leave a current snapshot behind (a corpus built before snapshots has none).
     await (await timeStart(dataDir)).stop();
@@ -314,6 +329,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url) && openIndexDir) {
     sizes: arg("--sizes")?.split(",").map(Number),
     runs: arg("--runs") ? Number(arg("--runs")) : undefined,
     ingestBudgetMinutes: arg("--ingest-budget-min") ? Number(arg("--ingest-budget-min")) : undefined,
+    direct: process.argv.includes("--direct"),
   });
   console.log(restartTable(result.rows));
   console.log(`wrote ${result.path}`);

@@ -1,0 +1,105 @@
+/**
+ * A server data dir holding `size` synthetic chunks written straight through the store and the
+ * search index (records of a workspace, one text source per 10,000 chunks and their documents, then
+ * the chunks), bypassing parsing and chunking: restart measurements at a million chunks, where
+ * ingest over HTTP takes hours here. The passages are those of `syntheticEntries` (4 SQuAD sentences,
+ * 100 per document).
+ */
+import { randomUUID } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ChunkIndex, type StoredChunk } from "@lore/server/retrieval/chunk-index.ts";
+import type { DocumentRecord } from "@lore/server/store/records.ts";
+import { Store } from "@lore/server/store/store.ts";
+import { loadSquad } from "../datasets.ts";
+import { log } from "./report.ts";
+import { sentencePool, syntheticEntries } from "./synthetic.ts";
+
+const CHUNKS_PER_SOURCE = 10_000;
+const CHUNKS_PER_DOCUMENT = 100;
+
+/** Fills `dataDir` (empty) and writes `<dataDir>/<marker>` with the chunk count; returns it. */
+export async function writeDirectCorpus(dataDir: string, size: number, marker: string): Promise<number> {
+  const store = await Store.open(dataDir);
+  const index = await ChunkIndex.open(store.db, { embedder: null });
+  const pool = sentencePool(loadSquad());
+  const now = new Date().toISOString();
+  const workspaceId = randomUUID();
+  await store.workspaces.put({ id: workspaceId, name: "Restart bench", personal: false, createdAt: now });
+  const started = performance.now();
+  for (let first = 0; first < size; first += CHUNKS_PER_SOURCE) {
+    const dataSourceId = randomUUID();
+    const documents: { documentId: string; chunks: StoredChunk[] }[] = [];
+    const records: DocumentRecord[] = [];
+    for (let d = first; d < Math.min(size, first + CHUNKS_PER_SOURCE); d += CHUNKS_PER_DOCUMENT) {
+      const documentId = randomUUID();
+      const title = `Document ${d / CHUNKS_PER_DOCUMENT}`;
+      const passages = syntheticEntries(pool, d, Math.min(CHUNKS_PER_DOCUMENT, size - d));
+      records.push({
+        id: documentId,
+        dataSourceId,
+        workspaceId,
+        title,
+        kind: "text",
+        sourceUrl: null,
+        status: "indexed",
+        error: null,
+        chunkCount: passages.length,
+        pageCount: null,
+        bytes: passages.reduce((n, p) => n + p.content.length, 0),
+        contentHash: randomUUID(),
+        createdAt: now,
+        updatedAt: now,
+        externalId: title,
+        storedFile: null,
+      });
+      documents.push({
+        documentId,
+        chunks: passages.map((p, ordinal) => ({
+          id: randomUUID(),
+          workspaceId,
+          dataSourceId,
+          documentId,
+          documentVersion: "v1",
+          ordinal,
+          text: p.content,
+          title,
+          headingPath: [p.title],
+          page: null,
+          sourceUrl: null,
+          kind: "text",
+          tokenCount: p.content.split(" ").length,
+        })),
+      });
+    }
+    await index.replaceDocuments(documents);
+    await store.documents.putMany(records);
+    const chunkCount = records.reduce((n, r) => n + r.chunkCount, 0);
+    await store.dataSources.put({
+      id: dataSourceId,
+      workspaceId,
+      name: `Synthetic ${first / CHUNKS_PER_SOURCE}`,
+      type: "text",
+      config: {},
+      status: "ready",
+      progress: { total: records.length, processed: records.length },
+      lastSyncedAt: now,
+      lastError: null,
+      documentCount: records.length,
+      chunkCount,
+      schedule: null,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
+      everReady: true,
+    });
+    log(
+      `restart: direct corpus ${first + CHUNKS_PER_SOURCE} chunks (${Math.round((performance.now() - started) / 1000)} s)`,
+    );
+  }
+  await index.optimize();
+  const chunks = index.size;
+  await store.close();
+  writeFileSync(join(dataDir, marker), String(chunks));
+  return chunks;
+}

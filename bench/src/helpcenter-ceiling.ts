@@ -22,12 +22,17 @@ import {
   defaultExtractiveOptions,
   type ExtractiveOptions,
 } from "../../server/src/generation/extractive-model.ts";
-import type { RetrievedChunk } from "../../server/src/generation/types.ts";
 import type { LexicalParams } from "../../server/src/retrieval/lexical-index.ts";
 import { analyze } from "../../server/src/retrieval/text-analysis.ts";
 import { segmentSentences } from "../../server/src/text/segment.ts";
 import { type HelpQuestion, loadHelpCenter } from "./datasets.ts";
-import { evaluate, type HalfMetrics, type Retrieve, searchRetrieve } from "./lib/helpcenter-eval.ts";
+import {
+  evaluate,
+  type HalfMetrics,
+  type Retrieve,
+  retrievedChunk,
+  searchRetrieve,
+} from "./lib/helpcenter-eval.ts";
 import { type HelpCenterIndex, indexHelpCenter } from "./lib/helpcenter-index.ts";
 import { log, markdownTable, writeResult } from "./lib/report.ts";
 
@@ -120,21 +125,7 @@ function oracleRetrieve(hc: HelpCenterIndex, topK: number): Retrieve {
     return hc.chunks
       .filter((c) => item.gold.includes(hc.pathOf.get(c.documentId) ?? ""))
       .slice(0, topK)
-      .map(
-        (chunk): RetrievedChunk => ({
-          chunkId: chunk.id,
-          documentId: chunk.documentId,
-          dataSourceId: chunk.dataSourceId,
-          dataSourceName: "hc",
-          kind: chunk.kind,
-          title: chunk.title,
-          sourceUrl: null,
-          text: chunk.text,
-          score: 0.5,
-          page: null,
-          headingPath: chunk.headingPath,
-        }),
-      );
+      .map((chunk) => retrievedChunk(chunk, 0.5));
   };
 }
 

@@ -25,7 +25,7 @@ import { ChunkIndex } from "@lore/server/retrieval/chunk-index.ts";
 import type { DataSource } from "@lore/shared";
 import { loadSquad } from "./datasets.ts";
 import { LoreClient } from "./lib/api.ts";
-import { writeDirectCorpus } from "./lib/direct-corpus.ts";
+import { passageChunks, writeDirectCorpus } from "./lib/direct-corpus.ts";
 import { log, markdownTable, writeResult } from "./lib/report.ts";
 import { repoRoot, startBenchServer } from "./lib/server.ts";
 import { round } from "./lib/stats.ts";
@@ -223,21 +223,12 @@ async function runIndexOnly(size: number, kinds: readonly ("snapshot" | "table")
         const passages = syntheticEntries(pool, d, Math.min(100, size - d));
         documents.push({
           documentId,
-          chunks: passages.map((p, ordinal) => ({
-            id: randomUUID(),
+          chunks: passageChunks(passages, {
             workspaceId,
             dataSourceId,
             documentId,
-            documentVersion: "v1",
-            ordinal,
-            text: p.content,
             title: `Document ${d / 100}`,
-            headingPath: [p.title],
-            page: null,
-            sourceUrl: null,
-            kind: "text" as const,
-            tokenCount: p.content.split(" ").length,
-          })),
+          }),
         });
       }
       await index.replaceDocuments(documents);

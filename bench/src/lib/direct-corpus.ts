@@ -18,6 +18,28 @@ import { sentencePool, syntheticEntries } from "./synthetic.ts";
 const CHUNKS_PER_SOURCE = 10_000;
 const CHUNKS_PER_DOCUMENT = 100;
 
+/** One chunk per passage, each with its own heading (the worst case for per-chunk metadata). */
+export function passageChunks(
+  passages: readonly { title: string; content: string }[],
+  ids: { workspaceId: string; dataSourceId: string; documentId: string; title: string },
+): StoredChunk[] {
+  return passages.map((p, ordinal) => ({
+    id: randomUUID(),
+    workspaceId: ids.workspaceId,
+    dataSourceId: ids.dataSourceId,
+    documentId: ids.documentId,
+    documentVersion: "v1",
+    ordinal,
+    text: p.content,
+    title: ids.title,
+    headingPath: [p.title],
+    page: null,
+    sourceUrl: null,
+    kind: "text",
+    tokenCount: p.content.split(" ").length,
+  }));
+}
+
 /** Fills `dataDir` (empty) and writes `<dataDir>/<marker>` with the chunk count; returns it. */
 export async function writeDirectCorpus(dataDir: string, size: number, marker: string): Promise<number> {
   const store = await Store.open(dataDir);
@@ -55,21 +77,7 @@ export async function writeDirectCorpus(dataDir: string, size: number, marker: s
       });
       documents.push({
         documentId,
-        chunks: passages.map((p, ordinal) => ({
-          id: randomUUID(),
-          workspaceId,
-          dataSourceId,
-          documentId,
-          documentVersion: "v1",
-          ordinal,
-          text: p.content,
-          title,
-          headingPath: [p.title],
-          page: null,
-          sourceUrl: null,
-          kind: "text",
-          tokenCount: p.content.split(" ").length,
-        })),
+        chunks: passageChunks(passages, { workspaceId, dataSourceId, documentId, title }),
       });
     }
     await index.replaceDocuments(documents);

@@ -4,6 +4,7 @@
  * tuning half) and `helpcenter-ceiling.ts` (variants on both halves, and what no parameter can reach).
  */
 import type { ChatMessage, ChatModel, RetrievedChunk } from "../../../server/src/generation/types.ts";
+import type { StoredChunk } from "../../../server/src/retrieval/chunk-index.ts";
 import { containsFact, type HelpQuestion } from "../datasets.ts";
 import type { HelpCenterIndex } from "./helpcenter-index.ts";
 import { summarize } from "./stats.ts";
@@ -51,19 +52,24 @@ export function searchRetrieve(hc: HelpCenterIndex, options: { topK: number; min
       minScore: options.minScore,
       mode: "keyword",
     });
-    return hits.map(({ chunk, score }) => ({
-      chunkId: chunk.id,
-      documentId: chunk.documentId,
-      dataSourceId: chunk.dataSourceId,
-      dataSourceName: "hc",
-      kind: chunk.kind,
-      title: chunk.title,
-      sourceUrl: null,
-      text: chunk.text,
-      score,
-      page: null,
-      headingPath: chunk.headingPath,
-    }));
+    return hits.map(({ chunk, score }) => retrievedChunk(chunk, score));
+  };
+}
+
+/** A stored chunk as the answerer receives it. */
+export function retrievedChunk(chunk: StoredChunk, score: number): RetrievedChunk {
+  return {
+    chunkId: chunk.id,
+    documentId: chunk.documentId,
+    dataSourceId: chunk.dataSourceId,
+    dataSourceName: "hc",
+    kind: chunk.kind,
+    title: chunk.title,
+    sourceUrl: null,
+    text: chunk.text,
+    score,
+    page: null,
+    headingPath: chunk.headingPath,
   };
 }
 

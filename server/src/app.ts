@@ -138,6 +138,14 @@ export function createApp(s: Services): Hono<AppEnv> {
   const authorizationIgnored = new Set(
     mounted.filter((e) => e.route.ignoresAuthorization).map((e) => `${prefix}${e.route.getRoutingPath()}`),
   );
+  // Shared mode: what any replica committed before this request is applied here first (read your
+  // writes across the fleet; a key revoked or a source deleted elsewhere is gone here too).
+  if (s.store.feed.shared) {
+    app.use(`${prefix}/*`, async (_c, next) => {
+      await s.store.feed.settled();
+      await next();
+    });
+  }
   app.use(`${prefix}/*`, authenticate(s, authorizationIgnored));
   for (const e of mounted) if (!e.route.root) mount(e);
   mountSite(app, s);

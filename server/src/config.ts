@@ -72,9 +72,19 @@ const envSchema = z.object({
     .string()
     .regex(/^rediss?:\/\/.+/, "must be a redis:// or rediss:// URL")
     .optional(),
+  LORE_STORAGE_URI: z.string().min(1).optional(),
   LORE_SHUTDOWN_DELAY_MS: int(0, 600_000).default(0),
   LORE_SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
 });
+
+export interface StorageConfig {
+  /** What LanceDB connects to. */
+  readonly uri: string;
+  /** A local path, an object store, or LanceDB Cloud/Enterprise (`db://`). */
+  readonly kind: "local" | "object" | "cloud";
+  /** Set by LORE_STORAGE_URI (not the default `<dataDir>/lance`): uploaded files are kept there too. */
+  readonly custom: boolean;
+}
 
 export interface Config {
   readonly dataDir: string;
@@ -124,6 +134,8 @@ export interface Config {
    * using it; null: in this process's memory (the single-process default).
    */
   readonly redisUrl: string | null;
+  /** LORE_STORAGE_URI: the LanceDB tables, shared by every replica in shared mode. */
+  readonly storage: StorageConfig;
   /** Directory with widget/, demo/ and console/ to serve; null: beside the bundle or in the source tree. */
   readonly siteDir: string | null;
   /** On SIGTERM, how long `/readyz` answers 503 before the listener closes (for a proxy's health checks). */
@@ -159,6 +171,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError("Invalid configuration:\n  LORE_OPENAI_BASE_URL is required for openai: models");
   }
   const dataDir = resolve(e.LORE_DATA_DIR);
+  const storage = storageOf(e.LORE_STORAGE_URI, dataDir);
+  if (e.LORE_REDIS_URL && !e.LORE_JWT_SECRET) {
+    throw new ConfigError(
+      "Invalid configuration:\n  LORE_JWT_SECRET is required with LORE_REDIS_URL: every replica must sign and verify the same tokens",
+    );
+  }
   const list = (s: string) =>
     s
       .split(",")
@@ -212,11 +230,31 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       timeoutMs: e.LORE_WEBHOOK_TIMEOUT_MS,
     },
     redisUrl: e.LORE_REDIS_URL ?? null,
+    storage,
     siteDir: e.LORE_SITE_DIR ?? null,
     shutdownDelayMs: e.LORE_SHUTDOWN_DELAY_MS,
     shutdownGraceMs: e.LORE_SHUTDOWN_GRACE_MS,
   };
 }
+
+/**
+ * Where the tables (and, when it is not the default, uploaded files) live: a local path, or an object
+ * store / LanceDB Cloud URI whose credentials LanceDB reads from the environment (AWS_*, GOOGLE_*,
+ * AZURE_*, LANCEDB_API_KEY).
+ */
+function storageOf(uri: string | undefined, dataDir: string): StorageConfig {
+  if (uri === undefined) return { uri: join(dataDir, "lance"), kind: "local", custom: false };
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(uri)?.[1]?.toLowerCase();
+  if (scheme === undefined) return { uri: resolve(uri), kind: "local", custom: true };
+  if (scheme === "file") return { uri: resolve(new URL(uri).pathname), kind: "local", custom: true };
+  if (OBJECT_STORES.has(scheme)) return { uri, kind: "object", custom: true };
+  if (scheme === "db") return { uri, kind: "cloud", custom: true };
+  throw new ConfigError(
+    `Invalid configuration:\n  LORE_STORAGE_URI: unsupported scheme "${scheme}://" (use a path, file://, s3://, gs://, az:// or db://)`,
+  );
+}
+
+const OBJECT_STORES = new Set(["s3", "s3+ddb", "gs", "az", "abfs"]);
 
 // Kept in the data dir so tokens survive restarts without the operator managing a secret.
 function loadOrCreateSecret(dataDir: string): string {

@@ -18,6 +18,7 @@ import { Lifecycle } from "./http/lifecycle.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "./http/rate-limiter.ts";
 import { connectRedis } from "./http/redis.ts";
 import { createRedisRateLimiter } from "./http/redis-rate-limiter.ts";
+import { createLocalLease, createRedisLease } from "./jobs/lease.ts";
 import { SyncRunner } from "./jobs/sync-runner.ts";
 import { createLogger, type Logger } from "./log/logger.ts";
 import { ChunkIndex } from "./retrieval/chunk-index.ts";
@@ -26,10 +27,11 @@ import { createHashedEmbedder } from "./retrieval/embedders/hashed-embedder.ts";
 import { createOpenAIEmbedder } from "./retrieval/embedders/openai-embedder.ts";
 import { createDocumentLister } from "./sources/connectors/index.ts";
 import { createNotionLister, createWebLister } from "./sources/connectors/remote.ts";
-import { FileStorage } from "./sources/file-storage.ts";
+import { DirectoryFileStorage, type FileStorage, TableFileStorage } from "./sources/file-storage.ts";
 import { closeParseWorkers, parseInWorker } from "./sources/parsing/parse-in-worker.ts";
 import { connectorConfig, purgeDataSources, SourcesService } from "./sources/sources-service.ts";
 import { TextEntryStore } from "./sources/text-entry-store.ts";
+import { RedisChangeFeed, singleProcessFeed } from "./store/change-feed.ts";
 import { startMaintenance } from "./store/maintenance.ts";
 import { Store } from "./store/store.ts";
 import { WebhooksService } from "./webhooks/webhooks-service.ts";
@@ -81,11 +83,30 @@ function createEmbedder(config: Config): Embedder | null {
   });
 }
 
+/** The store at LORE_STORAGE_URI; an object store or LanceDB Cloud that cannot be reached stops start-up with the reason. */
+async function openStore(config: Config, feed: RedisChangeFeed | null): Promise<Store> {
+  try {
+    return await Store.open(config.dataDir, config.lanceCache, {
+      storageUri: config.storage.uri,
+      feed: feed ?? singleProcessFeed,
+    });
+  } catch (error) {
+    if (config.storage.kind === "local") throw error;
+    throw new Error(
+      `LORE_STORAGE_URI: cannot open ${config.storage.uri}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
 export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   // Shared mode: what replicas must count together lives in Redis (checked before anything opens).
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
-  const store = await Store.open(config.dataDir, config.lanceCache);
+  // Before the tables load: every change published after this point reaches this replica.
+  const feed = redis ? await RedisChangeFeed.open(redis, logger) : null;
+  // Background jobs run once across the fleet: each under a lease in Redis.
+  const lease = redis ? createRedisLease(redis) : createLocalLease();
+  const store = await openStore(config, feed);
   const events = new EventBus();
   const tokens = new TokenSigner(config.jwtSecret, {
     access: config.accessTokenTtl,
@@ -108,10 +129,15 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     embedder,
     // The in-memory index is saved beside the tables and loaded instead of rebuilt when still current.
     snapshotPath: join(config.dataDir, "index", "chunks.snapshot"),
+    feed: store.feed,
   });
+  // Shared mode: a snapshot (or this replica's last run) may predate other replicas' writes.
+  if (feed) logger.info("search index caught up with storage", await index.reconcile());
   logger.info("search index ready", { ...index.startup, chunks: index.size });
-  const files = new FileStorage(join(config.dataDir, "files"));
-  const entries = await TextEntryStore.open(store.db);
+  const files: FileStorage = config.storage.custom
+    ? await TableFileStorage.open(store.db)
+    : new DirectoryFileStorage(join(config.dataDir, "files"));
+  const entries = await TextEntryStore.open(store.db, store.feed);
   const conversations = await ConversationsService.open(store, logger, events);
   const corrections = await CorrectionsService.open(store, { embedder, logger });
   const workspaces = new WorkspacesService(store, access, users);
@@ -133,12 +159,13 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       concurrency: config.syncConcurrency,
       keepFinished: config.syncHistory,
       purge: (deleted) => purgeDataSources({ store, index, files, entries }, deleted),
+      lease,
     },
   );
   const sources = new SourcesService(store, runner, index, files, secrets, agents, entries, events);
 
   const analytics = await AnalyticsService.open(store.db, { logger, events });
-  const webhooks = await WebhooksService.open({ store, events, secrets, config, logger });
+  const webhooks = await WebhooksService.open({ store, events, secrets, config, logger, lease });
   const answerDeps: AnswerDeps = {
     store,
     index,
@@ -151,9 +178,14 @@ export async function createServices(config: Config, overrides: ServiceOverrides
 
   const admin = await users.ensureAdmin(config.admin);
   if (admin) logger.info("created the admin user", { email: admin.email });
-  // Before any sync runs: chunks left by a crash between indexing and recording a document go.
-  const orphans = await index.deleteOrphans(new Set([...store.documents.all()].map((d) => d.id)));
-  if (orphans > 0) logger.warn("removed chunks of unrecorded documents", { documents: orphans });
+  // Before any sync runs: chunks left by a crash between indexing and recording a document go. Not in
+  // shared mode, where such chunks may be another replica's sync between those two steps.
+  if (!feed) {
+    const orphans = await index.deleteOrphans(new Set([...store.documents.all()].map((d) => d.id)));
+    if (orphans > 0) logger.warn("removed chunks of unrecorded documents", { documents: orphans });
+  }
+  // Every in-memory copy is loaded: from here on other replicas' changes apply as they come.
+  feed?.start();
   await runner.start();
   webhooks.start();
   // A changed embedding model re-embeds existing chunks in the background; search keeps working meanwhile.
@@ -162,7 +194,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     .then((n) => n > 0 && logger.info("re-embedded chunks for the new embedding model", { chunks: n }))
     .catch((e) => logger.warn("re-embedding failed", { error: String(e) }));
 
-  const stopMaintenance = startMaintenance({ store, index, events, logger, tables: [entries] });
+  const stopMaintenance = startMaintenance({ store, index, events, logger, tables: [entries], lease });
   apiKeys.startFlushing(logger);
 
   return {
@@ -203,6 +235,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
         .saveSnapshot()
         .catch((e) => logger.warn("saving the search index failed", { error: String(e) }));
       await store.close();
+      await feed?.close();
       await redis?.quit();
     },
   };

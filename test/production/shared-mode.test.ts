@@ -4,6 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startRedis, type TestRedis } from "../helpers/redis.ts";
 import { ADMIN_EMAIL, makeTempDir, runCli, startTestServer, type TestServer } from "../helpers/server.ts";
 
+/** Every replica signs and verifies with the same secret (required in shared mode). */
+const SECRET = "shared-mode-test-secret-0123456789abcdef";
 let redis: TestRedis;
 const servers: TestServer[] = [];
 beforeAll(async () => {
@@ -41,7 +43,7 @@ const wrongLogin = (server: TestServer) =>
 describe("shared mode (LORE_REDIS_URL)", { timeout: 120_000 }, () => {
   it("counts a rate limit once for the fleet: 6 an hour is 6 across two replicas, not 6 each", async () => {
     const limit = { LORE_LIMIT_ANON_PER_HOUR: "6" };
-    const shared = await fleet(2, { ...limit, LORE_REDIS_URL: redis.url });
+    const shared = await fleet(2, { ...limit, LORE_REDIS_URL: redis.url, LORE_JWT_SECRET: SECRET });
     const statuses = await roundRobin(shared, 9);
     expect(statuses.slice(0, 6).every((s) => s === 401)).toBe(true);
     expect(statuses.slice(6)).toEqual([429, 429, 429]);
@@ -55,7 +57,11 @@ describe("shared mode (LORE_REDIS_URL)", { timeout: 120_000 }, () => {
   });
 
   it("counts failed logins for the fleet: a guesser switching replicas is locked out as on one", async () => {
-    const [a, b] = await fleet(2, { LORE_LIMIT_LOGIN_FAILURES: "2", LORE_REDIS_URL: redis.url });
+    const [a, b] = await fleet(2, {
+      LORE_LIMIT_LOGIN_FAILURES: "2",
+      LORE_REDIS_URL: redis.url,
+      LORE_JWT_SECRET: SECRET,
+    });
     if (!a || !b) throw new Error("no servers");
     expect((await wrongLogin(a)).status).toBe(401);
     expect((await wrongLogin(b)).status).toBe(401);
@@ -71,7 +77,11 @@ describe("shared mode (LORE_REDIS_URL)", { timeout: 120_000 }, () => {
   it("keeps serving on each replica's own counts while Redis is down", async () => {
     const own = await startRedis();
     try {
-      const [server] = await fleet(1, { LORE_LIMIT_ANON_PER_HOUR: "3", LORE_REDIS_URL: own.url });
+      const [server] = await fleet(1, {
+        LORE_LIMIT_ANON_PER_HOUR: "3",
+        LORE_REDIS_URL: own.url,
+        LORE_JWT_SECRET: SECRET,
+      });
       if (!server) throw new Error("no server");
       expect((await server.request("GET", "/agents/")).status).toBe(401);
       await own.close();
@@ -90,9 +100,34 @@ describe("shared mode (LORE_REDIS_URL)", { timeout: 120_000 }, () => {
       LORE_DATA_DIR: dataDir,
       LORE_PORT: "0",
       LORE_REDIS_URL: closed.url,
+      LORE_JWT_SECRET: SECRET,
     });
     rmSync(dataDir, { recursive: true, force: true });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("LORE_REDIS_URL");
+    expect(result.stderr).toContain("cannot reach Redis");
+  });
+
+  it("refuses shared mode without LORE_JWT_SECRET: replicas would reject each other's tokens", async () => {
+    const dataDir = makeTempDir();
+    const result = await runCli(["serve"], {
+      LORE_DATA_DIR: dataDir,
+      LORE_PORT: "0",
+      LORE_REDIS_URL: redis.url,
+    });
+    rmSync(dataDir, { recursive: true, force: true });
+    expect(result.code).toBe(2); // a configuration error
+    expect(result.stderr).toContain("LORE_JWT_SECRET is required with LORE_REDIS_URL");
+  });
+
+  it("refuses a LORE_STORAGE_URI it cannot use, naming the variable", async () => {
+    const dataDir = makeTempDir();
+    const result = await runCli(["serve"], {
+      LORE_DATA_DIR: dataDir,
+      LORE_PORT: "0",
+      LORE_STORAGE_URI: "ftp://example.com/x",
+    });
+    rmSync(dataDir, { recursive: true, force: true });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("LORE_STORAGE_URI");
   });
 });

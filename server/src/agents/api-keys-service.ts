@@ -28,7 +28,14 @@ export class ApiKeysService {
   private readonly lastUsedFlush = new Map<string, string>();
 
   constructor(private readonly store: Store) {
-    for (const k of store.apiKeys.all()) this.byHash.set(k.hash, k);
+    this.index();
+    // Shared mode: keys created or revoked on another replica (after the table re-read them).
+    store.feed.on("api_keys", async () => this.index());
+  }
+
+  private index(): void {
+    this.byHash.clear();
+    for (const k of this.store.apiKeys.all()) this.byHash.set(k.hash, k);
   }
 
   async create(agent: AgentRecord, name: string): Promise<ApiKey & { key: string }> {

@@ -59,6 +59,9 @@ export class ConversationsService {
 
   static async open(store: Store, logger?: Logger, events?: EventBus): Promise<ConversationsService> {
     const service = new ConversationsService(store, null, events ?? null);
+    // Shared mode: another replica's answers and ratings, once in LanceDB, replace the cached history
+    // (the record table itself re-reads the conversation rows first).
+    store.feed.on("conversations", async (ids) => service.forgetCached(ids));
     service.journal = await Journal.open<Entry>(
       join(store.dataDir, "journal", "conversations"),
       (e) => service.applyEntries(e),
@@ -68,6 +71,20 @@ export class ConversationsService {
       },
     );
     return service;
+  }
+
+  private forgetCached(conversationIds: readonly string[] | null): void {
+    if (conversationIds === null) {
+      this.recent.clear();
+      for (const agentId of new Set([...this.store.conversations.all()].map((c) => c.agentId)))
+        this.review.forgetAgent(agentId);
+      return;
+    }
+    for (const id of conversationIds) {
+      this.recent.delete(id);
+      const agentId = this.store.conversations.get(id)?.agentId;
+      if (agentId) this.review.forgetAgent(agentId);
+    }
   }
 
   private write(entry: Entry): void {
@@ -89,7 +106,6 @@ export class ConversationsService {
     }
     // A conversation deleted meanwhile stays deleted.
     const live = [...conversations.values()].filter((c) => !this.deleted.has(c.id));
-    await this.store.conversations.persist(live);
     const rows = [...messages.values()]
       .filter(({ message }) => !this.deleted.has(message.conversationId))
       .map(({ message, seq }) => ({
@@ -104,6 +120,12 @@ export class ConversationsService {
         t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows),
       );
     }
+    // After the messages: the conversations' commit is what tells other replicas to read them again;
+    // a message changed alone (a rating) names its conversation too.
+    await this.store.conversations.persist(live);
+    const persisted = new Set(live.map((c) => c.id));
+    const alone = new Set(rows.map((r) => r.conversation_id).filter((id) => !persisted.has(id)));
+    await this.store.feed.publish({ table: "conversations", ids: [...alone] });
     for (const { message } of messages.values()) {
       const pending = this.unflushed.get(message.conversationId);
       // Entries come back parsed from the journal file, never the tracked object itself: compare
@@ -240,6 +262,7 @@ export class ConversationsService {
   async save(record: ConversationRecord): Promise<ConversationRecord> {
     this.write({ conversation: record });
     this.store.conversations.remember([record]);
+    await this.sharedNow();
     return record;
   }
 
@@ -261,6 +284,15 @@ export class ConversationsService {
     this.review.note(message);
     list.push(message);
     this.remember(message.conversationId, list);
+    await this.sharedNow();
+  }
+
+  /**
+   * Shared mode: the next turn of a conversation may reach another replica, so a write is in LanceDB
+   * (and announced) before the request that made it returns. One process: the journal alone.
+   */
+  private async sharedNow(): Promise<void> {
+    if (this.store.feed.shared) await this.flush();
   }
 
   private track(message: MessageRecord): void {
@@ -371,6 +403,7 @@ export class ConversationsService {
       const i = list.findIndex((m) => m.id === message.id);
       if (i >= 0) list[i] = updated;
     }
+    await this.sharedNow();
     return updated;
   }
 

@@ -9,7 +9,7 @@ import {
 import { notFound } from "../errors.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Embedder } from "../retrieval/embedder.ts";
-import { RecordTable } from "../store/record-table.ts";
+import type { RecordTable } from "../store/record-table.ts";
 import type { AgentRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import {
@@ -87,7 +87,7 @@ export class CorrectionsService implements CorrectionFinder {
     store: Store,
     options: { embedder?: Embedder | null; logger?: Logger } = {},
   ): Promise<CorrectionsService> {
-    const table = await RecordTable.open<CorrectionRecord>(store.db, "corrections");
+    const table = await store.openRecords<CorrectionRecord>("corrections");
     return new CorrectionsService(table, options.embedder ?? null, options.logger ?? null);
   }
 

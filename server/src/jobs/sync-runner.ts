@@ -6,6 +6,7 @@ import { type SyncCounts, type SyncDeps, syncSource } from "../sources/sync-sour
 import type { DataSourceRecord, SyncRunRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import { JobRunner } from "./job-runner.ts";
+import { createLocalLease, type Lease } from "./lease.ts";
 
 export interface SyncRunnerOptions {
   concurrency: number;
@@ -16,6 +17,8 @@ export interface SyncRunnerOptions {
   keepFinished?: number;
   /** Purges everything deleted sources owned (chunks, documents, files, runs, the record). Must be idempotent. */
   purge: (sources: DataSourceRecord[]) => Promise<void>;
+  /** Shared mode: a sync, the scheduler and purging each run on one replica at a time. */
+  lease?: Lease;
 }
 
 /** Deleted sources purged together (one commit per table). */
@@ -35,6 +38,7 @@ export class SyncRunner {
   private readonly maxAttempts: number;
   private readonly leaseMs: number;
   private readonly keepFinished: number;
+  private readonly lease: Lease;
 
   constructor(
     private readonly store: Store,
@@ -46,6 +50,7 @@ export class SyncRunner {
     this.maxAttempts = options.maxAttempts ?? 3;
     this.leaseMs = options.leaseMs ?? 60_000;
     this.keepFinished = options.keepFinished ?? 100;
+    this.lease = options.lease ?? createLocalLease();
     this.jobs = new JobRunner({
       poll: () => this.startDue(),
       intervalMs: options.tickMs ?? 200,
@@ -57,10 +62,16 @@ export class SyncRunner {
     });
   }
 
-  /** Resumes what a previous process left: orphaned runs (this process owns the data dir) and unfinished purges. */
+  /**
+   * Resumes what a previous process left: orphaned runs and unfinished purges. One process owns every
+   * run, so a running one is orphaned; in shared mode it may be another replica's, and is taken over
+   * only once its lease lapses.
+   */
   async start(): Promise<void> {
-    const orphaned = this.store.syncRuns.filter((r) => r.status === "running");
-    await this.store.syncRuns.putMany(orphaned.map((r) => ({ ...r, status: "queued", leaseUntil: null })));
+    if (!this.store.feed.shared) {
+      const orphaned = this.store.syncRuns.filter((r) => r.status === "running");
+      await this.store.syncRuns.putMany(orphaned.map((r) => ({ ...r, status: "queued", leaseUntil: null })));
+    }
     // A crash (or a backup snapshot) between saving a source and queueing its sync, or between
     // completing a run and marking the source, leaves it queued/syncing with no job: queue one.
     const stranded = this.store.dataSources.filter(
@@ -82,7 +93,19 @@ export class SyncRunner {
 
   /** Queues a sync, or returns the one already queued or running. */
   async enqueue(source: DataSourceRecord, trigger: SyncRun["trigger"]): Promise<SyncRunRecord> {
-    const run = await this.store.syncRuns.transact(() => {
+    // Shared mode: one replica at a time decides, having applied what the others queued.
+    const run = await waitForLease(this.lease, `enqueue:${source.id}`, async () => {
+      await this.store.feed.settled();
+      return this.enqueueNow(source, trigger);
+    });
+    if (run.status === "queued" && source.status !== "syncing")
+      await this.setSource(source.id, { status: "queued" });
+    this.jobs.wake();
+    return run;
+  }
+
+  private enqueueNow(source: DataSourceRecord, trigger: SyncRun["trigger"]): Promise<SyncRunRecord> {
+    return this.store.syncRuns.transact(() => {
       const active = this.activeRun(source.id);
       if (active) return { rows: [], result: active };
       const now = new Date().toISOString();
@@ -108,10 +131,6 @@ export class SyncRunner {
       };
       return { rows: [created], result: created };
     });
-    if (run.status === "queued" && source.status !== "syncing")
-      await this.setSource(source.id, { status: "queued" });
-    this.jobs.wake();
-    return run;
   }
 
   /** Stops a running sync of a source and cancels queued ones. */
@@ -128,26 +147,52 @@ export class SyncRunner {
   /** Queues the scheduled syncs that are due and starts due runs up to the concurrency. */
   private async startDue(): Promise<void> {
     this.purger.wake();
-    await this.enqueueScheduled();
+    await this.lease.runExclusive("sync-schedule", async () => {
+      await this.store.feed.settled();
+      await this.enqueueScheduled();
+    });
     const now = Date.now();
     const due = this.store.syncRuns
-      .filter(
-        (r) =>
-          (r.status === "queued" && Date.parse(r.nextAttemptAt) <= now) ||
-          (r.status === "running" &&
-            r.leaseUntil !== null &&
-            Date.parse(r.leaseUntil) < now &&
-            !this.jobs.isRunning(r.dataSourceId)),
-      )
+      .filter((r) => this.isDue(r, now) && !this.jobs.isRunning(r.dataSourceId))
       .sort((a, b) => a.queuedAt.localeCompare(b.queuedAt));
     for (const run of due) {
       if (this.jobs.size >= this.options.concurrency) break;
-      this.jobs.run(run.dataSourceId, (signal) => this.execute(run, signal));
+      this.jobs.run(run.dataSourceId, (signal) => this.executeOnce(run.id, signal));
     }
+  }
+
+  /** Queued and due, or running under a lease that lapsed (its process died). */
+  private isDue(r: SyncRunRecord, now: number): boolean {
+    return (
+      (r.status === "queued" && Date.parse(r.nextAttemptAt) <= now) ||
+      (r.status === "running" && r.leaseUntil !== null && Date.parse(r.leaseUntil) < now)
+    );
+  }
+
+  /**
+   * Runs a due sync once across the fleet: under the source's lease, and only if the run is still due
+   * once every replica's earlier writes are applied here (another replica may have just finished it).
+   */
+  private async executeOnce(runId: string, signal: AbortSignal): Promise<void> {
+    const queued = this.store.syncRuns.get(runId);
+    if (!queued) return;
+    await this.lease.runExclusive(`sync:${queued.dataSourceId}`, async (lost) => {
+      await this.store.feed.settled();
+      const current = this.store.syncRuns.get(runId);
+      if (!current || !this.isDue(current, Date.now())) return;
+      await this.execute(current, AbortSignal.any([signal, lost]));
+    });
   }
 
   /** Purges the deleted sources whose sync has stopped, up to PURGE_BATCH together. */
   private async purgeDeleted(): Promise<void> {
+    await this.lease.runExclusive("purge", async () => {
+      await this.store.feed.settled();
+      await this.purgeDeletedNow();
+    });
+  }
+
+  private async purgeDeletedNow(): Promise<void> {
     for (;;) {
       const batch = this.store.dataSources
         .filter((s) => s.deletedAt !== null && !this.jobs.isRunning(s.id))
@@ -349,5 +394,15 @@ export class SyncRunner {
       if (!current || current.deletedAt) return { rows: [], result: null };
       return { rows: [{ ...current, ...patch, updatedAt: new Date().toISOString() }], result: null };
     });
+  }
+}
+
+/** Runs `task` under the lease once it is free (a few seconds at most), for short decisions. */
+async function waitForLease<T>(lease: Lease, name: string, task: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    const outcome = await lease.runExclusive(name, task);
+    if (outcome.ran) return outcome.value;
+    if (attempt >= 200) throw new Error(`lease ${name} stayed taken`);
+    await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 20));
   }
 }

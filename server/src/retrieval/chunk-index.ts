@@ -4,6 +4,7 @@ import { dirname } from "node:path";
 import type { Connection } from "@lancedb/lancedb";
 import type { RetrievalMode } from "@lore/shared";
 import { AppError } from "../errors.ts";
+import { type ChangeFeed, singleProcessFeed } from "../store/change-feed.ts";
 import { PRIVATE_DIR_MODE } from "../store/permissions.ts";
 import { WriteQueue } from "../store/write-queue.ts";
 import { embedChunks, reembedStaleChunks, vectorRow } from "./chunk-embedding.ts";
@@ -53,7 +54,13 @@ export interface ChunkIndexOptions {
    * it matches the chunks table's version; unset: always rebuilt from the table.
    */
   snapshotPath?: string;
+  /** Shared mode: other replicas' index writes arrive here, this one's are published. */
+  feed?: ChangeFeed;
 }
+
+/** Change-feed names: documents whose chunks changed, data sources whose chunks all went. */
+const CHUNK_DOCUMENTS = "chunks";
+const CHUNK_SOURCES = "chunk_sources";
 
 /** How the in-memory index came to be at open, for the start-up log. */
 export interface IndexStartup {
@@ -108,8 +115,17 @@ export class ChunkIndex {
       snapshotPath: string | null;
       chunksTable: string;
       lexical: LexicalParams;
+      feed: ChangeFeed;
     },
-  ) {}
+  ) {
+    options.feed.on(CHUNK_DOCUMENTS, async (ids) => {
+      if (ids) await this.reloadDocuments(ids);
+      else await this.reconcile();
+    });
+    options.feed.on(CHUNK_SOURCES, async (ids) => {
+      if (ids) await this.writes.run(async () => this.forgetSourcesNow(ids));
+    });
+  }
 
   /**
    * Opens the tables and the in-memory index: loaded from the snapshot when it was saved at the
@@ -130,6 +146,7 @@ export class ChunkIndex {
       snapshotPath: opts.snapshotPath ?? null,
       chunksTable,
       lexical,
+      feed: opts.feed ?? singleProcessFeed,
     };
     if (options.snapshotPath)
       mkdirSync(dirname(options.snapshotPath), { recursive: true, mode: PRIVATE_DIR_MODE });
@@ -244,6 +261,7 @@ export class ChunkIndex {
       for (const { documentId } of documents) this.memory.removeDocument(documentId);
       for (const chunk of chunks) this.memory.add(chunk, writeId);
       await this.store.deleteDocuments(replaced, writeId);
+      await this.options.feed.publish({ table: CHUNK_DOCUMENTS, ids: documents.map((d) => d.documentId) });
     });
   }
 
@@ -255,7 +273,40 @@ export class ChunkIndex {
       // Again inside the queue: a replacement queued before this call must not resurrect the document.
       for (const id of documentIds) this.memory.removeDocument(id);
       await this.store.deleteDocuments(documentIds);
+      await this.options.feed.publish({ table: CHUNK_DOCUMENTS, ids: documentIds });
     });
+  }
+
+  /**
+   * Takes other replicas' writes of these documents: their chunks as the table holds them now (the
+   * newest write of each; none when the document was deleted).
+   */
+  reloadDocuments(documentIds: readonly string[]): Promise<void> {
+    if (documentIds.length === 0) return Promise.resolve();
+    return this.writes.run(async () => {
+      const rows = await this.store.readDocuments(documentIds);
+      const newest = newestWrites(rows.map((r) => ({ documentId: r.chunk.documentId, ...r })));
+      // One synchronous step, as for a local replacement.
+      for (const id of documentIds) this.memory.removeDocument(id);
+      for (const row of rows) {
+        if (newest.get(row.chunk.documentId) === row.writeId) this.memory.add(row.chunk, row.writeId);
+      }
+    });
+  }
+
+  /**
+   * After missed signals (or at a shared-mode start): compares which write of each document the table
+   * holds with what memory holds, and reloads the documents that differ. Reads three columns of every
+   * row, not the text.
+   */
+  async reconcile(): Promise<{ reloaded: number; removed: number }> {
+    const newest = newestWrites(await this.store.writeStamps());
+    const stale = [...newest]
+      .filter(([id, writeId]) => this.memory.liveWriteOf(id) !== writeId)
+      .map(([id]) => id);
+    const gone = this.memory.documentIds().filter((id) => !newest.has(id));
+    await this.reloadDocuments([...stale, ...gone]);
+    return { reloaded: stale.length, removed: gone.length };
   }
 
   /**
@@ -278,7 +329,13 @@ export class ChunkIndex {
       this.memory.removeSources(dataSourceIds);
       await this.store.deleteDataSources(dataSourceIds);
       this.memory.forgetSources(dataSourceIds);
+      await this.options.feed.publish({ table: CHUNK_SOURCES, ids: dataSourceIds });
     });
+  }
+
+  private forgetSourcesNow(dataSourceIds: readonly string[]): void {
+    this.memory.removeSources(dataSourceIds);
+    this.memory.forgetSources(dataSourceIds);
   }
 
   async countByDataSource(dataSourceId: string): Promise<number> {
@@ -397,4 +454,16 @@ export class ChunkIndex {
     }
     return out;
   }
+}
+
+/** Document id → the write id of its newest rows (a crash mid-replacement can leave two writes). */
+function newestWrites(
+  stamps: readonly { documentId: string; writeId: string; indexedAt: number }[],
+): Map<string, string> {
+  const newest = new Map<string, { writeId: string; indexedAt: number }>();
+  for (const stamp of stamps) {
+    const seen = newest.get(stamp.documentId);
+    if (!seen || stamp.indexedAt > seen.indexedAt) newest.set(stamp.documentId, stamp);
+  }
+  return new Map([...newest].map(([id, { writeId }]) => [id, writeId]));
 }

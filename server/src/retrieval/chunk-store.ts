@@ -162,13 +162,45 @@ export class ChunkStore {
 
   /** Every stored chunk row, in table order. */
   async readChunks(): Promise<StoredRow[]> {
-    return readChunkRows(await this.chunks.query().toArrow()).map(
-      ({ writeId, indexedAt, headingPath, ...rest }) => ({
-        chunk: { ...rest, headingPath: parseHeadingPath(headingPath) },
-        writeId,
-        indexedAt,
-      }),
-    );
+    return this.rowsWhere(null);
+  }
+
+  /** The stored rows of these documents (every write of each). */
+  async readDocuments(documentIds: readonly string[]): Promise<StoredRow[]> {
+    const out: StoredRow[] = [];
+    for (let i = 0; i < documentIds.length; i += deleteBatchSize) {
+      out.push(
+        ...(await this.rowsWhere(`documentId IN (${sqlList(documentIds.slice(i, i + deleteBatchSize))})`)),
+      );
+    }
+    return out;
+  }
+
+  /** Which writes the table holds, per document (three columns of every row, not the text). */
+  async writeStamps(): Promise<{ documentId: string; writeId: string; indexedAt: number }[]> {
+    const rows = await this.chunks.query().select(["documentId", "writeId", "indexedAt"]).toArrow();
+    const documents = rows.getChild("documentId");
+    const writes = rows.getChild("writeId");
+    const times = rows.getChild("indexedAt");
+    const out: { documentId: string; writeId: string; indexedAt: number }[] = [];
+    for (let i = 0; i < rows.numRows; i++) {
+      out.push({
+        documentId: String(documents?.get(i)),
+        writeId: String(writes?.get(i)),
+        indexedAt: Number(times?.get(i)),
+      });
+    }
+    return out;
+  }
+
+  private async rowsWhere(predicate: string | null): Promise<StoredRow[]> {
+    const query = this.chunks.query();
+    if (predicate) query.where(predicate);
+    return readChunkRows(await query.toArrow()).map(({ writeId, indexedAt, headingPath, ...rest }) => ({
+      chunk: { ...rest, headingPath: parseHeadingPath(headingPath) },
+      writeId,
+      indexedAt,
+    }));
   }
 
   /** The chunks table's version: it changes with every commit, so it names what the table holds. */

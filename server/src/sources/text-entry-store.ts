@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Connection, Table } from "@lancedb/lancedb";
 import { Field, Int32, Schema, Utf8 } from "apache-arrow";
+import { type ChangeFeed, singleProcessFeed } from "../store/change-feed.ts";
 import { type Compactable, CompactionPolicy, optimizeTable } from "../store/maintenance.ts";
 import { WriteQueue } from "../store/write-queue.ts";
 
@@ -61,6 +62,9 @@ export function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
+/** Data source ids (UUIDs): safe in a filter expression. */
+const UUID_LIKE = /^[0-9a-f-]+$/i;
+
 /** The row id of an entry: a hash, so no caller-chosen key ever reaches a filter expression. */
 function rowId(dataSourceId: string, key: string): string {
   return sha256(`${dataSourceId}\n${key}`).slice(0, 32);
@@ -78,19 +82,35 @@ export class TextEntryStore implements Compactable {
   /** Reads of content under way (`readContents`). */
   private readers = 0;
 
-  private constructor(private readonly table: Table) {}
+  private constructor(
+    private readonly table: Table,
+    private readonly feed: ChangeFeed,
+  ) {}
 
-  static async open(db: Connection): Promise<TextEntryStore> {
+  /** Shared mode: `feed` carries the sources whose entries another replica changed. */
+  static async open(db: Connection, feed: ChangeFeed = singleProcessFeed): Promise<TextEntryStore> {
     const table = (await db.tableNames()).includes(TABLE)
       ? await db.openTable(TABLE)
       : await db.createEmptyTable(TABLE, entrySchema, { mode: "create", existOk: true });
-    const store = new TextEntryStore(table);
-    const rows = await table
+    const store = new TextEntryStore(table, feed);
+    await store.load(null);
+    feed.on(TABLE, (sourceIds) => store.queue.run(() => store.load(sourceIds)));
+    return store;
+  }
+
+  /** Reads the metadata of these sources' entries (or all) from the table, replacing what memory holds. */
+  private async load(dataSourceIds: readonly string[] | null): Promise<void> {
+    const ids = dataSourceIds?.filter((id) => UUID_LIKE.test(id)) ?? null;
+    if (ids?.length === 0) return;
+    const query = this.table
       .query()
-      .select(["data_source_id", "key", "title", "content_hash", "bytes", "created_at", "updated_at"])
-      .toArray();
+      .select(["data_source_id", "key", "title", "content_hash", "bytes", "created_at", "updated_at"]);
+    if (ids) query.where(`data_source_id IN (${ids.map((id) => `'${id}'`).join(", ")})`);
+    const rows = await query.toArray();
+    if (ids) for (const id of ids) this.bySource.delete(id);
+    else this.bySource.clear();
     for (const row of rows as Omit<EntryRow, "id" | "content">[]) {
-      store.entriesOf(String(row.data_source_id), true).set(String(row.key), {
+      this.entriesOf(String(row.data_source_id), true).set(String(row.key), {
         key: String(row.key),
         title: String(row.title),
         contentHash: String(row.content_hash),
@@ -99,7 +119,11 @@ export class TextEntryStore implements Compactable {
         updatedAt: String(row.updated_at),
       });
     }
-    return store;
+  }
+
+  /** Other replicas learn that this source's entries changed (shared mode). */
+  private changed(dataSourceIds: readonly string[]): Promise<void> {
+    return this.feed.publish({ table: TABLE, ids: dataSourceIds });
   }
 
   private entriesOf(dataSourceId: string, create: true): Map<string, EntryMeta>;
@@ -176,6 +200,7 @@ export class TextEntryStore implements Compactable {
       else await this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows);
       for (const meta of [...result.created, ...result.updated]) known.set(meta.key, meta);
       this.policy.wrote(rows.reduce((n, r) => n + r.bytes, 0));
+      await this.changed([dataSourceId]);
       return result;
     });
   }
@@ -190,19 +215,23 @@ export class TextEntryStore implements Compactable {
         await this.table.delete(`id IN (${ids.join(", ")})`);
       }
       for (const key of present) known?.delete(key);
-      if (present.length > 0) this.policy.wrote(0);
+      if (present.length > 0) {
+        this.policy.wrote(0);
+        await this.changed([dataSourceId]);
+      }
       return present;
     });
   }
 
   /** Deletes every entry of these sources (their ids are UUIDs, safe in a filter). */
   removeSources(dataSourceIds: readonly string[]): Promise<void> {
-    const ids = dataSourceIds.filter((id) => /^[0-9a-f-]+$/i.test(id));
+    const ids = dataSourceIds.filter((id) => UUID_LIKE.test(id));
     if (ids.length === 0) return Promise.resolve();
     return this.queue.run(async () => {
       await this.table.delete(`data_source_id IN (${ids.map((id) => `'${id}'`).join(", ")})`);
       for (const id of ids) this.bySource.delete(id);
       this.policy.wrote(0);
+      await this.changed(ids);
     });
   }
 

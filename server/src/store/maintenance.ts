@@ -1,5 +1,6 @@
 import type { OptimizeStats, Table } from "@lancedb/lancedb";
 import type { EventBus } from "../events/event-bus.ts";
+import { createLocalLease, type Lease } from "../jobs/lease.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChunkIndex } from "../retrieval/chunk-index.ts";
 import type { Store } from "./store.ts";
@@ -80,14 +81,19 @@ export function startMaintenance(deps: {
   logger: Logger;
   /** Tables kept outside `Store` (the text entries). */
   tables?: readonly Compactable[];
+  /** Shared mode: compaction and index optimisation run on one replica at a time. */
+  lease?: Lease;
 }): () => void {
-  const { store, index, events, logger, tables = [] } = deps;
+  const { store, index, events, logger, tables = [], lease = createLocalLease() } = deps;
   const warn = (what: string) => (e: unknown) => logger.warn(`${what} failed`, { error: String(e) });
-  const optimize = () => index.optimize().catch(warn("index optimize"));
-  const compact = async (force = false) => {
-    await store.compact().catch(warn("compaction"));
-    for (const table of tables) await table.compact(force).catch(warn("compaction"));
-  };
+  const optimize = () => lease.runExclusive("optimize", () => index.optimize()).catch(warn("index optimize"));
+  const compact = (force = false) =>
+    lease
+      .runExclusive("compact", async () => {
+        await store.compact().catch(warn("compaction"));
+        for (const table of tables) await table.compact(force).catch(warn("compaction"));
+      })
+      .catch(warn("compaction"));
   let afterSync: NodeJS.Timeout | null = null;
   let cleanup: NodeJS.Timeout | null = null;
   let stopped = false;

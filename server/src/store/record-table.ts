@@ -1,5 +1,6 @@
 import type { Connection, Table } from "@lancedb/lancedb";
 import { Field, Schema, Utf8 } from "apache-arrow";
+import { type ChangeFeed, singleProcessFeed } from "./change-feed.ts";
 import { type Compactable, CompactionPolicy, optimizeTable } from "./maintenance.ts";
 import { WriteQueue } from "./write-queue.ts";
 
@@ -7,30 +8,65 @@ const recordSchema = new Schema([new Field("id", new Utf8(), false), new Field("
 
 /**
  * A small resource table (users, agents, keys …) kept whole in memory and written through to LanceDB.
- * Reads never touch disk; every write is one atomic LanceDB commit, serialised per table.
+ * Reads never touch disk; every write is one atomic LanceDB commit, serialised per table. In shared
+ * mode each commit is published on the change feed, and other replicas' commits are re-read from
+ * LanceDB when the feed names them.
  */
 export class RecordTable<T extends { id: string }> implements Compactable {
   private readonly rows = new Map<string, T>();
   private readonly queue = new WriteQueue();
   /** Bounds the versions on disk by commits and by bytes (a record can be large: an agent's instructions). */
   private readonly policy = new CompactionPolicy();
+  /** Rows shown with `remember` whose commit (`persist`) has not landed: a reload keeps them. */
+  private readonly remembered = new Set<string>();
 
   private constructor(
     readonly name: string,
     private readonly table: Table,
+    private readonly feed: ChangeFeed,
   ) {}
 
-  static async open<T extends { id: string }>(db: Connection, name: string): Promise<RecordTable<T>> {
+  static async open<T extends { id: string }>(
+    db: Connection,
+    name: string,
+    feed: ChangeFeed = singleProcessFeed,
+  ): Promise<RecordTable<T>> {
     const names = await db.tableNames();
     const table = names.includes(name)
       ? await db.openTable(name)
       : await db.createEmptyTable(name, recordSchema, { mode: "create", existOk: true });
-    const records = new RecordTable<T>(name, table);
-    const rows = await table.query().select(["id", "data"]).toArray();
-    for (const row of rows) {
-      records.rows.set(String(row.id), JSON.parse(String(row.data)) as T);
-    }
+    const records = new RecordTable<T>(name, table, feed);
+    for (const [id, row] of await records.read(null)) records.rows.set(id, row);
+    feed.on(name, (ids) => records.refresh(ids));
     return records;
+  }
+
+  /** Rows as stored now: these ids, or all of them. */
+  private async read(ids: readonly string[] | null): Promise<Map<string, T>> {
+    const out = new Map<string, T>();
+    const batches = ids === null ? [null] : chunked(validIds(ids), 500);
+    for (const batch of batches) {
+      const query = this.table.query().select(["id", "data"]);
+      if (batch) query.where(`id IN (${batch.map((id) => `'${id}'`).join(", ")})`);
+      for (const row of await query.toArray()) out.set(String(row.id), JSON.parse(String(row.data)) as T);
+    }
+    return out;
+  }
+
+  /** Takes another replica's commit: these rows (or all) as LanceDB holds them now; gone rows go. */
+  refresh(ids: readonly string[] | null): Promise<void> {
+    const wanted = ids === null ? null : validIds(ids);
+    if (wanted?.length === 0) return Promise.resolve();
+    return this.queue.run(async () => {
+      const stored = await this.read(wanted);
+      if (wanted === null) {
+        for (const id of this.rows.keys())
+          if (!stored.has(id) && !this.remembered.has(id)) this.rows.delete(id);
+      } else {
+        for (const id of wanted) if (!stored.has(id) && !this.remembered.has(id)) this.rows.delete(id);
+      }
+      for (const [id, row] of stored) if (!this.remembered.has(id)) this.rows.set(id, row);
+    });
   }
 
   get size(): number {
@@ -58,13 +94,22 @@ export class RecordTable<T extends { id: string }> implements Compactable {
 
   /** Shows rows to readers now; for writes journaled elsewhere and committed later with `persist`. */
   remember(rows: T[]): void {
-    for (const r of rows) this.rows.set(r.id, r);
+    for (const r of rows) {
+      this.rows.set(r.id, r);
+      this.remembered.add(r.id);
+    }
   }
 
   /** Commits rows without touching memory (which `remember` already moved on, possibly further). */
   persist(rows: T[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
-    return this.queue.run(() => this.write(rows));
+    return this.queue.run(async () => {
+      await this.write(rows);
+      for (const r of rows) {
+        // Done once memory holds no newer state than what just landed.
+        if (JSON.stringify(this.rows.get(r.id)) === JSON.stringify(r)) this.remembered.delete(r.id);
+      }
+    });
   }
 
   /** Inserts or replaces a record; memory changes only after the commit succeeded. */
@@ -88,6 +133,7 @@ export class RecordTable<T extends { id: string }> implements Compactable {
       await this.table.add(data);
       this.policy.wrote(data.reduce((n, d) => n + d.data.length, 0));
       for (const r of rows) this.rows.set(r.id, r);
+      await this.published(rows.map((r) => r.id));
     });
   }
 
@@ -107,12 +153,16 @@ export class RecordTable<T extends { id: string }> implements Compactable {
   }
 
   delete(ids: string[]): Promise<void> {
-    const valid = ids.filter((id) => /^[A-Za-z0-9_-]+$/.test(id));
+    const valid = validIds(ids);
     if (valid.length === 0) return Promise.resolve();
     return this.queue.run(async () => {
       await this.table.delete(`id IN (${valid.map((id) => `'${id}'`).join(", ")})`);
-      for (const id of valid) this.rows.delete(id);
+      for (const id of valid) {
+        this.rows.delete(id);
+        this.remembered.delete(id);
+      }
       this.policy.wrote(0);
+      await this.published(valid);
     });
   }
 
@@ -121,6 +171,12 @@ export class RecordTable<T extends { id: string }> implements Compactable {
     const data = rows.map((r) => ({ id: r.id, data: JSON.stringify(r) }));
     await this.table.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
     this.policy.wrote(data.reduce((n, d) => n + d.data.length, 0));
+    await this.published(rows.map((r) => r.id));
+  }
+
+  /** Other replicas learn of a commit (shared mode); inside the queue, so they learn in commit order. */
+  private published(ids: string[]): Promise<void> {
+    return this.feed.publish({ table: this.name, ids });
   }
 
   /** Merges small fragments left by single-row commits and drops old versions, as the policy says. */
@@ -132,4 +188,15 @@ export class RecordTable<T extends { id: string }> implements Compactable {
   idle(): Promise<void> {
     return this.queue.idle();
   }
+}
+
+/** Ids that may appear in a filter expression (every id Lore makes: UUIDs, hashes, fixed names). */
+function validIds(ids: readonly string[]): string[] {
+  return ids.filter((id) => /^[A-Za-z0-9_-]+$/.test(id));
+}
+
+function chunked<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }

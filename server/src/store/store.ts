@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { type Connection, connect, Session } from "@lancedb/lancedb";
 import { Field, Int32, Schema, Utf8 } from "apache-arrow";
 import { BatchedLog } from "./batched-log.ts";
+import { type ChangeFeed, singleProcessFeed } from "./change-feed.ts";
 import { DataDirLock } from "./data-dir-lock.ts";
 import { migrations } from "./migrations.ts";
 import { PRIVATE_DIR_MODE } from "./permissions.ts";
@@ -58,16 +59,28 @@ export class Store {
     readonly invitations: RecordTable<InvitationRecord>,
     private readonly lock: DataDirLock,
     private readonly session: Session,
+    /** How replicas learn of each other's commits (shared mode); one process: nothing. */
+    readonly feed: ChangeFeed,
   ) {}
+
+  /** A further record table in this database, on the same change feed. */
+  openRecords<T extends { id: string }>(name: string): Promise<RecordTable<T>> {
+    return RecordTable.open<T>(this.db, name, this.feed);
+  }
 
   /**
    * Opens (or creates) the store. LanceDB's caches default to 6 GB (index) + 1 GB (metadata) per
    * process; Lore bounds them (`cache`, MB) so memory stays flat however many versions commits make.
+   * The tables live at `shared.storageUri` (default `<dataDir>/lance`); with a shared feed, reads see
+   * other replicas' commits at once (`readConsistencyInterval: 0`). The lock guards this replica's
+   * own data directory (journal, search-index snapshot), never the shared storage.
    */
   static async open(
     dataDir: string,
     cache: { indexMb: number; metadataMb: number } = { indexMb: 256, metadataMb: 64 },
+    shared: { storageUri?: string; feed?: ChangeFeed } = {},
   ): Promise<Store> {
+    const feed = shared.feed ?? singleProcessFeed;
     mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const lock = DataDirLock.acquire(dataDir);
     try {
@@ -75,7 +88,10 @@ export class Store {
       const session = new Session(mb(cache.indexMb), mb(cache.metadataMb));
       // In the options: connect(uri, options, session) ignores a third argument (LanceDB 0.39), which
       // left the caches at their 6 GB + 1 GB defaults and RSS growing with every commit.
-      const db = await connect(join(dataDir, "lance"), { session });
+      const db = await connect(shared.storageUri ?? join(dataDir, "lance"), {
+        session,
+        ...(feed.shared ? { readConsistencyInterval: 0 } : {}),
+      });
       const [
         meta,
         users,
@@ -88,20 +104,20 @@ export class Store {
         syncRuns,
         conversations,
       ] = await Promise.all([
-        RecordTable.open<MetaRecord>(db, "meta"),
-        RecordTable.open<UserRecord>(db, "users"),
-        RecordTable.open<WorkspaceRecord>(db, "workspaces"),
-        RecordTable.open<MembershipRecord>(db, "memberships"),
-        RecordTable.open<AgentRecord>(db, "agents"),
-        RecordTable.open<ApiKeyRecord>(db, "api_keys"),
-        RecordTable.open<DataSourceRecord>(db, "data_sources"),
-        RecordTable.open<DocumentRecord>(db, "documents"),
-        RecordTable.open<SyncRunRecord>(db, "sync_runs"),
-        RecordTable.open<ConversationRecord>(db, "conversations"),
+        RecordTable.open<MetaRecord>(db, "meta", feed),
+        RecordTable.open<UserRecord>(db, "users", feed),
+        RecordTable.open<WorkspaceRecord>(db, "workspaces", feed),
+        RecordTable.open<MembershipRecord>(db, "memberships", feed),
+        RecordTable.open<AgentRecord>(db, "agents", feed),
+        RecordTable.open<ApiKeyRecord>(db, "api_keys", feed),
+        RecordTable.open<DataSourceRecord>(db, "data_sources", feed),
+        RecordTable.open<DocumentRecord>(db, "documents", feed),
+        RecordTable.open<SyncRunRecord>(db, "sync_runs", feed),
+        RecordTable.open<ConversationRecord>(db, "conversations", feed),
       ]);
       const messages = await BatchedLog.open<MessageRow>(db, "messages", messageSchema);
-      const usedTokens = await RecordTable.open<UsedTokenRecord>(db, "used_tokens");
-      const invitations = await RecordTable.open<InvitationRecord>(db, "invitations");
+      const usedTokens = await RecordTable.open<UsedTokenRecord>(db, "used_tokens", feed);
+      const invitations = await RecordTable.open<InvitationRecord>(db, "invitations", feed);
       const store = new Store(
         db,
         dataDir,
@@ -120,6 +136,7 @@ export class Store {
         invitations,
         lock,
         session,
+        feed,
       );
       await store.migrate();
       return store;

@@ -12,9 +12,10 @@ import type { SecretBox } from "../crypto/secret-box.ts";
 import { AppError, notFound } from "../errors.ts";
 import type { DomainEvent, EventBus } from "../events/event-bus.ts";
 import { JobRunner } from "../jobs/job-runner.ts";
+import { createLocalLease, type Lease } from "../jobs/lease.ts";
 import type { Logger } from "../log/logger.ts";
 import { assertPublicUrl, createGuardedFetch, type GuardedFetch, OutboundError } from "../net/outbound.ts";
-import { RecordTable } from "../store/record-table.ts";
+import type { RecordTable } from "../store/record-table.ts";
 import type { Store } from "../store/store.ts";
 import { createWebhookSecret, signWebhook } from "./signature.ts";
 
@@ -56,6 +57,7 @@ export class WebhooksService {
     private readonly secrets: SecretBox,
     private readonly config: Config,
     private readonly logger: Logger,
+    private readonly lease: Lease,
   ) {
     this.post = createGuardedFetch({
       allowlist: config.outboundAllowlist,
@@ -72,10 +74,12 @@ export class WebhooksService {
     secrets: SecretBox;
     config: Config;
     logger: Logger;
+    /** Shared mode: each delivery is attempted by one replica at a time. */
+    lease?: Lease;
   }): Promise<WebhooksService> {
     const [webhooks, deliveries] = await Promise.all([
-      RecordTable.open<WebhookRecord>(deps.store.db, "webhooks"),
-      RecordTable.open<DeliveryRecord>(deps.store.db, "webhook_deliveries"),
+      deps.store.openRecords<WebhookRecord>("webhooks"),
+      deps.store.openRecords<DeliveryRecord>("webhook_deliveries"),
     ]);
     const service = new WebhooksService(
       deps.store,
@@ -84,6 +88,7 @@ export class WebhooksService {
       deps.secrets,
       deps.config,
       deps.logger,
+      deps.lease ?? createLocalLease(),
     );
     deps.events.subscribe((event) => service.enqueue(event));
     return service;
@@ -249,7 +254,7 @@ export class WebhooksService {
       .sort((a, b) => (a.nextAttemptAt ?? "").localeCompare(b.nextAttemptAt ?? ""));
     for (const d of due) {
       if (this.jobs.size >= CONCURRENCY) break;
-      this.jobs.run(d.id, (signal) => this.attempt(d.id, signal));
+      this.jobs.run(d.id, (signal) => this.attemptOnce(d.id, signal));
     }
     if (now - this.lastPrune > 3_600_000) {
       this.lastPrune = now;
@@ -258,6 +263,14 @@ export class WebhooksService {
         .map((d) => d.id);
       await this.deliveries.delete(old);
     }
+  }
+
+  /** An attempt under the delivery's lease, if it is still pending once other replicas' writes are applied. */
+  private async attemptOnce(id: string, signal: AbortSignal): Promise<void> {
+    await this.lease.runExclusive(`webhook:${id}`, async (lost) => {
+      await this.store.feed.settled();
+      await this.attempt(id, AbortSignal.any([signal, lost]));
+    });
   }
 
   private async attempt(id: string, signal: AbortSignal): Promise<void> {

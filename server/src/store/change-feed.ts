@@ -1,0 +1,231 @@
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import type { Logger } from "../log/logger.ts";
+
+/** Rows of one table that changed, published once the change is committed to LanceDB. */
+export interface Change {
+  table: string;
+  ids: readonly string[];
+}
+
+/**
+ * Applies other replicas' changes to one table's in-memory copy: re-reads these ids from LanceDB, or
+ * (ids null) everything, after signals were missed.
+ */
+export type ChangeHandler = (ids: readonly string[] | null) => Promise<void>;
+
+/**
+ * How replicas see each other's writes. LanceDB is the source of truth; the feed only says which
+ * rows to re-read. One process: every method does nothing.
+ */
+export interface ChangeFeed {
+  readonly shared: boolean;
+  /** Tells the other replicas; resolves once they can learn of it (see `settled`). */
+  publish(change: Change): Promise<void>;
+  on(table: string, handler: ChangeHandler): void;
+  /** Resolves once every change published anywhere before the call has been applied here. */
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const singleProcessFeed: ChangeFeed = {
+  shared: false,
+  publish: () => Promise.resolve(),
+  on: () => undefined,
+  settled: () => Promise.resolve(),
+  close: () => Promise.resolve(),
+};
+
+const CHANNEL = "lore:changes";
+const SEQUENCE = "lore:changes:seq";
+/** Numbers and publishes in one step, so subscribers receive changes in sequence order. */
+const PUBLISH = `local n = redis.call("incr", KEYS[1]) redis.call("publish", KEYS[2], n .. " " .. ARGV[1]) return n`;
+/** How long `settled` waits for a change it knows of before serving anyway (and logging). */
+const SETTLE_TIMEOUT_MS = 2_000;
+/** How long `settled` waits for Redis to say where the sequence is. */
+const SEQUENCE_TIMEOUT_MS = 500;
+const RETRY_MS = 1_000;
+
+interface Message {
+  origin: string;
+  table: string;
+  ids: string[];
+}
+
+/**
+ * The shared-mode feed: Redis numbers every change (INCR) and publishes it on one channel. A replica
+ * applies changes in order; a gap in the numbers (a missed message, a reconnect) or a reset sequence
+ * reloads every table from LanceDB instead. Changes that could not be published (Redis down) are
+ * kept and sent again.
+ */
+export class RedisChangeFeed implements ChangeFeed {
+  readonly shared = true;
+  private readonly origin = randomUUID();
+  private readonly handlers = new Map<string, ChangeHandler[]>();
+  /** The last sequence number whose change is applied here. */
+  private applied = 0;
+  /** Messages received before `start` (the tables were still loading). */
+  private buffered: Array<{ n: number; message: Message }> | null = [];
+  private chain: Promise<void> = Promise.resolve();
+  private waiters: Array<{ n: number; resolve: () => void }> = [];
+  private unsent: Change[] = [];
+  private retry: NodeJS.Timeout | null = null;
+  private disconnected = false;
+
+  private constructor(
+    private readonly redis: Redis,
+    private readonly subscriber: Redis,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Subscribes, then reads the sequence: tables loaded after this call hold every change up to it,
+   * and later ones arrive as messages (held until `start`).
+   */
+  static async open(redis: Redis, logger: Logger): Promise<RedisChangeFeed> {
+    const subscriber = redis.duplicate();
+    subscriber.on("error", () => undefined);
+    const feed = new RedisChangeFeed(redis, subscriber, logger);
+    subscriber.on("message", (_channel: string, text: string) => feed.receive(text));
+    await subscriber.subscribe(CHANNEL);
+    feed.applied = Number((await redis.get(SEQUENCE)) ?? 0);
+    subscriber.on("close", () => {
+      feed.disconnected = true;
+    });
+    // ioredis subscribes again on reconnect; what was published meanwhile is read from LanceDB.
+    subscriber.on("ready", () => {
+      if (!feed.disconnected) return;
+      feed.disconnected = false;
+      feed.enqueue(() => feed.catchUp());
+    });
+    return feed;
+  }
+
+  /** Applies the changes received while the tables loaded, then each as it comes. */
+  start(): void {
+    const held = this.buffered ?? [];
+    this.buffered = null;
+    for (const { n, message } of held) if (n > this.applied) this.enqueue(() => this.apply(n, message));
+  }
+
+  on(table: string, handler: ChangeHandler): void {
+    const list = this.handlers.get(table) ?? [];
+    list.push(handler);
+    this.handlers.set(table, list);
+  }
+
+  async publish(change: Change): Promise<void> {
+    if (change.ids.length === 0) return;
+    try {
+      await this.send(change);
+    } catch (error) {
+      this.logger.warn("could not publish a change to the other replicas; will retry", {
+        table: change.table,
+        error: String(error),
+      });
+      this.unsent.push(change);
+      this.retry ??= setTimeout(() => void this.resend(), RETRY_MS);
+    }
+  }
+
+  async settled(): Promise<void> {
+    // Redis unreachable: serve from what is applied (no replica can publish meanwhile either).
+    if (this.redis.status !== "ready") return;
+    const sequence = await Promise.race([
+      this.redis.get(SEQUENCE).then(
+        (value) => Number(value ?? 0),
+        () => -1,
+      ),
+      new Promise<number>((resolve) => setTimeout(() => resolve(-1), SEQUENCE_TIMEOUT_MS).unref()),
+    ]);
+    if (sequence < 0) return;
+    if (sequence < this.applied) {
+      // Redis lost the sequence (restarted without persistence): start over from LanceDB.
+      this.applied = 0;
+      this.enqueue(() => this.catchUp());
+      return;
+    }
+    if (sequence <= this.applied) return;
+    const reached = new Promise<boolean>((resolve) => {
+      this.waiters.push({ n: sequence, resolve: () => resolve(true) });
+    });
+    const timedOut = new Promise<boolean>((resolve) =>
+      setTimeout(() => resolve(false), SETTLE_TIMEOUT_MS).unref(),
+    );
+    if (!(await Promise.race([reached, timedOut])))
+      this.logger.warn("serving before other replicas' changes were applied", {
+        sequence,
+        applied: this.applied,
+      });
+  }
+
+  async close(): Promise<void> {
+    if (this.retry) clearTimeout(this.retry);
+    await this.resend();
+    this.subscriber.disconnect();
+    await this.chain;
+  }
+
+  private async send(change: Change): Promise<void> {
+    const message: Message = { origin: this.origin, table: change.table, ids: [...change.ids] };
+    await this.redis.eval(PUBLISH, 2, SEQUENCE, CHANNEL, JSON.stringify(message));
+  }
+
+  private async resend(): Promise<void> {
+    this.retry = null;
+    const pending = this.unsent.splice(0);
+    for (const change of pending) await this.publish(change);
+  }
+
+  private receive(text: string): void {
+    const space = text.indexOf(" ");
+    const n = Number(text.slice(0, space));
+    let message: Message;
+    try {
+      message = JSON.parse(text.slice(space + 1)) as Message;
+    } catch {
+      return;
+    }
+    if (this.buffered) this.buffered.push({ n, message });
+    else this.enqueue(() => this.apply(n, message));
+  }
+
+  private enqueue(task: () => Promise<void>): void {
+    this.chain = this.chain.then(task).catch((error: unknown) => {
+      this.logger.error("applying another replica's change failed; reloading", { error: String(error) });
+      return this.catchUp().catch(() => undefined);
+    });
+  }
+
+  private async apply(n: number, message: Message): Promise<void> {
+    // Already read from LanceDB (a catch-up after a reconnect covered it).
+    if (n <= this.applied) return;
+    if (n !== this.applied + 1) {
+      // A gap: messages were missed, so what changed is unknown.
+      await this.reloadAll();
+    } else if (message.origin !== this.origin) {
+      for (const handler of this.handlers.get(message.table) ?? []) await handler(message.ids);
+    }
+    this.advance(n);
+  }
+
+  /** After a disconnect: everything is read again from LanceDB, up to the sequence now. */
+  private async catchUp(): Promise<void> {
+    const sequence = Number((await this.redis.get(SEQUENCE)) ?? 0);
+    await this.reloadAll();
+    this.applied = sequence;
+    this.advance(sequence);
+  }
+
+  private async reloadAll(): Promise<void> {
+    this.logger.info("reloading shared tables from storage (missed changes)");
+    for (const list of this.handlers.values()) for (const handler of list) await handler(null);
+  }
+
+  private advance(n: number): void {
+    this.applied = Math.max(this.applied, n);
+    const ready = this.waiters.filter((w) => w.n <= n);
+    this.waiters = this.waiters.filter((w) => w.n > n);
+    for (const w of ready) w.resolve();
+  }
+}

@@ -1,0 +1,301 @@
+/**
+ * Shared mode as a deployment runs it: three `lore serve` processes on one storage location and one
+ * Redis, behind a round-robin proxy (test/helpers/fleet.ts). Each replica keeps its own in-memory
+ * copies (resource tables, the lexical index, cached conversations); these tests check that they
+ * behave as one server.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Agent, Conversation, DataSource, Message, QueryResponse, SyncRun } from "@lore/shared";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Fleet, startFleet } from "../helpers/fleet.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD } from "../helpers/server.ts";
+
+let fleet: Fleet;
+let token = "";
+
+beforeAll(async () => {
+  fleet = await startFleet(3, {
+    LORE_LIMIT_AGENT_QUERIES_PER_MINUTE: "60",
+    LORE_OUTBOUND_ALLOWLIST: "127.0.0.1",
+  });
+  const login = await fleet.direct<{ access: string }>(0, "POST", "/auth/login/", {
+    body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
+  });
+  token = login.body.access;
+}, 180_000);
+
+afterAll(async () => {
+  await fleet?.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function settledSource(replica: number, id: string): Promise<DataSource> {
+  for (let i = 0; i < 300; i++) {
+    const res = await fleet.direct<DataSource>(replica, "GET", `/data-sources/${id}/`, { token });
+    if (res.status === 200 && (res.body.status === "ready" || res.body.status === "failed")) return res.body;
+    await sleep(100);
+  }
+  throw new Error(`source ${id} did not settle`);
+}
+
+async function textSource(replica: number, name: string, content: string): Promise<DataSource> {
+  const created = await fleet.direct<DataSource>(replica, "POST", "/data-sources/", {
+    token,
+    body: { name, type: "text", config: { entries: [{ title: name, content }] } },
+  });
+  expect(created.status).toBe(201);
+  return settledSource(replica, created.body.id);
+}
+
+async function agentWith(replica: number, dataSourceIds: string[]): Promise<Agent> {
+  const res = await fleet.direct<Agent>(replica, "POST", "/agents/", {
+    token,
+    body: { name: "Fleet agent", dataSourceIds },
+  });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+describe("three replicas on one storage location", { timeout: 180_000 }, () => {
+  it("shows an agent created on one replica on the others within a second", async () => {
+    const agent = await agentWith(0, []);
+    const started = Date.now();
+    for (const replica of [1, 2]) {
+      let status = 0;
+      while (status !== 200 && Date.now() - started < 1_000) {
+        status = (await fleet.direct(replica, "GET", `/agents/${agent.id}/`, { token })).status;
+      }
+      expect(status).toBe(200);
+    }
+    expect(Date.now() - started).toBeLessThanOrEqual(1_000);
+    // And a change: renamed on the third, read on the first.
+    expect(
+      (await fleet.direct(2, "PATCH", `/agents/${agent.id}/`, { token, body: { name: "Renamed" } })).status,
+    ).toBe(200);
+    expect((await fleet.direct<Agent>(0, "GET", `/agents/${agent.id}/`, { token })).body.name).toBe(
+      "Renamed",
+    );
+  });
+
+  it("never cites a source another replica deleted once the delete has returned", async () => {
+    const kept = await textSource(0, "Kept", "The lighthouse keeper logs the tide twice a day.");
+    const doomed = await textSource(1, "Doomed", "The lighthouse lamp burns whale oil from the north shed.");
+    const agent = await agentWith(2, [kept.id, doomed.id]);
+    const ask = (replica: number) =>
+      fleet.direct<QueryResponse>(replica, "POST", `/agents/${agent.id}/query/`, {
+        token,
+        body: { message: "What does the lighthouse lamp burn?" },
+      });
+    // Every replica cites it before the delete (its chunks reached every in-memory index).
+    for (const replica of [0, 1, 2]) {
+      const before = await ask(replica);
+      expect(before.status).toBe(200);
+      expect(before.body.sources.map((s) => s.dataSourceId)).toContain(doomed.id);
+    }
+    expect((await fleet.direct(1, "DELETE", `/data-sources/${doomed.id}/`, { token })).status).toBe(204);
+    // At once, on the replicas that did not delete it.
+    for (const replica of [0, 2, 0, 2]) {
+      const after = await ask(replica);
+      expect(after.status).toBe(200);
+      expect(after.body.sources.map((s) => s.dataSourceId)).not.toContain(doomed.id);
+    }
+  });
+
+  it("holds the per-agent query limit for the fleet: 60 a minute in total", async () => {
+    const source = await textSource(0, "Limits", "The ferry leaves the harbour every hour on the hour.");
+    const agent = await agentWith(0, [source.id]);
+    const statuses: number[] = [];
+    for (let i = 0; i < 66; i++) {
+      const res = await fleet.request("POST", `/agents/${agent.id}/query/`, {
+        token,
+        body: { message: "When does the ferry leave?" },
+      });
+      statuses.push(res.status);
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(60);
+    expect(statuses.slice(60)).toEqual([429, 429, 429, 429, 429, 429]);
+  });
+
+  it("runs a sync once across the fleet, however many replicas are asked", async () => {
+    const site = await countingSite();
+    try {
+      const created = await fleet.direct<DataSource>(0, "POST", "/data-sources/", {
+        token,
+        body: { name: "Site", type: "web", config: { url: `${site.url}/page`, mode: "page" } },
+      });
+      expect(created.status).toBe(201);
+      await settledSource(1, created.body.id);
+      expect(site.fetches()).toBe(1);
+      // All three asked at the same moment while the page is slow: one run, one fetch.
+      const runs = await Promise.all(
+        [0, 1, 2].map((replica) =>
+          fleet.direct<SyncRun>(replica, "POST", `/data-sources/${created.body.id}/sync/`, { token }),
+        ),
+      );
+      expect(new Set(runs.map((r) => r.body.id)).size).toBe(1);
+      await sleep(300);
+      await settledSource(2, created.body.id);
+      expect(site.fetches()).toBe(2);
+    } finally {
+      await site.close();
+    }
+  });
+
+  it("keeps serving when a replica is killed (kill -9), and loses no stored message", async () => {
+    const agents = await loadAgents("Harbour");
+    const load = steadyLoad(agents);
+    await sleep(1_000);
+    const victim = fleet.replicas[1];
+    if (!victim) throw new Error("no replica");
+    victim.kill("SIGKILL");
+    const killedAt = Date.now();
+    await sleep(4_000);
+    const results = await load.stop();
+    // Requests started after the kill (the proxy's health check needs ~100 ms to notice) all succeed.
+    const afterKill = results.filter((r) => r.startedAt > killedAt + 200);
+    expect(afterKill.length).toBeGreaterThan(12);
+    expect(afterKill.filter((r) => r.status !== 200)).toEqual([]);
+    // Every answer any replica acknowledged is stored: the killed one's journal replays on restart.
+    await victim.restart();
+    await expectStored(results.filter((r) => r.status === 200));
+  });
+
+  it("restarts every replica in turn under steady load with no failed request", async () => {
+    const agents = await loadAgents("Rolling");
+    const load = steadyLoad(agents);
+    await sleep(500);
+    for (const replica of fleet.replicas) {
+      await replica.restart();
+      // The proxy takes it back after its next health check.
+      await sleep(300);
+    }
+    const results = await load.stop();
+    expect(results.length).toBeGreaterThan(20);
+    expect(results.filter((r) => r.status !== 200)).toEqual([]);
+    await expectStored(results);
+  });
+});
+
+/** Twelve agents over one source: steady load at ~8 questions a second stays at ~40 a minute each. */
+async function loadAgents(name: string): Promise<string[]> {
+  const source = await textSource(0, name, "The harbour crane lifts forty tonnes. It was installed in 1990.");
+  const agents: string[] = [];
+  for (let i = 0; i < 12; i++) agents.push((await agentWith(i % 3, [source.id])).id);
+  return agents;
+}
+
+interface LoadResult {
+  status: number;
+  startedAt: number;
+  conversationId?: string;
+  messageId?: string;
+}
+
+/**
+ * Four loops asking follow-up questions through the proxy, each about 2 a second, spread over the
+ * agents so none passes the per-agent limit (60 a minute), until stopped. Each loop keeps one
+ * conversation per agent, so consecutive turns of a conversation reach different replicas.
+ */
+function steadyLoad(agentIds: string[]): { stop(): Promise<LoadResult[]> } {
+  let running = true;
+  let turn = 0;
+  const results: LoadResult[] = [];
+  const loops = Array.from({ length: 4 }, async () => {
+    const conversations = new Map<string, string>();
+    while (running) {
+      const agentId = agentIds[turn++ % agentIds.length] ?? "";
+      const conversationId = conversations.get(agentId);
+      const startedAt = Date.now();
+      try {
+        const res = await fleet.request<QueryResponse>("POST", `/agents/${agentId}/query/`, {
+          token,
+          body: { message: "What does the crane lift?", ...(conversationId ? { conversationId } : {}) },
+        });
+        if (res.status === 200) conversations.set(agentId, res.body.conversationId);
+        results.push({
+          status: res.status,
+          startedAt,
+          conversationId: res.status === 200 ? res.body.conversationId : undefined,
+          messageId: res.status === 200 ? res.body.messageId : undefined,
+        });
+      } catch {
+        results.push({ status: 0, startedAt });
+      }
+      await sleep(500);
+    }
+  });
+  return {
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+      return results;
+    },
+  };
+}
+
+/** Each acknowledged answer is in its conversation's transcript, read through any replica. */
+async function expectStored(results: LoadResult[]): Promise<void> {
+  const byConversation = new Map<string, Set<string>>();
+  for (const r of results) {
+    if (!r.conversationId || !r.messageId) continue;
+    const ids = byConversation.get(r.conversationId) ?? new Set<string>();
+    ids.add(r.messageId);
+    byConversation.set(r.conversationId, ids);
+  }
+  expect(byConversation.size).toBeGreaterThan(0);
+  for (const [conversationId, ids] of byConversation) {
+    const agentId = await agentOf(conversationId);
+    const transcript = await fleet.request<Conversation & { messages: Message[] }>(
+      "GET",
+      `/agents/${agentId}/conversations/${conversationId}/`,
+      { token },
+    );
+    expect(transcript.status).toBe(200);
+    const stored = new Set(transcript.body.messages.map((m) => m.id));
+    for (const id of ids) expect(stored.has(id), `message ${id} of ${conversationId}`).toBe(true);
+  }
+}
+
+const agentsByConversation = new Map<string, string>();
+async function agentOf(conversationId: string): Promise<string> {
+  const known = agentsByConversation.get(conversationId);
+  if (known) return known;
+  const agents = await fleet.request<{ results: Agent[] }>("GET", "/agents/?page_size=100", { token });
+  for (const agent of agents.body.results) {
+    const list = await fleet.request<{ results: Conversation[] }>(
+      "GET",
+      `/agents/${agent.id}/conversations/?page_size=100`,
+      { token },
+    );
+    for (const c of list.body.results) agentsByConversation.set(c.id, agent.id);
+  }
+  const found = agentsByConversation.get(conversationId);
+  if (!found) throw new Error(`conversation ${conversationId} is in no agent's list`);
+  return found;
+}
+
+/** A page on loopback that answers slowly and counts how often it is fetched. */
+async function countingSite(): Promise<{ url: string; fetches(): number; close(): Promise<void> }> {
+  let fetches = 0;
+  const server: Server = createServer((req, res) => {
+    if (req.url !== "/page") {
+      res.writeHead(404).end();
+      return;
+    }
+    fetches += 1;
+    setTimeout(() => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(
+        "<html><head><title>Opening hours</title></head><body><p>The museum opens at nine.</p></body></html>",
+      );
+    }, 1_000);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    fetches: () => fetches,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

@@ -7,6 +7,7 @@ import { createModelRegistry } from "./answers/chat-models.ts";
 import { Access } from "./auth/access.ts";
 import { AuthService } from "./auth/auth-service.ts";
 import { createRedisFailureCounter } from "./auth/login-throttle.ts";
+import { createRedisSpentTokens } from "./auth/spent-tokens.ts";
 import { TokenSigner } from "./auth/tokens.ts";
 import { UsersService } from "./auth/users-service.ts";
 import type { Config } from "./config.ts";
@@ -119,6 +120,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     loginFailureLimit: config.limits.loginFailures,
     loginFailures: redis ? createRedisFailureCounter(redis) : undefined,
     refreshRotation: config.refreshRotation,
+    spentTokens: redis ? createRedisSpentTokens(redis) : undefined,
   });
   const access = new Access(store);
   const agents = new AgentsService(store, { model: config.chatModel });
@@ -164,7 +166,12 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   );
   const sources = new SourcesService(store, runner, index, files, secrets, agents, entries, events);
 
-  const analytics = await AnalyticsService.open(store.db, { logger, events });
+  const analytics = await AnalyticsService.open(store.db, {
+    logger,
+    events,
+    // A number no other process start has had: analytics rows stay distinct across the fleet.
+    shared: feed && redis ? { feed, lease, replicaNumber: await redis.incr("lore:replicas") } : undefined,
+  });
   const webhooks = await WebhooksService.open({ store, events, secrets, config, logger, lease });
   const answerDeps: AnswerDeps = {
     store,

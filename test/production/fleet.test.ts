@@ -18,6 +18,8 @@ beforeAll(async () => {
   fleet = await startFleet(3, {
     LORE_LIMIT_AGENT_QUERIES_PER_MINUTE: "60",
     LORE_OUTBOUND_ALLOWLIST: "127.0.0.1",
+    LORE_REFRESH_ROTATION: "true",
+    LORE_REFRESH_REUSE_GRACE: "0",
   });
   const login = await fleet.direct<{ access: string }>(0, "POST", "/auth/login/", {
     body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
@@ -116,6 +118,23 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
     }
     expect(statuses.filter((s) => s === 200)).toHaveLength(60);
     expect(statuses.slice(60)).toEqual([429, 429, 429, 429, 429, 429]);
+    // Analytics count the fleet's answers on every replica, whichever answered.
+    const counted: number[] = [];
+    for (const replica of [0, 1, 2]) {
+      let queries = -1;
+      for (let i = 0; i < 20 && queries !== 60; i++) {
+        const report = await fleet.direct<{ totals: { queries: number } }>(
+          replica,
+          "GET",
+          `/analytics/agents/${agent.id}/`,
+          { token },
+        );
+        queries = report.body.totals.queries;
+        if (queries !== 60) await sleep(100);
+      }
+      counted.push(queries);
+    }
+    expect(counted).toEqual([60, 60, 60]);
   });
 
   it("runs a sync once across the fleet, however many replicas are asked", async () => {
@@ -185,6 +204,39 @@ async function loadAgents(name: string): Promise<string[]> {
   for (let i = 0; i < 12; i++) agents.push((await agentWith(i % 3, [source.id])).id);
   return agents;
 }
+
+describe("tokens across the fleet", { timeout: 60_000 }, () => {
+  // Last: a replayed token signs the admin out everywhere.
+  it("refuses a refresh token spent on another replica, and a logout signs out on every replica", async () => {
+    const login = async () =>
+      (
+        await fleet.direct<{ access: string; refresh: string }>(0, "POST", "/auth/login/", {
+          body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
+        })
+      ).body;
+    const first = await login();
+    const refresh = (replica: number, token: string) =>
+      fleet.direct<{ access: string; refresh: string }>(replica, "POST", "/auth/token/refresh/", {
+        body: { refresh: token },
+      });
+    // Presented to all three at the same moment: spent once (one new pair), the other two are
+    // replays, and a replay revokes the account's tokens everywhere.
+    const uses = await Promise.all([0, 1, 2].map((replica) => refresh(replica, first.refresh)));
+    expect(uses.map((r) => r.status).sort()).toEqual([200, 401, 401]);
+    expect((await refresh(0, first.refresh)).status).toBe(401);
+    for (const replica of [0, 1, 2]) {
+      expect((await fleet.direct(replica, "GET", "/auth/me/", { token: first.access })).status).toBe(401);
+    }
+
+    const second = await login();
+    expect((await fleet.direct(1, "GET", "/auth/me/", { token: second.access })).status).toBe(200);
+    expect((await fleet.direct(1, "POST", "/auth/logout/", { token: second.access })).status).toBe(204);
+    for (const replica of [0, 2]) {
+      expect((await fleet.direct(replica, "GET", "/auth/me/", { token: second.access })).status).toBe(401);
+      expect((await refresh(replica, second.refresh)).status).toBe(401);
+    }
+  });
+});
 
 interface LoadResult {
   status: number;

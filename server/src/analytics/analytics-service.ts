@@ -5,8 +5,10 @@ import { z } from "zod";
 import type { AnsweredQuery, AnswerRecorder } from "../answers/answer-record.ts";
 import { AppError } from "../errors.ts";
 import type { DomainEvent, EventBus } from "../events/event-bus.ts";
+import type { Lease } from "../jobs/lease.ts";
 import type { Logger } from "../log/logger.ts";
 import { BatchedLog } from "../store/batched-log.ts";
+import type { ChangeFeed } from "../store/change-feed.ts";
 import { WriteQueue } from "../store/write-queue.ts";
 import {
   Aggregates,
@@ -88,7 +90,16 @@ export interface AnalyticsOptions {
   flushMs?: number;
   /** "Now", for the default range. */
   now?: () => number;
+  /**
+   * Shared mode: every replica appends to the one raw log and folds the others' rows as the feed
+   * announces them, so each holds the fleet's analytics; `replicaNumber` (unique per process start)
+   * keeps sequence numbers distinct across replicas.
+   */
+  shared?: { feed: ChangeFeed; replicaNumber: number; lease: Lease };
 }
+
+/** Shared mode: sequence numbers are `replicaNumber × 2^36 + n`, exact in a float64 for 131,072 starts. */
+const REPLICA_SEQ_SPAN = 2 ** 36;
 
 interface Rating {
   agentId: string;
@@ -114,7 +125,7 @@ export class AnalyticsService implements AnswerRecorder {
   private stopped = false;
 
   private constructor(
-    readonly aggregates: Aggregates,
+    private aggregates: Aggregates,
     private readonly log: BatchedLog<RawRow>,
     private readonly table: Table,
     private readonly options: AnalyticsOptions,
@@ -127,7 +138,12 @@ export class AnalyticsService implements AnswerRecorder {
       ? await db.openTable(AGGREGATE_TABLE)
       : await db.createEmptyTable(AGGREGATE_TABLE, aggregateSchema, { mode: "create", existOk: true });
     const service = new AnalyticsService(new Aggregates(), log, table, options);
-    await service.load();
+    const shared = options.shared;
+    if (shared) {
+      service.seq = shared.replicaNumber * REPLICA_SEQ_SPAN;
+      await service.replay(null);
+      shared.feed.on(RAW_TABLE, (seqs) => service.replay(seqs));
+    } else await service.load();
     options.events?.subscribe((event) => service.onEvent(event));
     const flush = setInterval(
       () =>
@@ -148,6 +164,51 @@ export class AnalyticsService implements AnswerRecorder {
       service.timers.push(t);
     }
     return service;
+  }
+
+  /**
+   * Shared mode: folds the raw log's rows with these sequence numbers (another replica's answers and
+   * ratings), or rebuilds everything from the whole log (at start, after missed signals). Buckets are
+   * not stored in shared mode: the raw log, shared by all replicas, is the one record.
+   */
+  private async replay(seqs: readonly string[] | null): Promise<void> {
+    const numbers = seqs?.map(Number).filter(Number.isSafeInteger) ?? null;
+    if (numbers?.length === 0) return;
+    if (numbers === null) {
+      this.aggregates = new Aggregates();
+      this.ratings.clear();
+    }
+    const rows: RawRow[] = [];
+    const where = numbers ? `seq IN (${numbers.join(", ")})` : null;
+    const query = this.log.table.query().select(["seq", "id", "agent_id", "kind", "at", "data"]);
+    if (where) query.where(where);
+    for await (const batch of query) {
+      const [seq, id, agent, kind, at, data] = ["seq", "id", "agent_id", "kind", "at", "data"].map((c) =>
+        column(batch, c),
+      );
+      for (let i = 0; i < (seq?.length ?? 0); i++) {
+        rows.push({
+          seq: Number(seq?.[i]),
+          id: String(id?.[i]),
+          agent_id: String(agent?.[i]),
+          kind: String(kind?.[i]) === "feedback" ? "feedback" : "query",
+          at: Number(at?.[i]),
+          data: String(data?.[i]),
+        });
+      }
+    }
+    // Ratings in the order they were given: a changed rating withdraws the earlier one.
+    rows.sort((a, b) => a.at - b.at || a.seq - b.seq);
+    for (const row of rows) {
+      if (row.kind === "query") {
+        this.aggregates.addQuery(decodeJson(answeredQueryJsonSchema, row.data, `query ${row.seq}`));
+      } else {
+        const { rating } = decodeJson(feedbackJsonSchema, row.data, `feedback ${row.seq}`);
+        this.applyFeedback(row.agent_id, row.id, rating, row.at);
+      }
+    }
+    this.aggregates.dirtyHours.clear();
+    this.aggregates.dirtyDays.clear();
   }
 
   /** Loads the stored buckets, then replays the raw log past the sequence number they include. */
@@ -280,6 +341,7 @@ export class AnalyticsService implements AnswerRecorder {
     for (let i = 0; i < rows.length; i += 20_000) {
       const chunk = rows.slice(i, i + 20_000);
       await this.log.write((table) => table.add(chunk));
+      await this.options.shared?.feed.publish({ table: RAW_TABLE, ids: chunk.map((r) => String(r.seq)) });
     }
   }
 
@@ -312,14 +374,17 @@ export class AnalyticsService implements AnswerRecorder {
 
   // A failed commit is retried until it lands: the row is already counted in memory.
   private append(row: RawRow): void {
-    this.log.append(row).catch((error: unknown) => {
-      this.options.logger.warn("analytics log append failed; retrying", { error: String(error) });
-      const retry = new Promise<void>((resolve) => setTimeout(resolve, 1000)).then(() => {
-        this.retrying.delete(retry);
-        this.append(row);
-      });
-      this.retrying.add(retry);
-    });
+    this.log.append(row).then(
+      () => this.options.shared?.feed.publish({ table: RAW_TABLE, ids: [String(row.seq)] }),
+      (error: unknown) => {
+        this.options.logger.warn("analytics log append failed; retrying", { error: String(error) });
+        const retry = new Promise<void>((resolve) => setTimeout(resolve, 1000)).then(() => {
+          this.retrying.delete(retry);
+          this.append(row);
+        });
+        this.retrying.add(retry);
+      },
+    );
   }
 
   /** The report for an agent; `query` is validated here (range order and size). */
@@ -348,6 +413,7 @@ export class AnalyticsService implements AnswerRecorder {
 
   /** Writes the buckets changed since the last flush, with the log position they include, in one commit. */
   flush(): Promise<void> {
+    if (this.options.shared) return Promise.resolve();
     if (this.flushing) return this.flushing.then(() => this.flush());
     const { dirtyHours, dirtyDays } = this.aggregates;
     if (dirtyHours.size === 0 && dirtyDays.size === 0) return Promise.resolve();
@@ -388,6 +454,11 @@ export class AnalyticsService implements AnswerRecorder {
 
   /** Merges the raw log's small fragments (every minute in the background). */
   async compact(): Promise<void> {
+    const shared = this.options.shared;
+    if (shared) {
+      await shared.lease.runExclusive("analytics-compact", () => this.log.compact());
+      return;
+    }
     await this.log.compact();
     if (this.flushesSinceOptimize >= 30) {
       this.flushesSinceOptimize = 0;

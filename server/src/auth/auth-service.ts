@@ -4,6 +4,7 @@ import { AppError } from "../errors.ts";
 import type { UserRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import { type FailureCounter, LoginThrottle } from "./login-throttle.ts";
+import type { SpentTokens } from "./spent-tokens.ts";
 import { dummyHashPromise, verifyPassword } from "./passwords.ts";
 import type { TokenSigner } from "./tokens.ts";
 import { toUser, type UsersService } from "./users-service.ts";
@@ -13,6 +14,8 @@ export interface AuthOptions {
   /** Where failed logins are counted: this process by default, Redis in shared mode. */
   loginFailures?: FailureCounter;
   refreshRotation: { enabled: boolean; reuseGraceSeconds: number };
+  /** Shared mode: spent refresh tokens are decided in Redis, once for the fleet. */
+  spentTokens?: SpentTokens;
 }
 
 export class AuthService {
@@ -51,7 +54,15 @@ export class AuthService {
     const rotation = this.options.refreshRotation;
     if (!rotation.enabled) return { access: await this.sign(user, "access") };
     const now = Date.now();
+    // Redis unreachable: the table below decides, as on one process.
+    const fleetFirst = await this.options.spentTokens
+      ?.spend(claims.jti, now, claims.exp * 1000 - now)
+      .catch(() => undefined);
     const use = await this.store.usedTokens.transact(() => {
+      // Another replica spent it first (its record may not have reached this one yet).
+      if (fleetFirst !== undefined && fleetFirst !== null) {
+        return { rows: [], result: now - fleetFirst <= rotation.reuseGraceSeconds * 1000 ? "again" : "replayed" };
+      }
       const spent = this.store.usedTokens.get(claims.jti);
       if (spent) {
         // Records from before the grace period existed carry no spentAt: NaN is never within it.

@@ -16,7 +16,7 @@ The users commands open the data directory directly: stop the server first.`;
 
 async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
   const config = loadConfig(process.env);
-  const store = await Store.open(config.dataDir, config.lanceCache);
+  const store = await Store.open(config.dataDir, config.lanceCache, { storageUri: config.storage.uri });
   try {
     return await fn(store);
   } finally {
@@ -72,6 +72,13 @@ async function run(argv: string[]): Promise<number> {
     case "restore": {
       const { backupDataDir, restoreDataDir } = await import("./store/backup.ts");
       const config = loadConfig(process.env);
+      if (config.storage.custom) {
+        // The tables are not in the data directory: back up the storage itself (docs/operations.md).
+        console.error(
+          `lore ${command}: LORE_STORAGE_URI puts the tables at ${config.storage.uri}, outside the data directory; back up that storage instead (see docs/operations.md, "Shared mode")`,
+        );
+        return 1;
+      }
       if (command === "backup" && opts.to) {
         const manifest = await backupDataDir(config.dataDir, opts.to);
         const tables = Object.keys(manifest.tables).length;

@@ -20,6 +20,7 @@ import { createMemoryRateLimiter, type RateLimiter } from "./http/rate-limiter.t
 import { connectRedis } from "./http/redis.ts";
 import { createRedisRateLimiter } from "./http/redis-rate-limiter.ts";
 import { createLocalLease, createRedisLease } from "./jobs/lease.ts";
+import { ReplicaPresence, replicaIdOf } from "./jobs/replica-presence.ts";
 import { SyncRunner } from "./jobs/sync-runner.ts";
 import { createLogger, type Logger } from "./log/logger.ts";
 import { ChunkIndex } from "./retrieval/chunk-index.ts";
@@ -140,7 +141,30 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     ? await TableFileStorage.open(store.db)
     : new DirectoryFileStorage(join(config.dataDir, "files"));
   const entries = await TextEntryStore.open(store.db, store.feed);
-  const conversations = await ConversationsService.open(store, logger, events);
+  // Shared mode on a shared path: journals live in the storage, and the fleet replays a dead replica's.
+  const journals =
+    feed && config.storage.kind === "local" && config.storage.custom
+      ? join(config.storage.uri, "journals")
+      : null;
+  const presence: ReplicaPresence | null =
+    redis && journals
+      ? new ReplicaPresence({
+          redis,
+          lease,
+          logger,
+          journals,
+          replicaId: replicaIdOf(config.dataDir),
+          replay: (dir): Promise<void> => conversations.replayJournal(dir),
+        })
+      : null;
+  await presence?.announce();
+  const conversations =
+    presence && journals
+      ? await presence.ownJournal(() =>
+          ConversationsService.open(store, logger, events, join(journals, replicaIdOf(config.dataDir))),
+        )
+      : await ConversationsService.open(store, logger, events);
+  presence?.startSweeping();
   const corrections = await CorrectionsService.open(store, { embedder, logger });
   const workspaces = new WorkspacesService(store, access, users);
 
@@ -235,6 +259,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       await apiKeys.stop();
       await closeParseWorkers();
       await conversations.close();
+      await presence?.stop();
       await corrections.idle();
       await entries.idle();
       // After the syncs stopped: the snapshot matches the table's last version, so the next start loads it.

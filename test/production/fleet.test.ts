@@ -4,12 +4,16 @@
  * copies (resource tables, the lexical index, cached conversations); these tests check that they
  * behave as one server.
  */
+import { randomUUID } from "node:crypto";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import type { Agent, Conversation, DataSource, Message, QueryResponse, SyncRun } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Fleet, startFleet } from "../helpers/fleet.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from "../helpers/server.ts";
+import { createFileSource } from "../ingestion/source-helpers.ts";
 
 let fleet: Fleet;
 let token = "";
@@ -105,6 +109,34 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
     }
   });
 
+  it("keeps uploaded files in the shared storage: whichever replica syncs reads them, and re-syncs too", async () => {
+    const created = await createFileSource({ api: fleet.replicas[0]?.api ?? "" }, token, "Manual", [
+      {
+        name: "manual.md",
+        bytes: "# Boiler\n\nThe boiler pressure must stay below two bar.",
+        type: "text/markdown",
+      },
+    ]);
+    expect(created.status).toBe(201);
+    expect((await settledSource(1, created.body.id)).status).toBe("ready");
+    // Every replica asked to sync it again: the run (on any of them) reads the same stored file.
+    for (const replica of [1, 2]) {
+      const run = await fleet.direct<SyncRun>(replica, "POST", `/data-sources/${created.body.id}/sync/`, {
+        token,
+      });
+      expect(run.status).toBe(202);
+      const settled = await settledSource(replica, created.body.id);
+      expect(settled.status).toBe("ready");
+      expect(settled.lastError).toBeNull();
+    }
+    const agent = await agentWith(2, [created.body.id]);
+    const answer = await fleet.direct<QueryResponse>(1, "POST", `/agents/${agent.id}/query/`, {
+      token,
+      body: { message: "What must the boiler pressure stay below?" },
+    });
+    expect(answer.body.sources.map((x) => x.dataSourceId)).toContain(created.body.id);
+  });
+
   it("holds the per-agent query limit for the fleet: 60 a minute in total", async () => {
     const source = await textSource(0, "Limits", "The ferry leaves the harbour every hour on the hour.");
     const agent = await agentWith(0, [source.id]);
@@ -179,6 +211,48 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
     // Every answer any replica acknowledged is stored: the killed one's journal replays on restart.
     await victim.restart();
     await expectStored(results.filter((r) => r.status === 200));
+  });
+
+  it("replays the journal of a replica that died and never came back", async () => {
+    const agents = await loadAgents("Journal");
+    const agentId = agents[0] ?? "";
+    const agent = (await fleet.direct<Agent>(0, "GET", `/agents/${agentId}/`, { token })).body;
+    const asked = await fleet.request<QueryResponse>("POST", `/agents/${agentId}/query/`, {
+      token,
+      body: { message: "What does the crane lift?" },
+    });
+    expect(asked.status).toBe(200);
+    // What a replica killed between journaling an answer and moving it to LanceDB leaves behind: a
+    // journal under the shared storage, named by a replica id that no longer announces itself.
+    const deadReplica = randomUUID();
+    const dir = join(fleet.storage, "journals", deadReplica, "conversations");
+    mkdirSync(dir, { recursive: true });
+    const message = {
+      id: randomUUID(),
+      conversationId: asked.body.conversationId,
+      agentId,
+      workspaceId: agent.workspaceId,
+      role: "assistant",
+      content: "Acknowledged by a replica that died.",
+      sources: [],
+      createdAt: new Date().toISOString(),
+      feedback: null,
+      feedbackComment: null,
+    };
+    writeFileSync(join(dir, "current.jsonl"), `${JSON.stringify({ message, seq: 99 })}\n`);
+    let stored = false;
+    for (let i = 0; i < 100 && !stored; i++) {
+      await sleep(200);
+      const transcript = await fleet.request<Conversation & { messages: Message[] }>(
+        "GET",
+        `/agents/${agentId}/conversations/${asked.body.conversationId}/`,
+        { token },
+      );
+      stored = transcript.body.messages.some((m) => m.id === message.id && m.content === message.content);
+    }
+    expect(stored).toBe(true);
+    // Replayed once, then gone from the storage.
+    expect(readdirSync(dir).filter((f) => f.endsWith(".jsonl"))).toEqual([]);
   });
 
   it("restarts every replica in turn under steady load with no failed request", async () => {

@@ -4,8 +4,8 @@ import { AppError } from "../errors.ts";
 import type { UserRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import { type FailureCounter, LoginThrottle } from "./login-throttle.ts";
-import type { SpentTokens } from "./spent-tokens.ts";
 import { dummyHashPromise, verifyPassword } from "./passwords.ts";
+import type { SpentTokens } from "./spent-tokens.ts";
 import type { TokenSigner } from "./tokens.ts";
 import { toUser, type UsersService } from "./users-service.ts";
 
@@ -61,7 +61,10 @@ export class AuthService {
     const use = await this.store.usedTokens.transact(() => {
       // Another replica spent it first (its record may not have reached this one yet).
       if (fleetFirst !== undefined && fleetFirst !== null) {
-        return { rows: [], result: now - fleetFirst <= rotation.reuseGraceSeconds * 1000 ? "again" : "replayed" };
+        return {
+          rows: [],
+          result: now - fleetFirst <= rotation.reuseGraceSeconds * 1000 ? "again" : "replayed",
+        };
       }
       const spent = this.store.usedTokens.get(claims.jti);
       if (spent) {

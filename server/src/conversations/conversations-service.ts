@@ -57,13 +57,22 @@ export class ConversationsService {
     private readonly events: EventBus | null,
   ) {}
 
-  static async open(store: Store, logger?: Logger, events?: EventBus): Promise<ConversationsService> {
+  /**
+   * `journalDir` defaults to `<dataDir>/journal`; in shared mode on a shared path it sits in the
+   * shared storage, so the fleet can replay the journal of a replica that died (`replayJournal`).
+   */
+  static async open(
+    store: Store,
+    logger?: Logger,
+    events?: EventBus,
+    journalDir = join(store.dataDir, "journal"),
+  ): Promise<ConversationsService> {
     const service = new ConversationsService(store, null, events ?? null);
     // Shared mode: another replica's answers and ratings, once in LanceDB, replace the cached history
     // (the record table itself re-reads the conversation rows first).
     store.feed.on("conversations", async (ids) => service.forgetCached(ids));
     service.journal = await Journal.open<Entry>(
-      join(store.dataDir, "journal", "conversations"),
+      join(journalDir, "conversations"),
       (e) => service.applyEntries(e),
       {
         onError: (error) =>
@@ -71,6 +80,12 @@ export class ConversationsService {
       },
     );
     return service;
+  }
+
+  /** Moves what another (dead) replica journaled into LanceDB; the entries are idempotent upserts. */
+  async replayJournal(journalDir: string): Promise<void> {
+    const journal = await Journal.open<Entry>(join(journalDir, "conversations"), (e) => this.applyEntries(e));
+    await journal.close();
   }
 
   private forgetCached(conversationIds: readonly string[] | null): void {

@@ -24,7 +24,7 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/dist/ ./
 RUN useradd --system --uid 10001 --home-dir /app lore \
-    && mkdir -p /data && chown lore /data && chmod 700 /data
+    && mkdir -p /data /storage && chown lore /data /storage && chmod 700 /data /storage
 USER lore
 VOLUME /data
 EXPOSE 8787

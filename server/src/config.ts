@@ -177,6 +177,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       "Invalid configuration:\n  LORE_JWT_SECRET is required with LORE_REDIS_URL: every replica must sign and verify the same tokens",
     );
   }
+  if (storage.custom && !e.LORE_JWT_SECRET) {
+    throw new ConfigError(
+      "Invalid configuration:\n  LORE_JWT_SECRET is required with LORE_STORAGE_URI: secrets stored there are sealed with a key derived from it, which must not live in one data directory",
+    );
+  }
   const list = (s: string) =>
     s
       .split(",")

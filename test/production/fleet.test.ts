@@ -83,6 +83,16 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
     expect((await fleet.direct<Agent>(0, "GET", `/agents/${agent.id}/`, { token })).body.name).toBe(
       "Renamed",
     );
+    // Two replicas changing different fields of it at the same moment: neither change is lost.
+    for (let round = 0; round < 5; round++) {
+      const [named, instructed] = await Promise.all([
+        fleet.direct(0, "PATCH", `/agents/${agent.id}/`, { token, body: { name: `Name ${round}` } }),
+        fleet.direct(1, "PATCH", `/agents/${agent.id}/`, { token, body: { instructions: `Rule ${round}` } }),
+      ]);
+      expect([named.status, instructed.status]).toEqual([200, 200]);
+      const merged = (await fleet.direct<Agent>(2, "GET", `/agents/${agent.id}/`, { token })).body;
+      expect([merged.name, merged.instructions]).toEqual([`Name ${round}`, `Rule ${round}`]);
+    }
   });
 
   it("never cites a source another replica deleted once the delete has returned", async () => {

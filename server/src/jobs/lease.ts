@@ -60,3 +60,13 @@ export function createRedisLease(redis: Redis, options: { ttlMs?: number; prefix
     },
   };
 }
+
+/** Runs `task` under the lease once it is free (a few seconds at most), for short decisions. */
+export async function waitForLease<T>(lease: Lease, name: string, task: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    const outcome = await lease.runExclusive(name, task);
+    if (outcome.ran) return outcome.value;
+    if (attempt >= 400) throw new Error(`lease ${name} stayed taken`);
+    await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 20));
+  }
+}

@@ -6,7 +6,7 @@ import { type SyncCounts, type SyncDeps, syncSource } from "../sources/sync-sour
 import type { DataSourceRecord, SyncRunRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import { JobRunner } from "./job-runner.ts";
-import { createLocalLease, type Lease } from "./lease.ts";
+import { createLocalLease, type Lease, waitForLease } from "./lease.ts";
 
 export interface SyncRunnerOptions {
   concurrency: number;
@@ -394,15 +394,5 @@ export class SyncRunner {
       if (!current || current.deletedAt) return { rows: [], result: null };
       return { rows: [{ ...current, ...patch, updatedAt: new Date().toISOString() }], result: null };
     });
-  }
-}
-
-/** Runs `task` under the lease once it is free (a few seconds at most), for short decisions. */
-async function waitForLease<T>(lease: Lease, name: string, task: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    const outcome = await lease.runExclusive(name, task);
-    if (outcome.ran) return outcome.value;
-    if (attempt >= 200) throw new Error(`lease ${name} stayed taken`);
-    await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 20));
   }
 }

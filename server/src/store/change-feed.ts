@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
+import { createRedisLease, type Lease, waitForLease } from "../jobs/lease.ts";
 import type { Logger } from "../log/logger.ts";
 
 /** Rows of one table that changed, published once the change is committed to LanceDB. */
@@ -25,6 +26,11 @@ export interface ChangeFeed {
   on(table: string, handler: ChangeHandler): void;
   /** Resolves once every change published anywhere before the call has been applied here. */
   settled(): Promise<void>;
+  /**
+   * Runs a read-modify-write (a uniqueness check, a counter) while no other replica runs one under
+   * the same name, after every change published before it is applied here.
+   */
+  serialize<T>(name: string, task: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -33,6 +39,7 @@ export const singleProcessFeed: ChangeFeed = {
   publish: () => Promise.resolve(),
   on: () => undefined,
   settled: () => Promise.resolve(),
+  serialize: (_name, task) => task(),
   close: () => Promise.resolve(),
 };
 
@@ -72,11 +79,23 @@ export class RedisChangeFeed implements ChangeFeed {
   private retry: NodeJS.Timeout | null = null;
   private disconnected = false;
 
+  private readonly lease: Lease;
+
   private constructor(
     private readonly redis: Redis,
     private readonly subscriber: Redis,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    // Short: a replica that dies holding one holds up the others for 5 s at most.
+    this.lease = createRedisLease(redis, { prefix: "lore:serialize", ttlMs: 5_000 });
+  }
+
+  serialize<T>(name: string, task: () => Promise<T>): Promise<T> {
+    return waitForLease(this.lease, name, async () => {
+      await this.settled();
+      return task();
+    });
+  }
 
   /**
    * Subscribes, then reads the sequence: tables loaded after this call hold every change up to it,

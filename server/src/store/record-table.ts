@@ -138,18 +138,21 @@ export class RecordTable<T extends { id: string }> implements Compactable {
   }
 
   /**
-   * Check-and-write in one turn of the queue: `decide` sees the current state and returns the rows
-   * to write (or throws). Used for invariants such as unique emails under concurrent requests.
+   * Check-and-write in one turn of the queue (and, in shared mode, under the table's fleet-wide
+   * lock): `decide` sees the current state and returns the rows to write (or throws). Used for invariants such as unique emails under concurrent requests.
    */
   transact<R>(decide: () => { rows: T[]; result: R }): Promise<R> {
-    return this.queue.run(async () => {
-      const { rows, result } = decide();
-      if (rows.length > 0) {
-        await this.write(rows);
-        for (const r of rows) this.rows.set(r.id, r);
-      }
-      return result;
-    });
+    // Shared mode: one replica at a time, having applied the others' commits, so the check holds fleet-wide.
+    return this.feed.serialize(`table:${this.name}`, () =>
+      this.queue.run(async () => {
+        const { rows, result } = decide();
+        if (rows.length > 0) {
+          await this.write(rows);
+          for (const r of rows) this.rows.set(r.id, r);
+        }
+        return result;
+      }),
+    );
   }
 
   delete(ids: string[]): Promise<void> {

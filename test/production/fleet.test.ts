@@ -13,7 +13,7 @@ import type { Agent, Conversation, DataSource, Message, QueryResponse, SyncRun }
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Fleet, startFleet } from "../helpers/fleet.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from "../helpers/server.ts";
-import { createFileSource } from "../ingestion/source-helpers.ts";
+import { createFileSource, waitForSettled } from "../ingestion/source-helpers.ts";
 
 let fleet: Fleet;
 let token = "";
@@ -37,13 +37,8 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function settledSource(replica: number, id: string): Promise<DataSource> {
-  for (let i = 0; i < 300; i++) {
-    const res = await fleet.direct<DataSource>(replica, "GET", `/data-sources/${id}/`, { token });
-    if (res.status === 200 && (res.body.status === "ready" || res.body.status === "failed")) return res.body;
-    await sleep(100);
-  }
-  throw new Error(`source ${id} did not settle`);
+function settledSource(replica: number, id: string): Promise<DataSource> {
+  return waitForSettled({ api: fleet.replicas[replica]?.api ?? "" }, token, id);
 }
 
 async function textSource(replica: number, name: string, content: string): Promise<DataSource> {

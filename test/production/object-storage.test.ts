@@ -7,11 +7,11 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Agent, DataSource, QueryResponse, SyncRun } from "@lore/shared";
+import type { Agent, QueryResponse, SyncRun } from "@lore/shared";
 import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, httpRequest, runCli, startServerProcess } from "../helpers/server.ts";
-import { createFileSource } from "../ingestion/source-helpers.ts";
+import { createFileSource, waitForSettled } from "../ingestion/source-helpers.ts";
 
 let s3: S3rver;
 let bucketDir = "";
@@ -47,8 +47,6 @@ function storageEnv(prefix: string): Record<string, string> {
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe("LORE_STORAGE_URI on an object store", { timeout: 180_000 }, () => {
   it("keeps the tables and uploaded files in the bucket: a process with an empty data directory serves them", async () => {
     const env = storageEnv("deployment");
@@ -69,7 +67,7 @@ describe("LORE_STORAGE_URI on an object store", { timeout: 180_000 }, () => {
       ]);
       expect(created.status).toBe(201);
       sourceId = created.body.id;
-      await settled(first.api, token, sourceId);
+      await waitForSettled(first, token, sourceId);
       const agent = await httpRequest<Agent>(first.api, "POST", "/agents/", {
         token,
         body: { name: "Plant", dataSourceIds: [sourceId] },
@@ -100,7 +98,7 @@ describe("LORE_STORAGE_URI on an object store", { timeout: 180_000 }, () => {
         token,
       });
       expect(run.status).toBe(202);
-      const source = await settled(second.api, token, sourceId);
+      const source = await waitForSettled(second, token, sourceId);
       expect(source.lastError).toBeNull();
       expect(source.documentCount).toBe(1);
     } finally {
@@ -121,12 +119,3 @@ describe("LORE_STORAGE_URI on an object store", { timeout: 180_000 }, () => {
     expect(result.stderr).toContain("LORE_STORAGE_URI: cannot open s3://lore/down");
   });
 });
-
-async function settled(api: string, token: string, id: string): Promise<DataSource> {
-  for (let i = 0; i < 300; i++) {
-    const res = await httpRequest<DataSource>(api, "GET", `/data-sources/${id}/`, { token });
-    if (res.status === 200 && (res.body.status === "ready" || res.body.status === "failed")) return res.body;
-    await sleep(100);
-  }
-  throw new Error(`source ${id} did not settle`);
-}

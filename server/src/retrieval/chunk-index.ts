@@ -408,7 +408,17 @@ export class ChunkIndex {
    * so a restart after a crash often finds a current one.
    */
   async optimize(): Promise<void> {
-    await this.writes.run(() => this.store.optimize(this.options.vectorIndexThreshold));
+    await this.optimizeTables();
+    await this.optimizeMemory();
+  }
+
+  /** The tables' part of `optimize` (in shared mode one replica does it for the fleet). */
+  optimizeTables(): Promise<void> {
+    return this.writes.run(() => this.store.optimize(this.options.vectorIndexThreshold));
+  }
+
+  /** This process's part of `optimize`: its in-memory index and its snapshot. */
+  async optimizeMemory(): Promise<void> {
     this.memory.compactIfSparse();
     if (Date.now() - this.snapshotSavedAt >= SNAPSHOT_INTERVAL_MS) await this.saveSnapshot();
   }

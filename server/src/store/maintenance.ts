@@ -86,7 +86,12 @@ export function startMaintenance(deps: {
 }): () => void {
   const { store, index, events, logger, tables = [], lease = createLocalLease() } = deps;
   const warn = (what: string) => (e: unknown) => logger.warn(`${what} failed`, { error: String(e) });
-  const optimize = () => lease.runExclusive("optimize", () => index.optimize()).catch(warn("index optimize"));
+  // The tables once for the fleet (under the lease); every replica its own memory and snapshot.
+  const optimize = () =>
+    lease
+      .runExclusive("optimize", () => index.optimizeTables())
+      .then(() => index.optimizeMemory())
+      .catch(warn("index optimize"));
   const compact = (force = false) =>
     lease
       .runExclusive("compact", async () => {

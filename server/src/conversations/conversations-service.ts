@@ -277,7 +277,6 @@ export class ConversationsService {
   async save(record: ConversationRecord): Promise<ConversationRecord> {
     this.write({ conversation: record });
     this.store.conversations.remember([record]);
-    await this.sharedNow();
     return record;
   }
 
@@ -299,11 +298,12 @@ export class ConversationsService {
     this.review.note(message);
     list.push(message);
     this.remember(message.conversationId, list);
-    await this.sharedNow();
+    // The turn is complete with the answer: it carries the question and the conversation with it.
+    if (message.role === "assistant") await this.sharedNow();
   }
 
   /**
-   * Shared mode: the next turn of a conversation may reach another replica, so a write is in LanceDB
+   * Shared mode: the next turn of a conversation may reach another replica, so a turn is in LanceDB
    * (and announced) before the request that made it returns. One process: the journal alone.
    */
   private async sharedNow(): Promise<void> {

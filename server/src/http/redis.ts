@@ -12,6 +12,8 @@ export async function connectRedis(url: string, timeoutMs = 5000): Promise<Redis
     // A command waits for a reconnect at most this long, then fails over to the caller's fallback.
     maxRetriesPerRequest: 2,
     enableOfflineQueue: true,
+    // Commands issued in the same tick share one round trip (every request asks for the change counter).
+    enableAutoPipelining: true,
   });
   // Without a listener an unreachable server is an unhandled 'error' event.
   redis.on("error", () => undefined);

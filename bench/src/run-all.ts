@@ -20,6 +20,7 @@ import { log, machineInfo, markdownTable, resultsDir } from "./lib/report.ts";
 import { repoRoot } from "./lib/server.ts";
 import { round } from "./lib/stats.ts";
 import { type PubmedResult, pubmedTable, runPubmedQa } from "./pubmedqa.ts";
+import { runSharedMode, type SharedModeResult, sharedModeTable } from "./shared-mode.ts";
 import { runSquad, type SquadResult, squadTable } from "./squad.ts";
 import { runTextEntries, type TextEntriesResult, textEntriesTable } from "./text-entries.ts";
 import { runWidget, type SizeRow, type WidgetTimings, widgetTable } from "./widget.ts";
@@ -331,6 +332,19 @@ await step(
     sections.push(
       `### Ingestion end to end (\`tsx bench/src/ingestion.ts\`)\n\n${ingestionTable(r.rows)}\n\n${r.rows.map((x) => `- ${x.kind}: ${x.how}`).join("\n")}`,
     );
+  },
+);
+
+await step(
+  "shared-mode",
+  () => runSharedMode(),
+  (r: SharedModeResult) => {
+    sections.push(`### Shared mode (\`tsx bench/src/shared-mode.ts\`)\n\n${sharedModeTable(r)}`);
+    goals.push([
+      "Shared mode: a write on one replica read on another at once",
+      `${r.propagation.ok}/${r.propagation.writes} at once, p95 ${r.propagation.p95Ms} ms`,
+      mark(r.propagation.ok === r.propagation.writes),
+    ]);
   },
 );
 

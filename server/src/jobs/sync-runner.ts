@@ -238,6 +238,7 @@ export class SyncRunner {
       }
       await this.store.syncRuns.put(run);
       await this.setSource(source.id, { status: "syncing", progress: { total: 0, processed: 0 } });
+      if (this.store.feed.shared) await this.removeOrphans(source.id);
       let reported = 0;
       const counts = await syncSource(
         {
@@ -260,6 +261,20 @@ export class SyncRunner {
     } finally {
       clearInterval(renew);
     }
+  }
+
+  /**
+   * Shared mode: chunks of this source whose document has no record (a replica killed between
+   * indexing and recording) go before it syncs again; holding the source's lease, nobody else is
+   * between those two steps for it. One process does this for every source at start.
+   */
+  private async removeOrphans(dataSourceId: string): Promise<void> {
+    const recorded = new Set(
+      this.store.documents.filter((d) => d.dataSourceId === dataSourceId).map((d) => d.id),
+    );
+    const removed = await this.deps.index.deleteOrphans(recorded, dataSourceId);
+    if (removed > 0)
+      this.logger.warn("removed chunks of unrecorded documents", { dataSourceId, documents: removed });
   }
 
   /** As `pruneHistory`, after a run finished: before its source turns ready, so no reader sees the history long. */

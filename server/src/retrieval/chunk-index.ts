@@ -312,9 +312,17 @@ export class ChunkIndex {
   /**
    * Removes chunks whose document has no record: a crash between indexing a new document and
    * recording it leaves such chunks, and the retried sync indexes the document again under a new id.
+   * `dataSourceId`: only that source's (in shared mode, where only the holder of its sync lease may
+   * judge: another replica may be between the two steps for another source).
    */
-  async deleteOrphans(liveDocumentIds: ReadonlySet<string>): Promise<number> {
-    const orphans = this.memory.documentIds().filter((id) => !liveDocumentIds.has(id));
+  async deleteOrphans(liveDocumentIds: ReadonlySet<string>, dataSourceId?: string): Promise<number> {
+    const orphans = this.memory
+      .documentIds()
+      .filter(
+        (id) =>
+          !liveDocumentIds.has(id) &&
+          (dataSourceId === undefined || this.memory.sourceOfDocument(id) === dataSourceId),
+      );
     await this.deleteDocuments(orphans);
     return orphans.length;
   }

@@ -167,6 +167,12 @@ export class MemoryIndex {
     this.liveBySource.set(source, (this.liveBySource.get(source) ?? 0) + 1);
   }
 
+  /** The data source of a document's live chunks (undefined when it has none here). */
+  sourceOfDocument(documentId: string): string | undefined {
+    const slot = this.slotsByDocument.get(documentId)?.[0];
+    return slot === undefined ? undefined : this.slots.meta(slot)?.dataSourceId;
+  }
+
   /** The write a document's live chunks came from (undefined when it has none here). */
   liveWriteOf(documentId: string): string | undefined {
     const slot = this.slotsByDocument.get(documentId)?.[0];

@@ -8,6 +8,7 @@ import {
   encodeStrings,
   readSnapshot,
   type SectionBytes,
+  SnapshotError,
   sectionOf,
   writeSnapshot,
 } from "./snapshot-file.ts";
@@ -24,7 +25,8 @@ export interface SnapshotKey {
   params: LexicalParams;
 }
 
-export const SNAPSHOT_LAYOUT = 2;
+// 3: postings' slot numbers stored as gaps (with the file's sections deflated, format 2).
+export const SNAPSHOT_LAYOUT = 3;
 
 /** The small, JSON part of a snapshot; the arrays go in binary sections. */
 interface SnapshotMeta {
@@ -103,10 +105,40 @@ function decodeMetas(sections: ReadonlyMap<string, SectionBytes>, count: number)
   });
 }
 
+// A term's slots ascend, so each is stored as its gap from the previous one (the first as is):
+// small numbers that deflate to about half the size of the slots themselves.
+function slotGaps(postings: PackedPostings): Int32Array {
+  const { offsets, docs } = postings;
+  const gaps = new Int32Array(docs.length);
+  for (let t = 0; t + 1 < offsets.length; t++) {
+    let previous = 0;
+    for (let i = offsets[t] ?? 0, end = offsets[t + 1] ?? 0; i < end; i++) {
+      const doc = docs[i] ?? 0;
+      gaps[i] = doc - previous;
+      previous = doc;
+    }
+  }
+  return gaps;
+}
+
+/** Slot numbers back from their gaps, in place. */
+function slotsFromGaps(offsets: Int32Array, gaps: Int32Array): Int32Array {
+  const total = offsets.at(-1) ?? 0;
+  if (gaps.length !== total) throw new SnapshotError("postings do not match their offsets");
+  for (let t = 0; t + 1 < offsets.length; t++) {
+    let previous = 0;
+    for (let i = offsets[t] ?? 0, end = offsets[t + 1] ?? 0; i < end; i++) {
+      previous += gaps[i] ?? 0;
+      gaps[i] = previous;
+    }
+  }
+  return gaps;
+}
+
 function postingsSections(prefix: string, postings: PackedPostings): [string, SectionBytes][] {
   return [
     [`${prefix}.offsets`, postings.offsets],
-    [`${prefix}.docs`, postings.docs],
+    [`${prefix}.slotGaps`, slotGaps(postings)],
     [`${prefix}.tfs`, postings.tfs],
   ];
 }
@@ -154,18 +186,21 @@ export function saveMemorySnapshot(path: string, key: SnapshotKey, memory: Memor
  * The index saved at `path` for exactly `key`; null when there is no such snapshot (none, or one for
  * another table version, parameters or layout). A damaged file throws.
  */
-export function loadMemorySnapshot(path: string, key: SnapshotKey): MemoryIndex | null {
-  const loaded = readSnapshot(path, key);
+export async function loadMemorySnapshot(path: string, key: SnapshotKey): Promise<MemoryIndex | null> {
+  const loaded = await readSnapshot(path, key);
   if (!loaded) return null;
   const meta = loaded.meta as SnapshotMeta;
   const { sections } = loaded;
   const int32 = (name: string) => sectionOf(sections, name, Int32Array);
   const uint8 = (name: string) => sectionOf(sections, name, Uint8Array);
-  const postings = (prefix: string): PackedPostings => ({
-    offsets: int32(`${prefix}.offsets`),
-    docs: int32(`${prefix}.docs`),
-    tfs: sectionOf(sections, `${prefix}.tfs`, Uint16Array),
-  });
+  const postings = (prefix: string): PackedPostings => {
+    const offsets = int32(`${prefix}.offsets`);
+    return {
+      offsets,
+      docs: slotsFromGaps(offsets, int32(`${prefix}.slotGaps`)),
+      tfs: sectionOf(sections, `${prefix}.tfs`, Uint16Array),
+    };
+  };
   const state: MemoryState = {
     lexical: {
       terms: decodeStrings(uint8("terms"), meta.terms),

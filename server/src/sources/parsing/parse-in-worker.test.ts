@@ -3,10 +3,18 @@ import { afterAll, describe, expect, it } from "vitest";
 import { makePdf } from "../../../../test/fixtures/pdf.ts";
 import { ParseError } from "../documents.ts";
 import { UnsupportedTypeError } from "./detect-kind.ts";
-import { createParseWorkerPool } from "./parse-in-worker.ts";
+import {
+  closeParseWorkers,
+  createParseWorkerPool,
+  INLINE_TEXT_CHARS,
+  parseInWorker,
+} from "./parse-in-worker.ts";
 
 const pool = createParseWorkerPool({ size: 1 });
-afterAll(() => pool.close());
+afterAll(async () => {
+  await pool.close();
+  await closeParseWorkers();
+});
 
 // Worker start-up (tsx + pdf.js load) takes about a second, more on a busy machine.
 describe("parseInWorker", { timeout: 20_000 }, () => {
@@ -55,5 +63,24 @@ describe("parseInWorker", { timeout: 20_000 }, () => {
       body: "still alive",
     });
     expect(next.sections[0]?.text).toBe("still alive");
+  });
+
+  it("parses a small text entry on this thread exactly as the worker does, and a large one in the worker", async () => {
+    const entry = (externalId: string, body: string) => ({
+      externalId,
+      title: "Refunds",
+      sourceUrl: null,
+      kind: "text" as const,
+      body,
+    });
+    const plain = entry("p", "Refunds take thirty days.\n\nShipping to Canada is free over $50.");
+    const markup = entry(
+      "m",
+      "## Refunds\n\n- within **30 days**\n- with the receipt\n\n<p>Ask the store.</p>",
+    );
+    for (const raw of [plain, markup]) expect(await parseInWorker(raw)).toEqual(await pool.parse(raw));
+    const large = entry("l", "Refunds take thirty days. ".repeat(Math.ceil(INLINE_TEXT_CHARS / 25) + 1));
+    expect(await parseInWorker(large)).toEqual(await pool.parse(large));
+    await expect(parseInWorker(plain, { signal: AbortSignal.abort() })).rejects.toThrow(ParseError);
   });
 });

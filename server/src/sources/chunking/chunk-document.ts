@@ -382,8 +382,10 @@ interface Group {
   isTable: boolean;
   /** Section text, with the headings below the group's path inlined as lines. */
   text: string;
-  /** Exact up to the chunk size, above it only "too big" (see tokensUpTo). */
+  /** Exact up to the chunk size, above it only "too big" (see tokensUpTo); an estimate once merged. */
   tokens: number;
+  /** One section's text as counted: `tokens` is its exact count when within the chunk size. */
+  counted: boolean;
 }
 
 function commonPrefix(a: string[], b: string[]): string[] {
@@ -418,6 +420,7 @@ function groupSections(sections: ParsedSection[], maxTokens: number, minTokens: 
       ].join("\n\n");
       prev.headingPath = shared;
       prev.tokens += tokens + 8;
+      prev.counted = false;
       continue;
     }
     groups.push({
@@ -426,6 +429,7 @@ function groupSections(sections: ParsedSection[], maxTokens: number, minTokens: 
       isTable: section.isTable ?? false,
       text: section.text,
       tokens,
+      counted: true,
     });
   }
   return groups;
@@ -535,13 +539,15 @@ function chunkGroups(groups: Group[], { scale, maxTokens }: Budgets, opts: Chunk
       const body = dedent(joinUnits(units)).trim();
       if (!body) return;
       const text = context ? `${context}\n\n${body}` : body;
+      // A section kept whole as it was counted needs no second count (the one BPE pass a text entry costs).
+      const known = group.counted && text === group.text && group.tokens <= maxTokens;
       chunks.push({
         ordinal: chunks.length,
         text,
         body,
         headingPath: group.headingPath,
         page: group.page,
-        tokenCount: countTokens(text),
+        tokenCount: known ? group.tokens : countTokens(text),
       });
     };
 

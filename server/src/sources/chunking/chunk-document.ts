@@ -1,7 +1,7 @@
 import { detectLanguage } from "../../text/language.ts";
 import { segmentWords } from "../../text/segment.ts";
 import { countTokens, splitLongWord, tokensUpTo } from "../../text/tokens.ts";
-import type { ChunkDraft, ParsedDocument, ParsedSection } from "../documents.ts";
+import type { ChunkDraft, ChunkedDocument, ParsedDocument, ParsedSection } from "../documents.ts";
 import { renderTableRows } from "../parsing/text-utils.ts";
 
 /** Upper bound of a chunk of English text, heading context included (o200k tokens; see languageBudgetFactor). */
@@ -591,4 +591,14 @@ function chunkGroups(groups: Group[], { scale, maxTokens }: Budgets, opts: Chunk
     if (fresh > 0) emit(current);
   }
   return chunks;
+}
+
+/** A parsed document with its chunks as a sync indexes them (see ChunkedDocument). */
+export function chunkedDocument(doc: ParsedDocument, opts: ChunkOptions = {}): ChunkedDocument {
+  return {
+    title: doc.title,
+    kind: doc.kind,
+    pageCount: doc.pageCount,
+    chunks: chunkDocument(doc, opts).map(({ body: _body, ...chunk }) => chunk),
+  };
 }

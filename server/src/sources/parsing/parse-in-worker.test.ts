@@ -1,14 +1,11 @@
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { makePdf } from "../../../../test/fixtures/pdf.ts";
+import { chunkedDocument } from "../chunking/chunk-document.ts";
 import { ParseError } from "../documents.ts";
 import { UnsupportedTypeError } from "./detect-kind.ts";
-import {
-  closeParseWorkers,
-  createParseWorkerPool,
-  INLINE_TEXT_CHARS,
-  parseInWorker,
-} from "./parse-in-worker.ts";
+import { parseDocument } from "./parse-document.ts";
+import { chunkInWorker, closeParseWorkers, createParseWorkerPool } from "./parse-in-worker.ts";
 
 const pool = createParseWorkerPool({ size: 1 });
 afterAll(async () => {
@@ -65,7 +62,7 @@ describe("parseInWorker", { timeout: 20_000 }, () => {
     expect(next.sections[0]?.text).toBe("still alive");
   });
 
-  it("parses a small text entry on this thread exactly as the worker does, and a large one in the worker", async () => {
+  it("parses and chunks in a worker exactly as in-process, and brings errors back the same way", async () => {
     const entry = (externalId: string, body: string) => ({
       externalId,
       title: "Refunds",
@@ -78,9 +75,13 @@ describe("parseInWorker", { timeout: 20_000 }, () => {
       "m",
       "## Refunds\n\n- within **30 days**\n- with the receipt\n\n<p>Ask the store.</p>",
     );
-    for (const raw of [plain, markup]) expect(await parseInWorker(raw)).toEqual(await pool.parse(raw));
-    const large = entry("l", "Refunds take thirty days. ".repeat(Math.ceil(INLINE_TEXT_CHARS / 25) + 1));
-    expect(await parseInWorker(large)).toEqual(await pool.parse(large));
-    await expect(parseInWorker(plain, { signal: AbortSignal.abort() })).rejects.toThrow(ParseError);
+    const long = entry("l", "Refunds take thirty days unless the box was opened. ".repeat(400));
+    for (const raw of [plain, markup, long]) {
+      const inProcess = chunkedDocument(await parseDocument(raw));
+      expect(await pool.chunk(raw)).toEqual(inProcess);
+      expect(await chunkInWorker(raw)).toEqual(inProcess);
+    }
+    expect((await pool.chunk(long)).chunks.length).toBeGreaterThan(10);
+    await expect(pool.chunk(entry("e", "  \n "))).rejects.toThrow(ParseError);
   });
 });

@@ -27,7 +27,7 @@ function sections(): Map<string, SectionBytes> {
     ["tfs", Uint16Array.from({ length: 1_001 }, (_, i) => i % 7)],
     ["odd", Uint8Array.from([1, 2, 3])],
     ["empty", new Int32Array(0)],
-    // Over one 4 MiB piece: deflated in pieces, joined on load.
+    // Over 5 MiB: in pieces when the test asks for 1 MiB ones.
     ["big", Int32Array.from({ length: 1_300_000 }, (_, i) => (i * 7) % 1_000)],
   ]);
 }
@@ -63,6 +63,19 @@ describe("the snapshot file", () => {
     }
     const inMemory = [...sections().values()].reduce((n, b) => n + b.byteLength, 0);
     expect(written).toBeLessThan(inMemory / 2);
+  });
+
+  it("joins a section written in several pieces", async () => {
+    await writeSnapshot(path, key, {}, sections(), { pieceBytes: 1024 * 1024 });
+    const big = sections().get("big");
+    const back = (await readSnapshot(path, key))?.sections.get("big");
+    if (!big || !(back instanceof Int32Array)) throw new Error("no big section");
+    expect(back.length).toBe(big.length);
+    expect(Buffer.from(back.buffer, back.byteOffset, back.byteLength).equals(Buffer.from(big.buffer))).toBe(
+      true,
+    );
+    const header = layoutOf(readFileSync(path)).header.sections.find((s) => s.name === "big");
+    expect(header?.storedLengths).toHaveLength(5);
   });
 
   it("is not read for another key, nor when written in the raw format before compression", async () => {

@@ -17,7 +17,7 @@ interface SectionEntry {
   type: SectionType;
   /** Several arrays under one name (arena blocks) are numbered name#0, name#1, … */
   byteLength: number;
-  /** Deflated lengths in the file of its pieces (SECTION_PIECE bytes each, the last one shorter). */
+  /** Deflated lengths in the file of its pieces (`pieceBytes` each, the last one shorter). */
   storedLengths: number[];
 }
 
@@ -25,20 +25,24 @@ interface Header {
   format: number;
   key: unknown;
   meta: unknown;
+  /** The raw size of a section's pieces. */
+  pieceBytes: number;
   sections: SectionEntry[];
 }
 
 const MAGIC = Buffer.from("LORESNAP", "latin1");
-// 3: sections deflated in pieces (1 stored them raw, ~1.3 KB a chunk; deflated they take ~0.5 KB;
-// 2 deflated each section whole).
-const FORMAT = 3;
+// 4: sections deflated (1 stored them raw, ~1.3 KB a chunk; deflated they take ~0.5 KB); 2 and 3
+// were steps towards it.
+const FORMAT = 4;
 // Sections are copied out in pieces of this size, so a write never holds one buffer the size of the file.
 const WRITE_PIECE = 16 * 1024 * 1024;
-// Level 6 inflates faster than 1 (load time is what a restart waits for) and writes run in the background.
-const DEFLATE_LEVEL = 6;
-// Sections are deflated in pieces of this size: inflated in parallel, a 32 MB text block does not
-// hold up the load on one core while the other idles.
-const SECTION_PIECE = 4 * 1024 * 1024;
+// Level 1: at a million chunks level 6 took twice the time to write for 10 % less on disk, and
+// a shutdown has to finish the write.
+const DEFLATE_LEVEL = 1;
+// A section up to this size is deflated whole and inflates straight into a buffer of its own; a
+// larger one goes in pieces that are joined on load. (Pieces of 4 MiB joined everything: at a
+// million chunks the copies and their garbage cost more than the parallel inflation saved.)
+const SECTION_PIECE = 256 * 1024 * 1024;
 const deflateAsync = promisify(deflate);
 const inflateAsync = promisify(inflate);
 
@@ -62,24 +66,37 @@ export async function writeSnapshot(
   key: unknown,
   meta: unknown,
   sections: ReadonlyMap<string, SectionBytes>,
+  { pieceBytes = SECTION_PIECE }: { pieceBytes?: number } = {},
 ): Promise<number> {
-  // One section at a time on libuv's thread pool: this thread keeps serving, and the file is
-  // finished with only one section's deflated copy held besides what was captured.
-  const stored: Uint8Array[] = [];
-  const entries: SectionEntry[] = [];
-  for (const [name, bytes] of sections) {
+  // On libuv's thread pool, two pieces at a time (this thread keeps serving; at a million chunks
+  // one at a time took ~55 s at level 6, longer than a shutdown waits for the save).
+  const entries: SectionEntry[] = [...sections].map(([name, bytes]) => ({
+    name,
+    type: typeOf(bytes),
+    byteLength: bytes.byteLength,
+    storedLengths: [],
+  }));
+  const pieces = [...sections.values()].flatMap((bytes, section) => {
     const raw = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const storedLengths: number[] = [];
-    for (let at = 0; at < raw.byteLength; at += SECTION_PIECE) {
-      const piece = raw.subarray(at, Math.min(raw.byteLength, at + SECTION_PIECE));
-      const deflated = await deflateAsync(piece, { level: DEFLATE_LEVEL });
-      stored.push(deflated);
-      storedLengths.push(deflated.byteLength);
+    const out: { section: number; piece: Uint8Array }[] = [];
+    for (let at = 0; at < raw.byteLength; at += pieceBytes)
+      out.push({ section, piece: raw.subarray(at, Math.min(raw.byteLength, at + pieceBytes)) });
+    return out;
+  });
+  const stored: Uint8Array[] = new Array(pieces.length);
+  let next = 0;
+  const deflateNext = async (): Promise<void> => {
+    for (let i = next++; i < pieces.length; i = next++) {
+      const piece = pieces[i];
+      if (piece) stored[i] = await deflateAsync(piece.piece, { level: DEFLATE_LEVEL });
     }
-    entries.push({ name, type: typeOf(bytes), byteLength: bytes.byteLength, storedLengths });
-  }
+  };
+  await Promise.all([deflateNext(), deflateNext()]);
+  pieces.forEach(({ section }, i) => {
+    entries[section]?.storedLengths.push(stored[i]?.byteLength ?? 0);
+  });
   const header = Buffer.from(
-    JSON.stringify({ format: FORMAT, key, meta, sections: entries } satisfies Header),
+    JSON.stringify({ format: FORMAT, key, meta, pieceBytes, sections: entries } satisfies Header),
   );
   const length = Buffer.alloc(4);
   length.writeUInt32LE(header.length);
@@ -97,7 +114,7 @@ export async function writeSnapshot(
     await write(MAGIC);
     await write(length);
     await write(header);
-    for (const bytes of stored) await write(bytes);
+    for (const bytes of stored) if (bytes) await write(bytes);
     await write(MAGIC); // a trailer: a file cut short is refused
     await file.sync();
   } catch (error) {
@@ -134,6 +151,26 @@ export interface LoadedSnapshot {
  * in parallel on libuv's thread pool, each into its own aligned buffer.
  */
 export async function readSnapshot(path: string, key: unknown): Promise<LoadedSnapshot | null> {
+  const opened = openSnapshot(path, key);
+  if (!opened) return null;
+  const sections = new Map<string, SectionBytes>();
+  for (const [name, bytes] of opened.sections) sections.set(name, await bytes);
+  return { meta: opened.meta, sections };
+}
+
+export interface OpenedSnapshot {
+  meta: unknown;
+  /** Each section as it inflates: all start at once, on libuv's thread pool, in the file's order. */
+  sections: Map<string, Promise<SectionBytes>>;
+}
+
+/**
+ * readSnapshot without waiting for the sections: the file is read and checked (null or a
+ * SnapshotError as there), then every section starts inflating, so a caller can build from the
+ * first sections while later ones still inflate on other cores. A damaged section rejects its
+ * promise with a SnapshotError (rejections no one awaits are not reported as unhandled).
+ */
+export function openSnapshot(path: string, key: unknown): OpenedSnapshot | null {
   let size: number;
   try {
     size = statSync(path).size;
@@ -181,22 +218,25 @@ export async function readSnapshot(path: string, key: unknown): Promise<LoadedSn
   } finally {
     closeSync(fd);
   }
-  const inflated = await Promise.all(
-    header.sections.map((entry, i) => inflateSection(entry, stored[i] ?? [])),
-  );
-  const sections = new Map<string, SectionBytes>();
+  const sections = new Map<string, Promise<SectionBytes>>();
   header.sections.forEach((entry, i) => {
-    sections.set(entry.name, inflated[i] ?? new Uint8Array(0));
+    const inflating = inflateSection(entry, stored[i] ?? [], header.pieceBytes);
+    inflating.catch(() => undefined); // surfaced to whoever awaits it
+    sections.set(entry.name, inflating);
   });
   return { meta: header.meta, sections };
 }
 
-async function inflateSection(entry: SectionEntry, pieces: readonly Buffer[]): Promise<SectionBytes> {
-  if (pieces.length !== Math.ceil(entry.byteLength / SECTION_PIECE))
+async function inflateSection(
+  entry: SectionEntry,
+  pieces: readonly Buffer[],
+  pieceBytes: number,
+): Promise<SectionBytes> {
+  if (pieces.length !== Math.ceil(entry.byteLength / pieceBytes))
     throw new SnapshotError(`snapshot section ${entry.name} has the wrong number of pieces`);
   const inflated = await Promise.all(
     pieces.map((piece, i) =>
-      inflatePiece(entry.name, piece, Math.min(SECTION_PIECE, entry.byteLength - i * SECTION_PIECE)),
+      inflatePiece(entry.name, piece, Math.min(pieceBytes, entry.byteLength - i * pieceBytes)),
     ),
   );
   // One piece is used as inflated (offset 0 of its own buffer, or copied when it sits at an odd
@@ -237,6 +277,17 @@ async function inflatePiece(name: string, stored: Buffer, length: number): Promi
   }
   if (bytes.byteLength !== length)
     throw new SnapshotError(`snapshot section ${name} inflates to the wrong length`);
+  return bytes;
+}
+
+/** sectionOf for an opened snapshot's sections, once inflated. */
+export async function inflatedSection<T extends SectionBytes>(
+  sections: ReadonlyMap<string, Promise<SectionBytes>>,
+  name: string,
+  type: new (length: number) => T,
+): Promise<T> {
+  const bytes = await sections.get(name);
+  if (!(bytes instanceof type)) throw new SnapshotError(`snapshot section ${name} is missing`);
   return bytes;
 }
 

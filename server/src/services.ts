@@ -30,7 +30,7 @@ import { createOpenAIEmbedder } from "./retrieval/embedders/openai-embedder.ts";
 import { createDocumentLister } from "./sources/connectors/index.ts";
 import { createNotionLister, createWebLister } from "./sources/connectors/remote.ts";
 import { DirectoryFileStorage, type FileStorage, TableFileStorage } from "./sources/file-storage.ts";
-import { closeParseWorkers, parseInWorker } from "./sources/parsing/parse-in-worker.ts";
+import { chunkInWorker, closeParseWorkers } from "./sources/parsing/parse-in-worker.ts";
 import { connectorConfig, purgeDataSources, SourcesService } from "./sources/sources-service.ts";
 import { TextEntryStore } from "./sources/text-entry-store.ts";
 import { RedisChangeFeed, singleProcessFeed } from "./store/change-feed.ts";
@@ -178,7 +178,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   });
   const runner = new SyncRunner(
     store,
-    { store, index, parse: (raw) => parseInWorker(raw), listDocuments },
+    { store, index, chunk: (raw) => chunkInWorker(raw), listDocuments },
     events,
     logger,
     {

@@ -9,6 +9,7 @@ import {
   type ChunkIndexOptions,
   type StoredChunk,
 } from "../../../server/src/retrieval/chunk-index.ts";
+import { chunkedDocument } from "../../../server/src/sources/chunking/chunk-document.ts";
 import { parseDocument } from "../../../server/src/sources/parsing/parse-document.ts";
 import { chunkRecords } from "../../../server/src/sources/sync-source.ts";
 import type { HelpCenterData } from "../datasets.ts";
@@ -43,7 +44,7 @@ export async function indexHelpCenter(
     pathOf.set(documentId, article.path);
     documents.push({
       documentId,
-      chunks: chunkRecords(parsed, {
+      chunks: chunkRecords(chunkedDocument(parsed), {
         workspaceId: "bench",
         dataSourceId: sourceId,
         documentId,

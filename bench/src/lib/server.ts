@@ -58,7 +58,7 @@ export interface BenchServer {
 
 /**
  * Starts `lore serve` in its own process; `env` overrides the bench defaults, `nodeArgs` go to node
- * (e.g. `--cpu-prof`, which NODE_OPTIONS refuses).
+ * (e.g. `--cpu-prof`, which NODE_OPTIONS refuses), then those in `LORE_BENCH_NODE_ARGS` (space-separated).
  */
 export async function startBenchServer(
   env: Record<string, string> = {},
@@ -74,6 +74,8 @@ export async function startBenchServer(
     "--max-old-space-size=6144",
     // After the default: a later --max-old-space-size wins.
     ...nodeArgs,
+    // e.g. LORE_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile any bench's server.
+    ...(process.env.LORE_BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
     "--import",
     "tsx",
     join(repoRoot, "server/src/cli.ts"),

@@ -154,7 +154,7 @@ export class ChunkIndex {
     let reason: string | null = "no snapshot path";
     if (options.snapshotPath) {
       try {
-        const loaded = loadMemorySnapshot(options.snapshotPath, snapshotKey(options, version));
+        const loaded = await loadMemorySnapshot(options.snapshotPath, snapshotKey(options, version));
         if (loaded) {
           const index = new ChunkIndex(store, loaded, db, opts.embedder, options);
           index.snapshotVersion = version;

@@ -53,10 +53,22 @@ export class MemoryIndex {
 
   /** An index holding a captured state: the same slots, numbers and rankings as the one captured. */
   static fromState(params: LexicalParams, state: MemoryState): MemoryIndex {
-    const memory = new MemoryIndex(params, {
-      lexical: LexicalIndex.fromState(params, state.lexical),
-      slots: ChunkSlots.fromState(state.slots),
-    });
+    return MemoryIndex.fromParts(
+      params,
+      LexicalIndex.fromState(params, state.lexical),
+      ChunkSlots.fromState(state.slots),
+      state,
+    );
+  }
+
+  /** fromState with its two halves already restored (a snapshot builds the lexical one while the texts inflate). */
+  static fromParts(
+    params: LexicalParams,
+    lexical: LexicalIndex,
+    slots: ChunkSlots,
+    state: Omit<MemoryState, "lexical" | "slots">,
+  ): MemoryIndex {
+    const memory = new MemoryIndex(params, { lexical, slots });
     if (memory.slots.length !== memory.lexical.slotCount)
       throw new RangeError("slots and lexical index differ");
     for (const [id, n] of state.sourceNumber) memory.sourceNumber.set(id, n);

@@ -1,13 +1,15 @@
-import type { ChunkMeta, SlotsColumn } from "./chunk-slots.ts";
-import { slotsColumns } from "./chunk-slots.ts";
-import type { LexicalParams, PackedPostings, SlotColumn } from "./lexical-index.ts";
-import { slotColumns } from "./lexical-index.ts";
+import type { ChunkMeta } from "./chunk-slots.ts";
+import { ChunkSlots, slotsColumns } from "./chunk-slots.ts";
+import type { LexicalParams, PackedPostings } from "./lexical-index.ts";
+import { LexicalIndex, slotColumns } from "./lexical-index.ts";
 import { MemoryIndex, type MemoryState } from "./memory-index.ts";
 import {
   decodeStrings,
   encodeStrings,
-  readSnapshot,
+  inflatedSection,
+  openSnapshot,
   type SectionBytes,
+  SnapshotError,
   sectionOf,
   writeSnapshot,
 } from "./snapshot-file.ts";
@@ -24,7 +26,8 @@ export interface SnapshotKey {
   params: LexicalParams;
 }
 
-export const SNAPSHOT_LAYOUT = 2;
+// 3: postings' slot numbers stored as gaps (with the file's sections deflated, format 2).
+export const SNAPSHOT_LAYOUT = 3;
 
 /** The small, JSON part of a snapshot; the arrays go in binary sections. */
 interface SnapshotMeta {
@@ -103,10 +106,40 @@ function decodeMetas(sections: ReadonlyMap<string, SectionBytes>, count: number)
   });
 }
 
+// A term's slots ascend, so each is stored as its gap from the previous one (the first as is):
+// small numbers that deflate to about half the size of the slots themselves.
+function slotGaps(postings: PackedPostings): Int32Array {
+  const { offsets, docs } = postings;
+  const gaps = new Int32Array(docs.length);
+  for (let t = 0; t + 1 < offsets.length; t++) {
+    let previous = 0;
+    for (let i = offsets[t] ?? 0, end = offsets[t + 1] ?? 0; i < end; i++) {
+      const doc = docs[i] ?? 0;
+      gaps[i] = doc - previous;
+      previous = doc;
+    }
+  }
+  return gaps;
+}
+
+/** Slot numbers back from their gaps, in place. */
+function slotsFromGaps(offsets: Int32Array, gaps: Int32Array): Int32Array {
+  const total = offsets.at(-1) ?? 0;
+  if (gaps.length !== total) throw new SnapshotError("postings do not match their offsets");
+  for (let t = 0; t + 1 < offsets.length; t++) {
+    let previous = 0;
+    for (let i = offsets[t] ?? 0, end = offsets[t + 1] ?? 0; i < end; i++) {
+      previous += gaps[i] ?? 0;
+      gaps[i] = previous;
+    }
+  }
+  return gaps;
+}
+
 function postingsSections(prefix: string, postings: PackedPostings): [string, SectionBytes][] {
   return [
     [`${prefix}.offsets`, postings.offsets],
-    [`${prefix}.docs`, postings.docs],
+    [`${prefix}.slotGaps`, slotGaps(postings)],
     [`${prefix}.tfs`, postings.tfs],
   ];
 }
@@ -128,8 +161,9 @@ export function saveMemorySnapshot(path: string, key: SnapshotKey, memory: Memor
     ["ids", encodeStrings(slots.ids)],
     ["metaIndex", slots.metaIndex],
     ...slotsColumns.map((name): [string, SectionBytes] => [`slots.${name}`, slots.columns[name]]),
-    ...slots.blocks.map((block, i): [string, SectionBytes] => [`text#${i}`, block]),
     ...metaSections(slots.metas),
+    // Last: the bulk that nothing is built from, inflating while the load builds the rest.
+    ...slots.blocks.map((block, i): [string, SectionBytes] => [`text#${i}`, block]),
   ]);
   const meta: SnapshotMeta = {
     terms: lexical.terms.length,
@@ -152,53 +186,58 @@ export function saveMemorySnapshot(path: string, key: SnapshotKey, memory: Memor
 
 /**
  * The index saved at `path` for exactly `key`; null when there is no such snapshot (none, or one for
- * another table version, parameters or layout). A damaged file throws.
+ * another table version, parameters or layout). A damaged file throws. The lexical index is built
+ * as soon as its sections have inflated, while the chunk texts still inflate on other cores.
  */
-export function loadMemorySnapshot(path: string, key: SnapshotKey): MemoryIndex | null {
-  const loaded = readSnapshot(path, key);
-  if (!loaded) return null;
-  const meta = loaded.meta as SnapshotMeta;
-  const { sections } = loaded;
-  const int32 = (name: string) => sectionOf(sections, name, Int32Array);
-  const uint8 = (name: string) => sectionOf(sections, name, Uint8Array);
-  const postings = (prefix: string): PackedPostings => ({
-    offsets: int32(`${prefix}.offsets`),
-    docs: int32(`${prefix}.docs`),
-    tfs: sectionOf(sections, `${prefix}.tfs`, Uint16Array),
+export async function loadMemorySnapshot(path: string, key: SnapshotKey): Promise<MemoryIndex | null> {
+  const opened = openSnapshot(path, key);
+  if (!opened) return null;
+  const meta = opened.meta as SnapshotMeta;
+  const { sections } = opened;
+  const int32 = (name: string) => inflatedSection(sections, name, Int32Array);
+  const uint8 = (name: string) => inflatedSection(sections, name, Uint8Array);
+  const postings = async (prefix: string): Promise<PackedPostings> => {
+    const offsets = await int32(`${prefix}.offsets`);
+    return {
+      offsets,
+      docs: slotsFromGaps(offsets, await int32(`${prefix}.slotGaps`)),
+      tfs: await inflatedSection(sections, `${prefix}.tfs`, Uint16Array),
+    };
+  };
+  const columns = async <C extends string>(names: readonly C[], prefix: string) =>
+    Object.fromEntries(
+      await Promise.all(names.map(async (name) => [name, await int32(`${prefix}.${name}`)] as const)),
+    ) as Record<C, Int32Array>;
+  const lexical = LexicalIndex.fromState(key.params, {
+    terms: decodeStrings(await uint8("terms"), meta.terms),
+    prefixes: decodeStrings(await uint8("prefixes"), meta.prefixes),
+    df: await int32("df"),
+    numeric: await uint8("numeric"),
+    prefixOfTerm: await int32("prefixOfTerm"),
+    postings: await postings("postings"),
+    titlePostings: await postings("titlePostings"),
+    columns: await columns(slotColumns, "lexical"),
+    blocks: await Promise.all(Array.from({ length: meta.blocks }, (_, i) => int32(`arena#${i}`))),
+    counts: meta.counts,
   });
-  const state: MemoryState = {
-    lexical: {
-      terms: decodeStrings(uint8("terms"), meta.terms),
-      prefixes: decodeStrings(uint8("prefixes"), meta.prefixes),
-      df: int32("df"),
-      numeric: uint8("numeric"),
-      prefixOfTerm: int32("prefixOfTerm"),
-      postings: postings("postings"),
-      titlePostings: postings("titlePostings"),
-      columns: Object.fromEntries(slotColumns.map((name) => [name, int32(`lexical.${name}`)])) as Record<
-        SlotColumn,
-        Int32Array
-      >,
-      blocks: Array.from({ length: meta.blocks }, (_, i) => int32(`arena#${i}`)),
-      counts: meta.counts,
-    },
-    slots: {
-      ids: decodeStrings(uint8("ids"), meta.slots),
-      metaIndex: int32("metaIndex"),
-      metas: decodeMetas(sections, meta.metaCount),
-      columns: Object.fromEntries(slotsColumns.map((name) => [name, int32(`slots.${name}`)])) as Record<
-        SlotsColumn,
-        Int32Array
-      >,
-      blocks: Array.from({ length: meta.textBlocks }, (_, i) => uint8(`text#${i}`)),
-      nextBlockBytes: meta.nextBlockBytes,
-      oddTexts: meta.oddTexts,
-    },
+  const metaBytes = new Map<string, SectionBytes>();
+  for (const name of sections.keys())
+    if (name.startsWith("meta."))
+      metaBytes.set(name, await (sections.get(name) ?? Promise.resolve(new Uint8Array(0))));
+  const slots = ChunkSlots.fromState({
+    ids: decodeStrings(await uint8("ids"), meta.slots),
+    metaIndex: await int32("metaIndex"),
+    metas: decodeMetas(metaBytes, meta.metaCount),
+    columns: await columns(slotsColumns, "slots"),
+    blocks: await Promise.all(Array.from({ length: meta.textBlocks }, (_, i) => uint8(`text#${i}`))),
+    nextBlockBytes: meta.nextBlockBytes,
+    oddTexts: meta.oddTexts,
+  });
+  return MemoryIndex.fromParts(key.params, lexical, slots, {
     sourceNumber: meta.sourceNumber,
     liveBySource: meta.liveBySource,
     nextSourceNumber: meta.nextSourceNumber,
     documentNumber: meta.documentNumber,
     nextDocumentNumber: meta.nextDocumentNumber,
-  };
-  return MemoryIndex.fromState(key.params, state);
+  });
 }

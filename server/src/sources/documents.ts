@@ -54,6 +54,17 @@ export interface ChunkDraft {
   tokenCount: number;
 }
 
+/**
+ * A parsed document cut into chunks where it was parsed (the parse worker), as a sync indexes it:
+ * its sections and the chunks' `body` stay behind, only what the index stores crosses threads.
+ */
+export interface ChunkedDocument {
+  title: string;
+  kind: DocumentKind;
+  pageCount: number | null;
+  chunks: Omit<ChunkDraft, "body">[];
+}
+
 /** A document the parser could not read (encrypted PDF, malformed file): recorded, never fatal to a sync. */
 export class ParseError extends Error {
   override readonly name = "ParseError";

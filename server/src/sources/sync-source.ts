@@ -2,9 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import type { ChunkIndex, StoredChunk } from "../retrieval/chunk-index.ts";
 import type { DataSourceRecord, DocumentRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
-import { chunkDocument } from "./chunking/chunk-document.ts";
-import type { ParsedDocument } from "./documents.ts";
-import { type ListedDocument, ParseError, type RawDocument } from "./documents.ts";
+import { type ChunkedDocument, type ListedDocument, ParseError, type RawDocument } from "./documents.ts";
 import { UnsupportedTypeError } from "./parsing/parse-document.ts";
 
 export interface SyncCounts {
@@ -18,7 +16,8 @@ export interface SyncCounts {
 export interface SyncDeps {
   store: Store;
   index: ChunkIndex;
-  parse: (raw: RawDocument) => Promise<ParsedDocument>;
+  /** Parses and chunks one document (chunkedDocument), off the event loop where it can be. */
+  chunk: (raw: RawDocument) => Promise<ChunkedDocument>;
   /** The documents a source has now; throwing mid-way keeps every document not yet seen. */
   listDocuments: (source: DataSourceRecord, signal: AbortSignal) => AsyncIterable<ListedDocument>;
   onProgress?: (processed: number, counts: SyncCounts) => void | Promise<void>;
@@ -52,7 +51,7 @@ interface PreparedDocument {
   base: DocumentRecord;
   bytes: number;
   result:
-    | { ok: true; parsed: ParsedDocument; chunks: StoredChunk[] }
+    | { ok: true; parsed: ChunkedDocument; chunks: StoredChunk[] }
     | { ok: false; error: ParseError | UnsupportedTypeError };
 }
 
@@ -178,12 +177,12 @@ function isCurrent(previous: DocumentRecord, hash: string, raw: RawDocument): bo
   return raw.kind !== "text" || previous.title === raw.title;
 }
 
-/** A parsed document's chunks as the index stores them, for one version of one document of a source. */
+/** A chunked document's chunks as the index stores them, for one version of one document of a source. */
 export function chunkRecords(
-  parsed: ParsedDocument,
+  parsed: ChunkedDocument,
   at: Pick<StoredChunk, "workspaceId" | "dataSourceId" | "documentId" | "documentVersion" | "sourceUrl">,
 ): StoredChunk[] {
-  return chunkDocument(parsed).map((d) => ({
+  return parsed.chunks.map((d) => ({
     id: randomUUID(),
     ...at,
     ordinal: d.ordinal,
@@ -225,7 +224,7 @@ async function prepareDocument(
   };
   const bytes = typeof raw.body === "string" ? Buffer.byteLength(raw.body) : raw.body.byteLength;
   try {
-    const parsed = await deps.parse(raw);
+    const parsed = await deps.chunk(raw);
     const chunks = chunkRecords(parsed, {
       workspaceId: source.workspaceId,
       dataSourceId: source.id,

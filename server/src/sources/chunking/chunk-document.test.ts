@@ -1,7 +1,14 @@
 import { countTokens } from "gpt-tokenizer";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { detectLanguage } from "../../text/language.ts";
 import type { ParsedDocument, ParsedSection } from "../documents.ts";
 import { chunkDocument, DEFAULT_MAX_TOKENS, languageBudgetFactor } from "./chunk-document.ts";
+
+// The real detector, watched: it is the slow part of chunking and runs only when its answer matters.
+vi.mock("../../text/language.ts", async (importOriginal) => {
+  const original = await importOriginal<typeof import("../../text/language.ts")>();
+  return { ...original, detectLanguage: vi.fn(original.detectLanguage) };
+});
 
 const sentence = (i: number) => `Sentence number ${i} talks about topic ${i % 7} in some detail.`;
 const paragraph = (from: number, n: number) =>
@@ -240,5 +247,35 @@ describe("chunkDocument: lists, tables and code", () => {
     expect(languageBudgetFactor(german)).toBeGreaterThan(1.1);
     expect(chunkDocument(doc([{ headingPath: [], text: german, page: null }]))).toHaveLength(1);
     expect(chunkDocument(doc([{ headingPath: [], text: english, page: null }])).length).toBeGreaterThan(1);
+  });
+
+  it("detects the language only when it can change the chunks", () => {
+    const detect = vi.mocked(detectLanguage);
+    const german = (n: number) =>
+      Array.from(
+        { length: n },
+        (_, i) =>
+          `Die Stadtverwaltung veröffentlicht im Frühjahr ${2000 + i} einen ausführlichen Bericht über die Entwicklung der öffentlichen Verkehrsmittel.`,
+      ).join(" ");
+    // One section that fits one chunk at the English budget: that chunk, whatever the language.
+    detect.mockClear();
+    const short = german(3);
+    expect(chunkDocument(doc([{ headingPath: ["Bericht"], text: short, page: null }]))).toEqual([
+      {
+        ordinal: 0,
+        text: `Bericht\n\n${short}`,
+        body: short,
+        headingPath: ["Bericht"],
+        page: null,
+        tokenCount: countTokens(`Bericht\n\n${short}`),
+      },
+    ]);
+    expect(detect).not.toHaveBeenCalled();
+    // English prose at English's tokens per word keeps the budget whatever a detector would say.
+    chunkDocument(doc([{ headingPath: [], text: paragraph(0, 60), page: null }]));
+    expect(detect).not.toHaveBeenCalled();
+    // A long German section is measured and detected, and gets the larger budget.
+    expect(chunkDocument(doc([{ headingPath: [], text: german(12), page: null }]))).toHaveLength(1);
+    expect(detect).toHaveBeenCalled();
   });
 });

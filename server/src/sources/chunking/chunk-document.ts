@@ -1,7 +1,7 @@
 import { detectLanguage } from "../../text/language.ts";
 import { segmentWords } from "../../text/segment.ts";
 import { countTokens, splitLongWord, tokensUpTo } from "../../text/tokens.ts";
-import type { ChunkDraft, ParsedDocument, ParsedSection } from "../documents.ts";
+import type { ChunkDraft, ChunkedDocument, ParsedDocument, ParsedSection } from "../documents.ts";
 import { renderTableRows } from "../parsing/text-utils.ts";
 
 /** Upper bound of a chunk of English text, heading context included (o200k tokens; see languageBudgetFactor). */
@@ -382,8 +382,10 @@ interface Group {
   isTable: boolean;
   /** Section text, with the headings below the group's path inlined as lines. */
   text: string;
-  /** Exact up to the chunk size, above it only "too big" (see tokensUpTo). */
+  /** Exact up to the chunk size, above it only "too big" (see tokensUpTo); an estimate once merged. */
   tokens: number;
+  /** One section's text as counted: `tokens` is its exact count when within the chunk size. */
+  counted: boolean;
 }
 
 function commonPrefix(a: string[], b: string[]): string[] {
@@ -418,6 +420,7 @@ function groupSections(sections: ParsedSection[], maxTokens: number, minTokens: 
       ].join("\n\n");
       prev.headingPath = shared;
       prev.tokens += tokens + 8;
+      prev.counted = false;
       continue;
     }
     groups.push({
@@ -426,6 +429,7 @@ function groupSections(sections: ParsedSection[], maxTokens: number, minTokens: 
       isTable: section.isTable ?? false,
       text: section.text,
       tokens,
+      counted: true,
     });
   }
   return groups;
@@ -448,8 +452,17 @@ const MIN_MEASURED_WORDS = 20;
  */
 export function languageBudgetFactor(text: string): number {
   const sample = text.slice(0, SAMPLE_CHARS);
+  // Measured first: text that costs no more tokens a word than English keeps the budget whatever its
+  // language, so the n-gram detector (~1.7 ms a paragraph) runs only when its answer matters.
+  const measured = measuredBudgetFactor(sample);
+  if (measured === 1) return 1;
   const language = detectLanguage(sample);
   if (language === null || language === "en") return 1;
+  return measured;
+}
+
+/** The budget factor of a text by its tokens per word alone, whatever its language. */
+function measuredBudgetFactor(sample: string): number {
   // Only letter words are measured: codes and numbers cost many tokens in any language.
   const wordLike = segmentWords(sample);
   const words = wordLike.filter((word) => /^[\p{L}\p{M}]+$/u.test(word));
@@ -478,16 +491,47 @@ function leadingText(sections: ParsedSection[]): string {
  * BM25 and embeddings both match on them. `body` is the same chunk without that line.
  */
 export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = {}): ChunkDraft[] {
+  const english = budgetsAt(1, opts);
+  const groups = groupSections(doc.sections, english.maxTokens, english.minTokens);
+  // One section that fits one chunk at the English budget is that same chunk at any larger budget
+  // (one section is never merged, and a budget grows with its scale), so its language cannot
+  // change the chunks and is not detected: most text entries are such paragraphs.
+  const [group] = groups;
+  if (doc.sections.length === 1 && group && group.tokens <= groupBudget(group, english.maxTokens))
+    return chunkGroups(groups, english, opts);
   const scale = languageBudgetFactor(leadingText(doc.sections));
-  const maxTokens = Math.max(16, Math.round((opts.maxTokens ?? DEFAULT_MAX_TOKENS) * scale));
-  const minTokens = Math.round((opts.minTokens ?? DEFAULT_MIN_TOKENS) * scale);
-  const chunks: ChunkDraft[] = [];
+  if (scale === 1) return chunkGroups(groups, english, opts);
+  const scaled = budgetsAt(scale, opts);
+  return chunkGroups(groupSections(doc.sections, scaled.maxTokens, scaled.minTokens), scaled, opts);
+}
 
-  for (const group of groupSections(doc.sections, maxTokens, minTokens)) {
+interface Budgets {
+  scale: number;
+  maxTokens: number;
+  minTokens: number;
+}
+
+function budgetsAt(scale: number, opts: ChunkOptions): Budgets {
+  return {
+    scale,
+    maxTokens: Math.max(16, Math.round((opts.maxTokens ?? DEFAULT_MAX_TOKENS) * scale)),
+    minTokens: Math.round((opts.minTokens ?? DEFAULT_MIN_TOKENS) * scale),
+  };
+}
+
+/** A group's budget for its own text: the chunk size less its heading context line. */
+function groupBudget(group: Group, maxTokens: number): number {
+  const context = group.headingPath.join(HEADING_SEPARATOR);
+  const prefixTokens = context ? countTokens(context) + 1 : 0;
+  // A pathological heading path may not eat the whole budget.
+  return Math.max(8, maxTokens - Math.min(prefixTokens, Math.floor(maxTokens / 2)));
+}
+
+function chunkGroups(groups: Group[], { scale, maxTokens }: Budgets, opts: ChunkOptions): ChunkDraft[] {
+  const chunks: ChunkDraft[] = [];
+  for (const group of groups) {
     const context = group.headingPath.join(HEADING_SEPARATOR);
-    const prefixTokens = context ? countTokens(context) + 1 : 0;
-    // A pathological heading path may not eat the whole budget.
-    const budget = Math.max(8, maxTokens - Math.min(prefixTokens, Math.floor(maxTokens / 2)));
+    const budget = groupBudget(group, maxTokens);
     const overlap = group.isTable
       ? 0
       : Math.min(Math.round((opts.overlapTokens ?? DEFAULT_OVERLAP_TOKENS) * scale), Math.floor(budget / 2));
@@ -495,13 +539,15 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = {}): Chu
       const body = dedent(joinUnits(units)).trim();
       if (!body) return;
       const text = context ? `${context}\n\n${body}` : body;
+      // A section kept whole as it was counted needs no second count (the one BPE pass a text entry costs).
+      const known = group.counted && text === group.text && group.tokens <= maxTokens;
       chunks.push({
         ordinal: chunks.length,
         text,
         body,
         headingPath: group.headingPath,
         page: group.page,
-        tokenCount: countTokens(text),
+        tokenCount: known ? group.tokens : countTokens(text),
       });
     };
 
@@ -545,4 +591,14 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = {}): Chu
     if (fresh > 0) emit(current);
   }
   return chunks;
+}
+
+/** A parsed document with its chunks as a sync indexes them (see ChunkedDocument). */
+export function chunkedDocument(doc: ParsedDocument, opts: ChunkOptions = {}): ChunkedDocument {
+  return {
+    title: doc.title,
+    kind: doc.kind,
+    pageCount: doc.pageCount,
+    chunks: chunkDocument(doc, opts).map(({ body: _body, ...chunk }) => chunk),
+  };
 }

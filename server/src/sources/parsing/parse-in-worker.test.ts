@@ -1,12 +1,17 @@
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { makePdf } from "../../../../test/fixtures/pdf.ts";
+import { chunkedDocument } from "../chunking/chunk-document.ts";
 import { ParseError } from "../documents.ts";
 import { UnsupportedTypeError } from "./detect-kind.ts";
-import { createParseWorkerPool } from "./parse-in-worker.ts";
+import { parseDocument } from "./parse-document.ts";
+import { chunkInWorker, closeParseWorkers, createParseWorkerPool } from "./parse-in-worker.ts";
 
 const pool = createParseWorkerPool({ size: 1 });
-afterAll(() => pool.close());
+afterAll(async () => {
+  await pool.close();
+  await closeParseWorkers();
+});
 
 // Worker start-up (tsx + pdf.js load) takes about a second, more on a busy machine.
 describe("parseInWorker", { timeout: 20_000 }, () => {
@@ -55,5 +60,28 @@ describe("parseInWorker", { timeout: 20_000 }, () => {
       body: "still alive",
     });
     expect(next.sections[0]?.text).toBe("still alive");
+  });
+
+  it("parses and chunks in a worker exactly as in-process, and brings errors back the same way", async () => {
+    const entry = (externalId: string, body: string) => ({
+      externalId,
+      title: "Refunds",
+      sourceUrl: null,
+      kind: "text" as const,
+      body,
+    });
+    const plain = entry("p", "Refunds take thirty days.\n\nShipping to Canada is free over $50.");
+    const markup = entry(
+      "m",
+      "## Refunds\n\n- within **30 days**\n- with the receipt\n\n<p>Ask the store.</p>",
+    );
+    const long = entry("l", "Refunds take thirty days unless the box was opened. ".repeat(400));
+    for (const raw of [plain, markup, long]) {
+      const inProcess = chunkedDocument(await parseDocument(raw));
+      expect(await pool.chunk(raw)).toEqual(inProcess);
+      expect(await chunkInWorker(raw)).toEqual(inProcess);
+    }
+    expect((await pool.chunk(long)).chunks.length).toBeGreaterThan(10);
+    await expect(pool.chunk(entry("e", "  \n "))).rejects.toThrow(ParseError);
   });
 });

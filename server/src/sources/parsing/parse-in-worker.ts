@@ -4,16 +4,23 @@ import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { ParsedDocument, RawDocument } from "../documents.ts";
+import type { ChunkedDocument, ParsedDocument, RawDocument } from "../documents.ts";
 import { ParseError } from "../documents.ts";
 import { UnsupportedTypeError } from "./detect-kind.ts";
-import type { ParseReply } from "./parse-worker.ts";
+import type { ParseReply, ParseRequest } from "./parse-worker.ts";
 
 export const DEFAULT_PARSE_TIMEOUT_MS = 120_000;
 
+interface TaskOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
 export interface ParseWorkerPool {
   /** Parses in a worker thread; a timeout terminates that worker and throws ParseError("timed out …"). */
-  parse(raw: RawDocument, opts?: { timeoutMs?: number; signal?: AbortSignal }): Promise<ParsedDocument>;
+  parse(raw: RawDocument, opts?: TaskOptions): Promise<ParsedDocument>;
+  /** Parses and chunks in a worker thread (chunkedDocument), with the same timeout and errors. */
+  chunk(raw: RawDocument, opts?: TaskOptions): Promise<ChunkedDocument>;
   close(): Promise<void>;
 }
 
@@ -34,13 +41,15 @@ function workerSource(): string {
   return `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
 }
 
-interface Job {
+type Job = {
   raw: RawDocument;
   timeoutMs: number;
-  resolve: (doc: ParsedDocument) => void;
   reject: (err: Error) => void;
   signal?: AbortSignal;
-}
+} & (
+  | { task: "parse"; resolve: (doc: ParsedDocument) => void }
+  | { task: "chunk"; resolve: (doc: ChunkedDocument) => void }
+);
 
 interface Slot {
   worker: Worker | null;
@@ -93,8 +102,11 @@ export function createParseWorkerPool(opts: { size?: number; maxMemoryMb?: numbe
     worker.on("message", (reply: ParseReply) => {
       const job = finish(slot);
       if (!job) return;
-      if (reply.ok) job.resolve(reply.doc);
-      else if (reply.error.kind === "unsupported")
+      if (reply.ok) {
+        if (job.task === "parse" && reply.task === "parse") job.resolve(reply.doc);
+        else if (job.task === "chunk" && reply.task === "chunk") job.resolve(reply.doc);
+        else job.reject(new Error(`parse worker answered ${reply.task} to ${job.task}`));
+      } else if (reply.error.kind === "unsupported")
         job.reject(new UnsupportedTypeError(reply.error.detected ?? "unknown"));
       else if (reply.error.kind === "parse") job.reject(new ParseError(reply.error.message));
       else job.reject(new Error(reply.error.message));
@@ -130,7 +142,7 @@ export function createParseWorkerPool(opts: { size?: number; maxMemoryMb?: numbe
         slot.onAbort = () => kill(slot, new ParseError("parse cancelled"));
         job.signal.addEventListener("abort", slot.onAbort, { once: true });
       }
-      slot.worker.postMessage({ id: nextId++, raw: job.raw });
+      slot.worker.postMessage({ id: nextId++, task: job.task, raw: job.raw } satisfies ParseRequest);
     }
   };
 
@@ -138,7 +150,14 @@ export function createParseWorkerPool(opts: { size?: number; maxMemoryMb?: numbe
     parse(raw, { timeoutMs = DEFAULT_PARSE_TIMEOUT_MS, signal } = {}) {
       if (closed) return Promise.reject(new Error("parse worker pool is closed"));
       return new Promise<ParsedDocument>((resolve, reject) => {
-        queue.push({ raw, timeoutMs, resolve, reject, signal });
+        queue.push({ task: "parse", raw, timeoutMs, resolve, reject, signal });
+        pump();
+      });
+    },
+    chunk(raw, { timeoutMs = DEFAULT_PARSE_TIMEOUT_MS, signal } = {}) {
+      if (closed) return Promise.reject(new Error("parse worker pool is closed"));
+      return new Promise<ChunkedDocument>((resolve, reject) => {
+        queue.push({ task: "chunk", raw, timeoutMs, resolve, reject, signal });
         pump();
       });
     },
@@ -160,12 +179,18 @@ export function createParseWorkerPool(opts: { size?: number; maxMemoryMb?: numbe
 let defaultPool: ParseWorkerPool | null = null;
 
 /** parseDocument in the shared worker pool (created on first use). */
-export function parseInWorker(
-  raw: RawDocument,
-  opts: { timeoutMs?: number; signal?: AbortSignal } = {},
-): Promise<ParsedDocument> {
+export function parseInWorker(raw: RawDocument, opts: TaskOptions = {}): Promise<ParsedDocument> {
   defaultPool ??= createParseWorkerPool();
   return defaultPool.parse(raw, opts);
+}
+
+/**
+ * chunkedDocument(parseDocument(raw)) in the shared worker pool: what a sync runs per changed
+ * document, so token counting and language detection (most of a text entry's cost) leave the event loop.
+ */
+export function chunkInWorker(raw: RawDocument, opts: TaskOptions = {}): Promise<ChunkedDocument> {
+  defaultPool ??= createParseWorkerPool();
+  return defaultPool.chunk(raw, opts);
 }
 
 /** Terminates the shared pool's threads (graceful shutdown, test teardown). */

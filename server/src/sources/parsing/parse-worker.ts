@@ -1,26 +1,40 @@
 import { parentPort } from "node:worker_threads";
-import type { RawDocument } from "../documents.ts";
+import { chunkedDocument } from "../chunking/chunk-document.ts";
+import type { ChunkedDocument, ParsedDocument, RawDocument } from "../documents.ts";
 import { ParseError } from "../documents.ts";
 import { UnsupportedTypeError } from "./detect-kind.ts";
 import { parseDocument } from "./parse-document.ts";
 
-/** Worker entry for parse-in-worker.ts: one message in ({id, raw}), one out ({id, ok, …}). */
+/** What a worker does with a document: parse it, or parse and chunk it (what a sync needs). */
+export type ParseTask = "parse" | "chunk";
+
+/** Worker entry for parse-in-worker.ts: one message in ({id, task, raw}), one out ({id, ok, …}). */
 export interface ParseRequest {
   id: number;
+  task: ParseTask;
   raw: RawDocument;
 }
 export type ParseReply =
-  | { id: number; ok: true; doc: Awaited<ReturnType<typeof parseDocument>> }
+  | { id: number; ok: true; task: "parse"; doc: ParsedDocument }
+  | { id: number; ok: true; task: "chunk"; doc: ChunkedDocument }
   | {
       id: number;
       ok: false;
       error: { kind: "parse" | "unsupported" | "other"; message: string; detected?: string };
     };
 
-parentPort?.on("message", async ({ id, raw }: ParseRequest) => {
+async function run(id: number, task: ParseTask, raw: RawDocument): Promise<ParseReply> {
+  const parsed = await parseDocument(raw);
+  // Chunking here keeps its token counting and language detection off the server's event loop.
+  return task === "chunk"
+    ? { id, ok: true, task, doc: chunkedDocument(parsed) }
+    : { id, ok: true, task, doc: parsed };
+}
+
+parentPort?.on("message", async ({ id, task, raw }: ParseRequest) => {
   let reply: ParseReply;
   try {
-    reply = { id, ok: true, doc: await parseDocument(raw) };
+    reply = await run(id, task, raw);
   } catch (err) {
     if (err instanceof UnsupportedTypeError)
       reply = { id, ok: false, error: { kind: "unsupported", message: err.message, detected: err.detected } };

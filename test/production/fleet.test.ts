@@ -22,6 +22,8 @@ beforeAll(async () => {
   fleet = await startFleet(3, {
     LORE_LIMIT_AGENT_QUERIES_PER_MINUTE: "60",
     LORE_OUTBOUND_ALLOWLIST: "127.0.0.1",
+    // The start-up lines say how each replica's search index came to be.
+    LORE_LOG_LEVEL: "info",
     LORE_REFRESH_ROTATION: "true",
     LORE_REFRESH_REUSE_GRACE: "0",
   });
@@ -213,8 +215,18 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
     const afterKill = results.filter((r) => r.startedAt > killedAt + 200);
     expect(afterKill.length).toBeGreaterThan(12);
     expect(afterKill.filter((r) => r.status !== 200)).toEqual([]);
-    // Every answer any replica acknowledged is stored: the killed one's journal replays on restart.
+    // Indexed while it is down: back, it loads its older snapshot, reconciles it with the chunk
+    // table instead of rebuilding, and cites the new source.
+    const late = await textSource(0, "Late", "The night ferry to the island leaves at eleven.");
+    const lateAgent = await agentWith(0, [late.id]);
     await victim.restart();
+    expect(victim.output()).toContain("saved at an earlier table version; reconciled with the table");
+    const answer = await fleet.direct<QueryResponse>(1, "POST", `/agents/${lateAgent.id}/query/`, {
+      token,
+      body: { message: "When does the night ferry leave?" },
+    });
+    expect(answer.body.sources.map((x) => x.dataSourceId)).toContain(late.id);
+    // Every answer any replica acknowledged is stored.
     await expectStored(results.filter((r) => r.status === 200));
   });
 

@@ -162,6 +162,22 @@ export class ChunkIndex {
           return index;
         }
         reason = "no snapshot for the table's version";
+        // Shared mode: other replicas moved the table on since this one saved; an older snapshot
+        // plus `reconcile()` (which the caller runs) is far cheaper than a rebuild.
+        if (options.feed.shared) {
+          const older = await loadMemorySnapshot(options.snapshotPath, snapshotKey(options, version), {
+            anyTableVersion: true,
+          });
+          if (older) {
+            const index = new ChunkIndex(store, older, db, opts.embedder, options);
+            index.startup = {
+              from: "snapshot",
+              reason: "saved at an earlier table version; reconciled with the table",
+              ms: Math.round(performance.now() - started),
+            };
+            return index;
+          }
+        }
       } catch (error) {
         reason = `damaged snapshot: ${error instanceof Error ? error.message : String(error)}`;
       }

@@ -188,9 +188,19 @@ export function saveMemorySnapshot(path: string, key: SnapshotKey, memory: Memor
  * The index saved at `path` for exactly `key`; null when there is no such snapshot (none, or one for
  * another table version, parameters or layout). A damaged file throws. The lexical index is built
  * as soon as its sections have inflated, while the chunk texts still inflate on other cores.
+ * `anyTableVersion`: a snapshot of an earlier version of the table is taken too (shared mode, where
+ * the caller then reconciles it with the table).
  */
-export async function loadMemorySnapshot(path: string, key: SnapshotKey): Promise<MemoryIndex | null> {
-  const opened = openSnapshot(path, key);
+export async function loadMemorySnapshot(
+  path: string,
+  key: SnapshotKey,
+  options: { anyTableVersion?: boolean } = {},
+): Promise<MemoryIndex | null> {
+  const sameButVersion = (stored: unknown) =>
+    typeof stored === "object" &&
+    stored !== null &&
+    JSON.stringify({ ...stored, tableVersion: key.tableVersion }) === JSON.stringify(key);
+  const opened = openSnapshot(path, key, options.anyTableVersion ? sameButVersion : undefined);
   if (!opened) return null;
   const meta = opened.meta as SnapshotMeta;
   const { sections } = opened;

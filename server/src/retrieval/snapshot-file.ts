@@ -170,7 +170,11 @@ export interface OpenedSnapshot {
  * first sections while later ones still inflate on other cores. A damaged section rejects its
  * promise with a SnapshotError (rejections no one awaits are not reported as unhandled).
  */
-export function openSnapshot(path: string, key: unknown): OpenedSnapshot | null {
+export function openSnapshot(
+  path: string,
+  key: unknown,
+  accepts: (stored: unknown) => boolean = (stored) => JSON.stringify(stored) === JSON.stringify(key),
+): OpenedSnapshot | null {
   let size: number;
   try {
     size = statSync(path).size;
@@ -196,7 +200,7 @@ export function openSnapshot(path: string, key: unknown): OpenedSnapshot | null 
     const headerBytes = Buffer.alloc(headerLength);
     readExactly(headerBytes, 12);
     header = JSON.parse(headerBytes.toString("utf8")) as Header;
-    if (header.format !== FORMAT || JSON.stringify(header.key) !== JSON.stringify(key)) return null;
+    if (header.format !== FORMAT || !accepts(header.key)) return null;
     let position = 12 + headerLength;
     const storedLengths = header.sections.map((s) => s.storedLengths);
     const total = storedLengths.flat().reduce((sum, n) => sum + n, 0);

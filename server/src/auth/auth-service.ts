@@ -63,13 +63,13 @@ export class AuthService {
       if (fleetFirst !== undefined && fleetFirst !== null) {
         return {
           rows: [],
-          result: now - fleetFirst <= rotation.reuseGraceSeconds * 1000 ? "again" : "replayed",
+          result: now - fleetFirst < rotation.reuseGraceSeconds * 1000 ? "again" : "replayed",
         };
       }
       const spent = this.store.usedTokens.get(claims.jti);
       if (spent) {
         // Records from before the grace period existed carry no spentAt: NaN is never within it.
-        const within = now - Date.parse(spent.spentAt ?? "") <= rotation.reuseGraceSeconds * 1000;
+        const within = now - Date.parse(spent.spentAt ?? "") < rotation.reuseGraceSeconds * 1000;
         return { rows: [], result: within ? "again" : "replayed" };
       }
       const record = {

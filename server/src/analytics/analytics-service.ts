@@ -116,6 +116,8 @@ interface Rating {
  */
 export class AnalyticsService implements AnswerRecorder {
   private seq = 0;
+  /** Shared mode: per replica number, the highest sequence number folded here (its rows arrive in order). */
+  private readonly folded = new Map<number, number>();
   private readonly ratings = new Map<string, Rating>();
   private flushing: Promise<void> | null = null;
   private readonly aggregateQueue = new WriteQueue();
@@ -125,7 +127,7 @@ export class AnalyticsService implements AnswerRecorder {
   private stopped = false;
 
   private constructor(
-    private aggregates: Aggregates,
+    private readonly aggregates: Aggregates,
     private readonly log: BatchedLog<RawRow>,
     private readonly table: Table,
     private readonly options: AnalyticsOptions,
@@ -167,17 +169,14 @@ export class AnalyticsService implements AnswerRecorder {
   }
 
   /**
-   * Shared mode: folds the raw log's rows with these sequence numbers (another replica's answers and
-   * ratings), or rebuilds everything from the whole log (at start, after missed signals). Buckets are
-   * not stored in shared mode: the raw log, shared by all replicas, is the one record.
+   * Shared mode: folds the raw log's rows with these sequence numbers (other replicas' answers and
+   * ratings), or every row not folded yet (at start, after missed signals). Buckets are not stored in
+   * shared mode: the raw log, shared by all replicas, is the one record.
    */
   private async replay(seqs: readonly string[] | null): Promise<void> {
     const numbers = seqs?.map(Number).filter(Number.isSafeInteger) ?? null;
     if (numbers?.length === 0) return;
-    if (numbers === null) {
-      this.aggregates = new Aggregates();
-      this.ratings.clear();
-    }
+    const own = this.options.shared?.replicaNumber;
     const rows: RawRow[] = [];
     const where = numbers ? `seq IN (${numbers.join(", ")})` : null;
     const query = this.log.table.query().select(["seq", "id", "agent_id", "kind", "at", "data"]);
@@ -199,7 +198,17 @@ export class AnalyticsService implements AnswerRecorder {
     }
     // Ratings in the order they were given: a changed rating withdraws the earlier one.
     rows.sort((a, b) => a.at - b.at || a.seq - b.seq);
-    for (const row of rows) {
+    // Each replica's rows once: this one's were folded as they were recorded, and a full read (after
+    // missed signals) also returns rows whose own announcement is still on its way.
+    const fresh = rows.filter((row) => {
+      const replica = Math.floor(row.seq / REPLICA_SEQ_SPAN);
+      return replica !== own && row.seq > (this.folded.get(replica) ?? -1);
+    });
+    for (const row of fresh) {
+      const replica = Math.floor(row.seq / REPLICA_SEQ_SPAN);
+      this.folded.set(replica, Math.max(row.seq, this.folded.get(replica) ?? -1));
+    }
+    for (const row of fresh) {
       if (row.kind === "query") {
         this.aggregates.addQuery(decodeJson(answeredQueryJsonSchema, row.data, `query ${row.seq}`));
       } else {

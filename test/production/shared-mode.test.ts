@@ -40,6 +40,16 @@ const wrongLogin = (server: TestServer) =>
     body: { email: ADMIN_EMAIL, password: "not-the-password" },
   });
 
+/** `lore serve` on a fresh data directory with `env`, expected to refuse to start. */
+async function serveOnce(env: Record<string, string>) {
+  const dataDir = makeTempDir();
+  try {
+    return await runCli(["serve"], { LORE_DATA_DIR: dataDir, LORE_PORT: "0", ...env });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 describe("shared mode (LORE_REDIS_URL)", { timeout: 120_000 }, () => {
   it("counts a rate limit once for the fleet: 6 an hour is 6 across two replicas, not 6 each", async () => {
     const limit = { LORE_LIMIT_ANON_PER_HOUR: "6" };
@@ -93,40 +103,21 @@ describe("shared mode (LORE_REDIS_URL)", { timeout: 120_000 }, () => {
   });
 
   it("refuses to start when LORE_REDIS_URL cannot be reached, naming the variable", async () => {
-    const dataDir = makeTempDir();
     const closed = await startRedis();
     await closed.close();
-    const result = await runCli(["serve"], {
-      LORE_DATA_DIR: dataDir,
-      LORE_PORT: "0",
-      LORE_REDIS_URL: closed.url,
-      LORE_JWT_SECRET: SECRET,
-    });
-    rmSync(dataDir, { recursive: true, force: true });
+    const result = await serveOnce({ LORE_REDIS_URL: closed.url, LORE_JWT_SECRET: SECRET });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("cannot reach Redis");
   });
 
   it("refuses shared mode without LORE_JWT_SECRET: replicas would reject each other's tokens", async () => {
-    const dataDir = makeTempDir();
-    const result = await runCli(["serve"], {
-      LORE_DATA_DIR: dataDir,
-      LORE_PORT: "0",
-      LORE_REDIS_URL: redis.url,
-    });
-    rmSync(dataDir, { recursive: true, force: true });
+    const result = await serveOnce({ LORE_REDIS_URL: redis.url });
     expect(result.code).toBe(2); // a configuration error
     expect(result.stderr).toContain("LORE_JWT_SECRET is required with LORE_REDIS_URL");
   });
 
   it("refuses a LORE_STORAGE_URI it cannot use, naming the variable", async () => {
-    const dataDir = makeTempDir();
-    const result = await runCli(["serve"], {
-      LORE_DATA_DIR: dataDir,
-      LORE_PORT: "0",
-      LORE_STORAGE_URI: "ftp://example.com/x",
-    });
-    rmSync(dataDir, { recursive: true, force: true });
+    const result = await serveOnce({ LORE_STORAGE_URI: "ftp://example.com/x" });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("LORE_STORAGE_URI");
   });

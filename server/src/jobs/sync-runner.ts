@@ -6,7 +6,7 @@ import { type SyncCounts, type SyncDeps, syncSource } from "../sources/sync-sour
 import type { DataSourceRecord, SyncRunRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import { JobRunner } from "./job-runner.ts";
-import { createLocalLease, type Lease, waitForLease } from "./lease.ts";
+import { createLocalLease, type Lease } from "./lease.ts";
 
 export interface SyncRunnerOptions {
   concurrency: number;
@@ -94,10 +94,9 @@ export class SyncRunner {
   /** Queues a sync, or returns the one already queued or running. */
   async enqueue(source: DataSourceRecord, trigger: SyncRun["trigger"]): Promise<SyncRunRecord> {
     // Shared mode: one replica at a time decides, having applied what the others queued.
-    const run = await waitForLease(this.lease, `enqueue:${source.id}`, async () => {
-      await this.store.feed.settled();
-      return this.enqueueNow(source, trigger);
-    });
+    const run = await this.store.feed.serialize(`enqueue:${source.id}`, () =>
+      this.enqueueNow(source, trigger),
+    );
     if (run.status === "queued" && source.status !== "syncing")
       await this.setSource(source.id, { status: "queued" });
     this.jobs.wake();

@@ -59,12 +59,8 @@ export class RecordTable<T extends { id: string }> implements Compactable {
     if (wanted?.length === 0) return Promise.resolve();
     return this.queue.run(async () => {
       const stored = await this.read(wanted);
-      if (wanted === null) {
-        for (const id of this.rows.keys())
-          if (!stored.has(id) && !this.remembered.has(id)) this.rows.delete(id);
-      } else {
-        for (const id of wanted) if (!stored.has(id) && !this.remembered.has(id)) this.rows.delete(id);
-      }
+      for (const id of wanted ?? [...this.rows.keys()])
+        if (!stored.has(id) && !this.remembered.has(id)) this.rows.delete(id);
       for (const [id, row] of stored) if (!this.remembered.has(id)) this.rows.set(id, row);
     });
   }

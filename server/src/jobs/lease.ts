@@ -61,6 +61,23 @@ export function createRedisLease(redis: Redis, options: { ttlMs?: number; prefix
   };
 }
 
+/**
+ * Runs `task` under the lease if it is free, once this replica has applied every change the fleet
+ * numbered so far (`settled`), so the task decides on what the last holder wrote: a job another
+ * replica has just finished is seen as finished.
+ */
+export function runExclusiveSettled<T>(
+  lease: Lease,
+  feed: { settled(): Promise<void> },
+  name: string,
+  task: (signal: AbortSignal) => Promise<T>,
+): Promise<LeaseOutcome<T>> {
+  return lease.runExclusive(name, async (lost) => {
+    await feed.settled();
+    return task(lost);
+  });
+}
+
 /** Runs `task` under the lease once it is free (a few seconds at most), for short decisions. */
 export async function waitForLease<T>(lease: Lease, name: string, task: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {

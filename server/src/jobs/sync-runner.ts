@@ -6,7 +6,7 @@ import { type SyncCounts, type SyncDeps, syncSource } from "../sources/sync-sour
 import type { DataSourceRecord, SyncRunRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import { JobRunner } from "./job-runner.ts";
-import { createLocalLease, type Lease } from "./lease.ts";
+import { createLocalLease, type Lease, runExclusiveSettled } from "./lease.ts";
 
 export interface SyncRunnerOptions {
   concurrency: number;
@@ -146,10 +146,7 @@ export class SyncRunner {
   /** Queues the scheduled syncs that are due and starts due runs up to the concurrency. */
   private async startDue(): Promise<void> {
     this.purger.wake();
-    await this.lease.runExclusive("sync-schedule", async () => {
-      await this.store.feed.settled();
-      await this.enqueueScheduled();
-    });
+    await runExclusiveSettled(this.lease, this.store.feed, "sync-schedule", () => this.enqueueScheduled());
     const now = Date.now();
     const due = this.store.syncRuns
       .filter((r) => this.isDue(r, now) && !this.jobs.isRunning(r.dataSourceId))
@@ -175,8 +172,7 @@ export class SyncRunner {
   private async executeOnce(runId: string, signal: AbortSignal): Promise<void> {
     const queued = this.store.syncRuns.get(runId);
     if (!queued) return;
-    await this.lease.runExclusive(`sync:${queued.dataSourceId}`, async (lost) => {
-      await this.store.feed.settled();
+    await runExclusiveSettled(this.lease, this.store.feed, `sync:${queued.dataSourceId}`, async (lost) => {
       const current = this.store.syncRuns.get(runId);
       if (!current || !this.isDue(current, Date.now())) return;
       await this.execute(current, AbortSignal.any([signal, lost]));
@@ -185,10 +181,7 @@ export class SyncRunner {
 
   /** Purges the deleted sources whose sync has stopped, up to PURGE_BATCH together. */
   private async purgeDeleted(): Promise<void> {
-    await this.lease.runExclusive("purge", async () => {
-      await this.store.feed.settled();
-      await this.purgeDeletedNow();
-    });
+    await runExclusiveSettled(this.lease, this.store.feed, "purge", () => this.purgeDeletedNow());
   }
 
   private async purgeDeletedNow(): Promise<void> {

@@ -12,7 +12,7 @@ import type { SecretBox } from "../crypto/secret-box.ts";
 import { AppError, notFound } from "../errors.ts";
 import type { DomainEvent, EventBus } from "../events/event-bus.ts";
 import { JobRunner } from "../jobs/job-runner.ts";
-import { createLocalLease, type Lease } from "../jobs/lease.ts";
+import { createLocalLease, type Lease, runExclusiveSettled } from "../jobs/lease.ts";
 import type { Logger } from "../log/logger.ts";
 import { assertPublicUrl, createGuardedFetch, type GuardedFetch, OutboundError } from "../net/outbound.ts";
 import type { RecordTable } from "../store/record-table.ts";
@@ -267,10 +267,9 @@ export class WebhooksService {
 
   /** An attempt under the delivery's lease, if it is still pending once other replicas' writes are applied. */
   private async attemptOnce(id: string, signal: AbortSignal): Promise<void> {
-    await this.lease.runExclusive(`webhook:${id}`, async (lost) => {
-      await this.store.feed.settled();
-      await this.attempt(id, AbortSignal.any([signal, lost]));
-    });
+    await runExclusiveSettled(this.lease, this.store.feed, `webhook:${id}`, (lost) =>
+      this.attempt(id, AbortSignal.any([signal, lost])),
+    );
   }
 
   private async attempt(id: string, signal: AbortSignal): Promise<void> {

@@ -21,6 +21,7 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: ["test/**/*.test.ts"],
+          globalSetup: ["test/global-setup.ts"],
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 60_000,

@@ -16,7 +16,9 @@
  *   the contract (the route's declared schema for that status, or the error body) and throws if not.
  * - `startServerProcess(env)` runs `lore serve` as a real child process (for kill -9, restarts,
  *   signals; the pid is the server's own); `runCli(args, env)` runs one CLI command to completion
- *   (`users create`, …). Both inherit no LORE_* variable from the shell, only the harness's and `env`.
+ *   (`users create`, …). Both run the server built from this tree at the start of the run
+ *   (test/global-setup.ts, as `npm run build` builds it) and inherit no LORE_* variable from the
+ *   shell, only the harness's and `env`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -28,6 +30,7 @@ import { startServer } from "@lore/server/main.ts";
 import type { Services } from "@lore/server/services.ts";
 import type { UserRecord } from "@lore/server/store/records.ts";
 import type { LoginResponse, Role } from "@lore/shared";
+import { inject } from "vitest";
 import { contractProblems, routeOf } from "./contract.ts";
 
 export const ADMIN_EMAIL = "admin@example.com";
@@ -195,9 +198,6 @@ export function personalWorkspaceId(services: Services, userId: string): string 
 // ---------------------------------------------------------------------------------------------
 // The server as a real child process.
 
-// `node --import tsx` rather than the tsx binary: tsx would run the server in a grandchild, and
-// a SIGKILL sent to tsx would leave the real server running.
-const NODE_ARGS = ["--import", "tsx", join(repoRoot, "server/src/cli.ts")];
 const READY_LINE = /Lore is running at (http:\/\/\S+?)\/? /;
 
 /** The child's environment: this process's, minus any LORE_* of the developer's shell. */
@@ -240,12 +240,18 @@ export interface ServerCommand {
   cwd: string;
 }
 
-const sourceCommand: ServerCommand = { args: NODE_ARGS, cwd: repoRoot };
+/**
+ * The server built from this tree once per run (test/global-setup.ts), run with node alone. The
+ * pid is the server's own, so a SIGKILL reaches it (a `tsx` binary would run it in a grandchild).
+ */
+function builtCommand(): ServerCommand {
+  return { args: [join(inject("serverBuild"), "lore.mjs")], cwd: repoRoot };
+}
 
 function spawnServer(
   env: Record<string, string>,
   log: string[],
-  command: ServerCommand = sourceCommand,
+  command: ServerCommand = builtCommand(),
 ): Promise<Spawned> {
   const child = spawn(process.execPath, [...command.args, "serve"], {
     cwd: command.cwd,
@@ -288,7 +294,7 @@ function spawnServer(
 /** Starts `lore serve` as a child process on a free port; resolves once it prints its URL. */
 export async function startServerProcess(
   env: Record<string, string> = {},
-  command: ServerCommand = sourceCommand,
+  command: ServerCommand = builtCommand(),
 ): Promise<ServerProcess> {
   const ownDir = env.LORE_DATA_DIR === undefined;
   const dataDir = env.LORE_DATA_DIR ?? makeTempDir();
@@ -359,8 +365,9 @@ export interface CliResult {
 /** Runs one `lore` CLI command to completion (e.g. `["users", "create", "--email", …]`). */
 export function runCli(args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<CliResult> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [...NODE_ARGS, ...args], {
-      cwd: repoRoot,
+    const command = builtCommand();
+    const child = spawn(process.execPath, [...command.args, ...args], {
+      cwd: command.cwd,
       env: childEnv(env),
       stdio: ["ignore", "pipe", "pipe"],
     });

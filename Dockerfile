@@ -19,7 +19,8 @@ ENV NODE_ENV=production \
     LORE_HOST=0.0.0.0 \
     LORE_PORT=8787 \
     LORE_DATA_DIR=/data \
-    MALLOC_ARENA_MAX=2
+    MALLOC_ARENA_MAX=2 \
+    GLIBC_TUNABLES=glibc.malloc.hugetlb=1
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/dist/ ./

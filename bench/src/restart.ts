@@ -9,7 +9,7 @@
  * ingested over HTTP as `text` sources of about 10,000 chunks. Data dirs are kept under
  * `bench/data/restart-<N>` (git-ignored) and reused by later runs; delete them to rebuild.
  *
- *   node_modules/.bin/tsx bench/src/restart.ts [--sizes 100000,1000000] [--runs 3] [--ingest-budget-min 60] [--direct]
+ *   node_modules/.bin/tsx bench/src/restart.ts [--sizes 100000,1000000] [--runs 3] [--ingest-budget-min 60] [--direct] [--no-rebuild]
  *
  * `--direct` writes a missing corpus straight through the store and the index (lib/direct-corpus.ts:
  * the same passages, no parsing or chunking), so a million chunks take minutes instead of hours.
@@ -27,7 +27,7 @@ import { loadSquad } from "./datasets.ts";
 import { LoreClient } from "./lib/api.ts";
 import { passageChunks, writeDirectCorpus } from "./lib/direct-corpus.ts";
 import { log, markdownTable, writeResult } from "./lib/report.ts";
-import { repoRoot, startBenchServer } from "./lib/server.ts";
+import { repoRoot, type ServerRuntime, startBenchServer } from "./lib/server.ts";
 import { round } from "./lib/stats.ts";
 import { sentencePool, syntheticDocuments, syntheticEntries } from "./lib/synthetic.ts";
 
@@ -37,6 +37,8 @@ const NODE_ARGS = ["--max-old-space-size=16384"];
 
 export interface RestartRow {
   chunks: number;
+  /** `bundle`: `node lore.mjs serve` from `npm run build` (the container); `source`: through tsx (`npm start`). */
+  runtime: ServerRuntime;
   /** How the previous process ended and what the new one found. */
   kind: "graceful (snapshot loaded)" | "no snapshot (rebuild)";
   /** Median over the runs, seconds from spawn to the first 200 from /readyz. */
@@ -130,10 +132,11 @@ function removeSnapshots(dataDir: string): void {
 
 async function timeStart(
   dataDir: string,
+  runtime: ServerRuntime = "bundle",
 ): Promise<{ seconds: number; rssMiB: number | null; stop(kill?: boolean): Promise<void> }> {
   const started = performance.now();
   // A rebuild at a million chunks takes minutes.
-  const server = await startBenchServer({ LORE_DATA_DIR: dataDir }, NODE_ARGS, 60 * 60_000);
+  const server = await startBenchServer({ LORE_DATA_DIR: dataDir }, NODE_ARGS, 60 * 60_000, runtime);
   for (;;) {
     const res = await fetch(`${server.url}/readyz`).catch(() => null);
     if (res?.status === 200) break;
@@ -160,6 +163,8 @@ export async function runRestart(
     resultsDir?: string;
     /** Build missing corpora with `writeDirectCorpus` instead of HTTP ingest. */
     direct?: boolean;
+    /** false: only the starts from the snapshot (`--no-rebuild`; a rebuild at 1M takes minutes). */
+    rebuild?: boolean;
   } = {},
 ) {
   const sizes = options.sizes ?? [100_000];
@@ -169,23 +174,37 @@ export async function runRestart(
   for (const size of sizes) {
     const chunks = await ensureCorpus(size, budgetMs, options.direct);
     const dataDir = dataDirFor(size);
-    // One start to leave a current snapshot behind (a corpus built before snapshots has none).
-    await (await timeStart(dataDir)).stop();
-    const measure = async (kind: RestartRow["kind"], before: () => Promise<void>) => {
+    // One start to leave a current snapshot behind (a corpus built before snapshots has none): a
+    // start that rebuilt saves it in the background, ~1 min at a million chunks, which a stop at
+    // once would cut short (the server exits 20 s past its grace period at the latest).
+    const setup = await timeStart(dataDir);
+    const snapshot = join(dataDir, "index", "chunks.snapshot");
+    while (!existsSync(snapshot)) await new Promise((r) => setTimeout(r, 1000));
+    await setup.stop();
+    const measure = async (
+      kind: RestartRow["kind"],
+      runtime: ServerRuntime,
+      count: number,
+      before: () => Promise<void>,
+    ) => {
       const times: number[] = [];
       let rss: number | null = null;
-      for (let i = 0; i < runs; i++) {
+      for (let i = 0; i < count; i++) {
         await before();
-        const run = await timeStart(dataDir);
+        const run = await timeStart(dataDir, runtime);
         times.push(run.seconds);
         rss = run.rssMiB;
-        log(`restart: ${chunks} chunks, ${kind}: ${run.seconds} s, RSS ${run.rssMiB} MiB`);
+        log(`restart: ${chunks} chunks, ${runtime}, ${kind}: ${run.seconds} s, RSS ${run.rssMiB} MiB`);
         await run.stop();
       }
-      rows.push({ chunks, kind, readySeconds: median(times), runs: times, rssMiB: rss });
+      rows.push({ chunks, runtime, kind, readySeconds: median(times), runs: times, rssMiB: rss });
     };
-    await measure("graceful (snapshot loaded)", async () => undefined);
-    await measure("no snapshot (rebuild)", async () => removeSnapshots(dataDir));
+    const none = async () => undefined;
+    // The deployed server (the bundle) and `npm start`'s, alternately per size; the rebuild once each.
+    await measure("graceful (snapshot loaded)", "bundle", runs, none);
+    await measure("graceful (snapshot loaded)", "source", runs, none);
+    if (options.rebuild !== false)
+      await measure("no snapshot (rebuild)", "bundle", 1, async () => removeSnapshots(dataDir));
   }
   const path = writeResult("restart", { runs, rows }, options.resultsDir);
   return { rows, path };
@@ -193,8 +212,15 @@ export async function runRestart(
 
 export function restartTable(rows: readonly RestartRow[]): string {
   return markdownTable(
-    ["chunks", "start", "restart to ready, s (median)", "runs", "RSS at ready, MiB"],
-    rows.map((r) => [r.chunks, r.kind, r.readySeconds, r.runs.join(" / "), r.rssMiB]),
+    ["chunks", "server", "start", "restart to ready, s (median)", "runs", "RSS at ready, MiB"],
+    rows.map((r) => [
+      r.chunks,
+      r.runtime === "bundle" ? "`node lore.mjs serve` (build)" : "tsx (`npm start`)",
+      r.kind,
+      r.readySeconds,
+      r.runs.join(" / "),
+      r.rssMiB,
+    ]),
   );
 }
 
@@ -321,6 +347,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url) && openIndexDir) {
     runs: arg("--runs") ? Number(arg("--runs")) : undefined,
     ingestBudgetMinutes: arg("--ingest-budget-min") ? Number(arg("--ingest-budget-min")) : undefined,
     direct: process.argv.includes("--direct"),
+    rebuild: !process.argv.includes("--no-rebuild"),
   });
   console.log(restartTable(result.rows));
   console.log(`wrote ${result.path}`);

@@ -1,10 +1,11 @@
 /**
  * The Lore server as a separate process for benchmarks: `node --import tsx server/src/cli.ts serve`
- * on a free port (LORE_PORT=0) with a temp LORE_DATA_DIR, quiet logs and limits high enough that
- * no benchmark trips them. The bench process only talks HTTP to it.
+ * (as `npm start` runs it) or the built bundle `node lore.mjs serve` (as the container runs it), on a
+ * free port (LORE_PORT=0) with a temp LORE_DATA_DIR, quiet logs and limits high enough that no
+ * benchmark trips them. The bench process only talks HTTP to it.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,11 +25,42 @@ const benchEnv: Record<string, string> = {
   LORE_LIMIT_AGENT_QUERIES_PER_MINUTE: "10000000",
   LORE_LIMIT_LOGIN_FAILURES: "10000",
   LORE_WEB_DELAY_MS: "0",
-  // As `npm start` runs the server (scripts/bootstrap.mjs).
+  // As `npm start` runs the server (scripts/bootstrap.mjs); GLIBC_TUNABLES= (empty) in the bench's
+  // own environment turns the huge pages off for a comparison.
   MALLOC_ARENA_MAX: "2",
+  GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? "glibc.malloc.hugetlb=1",
   LORE_MAX_JSON_BYTES: String(512 * 1024 * 1024),
   LORE_MAX_UPLOAD_BYTES: String(1024 * 1024 * 1024),
 };
+
+/**
+ * How the server is run: from source through tsx (`npm start`), or the `npm run build` bundle with
+ * node alone (the Dockerfile's command, no transpiling at start).
+ */
+export type ServerRuntime = "source" | "bundle";
+
+let bundleDir: string | undefined;
+
+/**
+ * Builds the bundle once per bench process into bench/data/bundle (git-ignored) with
+ * scripts/build.mjs, as `npm run build` does (the widget and console must be built, as `npm run
+ * bench` does first). Its runtime packages resolve through a `node_modules` link to the server's
+ * installed ones: the same versions the build pins in dist/package.json, without a registry install.
+ */
+function bundleEntry(): string {
+  if (!bundleDir) {
+    const dir = join(repoRoot, "bench", "data", "bundle");
+    const built = spawnSync(process.execPath, [join(repoRoot, "scripts/build.mjs"), "--out", dir], {
+      cwd: repoRoot,
+      encoding: "utf8",
+    });
+    if (built.status !== 0) throw new Error(`bench: the build failed:\n${built.stdout}${built.stderr}`);
+    const modules = join(dir, "node_modules");
+    if (!existsSync(modules)) symlinkSync(join(repoRoot, "server", "node_modules"), modules, "dir");
+    bundleDir = dir;
+  }
+  return join(bundleDir, "lore.mjs");
+}
 
 /** Server processes still running, killed if the bench process exits early. */
 const running = new Set<ChildProcess>();
@@ -64,6 +96,7 @@ export async function startBenchServer(
   env: Record<string, string> = {},
   nodeArgs: string[] = [],
   startTimeoutMs = 90_000,
+  runtime: ServerRuntime = "source",
 ): Promise<BenchServer> {
   const dataDir = env.LORE_DATA_DIR ?? mkdtempSync(join(tmpdir(), "lore-bench-"));
   const ownDir = env.LORE_DATA_DIR === undefined;
@@ -76,9 +109,7 @@ export async function startBenchServer(
     ...nodeArgs,
     // e.g. LORE_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile any bench's server.
     ...(process.env.LORE_BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
-    "--import",
-    "tsx",
-    join(repoRoot, "server/src/cli.ts"),
+    ...(runtime === "bundle" ? [bundleEntry()] : ["--import", "tsx", join(repoRoot, "server/src/cli.ts")]),
     "serve",
   ];
   const child: ChildProcess = spawn(process.execPath, args, {
@@ -137,7 +168,9 @@ export async function startBenchServer(
       closed = true;
       if (child.exitCode === null && child.signalCode === null) {
         child.kill("SIGTERM");
-        const force = setTimeout(() => child.kill("SIGKILL"), 10_000);
+        // Past the server's own last resort (grace + 20 s): a stop saves the search index snapshot,
+        // ~16 s at a million chunks, which the next start of a restart bench loads.
+        const force = setTimeout(() => child.kill("SIGKILL"), 45_000);
         await exited;
         clearTimeout(force);
       }

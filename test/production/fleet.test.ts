@@ -5,14 +5,14 @@
  * behave as one server.
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Agent, Conversation, DataSource, Message, QueryResponse, SyncRun } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Fleet, startFleet } from "../helpers/fleet.ts";
-import { ADMIN_EMAIL, ADMIN_PASSWORD } from "../helpers/server.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, DEFAULT_PASSWORD, makeTempDir, runCli } from "../helpers/server.ts";
 import { createFileSource, waitForSettled } from "../ingestion/source-helpers.ts";
 
 let fleet: Fleet;
@@ -297,6 +297,42 @@ async function loadAgents(name: string): Promise<string[]> {
 }
 
 describe("tokens across the fleet", { timeout: 60_000 }, () => {
+  it("applies a user the CLI creates or changes while the fleet runs on every replica at once", async () => {
+    // The CLI with the fleet's settings and a data directory of its own (the replicas hold theirs).
+    const dirs: string[] = [];
+    const cli = (args: string[]) => {
+      dirs.push(makeTempDir());
+      return runCli(args, { ...fleet.env, LORE_DATA_DIR: dirs.at(-1) ?? "" });
+    };
+    const email = "operator@example.com";
+    const created = await cli(["users", "create", "--email", email, "--password", DEFAULT_PASSWORD]);
+    expect(created.code).toBe(0);
+    const login = (replica: number, password: string) =>
+      fleet.direct<{ access: string }>(replica, "POST", "/auth/login/", { body: { email, password } });
+    const tokens: string[] = [];
+    for (const replica of [0, 1, 2]) {
+      const res = await login(replica, DEFAULT_PASSWORD);
+      expect(res.status).toBe(200);
+      tokens.push(res.body.access);
+    }
+    // The email stays unique for the fleet; a new password refuses earlier tokens on every replica.
+    expect((await cli(["users", "create", "--email", email, "--password", DEFAULT_PASSWORD])).code).toBe(1);
+    const changed = await cli([
+      "users",
+      "set-password",
+      "--email",
+      email,
+      "--password",
+      "Fresh-Ledger-42-Quay",
+    ]);
+    expect(changed.code).toBe(0);
+    for (const [replica, access] of tokens.entries()) {
+      expect((await fleet.direct(replica, "GET", "/auth/me/", { token: access })).status).toBe(401);
+      expect((await login(replica, "Fresh-Ledger-42-Quay")).status).toBe(200);
+    }
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
   // Last: a replayed token signs the admin out everywhere.
   it("refuses a refresh token spent on another replica, and a logout signs out on every replica", async () => {
     const login = async () =>

@@ -1,4 +1,25 @@
-import { countTokens as countBpeTokens, isWithinTokenLimit } from "gpt-tokenizer";
+import { createRequire } from "node:module";
+
+type Tokenizer = typeof import("gpt-tokenizer");
+let tokenizer: Tokenizer | undefined;
+
+/**
+ * The o200k tokenizer, loaded on first use: building its 200,000 ranks takes ~0.7 s, which every
+ * start of the server, the CLI and each test process paid before serving anything. `lore serve`
+ * loads it right after it starts listening (`warmTokenizer`).
+ */
+function bpe(): Tokenizer {
+  tokenizer ??= createRequire(import.meta.url)("gpt-tokenizer") as Tokenizer;
+  return tokenizer;
+}
+
+export function warmTokenizer(): void {
+  bpe();
+}
+
+const countBpeTokens: Tokenizer["countTokens"] = (text, options) => bpe().countTokens(text, options);
+const isWithinTokenLimit: Tokenizer["isWithinTokenLimit"] = (text, limit, options) =>
+  bpe().isWithinTokenLimit(text, limit, options);
 
 // User text may contain "<|endoftext|>"; count it as plain text instead of throwing.
 const plainText = { disallowedSpecial: new Set<string>() };

@@ -1,8 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
-import type { ErrorBody } from "@lore/shared";
+import type { ErrorBody, QueryResponse } from "@lore/shared";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startRedis, type TestRedis } from "../helpers/redis.ts";
 import { ADMIN_EMAIL, makeTempDir, runCli, startTestServer, type TestServer } from "../helpers/server.ts";
+import { call, createAgent, readyTextSource, waitForSettled } from "../ingestion/source-helpers.ts";
 
 /** Every replica signs and verifies with the same secret (required in shared mode). */
 const SECRET = "shared-mode-test-secret-0123456789abcdef";
@@ -51,6 +53,53 @@ async function serveOnce(env: Record<string, string>) {
 }
 
 describe("shared mode (LORE_REDIS_URL)", { timeout: 120_000 }, () => {
+  it("drops the chunks a dead sync indexed but never recorded when their source syncs again", async () => {
+    const [server] = await fleet(1, { LORE_REDIS_URL: redis.url, LORE_JWT_SECRET: SECRET });
+    if (!server) throw new Error("no server");
+    const { access } = await server.login();
+    const source = await readyTextSource(server, access, "Harbour", [
+      { title: "Crane", content: "The harbour crane lifts forty tonnes." },
+    ]);
+    // What a replica killed between indexing a document and recording it leaves behind: the
+    // document's chunks in the index, and no document record.
+    const documentId = randomUUID();
+    await server.services.index.replaceDocuments([
+      {
+        documentId,
+        chunks: [
+          {
+            id: randomUUID(),
+            workspaceId: source.workspaceId,
+            dataSourceId: source.id,
+            documentId,
+            documentVersion: "v1",
+            ordinal: 0,
+            text: "The ghost ferry sails at midnight from the old pier.",
+            title: "Ghost ferry",
+            headingPath: [],
+            page: null,
+            sourceUrl: null,
+            kind: "text",
+            tokenCount: 11,
+          },
+        ],
+      },
+    ]);
+    const agent = await createAgent(server, access, { dataSourceIds: [source.id] });
+    const cited = async () => {
+      const res = await call<QueryResponse>(server, "POST", `/agents/${agent.id}/query/`, access, {
+        message: "When does the ghost ferry sail?",
+      });
+      expect(res.status).toBe(200);
+      return res.body.sources.map((c) => c.documentId);
+    };
+    expect(await cited()).toContain(documentId);
+    // The next sync of the source, under its lease, removes them before it indexes anything.
+    expect((await call(server, "POST", `/data-sources/${source.id}/sync/`, access)).status).toBe(202);
+    await waitForSettled(server, access, source.id);
+    expect(await cited()).not.toContain(documentId);
+  });
+
   it("counts a rate limit once for the fleet: 6 an hour is 6 across two replicas, not 6 each", async () => {
     const limit = { LORE_LIMIT_ANON_PER_HOUR: "6" };
     const shared = await fleet(2, { ...limit, LORE_REDIS_URL: redis.url, LORE_JWT_SECRET: SECRET });

@@ -2,7 +2,16 @@
 // `npm run build` (through bootstrap.mjs, after the widget and console builds): writes dist/ with the
 // server bundled into lore.mjs, its parse worker, a package.json naming only the runtime packages the
 // bundle leaves external, and the site files (widget, demo, console) under dist/site/.
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -10,7 +19,11 @@ import { build } from "esbuild";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 // --out DIR: the tests build into a temp dir so they never touch a developer's dist/.
-const { values: args } = parseArgs({ options: { out: { type: "string" } } });
+// --link-modules: a build run in this checkout (the tests' and the benches'): its runtime packages
+// resolve through a node_modules link to the server's installed ones instead of an npm install.
+const { values: args } = parseArgs({
+  options: { out: { type: "string" }, "link-modules": { type: "boolean" } },
+});
 const out = resolve(args.out ?? join(root, "dist"));
 const server = join(root, "server");
 
@@ -91,6 +104,7 @@ rmSync(out, { recursive: true, force: true });
 await bundle();
 writePackageJson();
 copySite();
+if (args["link-modules"]) symlinkSync(join(server, "node_modules"), join(out, "node_modules"), "dir");
 console.log(
   `[lore] built ${out}: run it with \`node dist/lore.mjs serve\` (npm install --omit=dev in dist/ first)`,
 );

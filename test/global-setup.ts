@@ -3,10 +3,10 @@
  * into a temp dir. The tests that run `lore` as a real process (signals, kill -9, restarts, the CLI,
  * the fleet) run that build with node alone, as the container image does, instead of transpiling the
  * source through tsx at every start (about 1.5 s more per process here). The build's runtime packages
- * resolve through a link to the server's installed ones, the versions the build pins.
+ * resolve through a link to the server's installed ones (`--link-modules`), the versions it pins.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,17 +23,17 @@ const repoRoot = resolve(fileURLToPath(new URL("..", import.meta.url)));
 
 export default function setup(project: TestProject): () => void {
   const dir = mkdtempSync(join(tmpdir(), "lore-test-build-"));
-  const built = spawnSync(process.execPath, [join(repoRoot, "scripts/build.mjs"), "--out", dir], {
-    cwd: repoRoot,
-    encoding: "utf8",
-  });
+  const built = spawnSync(
+    process.execPath,
+    [join(repoRoot, "scripts/build.mjs"), "--out", dir, "--link-modules"],
+    { cwd: repoRoot, encoding: "utf8" },
+  );
   if (built.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(
       `the server build failed (npm test builds the widget and console first):\n${built.stderr}`,
     );
   }
-  symlinkSync(join(repoRoot, "server", "node_modules"), join(dir, "node_modules"), "dir");
   project.provide("serverBuild", dir);
   return () => rmSync(dir, { recursive: true, force: true });
 }

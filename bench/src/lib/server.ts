@@ -5,7 +5,7 @@
  * benchmark trips them. The bench process only talks HTTP to it.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,18 +45,17 @@ let bundleDir: string | undefined;
  * Builds the bundle once per bench process into bench/data/bundle (git-ignored) with
  * scripts/build.mjs, as `npm run build` does (the widget and console must be built, as `npm run
  * bench` does first). Its runtime packages resolve through a `node_modules` link to the server's
- * installed ones: the same versions the build pins in dist/package.json, without a registry install.
+ * installed ones (`--link-modules`): the versions the build pins, without a registry install.
  */
 function bundleEntry(): string {
   if (!bundleDir) {
     const dir = join(repoRoot, "bench", "data", "bundle");
-    const built = spawnSync(process.execPath, [join(repoRoot, "scripts/build.mjs"), "--out", dir], {
-      cwd: repoRoot,
-      encoding: "utf8",
-    });
+    const built = spawnSync(
+      process.execPath,
+      [join(repoRoot, "scripts/build.mjs"), "--out", dir, "--link-modules"],
+      { cwd: repoRoot, encoding: "utf8" },
+    );
     if (built.status !== 0) throw new Error(`bench: the build failed:\n${built.stdout}${built.stderr}`);
-    const modules = join(dir, "node_modules");
-    if (!existsSync(modules)) symlinkSync(join(repoRoot, "server", "node_modules"), modules, "dir");
     bundleDir = dir;
   }
   return join(bundleDir, "lore.mjs");

@@ -231,9 +231,7 @@ export async function loadMemorySnapshot(
     counts: meta.counts,
   });
   const metaBytes = new Map<string, SectionBytes>();
-  for (const name of sections.keys())
-    if (name.startsWith("meta."))
-      metaBytes.set(name, await (sections.get(name) ?? Promise.resolve(new Uint8Array(0))));
+  for (const [name, bytes] of sections) if (name.startsWith("meta.")) metaBytes.set(name, await bytes);
   const slots = ChunkSlots.fromState({
     ids: decodeStrings(await uint8("ids"), meta.slots),
     metaIndex: await int32("metaIndex"),

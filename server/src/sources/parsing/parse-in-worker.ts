@@ -178,12 +178,6 @@ export function createParseWorkerPool(opts: { size?: number; maxMemoryMb?: numbe
 
 let defaultPool: ParseWorkerPool | null = null;
 
-/** parseDocument in the shared worker pool (created on first use). */
-export function parseInWorker(raw: RawDocument, opts: TaskOptions = {}): Promise<ParsedDocument> {
-  defaultPool ??= createParseWorkerPool();
-  return defaultPool.parse(raw, opts);
-}
-
 /**
  * chunkedDocument(parseDocument(raw)) in the shared worker pool: what a sync runs per changed
  * document, so token counting and language detection (most of a text entry's cost) leave the event loop.

@@ -61,6 +61,32 @@ export const storedTextEntrySchema = z
   .openapi("TextEntry");
 export type StoredTextEntry = z.infer<typeof storedTextEntrySchema>;
 
+/** How many globs `{a,b}` alternatives make of one pattern (at most 32 are matched). */
+function braceAlternatives(glob: string): number {
+  let count = 1;
+  for (const group of glob.match(/\{[^{}]*\}/g) ?? []) count *= group.split(",").length;
+  return count;
+}
+
+/**
+ * Include/exclude globs. Bounds (issue #34): each URL is matched in O(total pattern length × URL
+ * length), so the patterns of one list total at most 2,000 characters and 32 brace alternatives each.
+ */
+const globListSchema = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(500)
+      .refine((g) => braceAlternatives(g) <= 32, "expands to more than 32 {a,b} alternatives"),
+  )
+  .max(50)
+  .refine(
+    (globs) => globs.reduce((n, g) => n + g.length, 0) <= 2000,
+    "patterns total more than 2,000 characters",
+  )
+  .default([]);
+
 export const webConfigSchema = z
   .object({
     url: z
@@ -71,8 +97,8 @@ export const webConfigSchema = z
     mode: z.enum(["page", "sitemap", "crawl"]).default("page"),
     maxPages: z.number().int().min(1).max(10_000).default(100),
     maxDepth: z.number().int().min(0).max(10).default(2),
-    include: z.array(z.string().min(1).max(500)).max(50).default([]),
-    exclude: z.array(z.string().min(1).max(500)).max(50).default([]),
+    include: globListSchema,
+    exclude: globListSchema,
   })
   .strict();
 export type WebConfig = z.infer<typeof webConfigSchema>;

@@ -213,6 +213,13 @@ const bm25Part = (weight: number, tf: number, k1: number, lengthNorm: number): n
 
 const alphabet = "abcdefghijklmnopqrstuvwxyz";
 
+/** Distinct query terms scored per question (issue #34: bounded work per request). */
+export const MAX_QUERY_TERMS = 64;
+/** Misspelt words corrected per question: each correction costs O(length²). */
+const MAX_TYPO_CORRECTIONS = 8;
+/** The longest word typo correction considers; no dictionary word a visitor misspells is longer. */
+const MAX_TYPO_WORD = 24;
+
 /** Every string one edit away from a word (deletion, transposition, substitution, insertion). */
 function editsOf(word: string): Set<string> {
   const out = new Set<string>();
@@ -714,11 +721,18 @@ export class LexicalIndex {
     let unknown = -2;
     const sequence: number[] = [];
     const tokens = tokenize(query);
+    let corrections = 0;
     for (const token of tokens) {
+      // Bound: at most MAX_QUERY_TERMS distinct terms reach scoring (each costs a postings walk and a
+      // pass over every candidate's terms); the rest of a pathological question is ignored.
+      if (termIds.length >= MAX_QUERY_TERMS) break;
       const [analyzed] = analyzeTokens([token]);
       if (analyzed === undefined) continue;
       let id = this.termIdByTerm.get(analyzed) ?? -1;
-      if (id < 0 && this.params.typos) id = this.correctTypo(token);
+      if (id < 0 && this.params.typos && corrections < MAX_TYPO_CORRECTIONS) {
+        corrections++;
+        id = this.correctTypo(token);
+      }
       // Unknown terms still weigh in (an unmatched rare word lowers every score); give each its own id.
       if (id < 0) id = unknown--;
       sequence.push(id);
@@ -832,7 +846,9 @@ export class LexicalIndex {
    * Candidates are stemmed without the analyser's cache, which they would only fill.
    */
   private correctTypo(token: string): number {
-    if (token.length < 4 || !/^[a-z]+$/.test(token)) return -1;
+    // Bound: 54·n + 25 candidates of length ≤ n + 1, each stemmed in O(n): O(n²) per word, so only
+    // words of a plausible length (≤ MAX_TYPO_WORD letters, ~30k character steps) are corrected.
+    if (token.length < 4 || token.length > MAX_TYPO_WORD || !/^[a-z]+$/.test(token)) return -1;
     let best = -1;
     for (const candidate of editsOf(token)) {
       const term = analyzeLatinWord(candidate);

@@ -10,13 +10,18 @@
  * is merged in once it grows, so adding a term stays cheap while a corpus loads.
  */
 export const MIN_VARIANT_LENGTH = 4;
+/**
+ * The longest term that takes part in variants: `of` slices every head and tail of a term, O(n²) in
+ * its length, so a 10,000-letter question word took seconds. Real compounds stay far below this.
+ */
+export const MAX_VARIANT_LENGTH = 64;
 /** Longer variants looked at per term: a short word can start hundreds of compounds. */
 const MAX_LONGER_VARIANTS = 64;
 const withDigit = /[0-9]/;
 
 /** Whether a term takes part in variants: long enough and without digits. */
 export function canHaveVariants(term: string): boolean {
-  return term.length >= MIN_VARIANT_LENGTH && !withDigit.test(term);
+  return term.length >= MIN_VARIANT_LENGTH && term.length <= MAX_VARIANT_LENGTH && !withDigit.test(term);
 }
 
 /** Whether one of two different terms starts or ends with the other. */

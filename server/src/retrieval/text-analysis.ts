@@ -26,8 +26,16 @@ function stemWord(word: string): string {
   return stemmed;
 }
 
+/**
+ * The longest word the stemmer sees. Porter2's suffix regexes cost more than linear time on long
+ * inputs (a 10,000-letter word took about a second); no word of any language is this long, so longer
+ * letter runs (hashes, glued text, attacks) are kept verbatim, in the index and in questions alike.
+ */
+export const MAX_STEMMED_WORD = 64;
+
 // Numbers and mixed alphanumerics ("covid19", "1990s") are kept verbatim.
-const stemUncached = (word: string): string => (/^[a-z]+$/.test(word) ? stem(word) : word);
+const stemUncached = (word: string): string =>
+  word.length <= MAX_STEMMED_WORD && /^[a-z]+$/.test(word) ? stem(word) : word;
 
 /**
  * The index term of a lowercase Latin word as `analyzeTokens` makes it (undefined for a stop word),

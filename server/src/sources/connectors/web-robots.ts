@@ -6,20 +6,18 @@ export interface RobotsRules {
   sitemaps: string[];
 }
 
+import { MAX_MATCHED_URL, MAX_ROBOTS_RULE, matchRobotsRule } from "./wildcard.ts";
+
 interface Rule {
   allow: boolean;
+  /** The rule as written (its length decides precedence). */
   pattern: string;
-  regex: RegExp;
+  /** The decoded pattern that is matched (linear time: wildcard.ts). */
+  decoded: string;
 }
 
-function toRegex(pattern: string): RegExp {
-  const anchored = pattern.endsWith("$");
-  const body = (anchored ? pattern.slice(0, -1) : pattern)
-    .split("*")
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-    .join(".*");
-  return new RegExp(`^${body}${anchored ? "$" : ""}`);
-}
+/** Rules kept per robots.txt: each URL is checked against all of them. */
+const MAX_ROBOTS_RULES = 4096;
 
 function safeDecode(path: string): string {
   try {
@@ -58,7 +56,9 @@ export function parseRobots(text: string, agent: string): RobotsRules {
     }
     if (!current) continue;
     if ((key === "allow" || key === "disallow") && value) {
-      current.rules.push({ allow: key === "allow", pattern: value, regex: toRegex(safeDecode(value)) });
+      // Bounds: a rule longer than MAX_ROBOTS_RULE or past the first MAX_ROBOTS_RULES is ignored.
+      if (value.length > MAX_ROBOTS_RULE || current.rules.length >= MAX_ROBOTS_RULES) continue;
+      current.rules.push({ allow: key === "allow", pattern: value, decoded: safeDecode(value) });
     } else if (key === "crawl-delay") {
       const delay = Number(value);
       if (Number.isFinite(delay) && delay >= 0) current.delay = delay;
@@ -73,9 +73,11 @@ export function parseRobots(text: string, agent: string): RobotsRules {
     sitemaps,
     isAllowed(pathAndQuery) {
       const path = safeDecode(pathAndQuery);
+      // A URL longer than any crawl follows is refused rather than matched (wildcard.ts).
+      if (path.length > MAX_MATCHED_URL) return false;
       let best: Rule | null = null;
       for (const rule of rules) {
-        if (!rule.regex.test(path)) continue;
+        if (!matchRobotsRule(rule.decoded, path)) continue;
         if (
           !best ||
           rule.pattern.length > best.pattern.length ||

@@ -1,11 +1,11 @@
 import type { WebConfig } from "@lore/shared";
-import picomatch from "picomatch";
 import { type GuardedFetch, type GuardedResponse, OutboundError } from "../../net/outbound.ts";
 import type { RawDocument } from "../documents.ts";
 import { sleep } from "./sleep.ts";
 import { scanPageLinks } from "./web-links.ts";
 import { ALLOW_ALL, parseRobots, type RobotsRules } from "./web-robots.ts";
 import { parseSitemap } from "./web-sitemap.ts";
+import { compileGlobs, type GlobMatcher, MAX_MATCHED_URL } from "./wildcard.ts";
 
 /** The robots.txt product token Lore obeys (and the `*` group otherwise). */
 export const CRAWLER_AGENT = "LoreBot";
@@ -44,21 +44,24 @@ function pathWithQuery(url: URL): string {
   return url.pathname + url.search;
 }
 
+// Patterns apply to the path ("/docs/**") or to the whole URL ("https://x.test/docs/**"). Matching is
+// linear in the URL (wildcard.ts), never a backtracking RegExp.
+const matchesUrl = (m: GlobMatcher, url: URL) =>
+  m(url.pathname) || m(pathWithQuery(url)) || m(url.href) || m(url.href.replace(/^https?:\/\//, ""));
+
 function matcher(config: WebConfig): (url: URL) => boolean {
-  const opts = { dot: true };
-  const include = config.include.length > 0 ? picomatch(config.include, opts) : null;
-  const exclude = config.exclude.length > 0 ? picomatch(config.exclude, opts) : null;
-  // Patterns apply to the path ("/docs/**") or to the whole URL ("https://x.test/docs/**").
-  const test = (m: picomatch.Matcher, url: URL) =>
-    m(url.pathname) || m(pathWithQuery(url)) || m(url.href) || m(url.href.replace(/^https?:\/\//, ""));
-  return (url) => (!include || test(include, url)) && !(exclude && test(exclude, url));
+  const include = config.include.length > 0 ? compileGlobs(config.include) : null;
+  const exclude = config.exclude.length > 0 ? compileGlobs(config.exclude) : null;
+  // A URL longer than MAX_MATCHED_URL is never crawled: matching stays bounded.
+  return (url) =>
+    url.href.length <= MAX_MATCHED_URL &&
+    (!include || matchesUrl(include, url)) &&
+    !(exclude && matchesUrl(exclude, url));
 }
 
 function excluded(config: WebConfig): (url: URL) => boolean {
-  if (config.exclude.length === 0) return () => false;
-  const m = picomatch(config.exclude, { dot: true });
-  return (url) =>
-    m(url.pathname) || m(pathWithQuery(url)) || m(url.href) || m(url.href.replace(/^https?:\/\//, ""));
+  const m = config.exclude.length > 0 ? compileGlobs(config.exclude) : null;
+  return (url) => url.href.length > MAX_MATCHED_URL || (m !== null && matchesUrl(m, url));
 }
 
 function fileNameOf(url: URL): string | undefined {

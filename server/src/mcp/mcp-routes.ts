@@ -59,7 +59,7 @@ export function mcpRoutes({
   sources,
   logger,
 }: Pick<Services, "access" | "answerDeps" | "sources" | "logger">) {
-  // Also what the request is charged to, so a refused Origin is refused before it is charged.
+  // Also what the request is charged to: a refused Origin never spends the agent's query limit.
   const agentOf = (c: Context<AppEnv>, input: { id(name: "agentId"): string }) => {
     const agent = access.agent(c.get("principal"), input.id("agentId"), "query");
     checkOrigin(c, agent);

@@ -98,6 +98,7 @@ export function createApp(s: Services): Hono<AppEnv> {
         "X-RateLimit-Remaining",
         "X-RateLimit-Reset",
         "Retry-After",
+        "WWW-Authenticate",
       ],
       maxAgeSeconds: 600,
     }),

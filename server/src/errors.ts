@@ -24,6 +24,14 @@ export const statusByCode = {
   service_unavailable: 503,
 } as const satisfies Record<ErrorCode, ContentfulStatusCode>;
 
+/** A presented credential that is bad (RFC 6750's `invalid_token`), as opposed to none at all. */
+const badTokenCodes = new Set<ErrorCode>(["invalid_token", "token_expired", "invalid_api_key"]);
+
+/** The challenge every 401 carries (RFC 9110 §11.6.1), in RFC 6750's Bearer form. */
+export function bearerChallenge(code: ErrorCode): string {
+  return badTokenCodes.has(code) ? 'Bearer realm="lore", error="invalid_token"' : 'Bearer realm="lore"';
+}
+
 /** A failure a client can act on: rendered as `{error, message, details}` with the code's status. */
 export class AppError extends Error {
   readonly code: ErrorCode;
@@ -40,7 +48,8 @@ export class AppError extends Error {
     this.name = "AppError";
     this.code = code;
     this.details = details;
-    this.headers = headers;
+    this.headers =
+      statusByCode[code] === 401 ? { "WWW-Authenticate": bearerChallenge(code), ...headers } : headers;
   }
 
   get status(): ContentfulStatusCode {

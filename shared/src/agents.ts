@@ -127,9 +127,12 @@ export const apiKeySchema = z
   })
   .openapi("ApiKey");
 export type ApiKey = z.infer<typeof apiKeySchema>;
-export const createApiKeyRequestSchema = z.object({
-  name: z.string().trim().min(1).max(100).default("API key"),
-});
+// Strict like every other body: an unknown field is 400, not silently dropped (found by test/clients).
+export const createApiKeyRequestSchema = z
+  .object({
+    name: z.string().trim().min(1).max(100).default("API key"),
+  })
+  .strict();
 export const createdApiKeySchema = apiKeySchema.extend({ key: z.string() }).openapi("CreatedApiKey");
 
 /** `GET /agents/` filters. */

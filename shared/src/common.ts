@@ -26,6 +26,17 @@ export const pageQuerySchema = z.object({
 });
 export type PageQuery = z.infer<typeof pageQuerySchema>;
 
+/** `GET /openapi.json`: an OpenAPI 3.1 document (this API's; its parts are OpenAPI's, kept as they are). */
+export const openApiDocumentSchema = z
+  .looseObject({
+    openapi: z.string().regex(/^3\.1\.\d+$/),
+    info: z.looseObject({ title: z.string(), version: z.string() }),
+    servers: z.array(z.looseObject({ url: z.string() })),
+    paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+    components: z.record(z.string(), z.unknown()),
+  })
+  .openapi("OpenApiDocument");
+
 /** `GET /healthz`: the process answers. */
 export const healthSchema = z.object({ status: z.literal("ok") }).openapi("Health");
 /** `GET /readyz`: the store is open and migrated. */

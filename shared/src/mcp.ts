@@ -2,21 +2,26 @@ import { z } from "@hono/zod-openapi";
 import { queryRequestSchema, searchRequestSchema } from "./answers.ts";
 import { dataSourceSchema } from "./sources.ts";
 
-// The agent's MCP server: tool arguments are the REST contract's fields, so both refuse the same input.
+// The agent's MCP server: tool arguments are the REST contract's fields, so both refuse the same input
+// (an unknown argument included, as REST refuses an unknown field).
 
 /** `search`: the `/search/` body less `mode` (the agent's mode applies). */
-export const mcpSearchArgsSchema = searchRequestSchema.pick({ query: true, topK: true, dataSourceIds: true });
+export const mcpSearchArgsSchema = searchRequestSchema
+  .pick({ query: true, topK: true, dataSourceIds: true })
+  .strict();
 export type McpSearchArgs = z.infer<typeof mcpSearchArgsSchema>;
 
 /** `ask`: the `/query/` body, the message named `question`. */
-export const mcpAskArgsSchema = z.object({
-  question: queryRequestSchema.shape.message,
-  conversationId: queryRequestSchema.shape.conversationId,
-  dataSourceIds: queryRequestSchema.shape.dataSourceIds,
-});
+export const mcpAskArgsSchema = z
+  .object({
+    question: queryRequestSchema.shape.message,
+    conversationId: queryRequestSchema.shape.conversationId,
+    dataSourceIds: queryRequestSchema.shape.dataSourceIds,
+  })
+  .strict();
 export type McpAskArgs = z.infer<typeof mcpAskArgsSchema>;
 
-export const mcpListSourcesArgsSchema = z.object({});
+export const mcpListSourcesArgsSchema = z.object({}).strict();
 
 /** One source as `list_sources` shows it: no configuration (an API key never reads a source's settings). */
 export const mcpSourceSchema = dataSourceSchema.pick({

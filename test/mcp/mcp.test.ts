@@ -101,8 +101,11 @@ describe("the MCP endpoint of an agent", () => {
       expect(r).toHaveProperty("sourceUrl");
       expect(r).toHaveProperty("page");
     }
+    // A one-line summary, then the structured result as JSON (for clients that read only text).
     const text = (result.content as Array<{ type: string; text: string }>)[0]?.text ?? "";
-    expect(text).toMatch(/^\[1\] Shipping \(score \d\.\d\d\)/);
+    const [summary, json] = text.split("\n\n");
+    expect(summary).toBe(`${found.results.length} passages for "express shipping", best first.`);
+    expect(JSON.parse(json ?? "")).toEqual(result.structuredContent);
     const rest = await call<SearchResponse>(server, "POST", `/agents/${agent.id}/search/`, apiKey, {
       query: "express shipping",
       topK: 3,
@@ -154,7 +157,7 @@ describe("the MCP endpoint of an agent", () => {
     expect(second.conversationId).toBe(first.conversationId);
     expect(second.response).toMatch(/fourteen days/);
     const text = (followUp.content as Array<{ type: string; text: string }>)[0]?.text ?? "";
-    expect(text).toContain(`conversationId: ${first.conversationId}`);
+    expect(text.split("\n")[0]).toContain(`conversationId ${first.conversationId}`);
     const stored = conversationDetailSchema.parse(
       (await call(server, "GET", `/agents/${agent.id}/conversations/${first.conversationId}/`, token)).body,
     );
@@ -297,31 +300,47 @@ describe("errors", () => {
     await expect(connect(server, crypto.randomUUID(), token)).rejects.toMatchObject({ code: 404 });
   });
 
-  it("refuses bad arguments with the tool's schema: InvalidParams carrying the validation error", async () => {
+  /** A tool's failure as MCP has it: a result with isError, the contract's body as structuredContent. */
+  async function toolFailure(c: Client, name: string, args: Record<string, unknown>) {
+    const result = await c.callTool({ name, arguments: args });
+    expect(result.isError).toBe(true);
+    const text = (result.content as Array<{ type: string; text: string }>)[0]?.text ?? "";
+    const [summary, json] = text.split("\n\n");
+    expect(JSON.parse(json ?? "")).toEqual(result.structuredContent);
+    const body = result.structuredContent as { error: string; message: string };
+    expect(summary).toBe(`Error ${body.error}: ${body.message}`);
+    return result.structuredContent;
+  }
+
+  it("answers bad tool arguments with an isError result carrying the validation error", async () => {
     const c = await client();
-    await expect(
-      c.callTool({ name: "search", arguments: { query: "shipping", topK: 0 } }),
-    ).rejects.toMatchObject({
-      code: -32602,
-      data: { error: "validation_error", details: { fields: { topK: [expect.any(String)] } } },
+    await c.listTools(); // the SDK then checks every structuredContent against the tool's outputSchema
+    expect(await toolFailure(c, "search", { query: "shipping", topK: 0 })).toMatchObject({
+      error: "validation_error",
+      details: { fields: { topK: [expect.any(String)] } },
     });
-    await expect(c.callTool({ name: "ask", arguments: {} })).rejects.toMatchObject({
-      code: -32602,
-      data: { error: "validation_error", details: { fields: { question: [expect.any(String)] } } },
+    expect(await toolFailure(c, "ask", {})).toMatchObject({
+      error: "validation_error",
+      details: { fields: { question: [expect.any(String)] } },
     });
-    await expect(
-      c.callTool({ name: "ask", arguments: { question: "Hi", conversationId: crypto.randomUUID() } }),
-    ).rejects.toMatchObject({
-      code: -32602,
-      data: { error: "not_found", details: { resource: "conversation" } },
+    expect(await toolFailure(c, "search", { query: "shipping", mode: "keyword", limit: 3 })).toMatchObject({
+      error: "validation_error",
+      details: { fields: { mode: ["unknown field"], limit: ["unknown field"] } },
     });
+    expect(
+      await toolFailure(c, "ask", { question: "Hi", conversationId: crypto.randomUUID() }),
+    ).toMatchObject({ error: "not_found", details: { resource: "conversation" } });
+  });
+
+  it("answers an unknown tool with the JSON-RPC error InvalidParams (a protocol error)", async () => {
+    const c = await client();
     await expect(c.callTool({ name: "delete_everything", arguments: {} })).rejects.toMatchObject({
       code: -32602,
       data: { error: "validation_error" },
     });
   });
 
-  it("reports an agent whose sources were never ready as agent_processing, with the contract body in data", async () => {
+  it("reports an agent whose sources were never ready as agent_processing in an isError result", async () => {
     // Created through the service: the route would refuse a loopback URL up front; the sync fails on it.
     const never = await server.services.sources.create(agent.workspaceId, {
       name: "Never ready",
@@ -337,23 +356,18 @@ describe("errors", () => {
     });
     const waiting = await createAgent(server, token, { name: "Waiting", dataSourceIds: [never.id] });
     const c = await client(token, waiting.id);
-    await expect(c.callTool({ name: "ask", arguments: { question: "Anything?" } })).rejects.toMatchObject({
-      code: -32603,
-      data: { error: "agent_processing", details: { agentId: waiting.id, dataSourceIds: [never.id] } },
+    expect(await toolFailure(c, "ask", { question: "Anything?" })).toMatchObject({
+      error: "agent_processing",
+      details: { agentId: waiting.id, dataSourceIds: [never.id] },
     });
   });
 
   it("refuses dataSourceIds not attached to the agent, as /query/ does", async () => {
     const c = await client();
     const stranger = crypto.randomUUID();
-    await expect(
-      c.callTool({ name: "ask", arguments: { question: "Shipping?", dataSourceIds: [stranger] } }),
-    ).rejects.toMatchObject({
-      code: -32602,
-      data: {
-        error: "validation_error",
-        details: { fields: { dataSourceIds: [`not attached: ${stranger}`] } },
-      },
+    expect(await toolFailure(c, "ask", { question: "Shipping?", dataSourceIds: [stranger] })).toMatchObject({
+      error: "validation_error",
+      details: { fields: { dataSourceIds: [`not attached: ${stranger}`] } },
     });
   });
 

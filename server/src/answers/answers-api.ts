@@ -18,7 +18,7 @@ export const queryAgent = apiRoute({
   path: "/agents/{agentId}/query/",
   summary: "Ask the agent: a grounded answer with citations (JSON, or SSE with Accept: text/event-stream)",
   description:
-    "Charged to the caller's limit and to the agent's per-minute query limit. An unknown or other agent's `conversationId` is 404; `dataSourceIds` not attached to the agent is 400. While an attached source has never been ready: 503 `agent_processing` with `Retry-After`, unless `dataSourceIds` names only ready sources. Streamed: `start`, `token`…, `sources`, then `done` (the QueryResponse without `response`) or `error` (`{type, error, message}`); `: heartbeat` comments every 15 s; errors found before `start` are plain HTTP errors.",
+    "Charged to the caller's limit and to the agent's per-minute query limit. An unknown or other agent's `conversationId` is 404; `dataSourceIds` not attached to the agent is 400. While an attached source has never been ready: 503 `agent_processing` with `Retry-After`, unless `dataSourceIds` names only ready sources. Streamed: `start`, `token`…, `sources`, then `done` (the QueryResponse without `response`) or `error` (`{type, error, message}`); each event has an `id:` line (`<messageId>:<seq>`, from 0) and no `event:` name; `: heartbeat` comments every 15 s; errors found before `start` are plain HTTP errors.",
   tag: "Answers",
   auth: "user-or-key",
   role: "viewer",

@@ -37,14 +37,30 @@ export function wantsStream(accept: string | undefined): boolean {
 }
 
 /**
+ * Lore's own stream: each event is `id: <messageId>:<seq>` (the answer's message id from its start
+ * event, then 0, 1, 2… in order) and one `data: {json}` line. No `event:` names, so an `onmessage`
+ * handler sees every event. Stateful: one encoder per stream.
+ */
+export function answerEventEncoder(): (event: AnswerEvent) => string {
+  let messageId = "";
+  let seq = 0;
+  return (event) => {
+    if (event.type === "start") messageId = event.messageId;
+    const id = messageId === "" ? `${seq}` : `${messageId}:${seq}`;
+    seq += 1;
+    return `id: ${id}\ndata: ${JSON.stringify(event)}\n\n`;
+  };
+}
+
+/**
  * Runs the generator up to its first event before answering, so validation errors are plain HTTP
- * errors; then streams `data: {json}` lines with heartbeats. Closing the stream aborts `controller`.
+ * errors; then streams the encoded events (Lore's by default) with heartbeats. Closing the stream aborts `controller`.
  */
 export async function streamEvents(
   events: AsyncGenerator<AnswerEvent>,
   controller: AbortController,
   headers: Record<string, string> = {},
-  encode: (event: AnswerEvent) => string = (e) => `data: ${JSON.stringify(e)}\n\n`,
+  encode: (event: AnswerEvent) => string = answerEventEncoder(),
   trailer = "",
 ): Promise<Response> {
   const first = await events.next();

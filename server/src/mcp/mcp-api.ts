@@ -7,11 +7,12 @@ export const agentMcp = apiRoute({
   summary:
     "The agent's MCP server (Streamable HTTP, stateless): tools search, ask, list_sources; documents as resources",
   description:
-    "A Model Context Protocol endpoint for AI agents: one JSON-RPC message (or a batch) per POST, answered as JSON (`enableJsonResponse`), no session id. GET and DELETE are 405: a stateless server opens no stream and keeps no session. Every POST is charged like a question (the caller's limit and the agent's per-minute query limit). Tool failures are JSON-RPC errors whose `data` is the REST error body (`{error, message, details}`).",
+    "A Model Context Protocol endpoint for AI agents: one JSON-RPC message (or a batch) per POST, answered as JSON (`enableJsonResponse`), no session id. GET and DELETE are 405: a stateless server opens no stream and keeps no session. Every POST is charged like a question (the caller's limit and the agent's per-minute query limit). A request with an `Origin` header is refused with 403 `origin_not_allowed` unless the origin is in the agent's `allowedOrigins` (requests without one, from server-side clients, pass). A tool's failure (invalid or unknown arguments, a source not attached to the agent, an unknown conversation) is a tool result with `isError: true` whose `structuredContent` is the REST error body (`{error, message, details}`); an unknown tool or a failed resource read is a JSON-RPC error whose `data` is that body. A tool's text block is a one-line summary, a blank line, then the JSON of its `structuredContent`.",
   tag: "Answers",
   auth: "user-or-key",
   role: "viewer",
   charge: "query",
+  errors: ["origin_not_allowed"],
   request: { body: jsonBody(mcpRequestBodySchema) },
   responses: {
     200: jsonResponse(mcpResponseBodySchema),

@@ -1,5 +1,5 @@
 import type { ErrorCode } from "@lore/shared";
-import { ErrorCode as RpcCode } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode as RpcCode } from "@modelcontextprotocol/sdk/types.js";
 import { AppError, storageFailure } from "../errors.ts";
 import type { Logger } from "../log/logger.ts";
 
@@ -46,15 +46,34 @@ export function rpcError(error: AppError, code: number = rpcCodeByError[error.co
   return new RpcError(code, error.message, error.toBody());
 }
 
-/** A handler's failure as a JSON-RPC error: an AppError keeps its code; anything else is logged and hidden. */
-export function toRpcError(error: unknown, requestId: string, logger: Logger): RpcError {
-  if (error instanceof RpcError) return error;
-  if (error instanceof AppError) return rpcError(error);
+/** A handler's failure as the contract has it: an AppError as it is; anything else is logged and hidden. */
+export function toAppError(error: unknown, requestId: string, logger: Logger): AppError {
+  if (error instanceof AppError) return error;
   const storage = storageFailure(error);
-  if (storage) return rpcError(storage);
+  if (storage) return storage;
   logger.error("mcp handler failed", {
     requestId,
     error: error instanceof Error ? (error.stack ?? error.message) : String(error),
   });
-  return rpcError(new AppError("internal_error", "Something went wrong on our side", { requestId }));
+  return new AppError("internal_error", "Something went wrong on our side", { requestId });
+}
+
+/** A handler's failure as a JSON-RPC error whose `data` is the contract's error body. */
+export function toRpcError(error: unknown, requestId: string, logger: Logger): RpcError {
+  if (error instanceof RpcError) return error;
+  return rpcError(toAppError(error, requestId, logger));
+}
+
+/**
+ * A tool's failure as MCP wants it (a tool execution error, not a protocol error): a result with
+ * `isError`, the contract's error body as `structuredContent` and, for clients that read text only,
+ * a summary line followed by the same JSON.
+ */
+export function toolError(error: AppError): CallToolResult {
+  const body = error.toBody();
+  return {
+    content: [{ type: "text", text: `Error ${body.error}: ${body.message}\n\n${JSON.stringify(body)}` }],
+    structuredContent: body,
+    isError: true,
+  };
 }

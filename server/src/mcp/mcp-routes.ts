@@ -6,6 +6,7 @@ import { AppError } from "../errors.ts";
 import type { AppEnv } from "../http/principal.ts";
 import { endpoint } from "../http/route.ts";
 import type { Services } from "../services.ts";
+import type { AgentRecord } from "../store/records.ts";
 import * as api from "./mcp-api.ts";
 import { createMcpServer } from "./mcp-server.ts";
 
@@ -39,6 +40,18 @@ function transportRequest(raw: Request): Request {
   return new Request(raw.url, { method: "POST", headers, signal: raw.signal });
 }
 
+/**
+ * MCP's guard against DNS rebinding: a browser's request names its page in `Origin`, which must be one
+ * of the agent's allowed origins (exact, or `*`). Server-side clients send no Origin and pass.
+ */
+function checkOrigin(c: Context<AppEnv>, agent: AgentRecord): void {
+  const origin = c.req.header("origin");
+  if (origin === undefined) return;
+  const page = origin.toLowerCase();
+  if (agent.allowedOrigins.some((allowed) => allowed === "*" || allowed === page)) return;
+  throw new AppError("origin_not_allowed", "This origin may not use this agent's MCP server", { origin });
+}
+
 /** `POST /agents/{agentId}/mcp/`: a fresh stateless MCP server and transport per request. */
 export function mcpRoutes({
   access,
@@ -46,8 +59,12 @@ export function mcpRoutes({
   sources,
   logger,
 }: Pick<Services, "access" | "answerDeps" | "sources" | "logger">) {
-  const agentOf = (c: Context<AppEnv>, input: { id(name: "agentId"): string }) =>
-    access.agent(c.get("principal"), input.id("agentId"), "query");
+  // Also what the request is charged to: a refused Origin never spends the agent's query limit.
+  const agentOf = (c: Context<AppEnv>, input: { id(name: "agentId"): string }) => {
+    const agent = access.agent(c.get("principal"), input.id("agentId"), "query");
+    checkOrigin(c, agent);
+    return agent;
+  };
 
   return [
     endpoint(

@@ -11,7 +11,7 @@ import { AppError } from "../errors.ts";
 import type { Logger } from "../log/logger.ts";
 import type { SourcesService } from "../sources/sources-service.ts";
 import type { AgentRecord } from "../store/records.ts";
-import { rpcError, toRpcError } from "./mcp-errors.ts";
+import { rpcError, toAppError, toolError, toRpcError } from "./mcp-errors.ts";
 import { documentTemplates, listDocuments, readDocument } from "./mcp-resources.ts";
 import { agentTools } from "./mcp-tools.ts";
 
@@ -44,7 +44,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller): Server {
     },
   );
   const tools = agentTools(deps, caller);
-  // Failures leave as JSON-RPC errors carrying the contract's error body.
+  // Resource failures leave as JSON-RPC errors carrying the contract's error body.
   const guarded =
     <A, R>(handle: (request: A) => R | Promise<R>) =>
     async (request: A): Promise<R> => {
@@ -56,20 +56,24 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller): Server {
     };
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.definition) }));
-  server.setRequestHandler(
-    CallToolRequestSchema,
-    guarded((request) => {
-      const tool = tools.find((t) => t.definition.name === request.params.name);
-      if (!tool) {
-        throw rpcError(
-          new AppError("validation_error", `No tool named ${request.params.name}`, {
-            fields: { name: [`one of ${tools.map((t) => t.definition.name).join(", ")}`] },
-          }),
-        );
-      }
-      return tool.call(request.params.arguments);
-    }),
-  );
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = tools.find((t) => t.definition.name === request.params.name);
+    // An unknown tool is a protocol error (the client asked for something the server never offered)…
+    if (!tool) {
+      throw rpcError(
+        new AppError("validation_error", `No tool named ${request.params.name}`, {
+          fields: { name: [`one of ${tools.map((t) => t.definition.name).join(", ")}`] },
+        }),
+      );
+    }
+    // …a tool's own failure (its arguments, an unknown source or conversation) is its result, so the
+    // model sees the contract's error and can correct itself.
+    try {
+      return await tool.call(request.params.arguments);
+    } catch (error) {
+      return toolError(toAppError(error, caller.requestId, deps.logger));
+    }
+  });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: documentTemplates(agent),
   }));

@@ -1,5 +1,5 @@
 import {
-  type Citation,
+  errorBodySchema,
   mcpAskArgsSchema,
   mcpListSourcesArgsSchema,
   mcpSearchArgsSchema,
@@ -19,14 +19,22 @@ import type { McpCaller, McpDeps } from "./mcp-server.ts";
 
 // The contract's schemas never change: each is converted once, not on every tools/list.
 const converted = new Map<string, Tool["inputSchema"]>();
-function jsonSchema(name: string, schema: z.ZodType, io: "input" | "output"): Tool["inputSchema"] {
-  const key = `${name}:${io}`;
+function jsonSchema(key: string, convert: () => z.ZodType, io: "input" | "output"): Tool["inputSchema"] {
   let json = converted.get(key);
   if (!json) {
-    json = z.toJSONSchema(schema, { target: "draft-7", io }) as Tool["inputSchema"];
+    json = z.toJSONSchema(convert(), { target: "draft-7", io }) as Tool["inputSchema"];
     converted.set(key, json);
   }
   return json;
+}
+
+/**
+ * A tool's output schema: its result, or the contract's error body (a result with `isError`), since
+ * clients (the MCP SDK's among them) check every `structuredContent` against it. MCP wants an object.
+ */
+function outputSchema(name: string, output: z.ZodType): Tool["inputSchema"] {
+  const union = jsonSchema(`${name}:output`, () => z.union([output, errorBodySchema]), "output");
+  return { ...union, type: "object" };
 }
 
 interface ToolSpec<A extends z.ZodType, O extends z.ZodType> {
@@ -36,7 +44,8 @@ interface ToolSpec<A extends z.ZodType, O extends z.ZodType> {
   args: A;
   output: O;
   readOnly: boolean;
-  run(args: z.output<A>): Promise<{ text: string; structured: z.output<O> }>;
+  /** The result, and its summary in one line (the text block is that line, then the result's JSON). */
+  run(args: z.output<A>): Promise<{ summary: string; structured: z.output<O> }>;
 }
 
 export interface McpTool {
@@ -51,29 +60,21 @@ function defineTool<A extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<A, 
       name: spec.name,
       title: spec.title,
       description: spec.description,
-      inputSchema: jsonSchema(spec.name, spec.args, "input"),
-      outputSchema: jsonSchema(spec.name, spec.output, "output"),
+      inputSchema: jsonSchema(`${spec.name}:input`, () => spec.args, "input"),
+      outputSchema: outputSchema(spec.name, spec.output),
       annotations: { readOnlyHint: spec.readOnly, openWorldHint: false },
     },
     async call(args) {
-      const { text, structured } = await spec.run(
+      const { summary, structured } = await spec.run(
         parseWith(spec.args, args ?? {}, "The tool arguments are invalid"),
       );
+      // Clients that show or pass on only the text still get the whole result.
       return {
-        content: [{ type: "text", text }],
+        content: [{ type: "text", text: `${summary}\n\n${JSON.stringify(structured)}` }],
         structuredContent: structured as Record<string, unknown>,
       };
     },
   };
-}
-
-const score = (s: number) => s.toFixed(2);
-const where = (c: Citation) =>
-  [c.sourceUrl, c.page != null ? `page ${c.page}` : ""].filter((part) => part !== "").join(", ");
-/** A search result for a model: `[rank] title (score) url, page`, then its text. */
-function passage(r: Citation): string {
-  const head = [`[${r.rank}] ${r.title}`, `(score ${score(r.score)})`, where(r)].filter(Boolean).join(" ");
-  return `${head}\n${r.content}`;
 }
 
 /** The agent's tools; their descriptions tell a model which one fits. */
@@ -97,9 +98,12 @@ export function agentTools({ answerDeps, sources }: McpDeps, caller: McpCaller):
           topK: args.topK,
           signal: caller.signal,
         });
-        const text =
-          found.results.length === 0 ? "No passage matches." : found.results.map(passage).join("\n\n");
-        return { text, structured: found };
+        const n = found.results.length;
+        const summary =
+          n === 0
+            ? `No passage matches "${args.query}".`
+            : `${n} passage${n === 1 ? "" : "s"} for "${args.query}", best first.`;
+        return { summary, structured: found };
       },
     }),
     defineTool({
@@ -122,15 +126,9 @@ export function agentTools({ answerDeps, sources }: McpDeps, caller: McpCaller):
             signal: caller.signal,
           }),
         );
-        const cited = answer.sources.map((s) => `[${s.rank}] ${s.title} ${where(s)}`.trimEnd());
-        const text = [
-          answer.response,
-          cited.length > 0 ? `Sources:\n${cited.join("\n")}` : "",
-          `conversationId: ${answer.conversationId} (pass it to ask a follow-up)`,
-        ]
-          .filter((part) => part !== "")
-          .join("\n\n");
-        return { text, structured: answer };
+        const n = answer.sources.length;
+        const summary = `Answer citing ${n} source${n === 1 ? "" : "s"}; pass conversationId ${answer.conversationId} to ask a follow-up.`;
+        return { summary, structured: answer };
       },
     }),
     defineTool({
@@ -142,16 +140,12 @@ export function agentTools({ answerDeps, sources }: McpDeps, caller: McpCaller):
       readOnly: true,
       async run() {
         const structured = { sources: agentSources(sources, agent).map((s) => mcpSourceSchema.parse(s)) };
-        const text =
-          structured.sources.length === 0
+        const n = structured.sources.length;
+        const summary =
+          n === 0
             ? "No data sources are attached."
-            : structured.sources
-                .map(
-                  (s) =>
-                    `${s.name} (${s.type}, ${s.status}): ${s.documentCount} documents, ${s.chunkCount} chunks; id ${s.id}`,
-                )
-                .join("\n");
-        return { text, structured };
+            : `${n} data source${n === 1 ? " is" : "s are"} attached.`;
+        return { summary, structured };
       },
     }),
   ];

@@ -1,4 +1,4 @@
-import { healthSchema, readinessSchema } from "@lore/shared";
+import { healthSchema, openApiDocumentSchema, readinessSchema } from "@lore/shared";
 import { apiRoute, jsonResponse } from "../http/route.ts";
 
 export const health = apiRoute({
@@ -28,5 +28,5 @@ export const openApiDocument = apiRoute({
   summary: "This OpenAPI 3.1 document",
   tag: "Meta",
   auth: "none",
-  responses: { 200: { description: "Success" } },
+  responses: { 200: jsonResponse(openApiDocumentSchema) },
 });

@@ -1,3 +1,4 @@
+import { openApiDocumentSchema } from "@lore/shared";
 import { AppError } from "../errors.ts";
 import { requestUrl } from "../http/pagination.ts";
 import { endpoint } from "../http/route.ts";
@@ -15,12 +16,15 @@ export function metaRoutes({ config, store, lifecycle }: Pick<Services, "config"
         throw new AppError("service_unavailable", "The server is shutting down", { reason: "draining" });
       return c.json({ status: "ready" as const, schemaVersion: store.schemaVersion });
     }),
-    // servers[0] is this server's API base, as the client reached it.
+    // servers[0] is this server's API base, as the client reached it. Parsed by its own declared
+    // schema (two levels deep, cheap), so the document answers as it describes itself.
     endpoint(api.openApiDocument, (c) =>
       c.json(
-        buildOpenApiDocument(
-          config.apiPrefix,
-          config.publicUrl?.replace(/\/$/, "") ?? requestUrl(c, config.trustProxy).origin,
+        openApiDocumentSchema.parse(
+          buildOpenApiDocument(
+            config.apiPrefix,
+            config.publicUrl?.replace(/\/$/, "") ?? requestUrl(c, config.trustProxy).origin,
+          ),
         ),
       ),
     ),

@@ -55,6 +55,12 @@ function paramsSchema(path: string) {
   return z.object(shape);
 }
 
+const challengeHeader = {
+  description:
+    'RFC 6750\'s challenge: `Bearer realm="lore"`, plus `error="invalid_token"` when the presented token or key is bad',
+  schema: { type: "string" as const },
+};
+
 function errorResponses(route: ApiRoute) {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of routeErrors(route)) {
@@ -63,11 +69,16 @@ function errorResponses(route: ApiRoute) {
   }
   const out: Record<
     string,
-    { description: string; content: { "application/json": { schema: typeof errorBodySchema } } }
+    {
+      description: string;
+      headers?: Record<string, { description: string; schema: { type: "string" } }>;
+      content: { "application/json": { schema: typeof errorBodySchema } };
+    }
   > = {};
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     out[String(status)] = {
       description: `\`error\` is one of: ${codes.map((c) => `\`${c}\``).join(", ")}`,
+      ...(status === 401 ? { headers: { "WWW-Authenticate": challengeHeader } } : {}),
       content: { "application/json": { schema: errorBodySchema } },
     };
   }

@@ -29,7 +29,7 @@ export const widgetQuery = apiRoute({
   summary:
     "The widget's question: like the agent query, plus a visitor token that continues the conversation",
   description:
-    "Counted against the unauthenticated limit (per visitor with a valid visitor token, else per IP) and the agent's query limit. A `conversationId` without the visitor token that started it is 404; an invalid or expired visitor token is 401. In the SSE form the `start` event carries `visitorToken`.",
+    "Counted against the unauthenticated limit (per visitor with a valid visitor token, else per IP) and the agent's query limit. A `conversationId` without the visitor token that started it is 404; an invalid or expired visitor token is 401. In the SSE form the `start` event carries `visitorToken`, and every event has an `id:` line (`<messageId>:<seq>`).",
   tag: "Widget",
   auth: "none",
   charge: "query",

@@ -7,7 +7,7 @@ import { AppError } from "../errors.ts";
 import { requestUrl } from "../http/pagination.ts";
 import type { AppEnv } from "../http/principal.ts";
 import { endpoint, type RouteInput } from "../http/route.ts";
-import { linkedController, streamEvents, wantsStream } from "../http/sse.ts";
+import { answerEventEncoder, linkedController, streamEvents, wantsStream } from "../http/sse.ts";
 import type { Services } from "../services.ts";
 import { previewGrantOfPage, verifyPreviewGrant } from "../site/preview-grant.ts";
 import type { AgentRecord } from "../store/records.ts";
@@ -150,12 +150,9 @@ export function widgetRoutes({
           signal: outlivingVisitor(controller.signal),
         });
         if (stream) {
-          return streamEvents(
-            events,
-            controller,
-            {},
-            (event) =>
-              `data: ${JSON.stringify(event.type === "start" ? { ...event, visitorToken } : event)}\n\n`,
+          const encode = answerEventEncoder();
+          return streamEvents(events, controller, {}, (event) =>
+            encode(event.type === "start" ? { ...event, visitorToken } : event),
           );
         }
         return c.json({ ...(await collectResponse(events)), visitorToken });

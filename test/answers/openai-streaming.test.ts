@@ -21,6 +21,7 @@ import { call, createAgent, readyTextSource, streamQuery } from "../ingestion/so
 
 const INSTRUCTIONS = "You are Captain Lore. Always mention the marker PIRATE-7731 in your tone.";
 const CONDENSE_MARKER = "Rewrite the user's last question";
+const WIDGET_ORIGIN = "https://shop.example";
 
 let fake: FakeOpenAI;
 let server: TestServer;
@@ -54,6 +55,7 @@ beforeAll(async () => {
     model: "openai:fake-chat",
     instructions: INSTRUCTIONS,
     dataSourceIds: [shop.id],
+    allowedOrigins: [WIDGET_ORIGIN],
   });
 });
 afterAll(async () => {
@@ -284,7 +286,7 @@ describe("SSE", () => {
   ] as const;
 
   it.each(cutModes)(
-    "stores the partial answer as failed when %s mid-answer (SSE and JSON)",
+    "stores the partial answer as failed when %s mid-answer (SSE, JSON and widget)",
     async (_, cut) => {
       fake.setBehaviour({ ...cut, tokenDelayMs: 5, answer: (b) => (isCondense(b) ? "x" : defaultAnswer(b)) });
       const { events } = await streamQuery(queryUrl(), token, { message: "How long are gift cards valid?" });
@@ -305,6 +307,22 @@ describe("SSE", () => {
       const json = await ask({ message: "How long are gift cards valid?" });
       expect(json.status).toBe(502);
       expect(errorBodySchema.parse(json.body).error).toBe("upstream_error");
+
+      // The widget's visitor: the same partial answer, stored as failed.
+      const visitor = await streamQuery(
+        `${server.api}/widget/${agent.widgetId}/query/`,
+        null,
+        { message: "How long are gift cards valid?" },
+        { headers: { Origin: WIDGET_ORIGIN } },
+      );
+      expect(visitor.events.map((e) => e.event.type)).toEqual(["start", "token", "token", "token", "error"]);
+      const widgetStart = visitor.events[0]?.event;
+      if (widgetStart?.type !== "start") throw new Error("no start");
+      const widgetConversation = conversationDetailSchema.parse(
+        (await call(server, "GET", `/agents/${agent.id}/conversations/${widgetStart.conversationId}/`, token))
+          .body,
+      );
+      expect(widgetConversation.messages.at(-1)).toMatchObject({ status: "failed", content: received });
     },
   );
 

@@ -7,6 +7,7 @@ import * as corrections from "./corrections/corrections-api.ts";
 import type { ApiRoute } from "./http/route.ts";
 import * as mcp from "./mcp/mcp-api.ts";
 import * as meta from "./meta/meta-api.ts";
+import * as openai from "./openai/openai-api.ts";
 import * as sources from "./sources/sources-api.ts";
 import * as webhooks from "./webhooks/webhooks-api.ts";
 import * as widget from "./widget-api/widget-api.ts";
@@ -23,6 +24,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   webhooks,
   agents,
   answers,
+  openai,
   conversations,
   corrections,
   analytics,

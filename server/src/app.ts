@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { agentsRoutes } from "./agents/agents-routes.ts";
@@ -25,6 +25,7 @@ import type { AppEnv } from "./http/principal.ts";
 import type { ApiRoute, Endpoint } from "./http/route.ts";
 import { mcpRoutes } from "./mcp/mcp-routes.ts";
 import { metaRoutes } from "./meta/meta-routes.ts";
+import { openAiRoutes } from "./openai/openai-routes.ts";
 import type { Services } from "./services.ts";
 import { mountSite } from "./site/site-routes.ts";
 import { sourcesRoutes } from "./sources/sources-routes.ts";
@@ -41,6 +42,7 @@ function endpoints(s: Services): Endpoint[] {
     ...webhooksRoutes(s),
     ...agentsRoutes(s),
     ...answersRoutes(s),
+    ...openAiRoutes(s),
     ...conversationsRoutes(s),
     ...correctionsRoutes(s),
     ...analyticsRoutes(s),
@@ -136,6 +138,16 @@ export function createApp(s: Services): Hono<AppEnv> {
     const multipart = (c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/");
     return (multipart ? limitUpload : limitJson)(c, next);
   });
+  // The OpenAI-compatible routes answer errors in OpenAI's shape, whichever layer refuses the request.
+  const openAiRoutes = mounted
+    .filter((e) => e.route.errorFormat === "openai")
+    .map((e) => new RegExp(`^${prefix}${e.route.getRoutingPath().replace(/\/:[^/]+/g, "/[^/]+")}?$`));
+  const render = (c: Context<AppEnv>, error: AppError) =>
+    renderError(
+      c,
+      error,
+      openAiRoutes.some((re) => re.test(c.req.path)),
+    );
   const authorizationIgnored = new Set(
     mounted.filter((e) => e.route.ignoresAuthorization).map((e) => `${prefix}${e.route.getRoutingPath()}`),
   );
@@ -228,7 +240,7 @@ export function createApp(s: Services): Hono<AppEnv> {
   return app;
 }
 
-function render(c: Parameters<Parameters<Hono<AppEnv>["onError"]>[0]>[1], error: AppError): Response {
+function renderError(c: Context<AppEnv>, error: AppError, openAi: boolean): Response {
   // Also into the headers applied after the handler, so they win over rate-limit state set earlier.
   const after: Record<string, string> | undefined = c.get("responseHeaders");
   for (const [name, value] of Object.entries(error.headers)) {
@@ -236,5 +248,5 @@ function render(c: Parameters<Parameters<Hono<AppEnv>["onError"]>[0]>[1], error:
     if (after) after[name] = value;
   }
   c.header("X-Request-ID", c.get("requestId"));
-  return c.json(error.toBody(), error.status);
+  return c.json(openAi ? error.toOpenAiBody() : error.toBody(), error.status);
 }

@@ -1,4 +1,4 @@
-import type { ErrorBody, ErrorCode } from "@lore/shared";
+import type { ErrorBody, ErrorCode, OpenAIErrorBody } from "@lore/shared";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 
@@ -59,6 +59,34 @@ export class AppError extends Error {
   toBody(): ErrorBody {
     return { error: this.code, message: this.message, details: this.details };
   }
+
+  /** The body on the OpenAI-compatible routes: `{error: {message, type, code, param}}`, as the SDKs read it. */
+  toOpenAiBody(): OpenAIErrorBody {
+    const fields = this.details.fields;
+    const param =
+      this.code === "validation_error" && typeof fields === "object" && fields !== null
+        ? (Object.keys(fields)[0] ?? null)
+        : null;
+    return {
+      error: {
+        message: this.message,
+        type: openAiErrorType(this.status),
+        code: this.code,
+        param,
+        details: this.details,
+      },
+    };
+  }
+}
+
+/** OpenAI's error type for a status, as its SDKs and docs pair them. */
+function openAiErrorType(status: number): OpenAIErrorBody["error"]["type"] {
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 404) return "not_found_error";
+  if (status === 429) return "rate_limit_error";
+  if (status >= 500) return "server_error";
+  return "invalid_request_error";
 }
 
 export function notFound(resource: string, id: string): AppError {

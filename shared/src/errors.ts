@@ -34,3 +34,32 @@ export const errorBodySchema = z
   })
   .openapi("Error");
 export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+/** OpenAI's error `type`s, as the OpenAI-compatible routes answer them (chosen by status). */
+export const openAiErrorTypes = [
+  "invalid_request_error",
+  "authentication_error",
+  "permission_error",
+  "not_found_error",
+  "rate_limit_error",
+  "server_error",
+] as const;
+
+/** An error on the OpenAI-compatible routes: OpenAI's shape, Lore's code as `code`. */
+export const openAiErrorBodySchema = z
+  .object({
+    error: z.object({
+      message: z.string(),
+      type: z.enum(openAiErrorTypes),
+      code: errorCodeSchema.openapi({ description: "Lore's error code" }),
+      param: z
+        .string()
+        .nullable()
+        .openapi({ description: "the first invalid field (`messages.1.content`), else null" }),
+      details: z
+        .record(z.string(), z.unknown())
+        .openapi({ description: "Lore extra: the contract error's `details`" }),
+    }),
+  })
+  .openapi("OpenAIError");
+export type OpenAIErrorBody = z.infer<typeof openAiErrorBodySchema>;

@@ -7,6 +7,7 @@ export * from "./corrections.ts";
 export * from "./errors.ts";
 export * from "./limits.ts";
 export * from "./mcp.ts";
+export * from "./openai.ts";
 export * from "./preview.ts";
 export * from "./sources.ts";
 export * from "./webhooks.ts";

@@ -1,5 +1,6 @@
 import {
   type Agent,
+  chatCompletionChunkSchema,
   citationSchema,
   conversationDetailSchema,
   type DataSource,
@@ -20,6 +21,7 @@ import { call, createAgent, readyTextSource, streamQuery } from "../ingestion/so
 
 const INSTRUCTIONS = "You are Captain Lore. Always mention the marker PIRATE-7731 in your tone.";
 const CONDENSE_MARKER = "Rewrite the user's last question";
+const WIDGET_ORIGIN = "https://shop.example";
 
 let fake: FakeOpenAI;
 let server: TestServer;
@@ -53,6 +55,7 @@ beforeAll(async () => {
     model: "openai:fake-chat",
     instructions: INSTRUCTIONS,
     dataSourceIds: [shop.id],
+    allowedOrigins: [WIDGET_ORIGIN],
   });
 });
 afterAll(async () => {
@@ -67,6 +70,7 @@ beforeEach(() => {
     failTimes: 0,
     hang: false,
     dropAfterTokens: null,
+    endAfterTokens: null,
   });
 });
 
@@ -276,6 +280,99 @@ describe("SSE", () => {
     expect(types.filter((t) => t === "token").length).toBeGreaterThan(0);
   });
 
+  const cutModes = [
+    ["the connection drops", { dropAfterTokens: 3 }],
+    ["the stream ends without a finish reason or [DONE]", { endAfterTokens: 3 }],
+  ] as const;
+
+  it.each(cutModes)(
+    "stores the partial answer as failed when %s mid-answer (SSE, JSON and widget)",
+    async (_, cut) => {
+      fake.setBehaviour({ ...cut, tokenDelayMs: 5, answer: (b) => (isCondense(b) ? "x" : defaultAnswer(b)) });
+      const { events } = await streamQuery(queryUrl(), token, { message: "How long are gift cards valid?" });
+      expect(events.map((e) => e.event.type)).toEqual(["start", "token", "token", "token", "error"]);
+      expect(events.at(-1)?.event).toMatchObject({ type: "error", error: "upstream_error" });
+      const start = events[0]?.event;
+      if (start?.type !== "start") throw new Error("no start");
+      const received = events.map((e) => (e.event.type === "token" ? e.event.token : "")).join("");
+      expect(received).toBe("According to the");
+      const detail = conversationDetailSchema.parse(
+        (await call(server, "GET", `/agents/${agent.id}/conversations/${start.conversationId}/`, token)).body,
+      );
+      expect(detail.messages.map((m) => [m.role, m.status, m.content])).toEqual([
+        ["user", "complete", "How long are gift cards valid?"],
+        ["assistant", "failed", received],
+      ]);
+
+      const json = await ask({ message: "How long are gift cards valid?" });
+      expect(json.status).toBe(502);
+      expect(errorBodySchema.parse(json.body).error).toBe("upstream_error");
+
+      // The widget's visitor: the same partial answer, stored as failed.
+      const visitor = await streamQuery(
+        `${server.api}/widget/${agent.widgetId}/query/`,
+        null,
+        { message: "How long are gift cards valid?" },
+        { headers: { Origin: WIDGET_ORIGIN } },
+      );
+      expect(visitor.events.map((e) => e.event.type)).toEqual(["start", "token", "token", "token", "error"]);
+      const widgetStart = visitor.events[0]?.event;
+      if (widgetStart?.type !== "start") throw new Error("no start");
+      const widgetConversation = conversationDetailSchema.parse(
+        (await call(server, "GET", `/agents/${agent.id}/conversations/${widgetStart.conversationId}/`, token))
+          .body,
+      );
+      expect(widgetConversation.messages.at(-1)).toMatchObject({ status: "failed", content: received });
+    },
+  );
+
+  it.each(cutModes)(
+    "ends a chat completion stream with an OpenAI error chunk and stores the partial answer when %s",
+    async (_, cut) => {
+      fake.setBehaviour({ ...cut, tokenDelayMs: 5, answer: (b) => (isCondense(b) ? "x" : defaultAnswer(b)) });
+      const before = new Set(
+        (
+          await call<{ results: Array<{ id: string }> }>(
+            server,
+            "GET",
+            `/agents/${agent.id}/conversations/?page_size=100`,
+            token,
+          )
+        ).body.results.map((c) => c.id),
+      );
+      const response = await fetch(`${server.api}/agents/${agent.id}/chat/completions/`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        body: JSON.stringify({
+          stream: true,
+          messages: [{ role: "user", content: "How long are gift cards valid?" }],
+        }),
+      });
+      expect(response.status).toBe(200);
+      const payloads = (await response.text())
+        .split("\n")
+        .filter((l) => l.startsWith("data: "))
+        .map((l) => l.slice(6));
+      expect(payloads.at(-1)).not.toBe("[DONE]");
+      const chunks = payloads.map((l) => JSON.parse(l) as Record<string, unknown>);
+      const last = chunks.at(-1) as { error?: { type: string; code: string; message: string; param: null } };
+      expect(last.error).toMatchObject({ type: "server_error", code: "upstream_error", param: null });
+      const content = chunks
+        .map(
+          (c) =>
+            (c as { choices?: Array<{ delta: { content?: string } }> }).choices?.[0]?.delta.content ?? "",
+        )
+        .join("");
+      expect(content).toBe("According to the");
+      const conversationId = (chunks[0] as { conversationId: string }).conversationId;
+      expect(before.has(conversationId)).toBe(false);
+      const detail = conversationDetailSchema.parse(
+        (await call(server, "GET", `/agents/${agent.id}/conversations/${conversationId}/`, token)).body,
+      );
+      expect(detail.messages.at(-1)).toMatchObject({ role: "assistant", status: "failed", content });
+    },
+  );
+
   it("stops generation when the client disconnects and stores the partial answer as stopped", async () => {
     fake.setBehaviour({
       tokenDelayMs: 80,
@@ -378,13 +475,14 @@ describe("a conversation deleted while its answer streams", () => {
 });
 
 describe("chat completions (streaming)", () => {
-  it("streams OpenAI chunks ending with the sources and [DONE]", async () => {
+  const streamChat = async (extra: Record<string, unknown> = {}) => {
     const response = await fetch(`${server.api}/agents/${agent.id}/chat/completions/`, {
       method: "POST",
       headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
       body: JSON.stringify({
         stream: true,
         messages: [{ role: "user", content: "Which payment methods do you accept?" }],
+        ...extra,
       }),
     });
     expect(response.status).toBe(200);
@@ -394,15 +492,15 @@ describe("chat completions (streaming)", () => {
       .filter((l) => l.startsWith("data: "))
       .map((l) => l.slice(6));
     expect(lines.at(-1)).toBe("[DONE]");
-    const chunks = lines.slice(0, -1).map(
-      (l) =>
-        JSON.parse(l) as {
-          object: string;
-          choices: Array<{ delta: { content?: string; role?: string }; finish_reason: string | null }>;
-          sources?: unknown[];
-          usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
-        },
-    );
+    const chunks = lines.slice(0, -1).map((l) => chatCompletionChunkSchema.parse(JSON.parse(l)));
+    return chunks.map((c) => {
+      if ("error" in c) throw new Error(`error chunk ${c.error.message}`);
+      return c;
+    });
+  };
+
+  it("streams OpenAI chunks ending with the sources and [DONE], with no usage unless asked", async () => {
+    const chunks = await streamChat();
     expect(chunks.every((c) => c.object === "chat.completion.chunk")).toBe(true);
     expect(chunks[0]?.choices[0]?.delta.role).toBe("assistant");
     const content = chunks.map((c) => c.choices[0]?.delta.content ?? "").join("");
@@ -410,11 +508,21 @@ describe("chat completions (streaming)", () => {
     const last = chunks.at(-1);
     expect(last?.choices[0]?.finish_reason).toBe("stop");
     expect(last?.sources?.length).toBeGreaterThan(0);
-    expect(last?.usage?.prompt_tokens).toBeGreaterThan(0);
-    expect(last?.usage?.completion_tokens).toBeGreaterThan(0);
-    expect(last?.usage?.total_tokens).toBe(
-      (last?.usage?.prompt_tokens ?? 0) + (last?.usage?.completion_tokens ?? 0),
-    );
     expect(citationSchema.parse(last?.sources?.[0]).title).toBe("Payment methods");
+    expect(chunks.filter((c) => c.usage !== undefined)).toEqual([]);
+  });
+
+  it("sends the usage once, on a last chunk with no choices, when stream_options.include_usage asks", async () => {
+    const chunks = await streamChat({ stream_options: { include_usage: true } });
+    const withUsage = chunks.filter((c) => c.usage !== undefined);
+    expect(withUsage).toHaveLength(1);
+    const last = chunks.at(-1);
+    expect(last).toBe(withUsage[0]);
+    expect(last?.choices).toEqual([]);
+    expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe("stop");
+    const usage = last?.usage;
+    expect(usage?.prompt_tokens).toBeGreaterThan(0);
+    expect(usage?.completion_tokens).toBeGreaterThan(0);
+    expect(usage?.total_tokens).toBe((usage?.prompt_tokens ?? 0) + (usage?.completion_tokens ?? 0));
   });
 });

@@ -39,6 +39,8 @@ export interface FakeBehaviour {
   hang: boolean;
   /** Destroy the connection after this many streamed tokens. */
   dropAfterTokens: number | null;
+  /** End the response cleanly after this many streamed tokens: no finish reason, no `[DONE]`. */
+  endAfterTokens: number | null;
   /** Leave `usage` out (streamed and JSON). */
   reportUsage: boolean;
   /** Reported usage; by default words in the prompt and the answer. */
@@ -69,6 +71,7 @@ const DEFAULT_BEHAVIOUR: FakeBehaviour = {
   retryAfterSeconds: null,
   hang: false,
   dropAfterTokens: null,
+  endAfterTokens: null,
   reportUsage: true,
   usage: null,
   embeddingDimensions: 64,
@@ -272,6 +275,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       if (res.destroyed) return;
       if (b.dropAfterTokens !== null && record.tokensSent >= b.dropAfterTokens) {
         res.destroy();
+        return;
+      }
+      if (b.endAfterTokens !== null && record.tokensSent >= b.endAfterTokens) {
+        res.end();
         return;
       }
       send(chunk({ content: token }, null));

@@ -415,6 +415,18 @@ const rows: MatrixRow[] = (
     },
     {
       method: "POST",
+      path: "/agents/{agentId}/responses/",
+      setup: async (fx) => ({ ...(await attachKnowledge(fx)) }),
+      body: () => ({ input: QUESTION }),
+    },
+    { method: "GET", path: "/agents/{agentId}/models/" },
+    {
+      method: "GET",
+      path: "/agents/{agentId}/models/{modelId}/",
+      setup: async (fx) => ({ modelId: fx.target.agentId }),
+    },
+    {
+      method: "POST",
       path: "/agents/{agentId}/mcp/",
       setup: async (fx) => ({ ...(await attachKnowledge(fx)) }),
       headers: { Accept: "application/json, text/event-stream" },
@@ -547,7 +559,7 @@ afterAll(() => server?.close());
 async function call(row: MatrixRow, who: Caller, base: Target) {
   const target = row.fresh ? { ...base, ...(await row.fresh(fx, base)) } : base;
   const path = row.path.startsWith("~") ? `${server.url}${row.path.slice(1)}` : fillPath(row.path, target);
-  const res = await server.request<{ error?: string }>(row.method, path, {
+  const res = await server.request<{ error?: string | { code: string } }>(row.method, path, {
     token: fx.credential(who, target),
     body: row.body?.(target),
     headers: row.headers,
@@ -566,9 +578,12 @@ describe.each(rows.map((r) => [`${r.method} ${r.path}`, r] as const))("%s", (_, 
     const want = expectedFor(row, who);
     const res = await call(row, who, target);
     const code = expectedCode(want, who);
-    expect({ status: res.status, error: res.body?.error ?? null }).toEqual({
+    // The OpenAI-compatible routes carry the code inside OpenAI's error object.
+    const error =
+      typeof res.body?.error === "object" && res.body.error !== null ? res.body.error.code : res.body?.error;
+    expect({ status: res.status, error: error ?? null }).toEqual({
       status: want,
-      error: code ?? (res.status >= 400 ? res.body?.error : null),
+      error: code ?? (res.status >= 400 ? error : null),
     });
     if (code) expect(res.headers.get("content-type")).toMatch(/application\/json/);
     if (res.status === row.ok) expectDocumentedShape(row, res.body);

@@ -85,9 +85,11 @@ describe("GET /api/openapi.json", () => {
         statuses.some((s) => s.startsWith("2")),
         `${m} ${path}`,
       ).toBe(true);
+      // The OpenAI-compatible routes answer errors in OpenAI's shape, every other route in Lore's.
+      const openAi = apiRoutes.some((r) => r.path === path && r.method === m && r.errorFormat === "openai");
       for (const status of statuses.filter((s) => Number(s) >= 400)) {
         expect(collectRefs(op.responses?.[status] ?? null), `${m} ${path} ${status}`).toEqual([
-          "#/components/schemas/Error",
+          openAi ? "#/components/schemas/OpenAIError" : "#/components/schemas/Error",
         ]);
       }
     }

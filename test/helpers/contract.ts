@@ -4,7 +4,7 @@
  */
 import { apiRoutes } from "@lore/server/api.ts";
 import type { ApiRoute } from "@lore/server/http/route.ts";
-import { errorBodySchema } from "@lore/shared";
+import { errorBodySchema, openAiErrorBodySchema } from "@lore/shared";
 import type { z } from "zod";
 
 /** `/agents/:id/` and `/agents/{agentId}/` both become `/agents/{}/`; a query string is dropped. */
@@ -52,7 +52,8 @@ export function declaredJson(route: ApiRoute, status: number): z.ZodType | undef
  */
 export function contractProblems(route: ApiRoute | undefined, status: number, body: unknown): string[] {
   if (status >= 400) {
-    const parsed = errorBodySchema.safeParse(body);
+    const schema = route?.errorFormat === "openai" ? openAiErrorBodySchema : errorBodySchema;
+    const parsed = schema.safeParse(body);
     return parsed.success
       ? []
       : parsed.error.issues.map((i) => `error body ${i.path.join(".")}: ${i.message}`);

@@ -246,9 +246,12 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       }
       raw += event.token;
       const text = renumber.push(event.token);
+      // What the visitor has seen so far: stored as it is if the model fails before the end.
+      answer += text;
       if (text) yield { type: "token", token: text };
     }
     const tail = renumber.flush();
+    answer += tail;
     if (tail) yield { type: "token", token: tail };
     if (input.signal.aborted) status = "stopped";
     const isFallback = chunks.length === 0 || raw.trim() === fallbackMessage.trim();

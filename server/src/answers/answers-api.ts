@@ -1,8 +1,5 @@
 import {
   answerEventSchema,
-  chatCompletionChunkSchema,
-  chatCompletionRequestSchema,
-  chatCompletionResponseSchema,
   feedbackRequestSchema,
   queryRequestSchema,
   queryResponseSchema,
@@ -39,27 +36,6 @@ export const searchAgent = apiRoute({
   role: "viewer",
   request: { body: jsonBody(searchRequestSchema) },
   responses: { 200: jsonResponse(searchResponseSchema) },
-  errors: ["agent_processing", "upstream_error"],
-});
-
-export const chatCompletions = apiRoute({
-  method: "post",
-  path: "/agents/{agentId}/chat/completions/",
-  summary: "OpenAI-compatible chat completions (streaming or not), with the citations kept",
-  description:
-    "The last message must be a non-empty `user` message; `system` messages are ignored and the 10 turns before the last are the history (no stored conversation is continued, a new one is stored). `model` is ignored: the agent's model answers. With `stream: true` the answer is sent as `chat.completion.chunk` SSE events ending with `data: [DONE]`; the first carries `conversationId`, the last `sources` and `usage`.",
-  tag: "Answers",
-  auth: "user-or-key",
-  role: "viewer",
-  charge: "query",
-  request: { body: jsonBody(chatCompletionRequestSchema.openapi("ChatCompletionRequest")) },
-  responses: {
-    200: streamableResponse(
-      chatCompletionResponseSchema,
-      chatCompletionChunkSchema,
-      "`stream: true` in the body",
-    ),
-  },
   errors: ["agent_processing", "upstream_error"],
 });
 

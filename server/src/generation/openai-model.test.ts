@@ -26,6 +26,7 @@ beforeEach(() => {
     retryAfterSeconds: null,
     hang: false,
     dropAfterTokens: null,
+    endAfterTokens: null,
     reportUsage: true,
     usage: null,
   });
@@ -169,6 +170,15 @@ describe("OpenAI-compatible chat model", () => {
     expect(result.tokens).toEqual(["Refunds", " are"]);
     expectUpstream(result.error, "broken");
     expect(fake.requests).toHaveLength(1);
+  });
+
+  it("reports a stream that ends without a finish reason as broken, not as a short answer", async () => {
+    fake.setBehaviour({ endAfterTokens: 2 });
+    const result = await run(model({ maxRetries: 2 }).generate(input()));
+    expect(result.tokens).toEqual(["Refunds", " are"]);
+    expectUpstream(result.error, "broken");
+    expect((result.error as AppError).message).toMatch(/ended before the answer was finished/);
+    expect(result.usage).toEqual([]);
   });
 
   it("reports an unreachable endpoint", async () => {

@@ -79,7 +79,9 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ChatMode
             },
             { signal: controller.signal, timeout: remaining },
           );
+          let finished = false;
           for await (const chunk of stream) {
+            if (chunk.choices[0]?.finish_reason) finished = true;
             const token = chunk.choices[0]?.delta?.content;
             if (token) {
               if (!started) {
@@ -98,6 +100,8 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ChatMode
           }
           // The SDK ends an aborted stream quietly; a deadline or the caller's abort must not pass for a finished answer.
           if (controller.signal.aborted) throw new Error("stream aborted");
+          // A stream cut without a finish reason is a truncated answer, not a short one.
+          if (!finished) throw new TruncatedStreamError();
           break;
         } catch (error) {
           // The caller went away: stop quietly, the partial answer is theirs to keep.
@@ -156,6 +160,14 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ChatMode
       return condenseHeuristically(trimmed, history);
     },
   };
+}
+
+/** The model's stream ended before it said why it stopped (no finish reason, no `[DONE]`). */
+class TruncatedStreamError extends Error {
+  constructor() {
+    super("the stream ended before the answer was finished");
+    this.name = "TruncatedStreamError";
+  }
 }
 
 function cleanStandaloneQuestion(text: string): string {

@@ -20,6 +20,7 @@ export type Tag =
   | "API keys"
   | "Data sources"
   | "Answers"
+  | "OpenAI-compatible"
   | "Conversations"
   | "Analytics"
   | "Webhooks"
@@ -44,6 +45,8 @@ export interface RouteMeta {
   ignoresAuthorization?: true;
   /** A bulk load read as a stream: its body may reach `LORE_MAX_BULK_BYTES` instead of the JSON cap. */
   bulkBody?: true;
+  /** Errors in OpenAI's shape (`{error: {message, type, code, param}}`): the OpenAI-compatible routes. */
+  errorFormat?: "openai";
 }
 
 export type ApiRoute = RouteConfig & RouteMeta & { getRoutingPath(): string };
@@ -115,6 +118,7 @@ const resourceOfParam: Record<string, string> = {
   userId: "member",
   webhookId: "webhook",
   invitationId: "invitation",
+  modelId: "model",
 };
 
 function routeInput<R extends ApiRoute>(route: R, c: Context<AppEnv>): RouteInput<R> {

@@ -81,7 +81,8 @@ export async function streamEvents(
       const finish = (last: AnswerEvent | null) => {
         if (ended) return;
         if (last) send(encode(last));
-        if (trailer) send(trailer);
+        // `data: [DONE]` marks a finished stream: after an error the stream just ends, as OpenAI's does.
+        if (trailer && last?.type !== "error") send(trailer);
         ended = true;
         clearInterval(heartbeat);
         if (end) openStreams.delete(end);

@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { type ErrorCode, errorBodySchema } from "@lore/shared";
+import { type ErrorCode, errorBodySchema, openAiErrorBodySchema } from "@lore/shared";
 import { apiRoutes } from "../api.ts";
 import { statusByCode } from "../errors.ts";
 import { type ApiRoute, pathParams, routeErrors, type Tag } from "../http/route.ts";
@@ -14,6 +14,8 @@ const tagDescriptions: Record<Tag, string> = {
   "API keys": "Per-agent secrets for server-to-server calls (managed with a user token only)",
   "Data sources": "The knowledge base: files, web pages, Notion, inline text; sync and its history",
   Answers: "Grounded answers with citations, whole or streamed",
+  "OpenAI-compatible":
+    "The agent as an OpenAI endpoint: base URL `/agents/{agentId}/` for the OpenAI SDKs, the AI SDK and LangChain; errors in OpenAI's shape",
   Conversations: "Stored conversations of an agent",
   Analytics: "Usage and answer quality per agent",
   Webhooks: "Signed outbound notifications of a workspace's events",
@@ -67,19 +69,21 @@ function errorResponses(route: ApiRoute) {
     const status = statusByCode[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
+  const openAi = route.errorFormat === "openai";
+  const schema = openAi ? openAiErrorBodySchema : errorBodySchema;
   const out: Record<
     string,
     {
       description: string;
       headers?: Record<string, { description: string; schema: { type: "string" } }>;
-      content: { "application/json": { schema: typeof errorBodySchema } };
+      content: { "application/json": { schema: typeof schema } };
     }
   > = {};
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     out[String(status)] = {
-      description: `\`error\` is one of: ${codes.map((c) => `\`${c}\``).join(", ")}`,
+      description: `\`${openAi ? "error.code" : "error"}\` is one of: ${codes.map((c) => `\`${c}\``).join(", ")}`,
       ...(status === 401 ? { headers: { "WWW-Authenticate": challengeHeader } } : {}),
-      content: { "application/json": { schema: errorBodySchema } },
+      content: { "application/json": { schema } },
     };
   }
   return out;
@@ -131,6 +135,7 @@ export function buildOpenApiDocument(prefix: string, serverUrl?: string): OpenAp
     header("Unix time (seconds) when that window resets"),
   );
   registry.register("Error", errorBodySchema);
+  registry.register("OpenAIError", openAiErrorBodySchema);
 
   for (const route of apiRoutes) {
     const params = paramsSchema(route.path);

@@ -395,6 +395,32 @@ describe("openapi-fetch against /api/openapi.json", () => {
       stream: true,
     });
     expect(chatStream.events.at(-1)?.data).toBe("[DONE]");
+    // The OpenAI-compatible Responses subset and the agent as a model.
+    expect(
+      (
+        await call("post", "/agents/{agentId}/responses/", {
+          token: apiKey,
+          path: a,
+          body: { input: QUESTION },
+        })
+      ).status,
+    ).toBe(200);
+    const responseStream = await call("post", "/agents/{agentId}/responses/", {
+      token: apiKey,
+      path: a,
+      body: { input: QUESTION, stream: true },
+      stream: true,
+    });
+    expect(responseStream.status).toBe(200);
+    expect((await call("get", "/agents/{agentId}/models/", { token: apiKey, path: a })).status).toBe(200);
+    expect(
+      (
+        await call("get", "/agents/{agentId}/models/{modelId}/", {
+          token: apiKey,
+          path: { ...a, modelId: a.agentId },
+        })
+      ).status,
+    ).toBe(200);
     const mcp = await call("post", "/agents/{agentId}/mcp/", {
       token: apiKey,
       path: a,
@@ -631,6 +657,7 @@ describe("openapi-fetch against /api/openapi.json", () => {
       key: "gift wrap/2",
       documentId: ids.documentId ?? "",
       widgetId: ids.widgetId ?? "",
+      modelId: ids.agentId ?? "",
     };
     const params = (path: string, fill: (name: string) => string) =>
       Object.fromEntries([...path.matchAll(/\{(\w+)\}/g)].map(([, name = ""]) => [name, fill(name)]));

@@ -4,6 +4,8 @@ import type { FetchFn, PrefetchedConfig } from "./api/client.ts";
 import { App } from "./components/app.tsx";
 import { WidgetContext, type WidgetUi } from "./components/context.ts";
 import { createTranslator, resolveLanguage } from "./i18n.ts";
+import { defaultStorage } from "./state/persistence.ts";
+import { lastTitle, rememberTitle } from "./state/remembered.ts";
 import { createStore, type WidgetStore } from "./state/store.ts";
 import type { WidgetEvent } from "./state/types.ts";
 import css from "./styles.css?inline";
@@ -17,6 +19,10 @@ export interface WidgetTheme {
   colorScheme?: "light" | "dark" | "auto";
   radius?: number | string;
   zIndex?: number | string;
+  /** Text beside the launcher's icon. */
+  launcherLabel?: string;
+  /** A line shown beside the launcher once per visit until opened or dismissed. */
+  greeting?: string;
 }
 
 export interface WidgetOptions {
@@ -28,7 +34,7 @@ export interface WidgetOptions {
   theme?: WidgetTheme;
   /** Language of the widget's own strings ("en", "ar", "he"); defaults to the page's, then the browser's. */
   locale?: string;
-  /** Element to append the widget to; document.body by default. */
+  /** Element to append the widget to; the document's root element (`<html>`, after `<body>`) by default. */
   target?: HTMLElement;
 }
 
@@ -75,6 +81,9 @@ export function mountWidget(options: WidgetOptions, ctx: MountContext): PanelHan
     resolveLanguage([options.locale, document.documentElement.lang, globalThis.navigator?.language]),
   );
 
+  const storage = ctx.storage === undefined ? defaultStorage() : ctx.storage;
+  const remembered = lastTitle(storage, options.widgetId);
+
   const media = globalThis.matchMedia?.("(max-width: 640px)");
   const sheet = signal(media?.matches ?? false);
   const onMedia = () => {
@@ -104,8 +113,14 @@ export function mountWidget(options: WidgetOptions, ctx: MountContext): PanelHan
   const ui: WidgetUi = {
     open,
     sheet,
+    // Never blank: without a config (server unreachable) the name it gave last time, else "Assistant".
     title: computed(
-      () => options.theme?.title || store.config.value?.theme.title || store.config.value?.name || "",
+      () =>
+        options.theme?.title ||
+        store.config.value?.theme.title ||
+        store.config.value?.name ||
+        remembered ||
+        i18n.t("assistant"),
     ),
     avatarUrl: computed(() => options.theme?.avatarUrl ?? store.config.value?.theme.avatarUrl ?? null),
     close,
@@ -121,6 +136,7 @@ export function mountWidget(options: WidgetOptions, ctx: MountContext): PanelHan
   applyPanelTheme({});
   const unsubscribeTheme = store.config.subscribe((config) => {
     if (!config) return;
+    rememberTitle(storage, options.widgetId, config.theme.title || config.name);
     ctx.applyTheme?.(config.theme);
     applyPanelTheme(config.theme);
   });
@@ -128,7 +144,14 @@ export function mountWidget(options: WidgetOptions, ctx: MountContext): PanelHan
   const container = document.createElement("div");
   container.setAttribute("data-lore", "root");
   shadow.append(container);
-  render(h(WidgetContext.Provider, { value: { store, ui, i18n } }, h(App, { launcher })), container);
+  render(
+    h(
+      WidgetContext.Provider,
+      { value: { store, ui, i18n } },
+      h(App, { launcher, widgetId: options.widgetId }),
+    ),
+    container,
+  );
   void store.loadConfig();
 
   const handle: PanelHandle = {

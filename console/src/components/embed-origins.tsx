@@ -5,7 +5,7 @@ import { useSignal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { api } from "../api.ts";
 import { agentChanged } from "../state.ts";
-import { ErrorBox, Field, FormError, Status, Table, TimeAgo, useFormState } from "./ui.tsx";
+import { ErrorBox, Field, FormError, Status, TimeAgo, useFormState } from "./ui.tsx";
 
 /** How often the open tab looks for new refusals and loads. */
 const REFRESH_MS = 5_000;
@@ -66,44 +66,48 @@ export function SiteOrigins(props: { agent: Agent }) {
             The widget was refused on {refused.length === 1 ? "this site" : "these sites"}: it is not an
             allowed origin yet.
           </p>
-          <Table
-            caption="Refused sites"
-            headers={["Site", "Last refused", "Requests", ""]}
-            rows={refused.map((r) => [
-              <code key="o">{r.origin}</code>,
-              <TimeAgo key="t" iso={r.lastSeenAt} />,
-              String(r.count),
-              <span key="a" class="row-actions">
-                <button
-                  type="button"
-                  class="small primary"
-                  aria-label={`Allow ${r.origin}`}
-                  onClick={action(() => allow(r.origin))}
-                >
-                  Allow
-                </button>
-                <button
-                  type="button"
-                  class="small"
-                  aria-label={`Dismiss ${r.origin}`}
-                  onClick={action(() => dismiss(r.origin))}
-                >
-                  Dismiss
-                </button>
-              </span>,
-            ])}
-          />
+          <ul class="origin-list" aria-label="Refused sites">
+            {refused.map((r) => (
+              <li key={r.origin}>
+                <code>{r.origin}</code>
+                <span class="muted">
+                  refused <TimeAgo iso={r.lastSeenAt} /> · {r.count} {r.count === 1 ? "request" : "requests"}
+                </span>
+                <span class="row-actions">
+                  <button
+                    type="button"
+                    class="small primary"
+                    aria-label={`Allow ${r.origin}`}
+                    onClick={action(() => allow(r.origin))}
+                  >
+                    Allow
+                  </button>
+                  <button
+                    type="button"
+                    class="small"
+                    aria-label={`Dismiss ${r.origin}`}
+                    onClick={action(() => dismiss(r.origin))}
+                  >
+                    Dismiss
+                  </button>
+                </span>
+              </li>
+            ))}
+          </ul>
         </div>
       )}
       {agent.allowedOrigins.length > 0 ? (
-        <Table
-          caption="Allowed sites"
-          headers={["Site", "Last seen on this site"]}
-          rows={agent.allowedOrigins.map((origin) => [
-            <code key="o">{origin}</code>,
-            seen.get(origin) ? <TimeAgo key="t" iso={seen.get(origin)} /> : "Not yet",
-          ])}
-        />
+        <ul class="origin-list" aria-label="Allowed sites" data-testid="allowed-origins">
+          {agent.allowedOrigins.map((origin) => {
+            const at = seen.get(origin);
+            return (
+              <li key={origin}>
+                <code>{origin}</code>
+                <span class="muted">Last seen on this site: {at ? <TimeAgo iso={at} /> : "not yet"}</span>
+              </li>
+            );
+          })}
+        </ul>
       ) : (
         <p class="warning">
           No site may show the widget yet: add your site below (a preview on the demo page works without it).

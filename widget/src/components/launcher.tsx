@@ -15,7 +15,7 @@ export function LauncherSync({ launcher, panelId }: { launcher: HTMLButtonElemen
     launcher.querySelector("path")?.setAttribute("d", open ? "M6 6l12 12M18 6L6 18" : "M4 5h16v11H9l-5 4z");
     launcher.setAttribute("aria-controls", panelId);
     // A visible launcher label is the closed button's name (label in name, WCAG 2.5.3).
-    const label = launcher.dataset.label;
+    const label = launcher.textContent?.trim();
     launcher.setAttribute(
       "aria-label",
       open ? i18n.t("closeChat") : label || (title ? `${i18n.t("openChat")}: ${title}` : i18n.t("openChat")),

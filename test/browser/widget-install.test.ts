@@ -29,9 +29,9 @@ const LONG_WELCOME = Array.from(
   (_, i) => `Paragraph ${i + 1} of a long welcome: we answer questions about orders, shipping and returns.`,
 ).join("\n\n");
 
-function hostPage(widgetId: string, extra = ""): string {
+function hostPage(widgetId: string, extra = "", lang = "en"): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Host</title>${extra}</head>
+<html lang="${lang}"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Host</title>${extra}</head>
 <body><main><h1>Our shop</h1><p>Host content.</p></main>
 <script src="${server.url}/widget.js" data-widget-id="${widgetId}" async></script>
 </body></html>`;
@@ -91,6 +91,7 @@ beforeAll(async () => {
   }
   host.set("/plain.html", { body: hostPage(plainWidget) });
   host.set("/greeting.html", { body: hostPage(greetingWidget) });
+  host.set("/german.html", { body: hostPage(plainWidget, "", "de") });
   host.set("/transformed.html", {
     body: hostPage(
       plainWidget,
@@ -158,6 +159,28 @@ describe("a server that can't be reached", () => {
     await widget(page).locator('[data-lore="launcher"]').click();
     await widget(page).locator('[data-lore="notice"][data-kind="unreachable"]').waitFor();
     expect(await title.textContent()).toBe("Shop helper");
+    await page.context().close();
+  });
+});
+
+describe("the panel's languages", () => {
+  it("English pages don't load the other languages; a German page gets its strings", async () => {
+    const { page } = await openPage(browser, { viewport: { width: 1280, height: 800 } });
+    const chunks: string[] = [];
+    page.on("request", (request) => chunks.push(new URL(request.url()).pathname));
+    await page.goto(`${host.origin}/plain.html`);
+    await widget(page).locator('[data-lore="launcher"]').click();
+    await expect
+      .poll(() => widget(page).locator('[data-lore="input"]').getAttribute("placeholder"))
+      .toBe("Ask a question…");
+    expect(chunks.filter((path) => path.includes("/assets/i18n-"))).toEqual([]);
+
+    await page.goto(`${host.origin}/german.html`);
+    await widget(page).locator('[data-lore="launcher"]').click();
+    await expect
+      .poll(() => widget(page).locator('[data-lore="input"]').getAttribute("placeholder"))
+      .toBe("Stellen Sie eine Frage…");
+    expect(chunks.filter((path) => path.includes("/assets/i18n-"))).toHaveLength(1);
     await page.context().close();
   });
 });

@@ -3,12 +3,12 @@ import { h, render } from "preact";
 import type { FetchFn, PrefetchedConfig } from "./api/client.ts";
 import { App } from "./components/app.tsx";
 import { WidgetContext, type WidgetUi } from "./components/context.ts";
-import { createTranslator, resolveLanguage } from "./i18n.ts";
 import { defaultStorage } from "./state/persistence.ts";
 import { lastTitle, rememberTitle } from "./state/remembered.ts";
 import { createStore, type WidgetStore } from "./state/store.ts";
 import type { WidgetEvent } from "./state/types.ts";
 import css from "./styles.css?inline";
+import { en, resolveLanguage, type Table, translatorFor } from "./translate.ts";
 
 /** Theme overrides a page may pass; they win over the agent's theme from the server. */
 export interface WidgetTheme {
@@ -77,9 +77,21 @@ export function mountWidget(options: WidgetOptions, ctx: MountContext): PanelHan
     ...(ctx.prefetchedConfig ? { prefetchedConfig: ctx.prefetchedConfig } : {}),
     ...(ctx.storage !== undefined ? { storage: ctx.storage } : {}),
   });
-  const i18n = createTranslator(
-    resolveLanguage([options.locale, document.documentElement.lang, globalThis.navigator?.language]),
-  );
+  const lang = resolveLanguage([
+    options.locale,
+    document.documentElement.lang,
+    globalThis.navigator?.language,
+  ]);
+  // English is in this chunk; another language's strings arrive with i18n.ts, and what is on
+  // screen re-renders in them (components read the signal through i18n.t).
+  const strings = signal<Table>(en);
+  const i18n = translatorFor(lang, () => strings.value);
+  if (lang !== "en") {
+    import("./i18n.ts").then(
+      (m) => (strings.value = m.tables[lang] ?? en),
+      () => {}, // Unreachable chunk: the widget stays in English.
+    );
+  }
 
   const storage = ctx.storage === undefined ? defaultStorage() : ctx.storage;
   const remembered = lastTitle(storage, options.widgetId);

@@ -151,6 +151,27 @@ describe("a new owner's first hour", () => {
       .toMatch(/just now|second|minute/);
   });
 
+  it("gives the launcher a label and a greeting from Settings; the visitor sees both", async () => {
+    await owner.getByRole("tab", { name: "Settings" }).click();
+    await owner.getByLabel("Launcher label").fill("Ask us");
+    await owner.getByLabel("Greeting").fill("Questions about delivery? Ask me.");
+    await owner.getByRole("button", { name: "Save settings" }).click();
+    await expect.poll(() => owner.getByRole("status").first().textContent()).toContain("Saved.");
+    expect(await runAxe(owner)).toEqual([]);
+
+    // A new visitor (the first one opened the chat this visit, which ends the greeting for them).
+    const { page } = await openPage(browser);
+    await page.goto(`${shop.origin}/`);
+    const root = page.locator("lore-widget");
+    await expect.poll(() => root.locator('[data-lore="launcher"]').textContent()).toBe("Ask us");
+    await root.locator('[data-lore="greeting"]').waitFor();
+    expect(await root.locator('[data-lore="greeting"]').textContent()).toContain(
+      "Questions about delivery? Ask me.",
+    );
+    await page.context().close();
+    await owner.getByRole("tab", { name: "Embed" }).click();
+  });
+
   it("allows a second site by typing its bare host", async () => {
     const host = blog.origin.replace("http://", "");
     await owner.getByLabel("Site address").fill("127.0.0.1/blog");

@@ -92,7 +92,8 @@ function mount(options: WidgetOptions): WidgetHandle {
     // A visible label is also the button's name (what voice control users say); the panel keeps it so.
     // A greeting is drawn by the panel: fetch it now rather than on the first hover.
     if (theme.greeting) setTimeout(() => load());
-    if ((label.data = theme.launcherLabel || "")) setAttr(launcher, "aria-label", label.data);
+    label.data = theme.launcherLabel || "";
+    if (label.data) setAttr(launcher, "aria-label", label.data);
   };
 
   const launcher = doc.createElement("button");

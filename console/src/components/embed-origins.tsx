@@ -68,7 +68,7 @@ export function SiteOrigins(props: { agent: Agent }) {
           </p>
           <ul class="origin-list" aria-label="Refused sites">
             {refused.map((r) => (
-              <li key={r.origin}>
+              <li key={r.origin} class="origin-row">
                 <code>{r.origin}</code>
                 <span class="muted">
                   refused <TimeAgo iso={r.lastSeenAt} /> · {r.count} {r.count === 1 ? "request" : "requests"}
@@ -101,7 +101,7 @@ export function SiteOrigins(props: { agent: Agent }) {
           {agent.allowedOrigins.map((origin) => {
             const at = seen.get(origin);
             return (
-              <li key={origin}>
+              <li key={origin} class="origin-row">
                 <code>{origin}</code>
                 <span class="muted">Last seen on this site: {at ? <TimeAgo iso={at} /> : "not yet"}</span>
               </li>

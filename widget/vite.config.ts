@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import { defineConfig, type Plugin, transformWithEsbuild } from "vite";
+import { minify } from "terser";
+import { defineConfig, type Plugin } from "vite";
 
 const outDir = resolve(import.meta.dirname, "dist");
 
@@ -27,13 +28,15 @@ function finishWidget(): Plugin {
       for (const item of Object.values(bundle)) {
         if (item.type !== "chunk") continue;
         // After Vite's own renderChunk, which re-prints library ES output with whitespace.
-        const minified = await transformWithEsbuild(item.code, item.fileName, {
-          minify: true,
-          target: "es2020",
-          format: "esm",
-          legalComments: "none",
+        // Terser rather than esbuild: three compress passes make the loader and the panel about 2 % smaller.
+        const minified = await minify(item.code, {
+          module: !item.isEntry,
+          ecma: 2020,
+          compress: { passes: 3 },
+          // The loader is a classic script: ASCII, whatever charset the host page declares.
+          format: { comments: false, ascii_only: item.isEntry },
         });
-        item.code = minified.code;
+        item.code = minified.code ?? "";
         if (
           item.isEntry &&
           (item.imports.length > 0 || item.exports.length > 0 || item.code.includes("import.meta"))

@@ -11,6 +11,7 @@ import * as openai from "./openai/openai-api.ts";
 import * as sources from "./sources/sources-api.ts";
 import * as webhooks from "./webhooks/webhooks-api.ts";
 import * as widget from "./widget-api/widget-api.ts";
+import * as widgetOrigins from "./widget-api/widget-origins-api.ts";
 import * as workspaces from "./workspaces/workspaces-api.ts";
 
 const isRoute = (value: unknown): value is ApiRoute =>
@@ -30,5 +31,6 @@ export const apiRoutes: readonly ApiRoute[] = [
   analytics,
   sources,
   widget,
+  widgetOrigins,
   mcp,
 ].flatMap((domain) => Object.values(domain).filter(isRoute));

@@ -30,6 +30,7 @@ import type { Services } from "./services.ts";
 import { mountSite } from "./site/site-routes.ts";
 import { sourcesRoutes } from "./sources/sources-routes.ts";
 import { webhooksRoutes } from "./webhooks/webhooks-routes.ts";
+import { widgetOriginsRoutes } from "./widget-api/widget-origins-routes.ts";
 import { widgetRoutes } from "./widget-api/widget-routes.ts";
 import { workspacesRoutes } from "./workspaces/workspaces-routes.ts";
 
@@ -48,6 +49,7 @@ function endpoints(s: Services): Endpoint[] {
     ...analyticsRoutes(s),
     ...sourcesRoutes(s),
     ...widgetRoutes(s),
+    ...widgetOriginsRoutes(s),
     ...mcpRoutes(s),
   ];
 }

@@ -37,6 +37,7 @@ import { RedisChangeFeed, singleProcessFeed } from "./store/change-feed.ts";
 import { startMaintenance } from "./store/maintenance.ts";
 import { Store } from "./store/store.ts";
 import { WebhooksService } from "./webhooks/webhooks-service.ts";
+import { WidgetOriginsService } from "./widget-api/widget-origins-service.ts";
 import { WorkspacesService } from "./workspaces/workspaces-service.ts";
 
 /** Everything the routes depend on, built once. */
@@ -64,6 +65,8 @@ export interface Services {
   analytics: AnalyticsService;
   /** Outbound webhook subscriptions and their durable deliveries. */
   webhooks: WebhooksService;
+  /** Where each agent's widget loads and where it was refused. */
+  widgetOrigins: WidgetOriginsService;
   workspaces: WorkspacesService;
   /** Serving or draining for shutdown (readiness reads it). */
   lifecycle: Lifecycle;
@@ -167,6 +170,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   presence?.startSweeping();
   const corrections = await CorrectionsService.open(store, { embedder, logger });
   const workspaces = new WorkspacesService(store, access, users);
+  const widgetOrigins = await WidgetOriginsService.open(store);
 
   const listDocuments = createDocumentLister({
     store,
@@ -225,8 +229,17 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     .then((n) => n > 0 && logger.info("re-embedded chunks for the new embedding model", { chunks: n }))
     .catch((e) => logger.warn("re-embedding failed", { error: String(e) }));
 
-  const stopMaintenance = startMaintenance({ store, index, events, logger, tables: [entries], lease });
+  const stopMaintenance = startMaintenance({
+    store,
+    index,
+    events,
+    logger,
+    tables: [entries, widgetOrigins],
+    lease,
+  });
   apiKeys.startFlushing(logger);
+  const agentOf = (id: string) => agents.byId(id);
+  widgetOrigins.startFlushing(agentOf, logger);
 
   return {
     config,
@@ -249,6 +262,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     answerDeps,
     analytics,
     webhooks,
+    widgetOrigins,
     workspaces,
     lifecycle: new Lifecycle(),
     async stop() {
@@ -257,6 +271,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       await analytics.stop();
       await webhooks.stop();
       await apiKeys.stop();
+      await widgetOrigins.stop(agentOf);
       await closeParseWorkers();
       await conversations.close();
       await presence?.stop();

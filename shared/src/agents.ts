@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { idSchema, pageQuerySchema } from "./common.ts";
+import { normaliseOrigin, ORIGIN_HINT } from "./origins.ts";
 
 export const retrievalModeSchema = z.enum(["hybrid", "semantic", "keyword"]);
 export type RetrievalMode = z.infer<typeof retrievalModeSchema>;
@@ -21,6 +22,14 @@ export const themeSchema = z
     colorScheme: z.enum(["light", "dark", "auto"]),
     radius: z.number().int().min(0).max(32),
     zIndex: z.number().int().min(0).max(2147483647),
+    launcherLabel: z
+      .string()
+      .max(40)
+      .openapi({ description: "text beside the launcher's icon; empty: the icon alone" }),
+    greeting: z.string().max(200).openapi({
+      description:
+        "a short line shown beside the launcher once per visit until opened or dismissed; empty: none",
+    }),
   })
   .openapi("Theme");
 export type Theme = z.infer<typeof themeSchema>;
@@ -53,9 +62,15 @@ export const answerLanguages = [
 ] as const;
 export const answerLanguageSchema = z.enum(answerLanguages);
 
-const originSchema = z
+/** An origin, a bare host (`example.com`, `127.0.0.1:8823`) or `*`; stored as the origin it means. */
+export const originInputSchema = z
   .string()
-  .regex(/^(https?:\/\/[a-z0-9.-]+(:\d{1,5})?|\*)$/i, "must be an origin like https://example.com");
+  .max(300)
+  .refine((value) => normaliseOrigin(value) !== null, ORIGIN_HINT)
+  .openapi({
+    description:
+      "`https://example.com`, a bare host (`example.com` → https, `127.0.0.1:8823` or `localhost:3000` → http) or `*`",
+  });
 
 export const agentSchema = z
   .object({
@@ -100,7 +115,7 @@ const agentFields = {
   fallbackMessage: z.string().trim().min(1).max(2000),
   language: answerLanguageSchema.nullable(),
   dataSourceIds: z.array(idSchema).max(200),
-  allowedOrigins: z.array(originSchema).max(50),
+  allowedOrigins: z.array(originInputSchema).max(50),
   theme: themeSchema.partial().strict(),
 };
 

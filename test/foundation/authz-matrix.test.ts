@@ -67,6 +67,7 @@ async function waitUntilReady(fx: MatrixFixture, id: string): Promise<void> {
   );
 }
 
+let allowedOrigin = 0;
 let knowledge: Promise<{ widgetId: string }> | undefined;
 /** Once per file: a ready text source attached to the target agent, whose widget admits ALLOWED_ORIGIN. */
 function attachKnowledge(fx: MatrixFixture): Promise<{ widgetId: string }> {
@@ -281,6 +282,19 @@ const rows: MatrixRow[] = (
     },
     // A preview grant for the demo page: any member who can see the agent; never an API key.
     { method: "POST", path: "/agents/{agentId}/preview/" },
+    { method: "GET", path: "/agents/{agentId}/widget-origins/" },
+    // A new origin per call: a key may not add one (its agent's reach only narrows).
+    {
+      method: "POST",
+      path: "/agents/{agentId}/widget-origins/allow/",
+      body: () => ({ origin: `matrix-${++allowedOrigin}.example.com` }),
+      expect: { ownKey: 403 },
+    },
+    {
+      method: "POST",
+      path: "/agents/{agentId}/widget-origins/dismiss/",
+      body: () => ({ origin: "https://refused.example.com" }),
+    },
     { method: "GET", path: "/analytics/agents/{agentId}/" },
     { method: "GET", path: "/workspaces/{workspaceId}/webhooks/" },
     {

@@ -1,12 +1,17 @@
 import { answerLanguages } from "@lore/shared";
 import { describe, expect, it } from "vitest";
-import { createTranslator, en, type MessageKey, resolveLanguage, waitText } from "./i18n.ts";
+import { createTranslator, en, type MessageKey, resolveLanguage, tables, waitText } from "./i18n.ts";
+import { languages as panelLanguages } from "./translate.ts";
 
 // Every language the server detects and answers in, plus Hebrew.
 const languages = [...answerLanguages, "he"];
 const placeholders = (text: string) => (text.match(/\{\w+\}/g) ?? []).sort();
 
 describe("translations", () => {
+  it("the panel knows every language the lazily loaded tables have, and no other", () => {
+    expect([...panelLanguages].sort()).toEqual(Object.keys(tables).sort());
+  });
+
   it("has every English string in every language, with the same placeholders", () => {
     for (const lang of languages) {
       const i18n = createTranslator(lang);

@@ -1,47 +1,9 @@
-// Every visible string of the widget, per language. English is the reference table; the others
-// must name every key (checked by `satisfies`), so a missing translation fails type checking.
-export const en = {
-  openChat: "Open chat",
-  closeChat: "Close chat",
-  close: "Close",
-  newConversation: "New conversation",
-  inputLabel: "Your question",
-  placeholder: "Ask a question…",
-  send: "Send",
-  stop: "Stop",
-  suggestions: "Suggested questions",
-  conversation: "Conversation",
-  you: "You",
-  assistant: "Assistant",
-  sources: "Sources",
-  openSource: "Open source",
-  sourceMarker: "Show source {n}",
-  copy: "Copy answer",
-  copied: "Copied",
-  helpful: "Helpful",
-  notHelpful: "Not helpful",
-  feedbackThanks: "Thanks for your feedback",
-  thinking: "Thinking…",
-  loading: "Loading…",
-  stopped: "Stopped",
-  failed: "Not answered",
-  retry: "Try again",
-  rateLimited: "You're sending messages too quickly. You can ask again in {s} s.",
-  rateLimitedMinutes: "You're sending messages too quickly. You can ask again in about {m}.",
-  processing: "This assistant is still learning. Please try again shortly.",
-  originRefused: "This chat isn't enabled on this site.",
-  notFound: "This chat isn't available.",
-  offline: "You seem to be offline. Check your connection and try again.",
-  unreachable: "Can't reach the assistant right now. Please try again in a moment.",
-  upstream: "The answer service is unavailable right now. Please try again.",
-  server: "Something went wrong. Please try again.",
-  interrupted: "The answer was interrupted. Please try again.",
-  tooLong: "That message is too long. Please shorten it.",
-  feedbackFailed: "Your feedback couldn't be sent.",
-} as const;
+// Every visible string of the widget in every language but English (translate.ts), each table
+// naming every key (checked by `satisfies`), so a missing translation fails type checking. This
+// module is its own chunk: the panel imports it only for a page in another language.
+import { en, type Table, type Translator, translatorFor } from "./translate.ts";
 
-export type MessageKey = keyof typeof en;
-type Table = Record<MessageKey, string>;
+export { en, type MessageKey, resolveLanguage, type Translator, waitText } from "./translate.ts";
 
 const ar = {
   openChat: "افتح المحادثة",
@@ -685,53 +647,28 @@ const ko = {
   feedbackFailed: "의견을 보내지 못했습니다.",
 } satisfies Table;
 
-const tables: Record<string, Table> = { en, ar, he, es, de, fr, pt, it, nl, pl, tr, ru, uk, hi, zh, ja, ko };
-const rtl = new Set(["ar", "he", "fa", "ur"]);
-
-export interface Translator {
-  lang: string;
-  dir: "ltr" | "rtl";
-  t: (key: MessageKey, vars?: Record<string, string | number>) => string;
-}
-
-/** Picks the first supported language among the explicit option, the page's lang and the browser's. */
-export function resolveLanguage(candidates: ReadonlyArray<string | null | undefined>): string {
-  for (const candidate of candidates) {
-    const base = candidate?.toLowerCase().split(/[-_]/)[0];
-    if (base && base in tables) return base;
-  }
-  return "en";
-}
-
-export function createTranslator(lang: string): Translator {
-  const table = tables[lang] ?? en;
-  return {
-    lang: lang in tables ? lang : "en",
-    dir: rtl.has(lang) ? "rtl" : "ltr",
-    t: (key, vars) =>
-      table[key].replace(/\{(\w+)\}/g, (whole, name: string) => String(vars?.[name] ?? whole)),
-  };
-}
-
-// "in about N minutes" puts the unit in the accusative in Russian, Ukrainian and Polish ("через 21
-// минуту", "через 1 хвилину", "za 1 minutę"); `Intl` only gives the nominative ("1 minuta").
-const minutesAfterPreposition: Record<string, Partial<Record<Intl.LDMLPluralRule, string>>> = {
-  ru: { one: "минуту", few: "минуты", many: "минут" },
-  uk: { one: "хвилину", few: "хвилини", many: "хвилин" },
-  pl: { one: "minutę", few: "minuty", many: "minut" },
+export const tables: Record<string, Table> = {
+  en,
+  ar,
+  he,
+  es,
+  de,
+  fr,
+  pt,
+  it,
+  nl,
+  pl,
+  tr,
+  ru,
+  uk,
+  hi,
+  zh,
+  ja,
+  ko,
 };
 
-/**
- * How long until the visitor may ask again, as people say it: seconds under a minute, else about
- * so many minutes (the unit and its plural form from `Intl` in the widget's language, or declined
- * as above).
- */
-export function waitText(i18n: Translator, seconds: number): string {
-  if (seconds < 60) return i18n.t("rateLimited", { s: seconds });
-  const count = Math.round(seconds / 60);
-  const word = minutesAfterPreposition[i18n.lang]?.[new Intl.PluralRules(i18n.lang).select(count)];
-  const minutes = word
-    ? `${new Intl.NumberFormat(i18n.lang).format(count)} ${word}`
-    : new Intl.NumberFormat(i18n.lang, { style: "unit", unit: "minute", unitDisplay: "long" }).format(count);
-  return i18n.t("rateLimitedMinutes", { m: minutes });
+/** A translator with its table at hand (tests and tools; the panel loads this module lazily). */
+export function createTranslator(lang: string): Translator {
+  const table = tables[lang] ?? en;
+  return translatorFor(lang in tables ? lang : "en", () => table);
 }

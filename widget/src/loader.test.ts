@@ -107,7 +107,8 @@ describe("loader", () => {
     const handle = api.mount({ widgetId: "w1", server: origin });
     handles.push(handle);
     expect(hostOf(handle).tagName).toBe("LORE-WIDGET");
-    expect(hostOf(handle).parentElement).toBe(document.body);
+    // Beside <body>: a transformed body would otherwise carry the fixed launcher off screen.
+    expect(hostOf(handle).parentElement).toBe(document.documentElement);
     const launcher = launcherOf(handle);
     expect(launcher.tagName).toBe("BUTTON");
     expect(launcher.getAttribute("aria-expanded")).toBe("false");

@@ -32,11 +32,11 @@ export interface LoreWidgetGlobal {
 // Its hover is in the panel's stylesheet (styles.css), which the first hover loads.
 const launcherCss =
   ":host{all:initial!important}" +
-  "[data-lore=launcher]{all:initial;position:fixed;bottom:calc(20px + env(safe-area-inset-bottom));right:20px;z-index:var(--lore-z,2147483000);width:56px;height:56px;border-radius:50%;display:grid;place-items:center;cursor:pointer;background:var(--lore-primary,#2563eb);color:var(--lore-on-primary,#fff);box-shadow:0 4px 16px #0003}" +
+  "[data-lore=launcher]{all:initial;position:fixed;bottom:calc(20px + env(safe-area-inset-bottom));right:20px;z-index:var(--lore-z,2147483000);height:56px;padding:0 14px;border-radius:28px;display:grid;grid-auto-flow:column;gap:8px;place-items:center;font:600 15px sans-serif;cursor:pointer;background:var(--lore-primary,#2563eb);color:var(--lore-on-primary,#fff);box-shadow:0 4px 16px #0003}" +
   ":host([data-position=bottom-left]) [data-lore=launcher]{right:auto;left:20px}" +
   "[data-lore=launcher]:focus-visible{outline:3px solid var(--lore-primary,#2563eb);outline-offset:3px}" +
   "svg{width:28px;fill:none;stroke:currentColor;stroke-width:2;stroke-linecap:round}" +
-  "[aria-expanded=false] [data-x],[aria-expanded=true] [data-c],[hidden]{display:none}";
+  "[hidden]{display:none}";
 
 const doc = document;
 const script = doc.currentScript as HTMLScriptElement | null;
@@ -86,8 +86,14 @@ function mount(options: WidgetOptions): WidgetHandle {
       set("primary", color);
       set("on-primary", textOn(color));
     }
-    if (Number(theme.zIndex) >= 0) set("z", `${Number(theme.zIndex)}`);
+    const z = Number(theme.zIndex);
+    if (z >= 0) set("z", `${z}`);
     host.dataset.position = theme.position || "";
+    // A visible label is also the button's name (what voice control users say); the panel keeps it so.
+    // A greeting is drawn by the panel: fetch it now rather than on the first hover.
+    if (theme.greeting) setTimeout(() => load());
+    label.data = theme.launcherLabel || "";
+    if (label.data) setAttr(launcher, "aria-label", label.data);
   };
 
   const launcher = doc.createElement("button");
@@ -95,20 +101,17 @@ function mount(options: WidgetOptions): WidgetHandle {
   launcher.dataset.lore = "launcher";
   setAttr(launcher, "aria-expanded", "false");
   setAttr(launcher, "aria-label", "Open chat");
-  // One icon per state; the stylesheet shows the one that matches aria-expanded.
+  // The chat icon; the panel swaps the path for a cross while it is open (components/launcher.tsx).
   // No aria-hidden needed: a button's children are presentational, its aria-label names it.
-  const svg = doc.createElementNS("http://www.w3.org/2000/svg", "svg");
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = doc.createElementNS(ns, "svg");
+  const path = doc.createElementNS(ns, "path");
   setAttr(svg, "viewBox", "0 0 24 24");
-  for (const [attr, d] of [
-    ["data-c", "M4 5h16v11H9l-5 4z"],
-    ["data-x", "M6 6l12 12M18 6L6 18"],
-  ] as const) {
-    const path = doc.createElementNS("http://www.w3.org/2000/svg", "path");
-    setAttr(path, attr, "");
-    setAttr(path, "d", d);
-    svg.append(path);
-  }
-  launcher.append(svg);
+  setAttr(path, "d", "M4 5h16v11H9l-5 4z");
+  svg.append(path);
+  // The owner's launcher label, beside the icon (the button widens into a pill).
+  const label = doc.createTextNode("");
+  launcher.append(svg, label);
   shadow.append(launcher);
 
   // The last config's theme, per widget: later page views show the launcher in the agent's colour
@@ -167,9 +170,9 @@ function mount(options: WidgetOptions): WidgetHandle {
   launcher.addEventListener("focus", load);
   launcher.addEventListener("click", () => call((p) => p.toggle()));
 
-  const attach = () => (options.target || doc.body).append(host);
-  if (doc.body) attach();
-  else doc.addEventListener("DOMContentLoaded", attach);
+  // Beside <body>, not in it: a transform, filter or contain on body would make it the containing
+  // block of the launcher's position:fixed and carry the launcher off screen with the page.
+  (options.target || doc.documentElement).append(host);
 
   return {
     element: host,

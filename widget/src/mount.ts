@@ -3,10 +3,12 @@ import { h, render } from "preact";
 import type { FetchFn, PrefetchedConfig } from "./api/client.ts";
 import { App } from "./components/app.tsx";
 import { WidgetContext, type WidgetUi } from "./components/context.ts";
-import { createTranslator, resolveLanguage } from "./i18n.ts";
+import { defaultStorage } from "./state/persistence.ts";
+import { lastTitle, rememberTitle } from "./state/remembered.ts";
 import { createStore, type WidgetStore } from "./state/store.ts";
 import type { WidgetEvent } from "./state/types.ts";
 import css from "./styles.css?inline";
+import { en, resolveLanguage, type Table, translatorFor } from "./translate.ts";
 
 /** Theme overrides a page may pass; they win over the agent's theme from the server. */
 export interface WidgetTheme {
@@ -17,6 +19,10 @@ export interface WidgetTheme {
   colorScheme?: "light" | "dark" | "auto";
   radius?: number | string;
   zIndex?: number | string;
+  /** Text beside the launcher's icon. */
+  launcherLabel?: string;
+  /** A line shown beside the launcher once per visit until opened or dismissed. */
+  greeting?: string;
 }
 
 export interface WidgetOptions {
@@ -28,7 +34,7 @@ export interface WidgetOptions {
   theme?: WidgetTheme;
   /** Language of the widget's own strings ("en", "ar", "he"); defaults to the page's, then the browser's. */
   locale?: string;
-  /** Element to append the widget to; document.body by default. */
+  /** Element to append the widget to; the document's root element (`<html>`, after `<body>`) by default. */
   target?: HTMLElement;
 }
 
@@ -71,9 +77,24 @@ export function mountWidget(options: WidgetOptions, ctx: MountContext): PanelHan
     ...(ctx.prefetchedConfig ? { prefetchedConfig: ctx.prefetchedConfig } : {}),
     ...(ctx.storage !== undefined ? { storage: ctx.storage } : {}),
   });
-  const i18n = createTranslator(
-    resolveLanguage([options.locale, document.documentElement.lang, globalThis.navigator?.language]),
-  );
+  const lang = resolveLanguage([
+    options.locale,
+    document.documentElement.lang,
+    globalThis.navigator?.language,
+  ]);
+  // English is in this chunk; another language's strings arrive with i18n.ts, and what is on
+  // screen re-renders in them (components read the signal through i18n.t).
+  const strings = signal<Table>(en);
+  const i18n = translatorFor(lang, () => strings.value);
+  if (lang !== "en") {
+    import("./i18n.ts").then(
+      (m) => (strings.value = m.tables[lang] ?? en),
+      () => {}, // Unreachable chunk: the widget stays in English.
+    );
+  }
+
+  const storage = ctx.storage === undefined ? defaultStorage() : ctx.storage;
+  const remembered = lastTitle(storage, options.widgetId);
 
   const media = globalThis.matchMedia?.("(max-width: 640px)");
   const sheet = signal(media?.matches ?? false);
@@ -104,8 +125,14 @@ export function mountWidget(options: WidgetOptions, ctx: MountContext): PanelHan
   const ui: WidgetUi = {
     open,
     sheet,
+    // Never blank: without a config (server unreachable) the name it gave last time, else "Assistant".
     title: computed(
-      () => options.theme?.title || store.config.value?.theme.title || store.config.value?.name || "",
+      () =>
+        options.theme?.title ||
+        store.config.value?.theme.title ||
+        store.config.value?.name ||
+        remembered ||
+        i18n.t("assistant"),
     ),
     avatarUrl: computed(() => options.theme?.avatarUrl ?? store.config.value?.theme.avatarUrl ?? null),
     close,
@@ -121,6 +148,7 @@ export function mountWidget(options: WidgetOptions, ctx: MountContext): PanelHan
   applyPanelTheme({});
   const unsubscribeTheme = store.config.subscribe((config) => {
     if (!config) return;
+    rememberTitle(storage, options.widgetId, config.theme.title || config.name);
     ctx.applyTheme?.(config.theme);
     applyPanelTheme(config.theme);
   });
@@ -128,7 +156,14 @@ export function mountWidget(options: WidgetOptions, ctx: MountContext): PanelHan
   const container = document.createElement("div");
   container.setAttribute("data-lore", "root");
   shadow.append(container);
-  render(h(WidgetContext.Provider, { value: { store, ui, i18n } }, h(App, { launcher })), container);
+  render(
+    h(
+      WidgetContext.Provider,
+      { value: { store, ui, i18n } },
+      h(App, { launcher, widgetId: options.widgetId }),
+    ),
+    container,
+  );
   void store.loadConfig();
 
   const handle: PanelHandle = {

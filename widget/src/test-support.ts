@@ -156,6 +156,8 @@ export function widgetConfig(overrides: Partial<WidgetConfig> = {}): WidgetConfi
       colorScheme: "light",
       radius: 16,
       zIndex: 2147483000,
+      launcherLabel: "",
+      greeting: "",
     },
     status: "ready",
     ...overrides,

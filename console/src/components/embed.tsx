@@ -1,6 +1,7 @@
 import type { Agent, PreviewGrant } from "@lore/shared";
 import { useSignal } from "@preact/signals";
 import { api, apiPrefix, messageOf } from "../api.ts";
+import { SiteOrigins } from "./embed-origins.tsx";
 import { CopyButton, Status } from "./ui.tsx";
 
 /** Asks for a preview grant and opens the demo page with it; a blocked pop-up leaves a link instead. */
@@ -69,6 +70,7 @@ export function EmbedTab(props: { agent: Agent }) {
         <CopyButton text={snippet} label="Copy snippet" status={status} />
         <Status>{status.value}</Status>
       </div>
+      <SiteOrigins agent={agent} />
       <h3>Strict Content-Security-Policy</h3>
       <p>
         The widget needs no 'unsafe-inline' and no 'unsafe-eval': its styles live in its own shadow root as
@@ -84,21 +86,6 @@ export function EmbedTab(props: { agent: Agent }) {
         <CopyButton text={cspSnippet} label="Copy CSP snippet" status={status} />
         <CopyButton text={policy} label="Copy policy" status={status} />
       </div>
-      <h3>Allowed origins</h3>
-      {agent.allowedOrigins.length > 0 ? (
-        <ul>
-          {agent.allowedOrigins.map((o) => (
-            <li key={o}>
-              <code>{o}</code>
-            </li>
-          ))}
-        </ul>
-      ) : (
-        <p class="warning">
-          No origins are allowed yet: the widget works nowhere but in a preview. Add your site's origin under
-          Settings → Allowed origins.
-        </p>
-      )}
       <h3>Try it on the demo page</h3>
       <p>
         A preview shows this agent on the server's demo page for an hour, whatever the allowed origins say.

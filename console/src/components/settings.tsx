@@ -54,6 +54,8 @@ export function SettingsTab(props: { agent: Agent }) {
         position: text("theme.position"),
         title: text("theme.title"),
         colorScheme: text("theme.colorScheme"),
+        launcherLabel: text("theme.launcherLabel").trim(),
+        greeting: text("theme.greeting").trim(),
       },
       allowedOrigins: splitLines(text("allowedOrigins")).map((o) => o.replace(/\/+$/, "")),
     });
@@ -200,6 +202,22 @@ export function SettingsTab(props: { agent: Agent }) {
           >
             {(p) => <input {...p} maxLength={80} defaultValue={agent.theme.title} />}
           </Field>
+          <Field
+            label="Launcher label"
+            name="theme.launcherLabel"
+            error={error}
+            hint="Text beside the chat button, like “Ask us”. Empty: the icon alone."
+          >
+            {(p) => <input {...p} maxLength={40} defaultValue={agent.theme.launcherLabel ?? ""} />}
+          </Field>
+          <Field
+            label="Greeting"
+            name="theme.greeting"
+            error={error}
+            hint="A short line shown beside the chat button once per visit, until the visitor opens or dismisses it. Empty: none."
+          >
+            {(p) => <input {...p} maxLength={200} defaultValue={agent.theme.greeting ?? ""} />}
+          </Field>
         </fieldset>
         <fieldset>
           <legend>Security</legend>
@@ -207,7 +225,7 @@ export function SettingsTab(props: { agent: Agent }) {
             label="Allowed origins"
             name="allowedOrigins"
             error={error}
-            hint="One origin per line, like https://www.example.com — pages elsewhere can't use the widget. This server's own origin is no exception; Embed → Preview works without it."
+            hint="One site per line, like https://www.example.com or example.com (http for localhost and 127.0.0.1) — pages elsewhere can't use the widget; Embed lists the sites it was refused on. This server's own origin is no exception; Embed → Preview works without it."
           >
             {(p) => (
               <textarea {...p} rows={3} spellcheck={false} defaultValue={agent.allowedOrigins.join("\n")} />

@@ -16,9 +16,17 @@ export function agentsRoutes({
   corrections,
   answerDeps,
   config,
+  widgetOrigins,
 }: Pick<
   Services,
-  "access" | "agents" | "apiKeys" | "conversations" | "corrections" | "answerDeps" | "config"
+  | "access"
+  | "agents"
+  | "apiKeys"
+  | "conversations"
+  | "corrections"
+  | "answerDeps"
+  | "config"
+  | "widgetOrigins"
 >) {
   return [
     endpoint(api.listAgents, (c, input) => {
@@ -76,6 +84,7 @@ export function agentsRoutes({
       await agents.remove(agent);
       await conversations.removeForAgent(agent.id);
       await corrections.removeForAgent(agent.id);
+      await widgetOrigins.removeForAgent(agent.id);
       return c.body(null, 204);
     }),
     endpoint(api.checkSuggestedQuestions, async (c, input) => {

@@ -1,5 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import type { Agent, CreateAgentRequest, Theme, UpdateAgentRequest } from "@lore/shared";
+import {
+  type Agent,
+  type CreateAgentRequest,
+  normaliseOrigin,
+  type Theme,
+  type UpdateAgentRequest,
+} from "@lore/shared";
 import { AppError, notFound } from "../errors.ts";
 import type { AgentRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
@@ -12,6 +18,8 @@ export const defaultTheme: Theme = {
   colorScheme: "auto",
   radius: 12,
   zIndex: 2147483000,
+  launcherLabel: "",
+  greeting: "",
 };
 
 export const DEFAULT_FALLBACK =
@@ -28,8 +36,9 @@ export class AgentsService {
 
   /** Public shape: the stored agent plus its derived status. */
   toAgent(record: AgentRecord, status = this.statusOf(record)): Agent {
-    // Agents stored before the language setting existed read as "detect".
-    return { ...record, language: record.language ?? null, status };
+    // Agents stored before the language setting existed read as "detect"; theme fields added
+    // since read as their defaults.
+    return { ...record, language: record.language ?? null, theme: themeOf(record), status };
   }
 
   /** `JSON.stringify(toAgent(record))`, once per record and status: lists send the same agents again and again. */
@@ -91,7 +100,7 @@ export class AgentsService {
       language: input.language ?? null,
       dataSourceIds: dedupe(input.dataSourceIds ?? []),
       widgetId: `wgt_${randomBytes(12).toString("base64url")}`,
-      allowedOrigins: dedupe((input.allowedOrigins ?? []).map(normaliseOrigin)),
+      allowedOrigins: dedupe((input.allowedOrigins ?? []).map(storedOrigin)),
       theme: { ...defaultTheme, ...input.theme },
       createdAt: now,
       updatedAt: now,
@@ -111,7 +120,7 @@ export class AgentsService {
         theme: { ...current.theme, ...patch.theme },
         dataSourceIds: patch.dataSourceIds ? dedupe(patch.dataSourceIds) : current.dataSourceIds,
         allowedOrigins: patch.allowedOrigins
-          ? dedupe(patch.allowedOrigins.map(normaliseOrigin))
+          ? dedupe(patch.allowedOrigins.map(storedOrigin))
           : current.allowedOrigins,
         updatedAt: new Date().toISOString(),
       };
@@ -128,7 +137,7 @@ export class AgentsService {
     const origins = new Set(agent.allowedOrigins);
     const addedOrigins = origins.has("*")
       ? []
-      : (patch.allowedOrigins ?? []).map(normaliseOrigin).filter((o) => !origins.has(o));
+      : (patch.allowedOrigins ?? []).map(storedOrigin).filter((o) => !origins.has(o));
     if (addedSources.length === 0 && addedOrigins.length === 0) return;
     throw new AppError("permission_denied", "An API key cannot add data sources or origins to its agent", {
       ...(addedSources.length > 0 && { dataSourceIds: addedSources }),
@@ -169,8 +178,14 @@ function dedupe<T>(items: T[]): T[] {
   return [...new Set(items)];
 }
 
-function normaliseOrigin(origin: string): string {
-  return origin === "*" ? origin : origin.toLowerCase().replace(/\/$/, "");
+/** The agent's theme with the fields added after it was stored filled in. */
+export function themeOf(record: AgentRecord): Theme {
+  return { ...defaultTheme, ...record.theme };
+}
+
+/** The stored form of a validated allowed-origins entry (the schema already refused non-origins). */
+function storedOrigin(input: string): string {
+  return normaliseOrigin(input) ?? input;
 }
 
 function stripUndefined<T extends object>(obj: T): Partial<T> {

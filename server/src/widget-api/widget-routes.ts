@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { WidgetConfig } from "@lore/shared";
 import type { Context } from "hono";
+import { themeOf } from "../agents/agents-service.ts";
 import { answerQuestion } from "../answers/answer-question.ts";
 import { collectResponse } from "../answers/collect-response.ts";
 import { AppError } from "../errors.ts";
@@ -56,7 +57,11 @@ export function widgetRoutes({
   config,
   tokens,
   lifecycle,
-}: Pick<Services, "agents" | "answerDeps" | "conversations" | "config" | "tokens" | "lifecycle">) {
+  widgetOrigins,
+}: Pick<
+  Services,
+  "agents" | "answerDeps" | "conversations" | "config" | "tokens" | "lifecycle" | "widgetOrigins"
+>) {
   const agentFor = (c: Context<AppEnv>): AgentRecord => {
     const widgetId = c.req.param("widgetId") ?? "";
     const agent = /^wgt_[A-Za-z0-9_-]{8,64}$/.test(widgetId) ? agents.byWidgetId(widgetId) : undefined;
@@ -64,6 +69,8 @@ export function widgetRoutes({
     const origin = pageOrigin(c);
     const ownOrigin = requestUrl(c, config.trustProxy).origin.toLowerCase();
     if (!originAllowed(agent, origin) && !previewAllowed(c, agent, origin, ownOrigin, config.jwtSecret)) {
+      // The owner's console lists it, so a site that was never allowed doesn't fail silently.
+      widgetOrigins.refused(agent.id, origin);
       throw new AppError("origin_not_allowed", "This site may not use this chat widget", { origin });
     }
     return agent;
@@ -109,12 +116,16 @@ export function widgetRoutes({
       api.widgetConfig,
       (c) => {
         const agent = agentFor(c);
+        const origin = pageOrigin(c);
+        // "Last seen on this site" for the allowed entry that admitted it (not for previews).
+        const allowedBy = origin && agent.allowedOrigins.includes(origin) ? origin : "*";
+        if (originAllowed(agent, origin)) widgetOrigins.seen(agent.id, allowedBy);
         const body: WidgetConfig = {
           widgetId: agent.widgetId,
           name: agent.name,
           welcomeMessage: agent.welcomeMessage,
           suggestedQuestions: agent.suggestedQuestions,
-          theme: agent.theme,
+          theme: themeOf(agent),
           status: agents.isProcessing(agent) ? "processing" : "ready",
         };
         c.header("Cache-Control", "no-cache");

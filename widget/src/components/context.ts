@@ -1,8 +1,8 @@
 import type { ReadonlySignal, Signal } from "@preact/signals";
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
-import type { Translator } from "../i18n.ts";
 import type { WidgetStore } from "../state/store.ts";
+import type { Translator } from "../translate.ts";
 
 /** View state that isn't part of the conversation: whether the panel shows and how it looks. */
 export interface WidgetUi {

@@ -45,11 +45,10 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
     const rank = focusRank.current;
     if (rank === null) return;
     focusRank.current = null;
-    const toggle = root.current?.querySelector<HTMLElement>(
-      `[data-lore="source"][data-rank="${rank}"] button`,
-    );
-    toggle?.focus();
-    toggle?.scrollIntoView?.({ block: "nearest" });
+    const card = root.current?.querySelector<HTMLElement>(`[data-lore="source"][data-rank="${rank}"]`);
+    card?.querySelector("button")?.focus({ preventScroll: true });
+    // The whole card, opened snippet included (its top first when it is taller than the panel).
+    card?.scrollIntoView?.({ block: "nearest" });
   });
 
   const toggle = (rank: number) =>

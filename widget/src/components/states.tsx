@@ -1,6 +1,6 @@
 import { useMemo } from "preact/hooks";
-import { type MessageKey, waitText } from "../i18n.ts";
 import type { Notice } from "../state/types.ts";
+import { type MessageKey, waitText } from "../translate.ts";
 import { useWidget } from "./context.ts";
 import { Markdown } from "./markdown.tsx";
 

@@ -13,6 +13,8 @@ export const MIN_VARIANT_LENGTH = 4;
 /** Longer variants looked at per term: a short word can start hundreds of compounds. */
 const MAX_LONGER_VARIANTS = 64;
 const withDigit = /[0-9]/;
+/** Longest term whose variants are looked up (no real word is longer; 2,000 letters took 1.5 s). */
+const MAX_VARIANT_QUERY_LENGTH = 64;
 
 /** Whether a term takes part in variants: long enough and without digits. */
 export function canHaveVariants(term: string): boolean {
@@ -80,7 +82,8 @@ export class TermVariants {
    * or ends with, then up to MAX_LONGER_VARIANTS longer ones that start or end with it.
    */
   of(term: string, isTerm: (candidate: string) => boolean): string[] {
-    if (!canHaveVariants(term)) return [];
+    // O(n²) in the term's length n (every head and tail is built): n ≤ MAX_VARIANT_QUERY_LENGTH.
+    if (!canHaveVariants(term) || term.length > MAX_VARIANT_QUERY_LENGTH) return [];
     const out = new Set<string>();
     const chars = [...term];
     for (let k = MIN_VARIANT_LENGTH; k < chars.length; k++) {

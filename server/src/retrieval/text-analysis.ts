@@ -26,8 +26,15 @@ function stemWord(word: string): string {
   return stemmed;
 }
 
-// Numbers and mixed alphanumerics ("covid19", "1990s") are kept verbatim.
-const stemUncached = (word: string): string => (/^[a-z]+$/.test(word) ? stem(word) : word);
+/**
+ * Words longer than this are kept as they are: Porter2 and the Snowball stemmers are superlinear in a
+ * word's length (2,000 letters took 1.5 s), and no real word comes near it (issue #34).
+ */
+export const MAX_STEM_LENGTH = 64;
+
+// Numbers and mixed alphanumerics ("covid19", "1990s") are kept verbatim; O(MAX_STEM_LENGTH²) at most.
+const stemUncached = (word: string): string =>
+  word.length <= MAX_STEM_LENGTH && /^[a-z]+$/.test(word) ? stem(word) : word;
 
 /**
  * The index term of a lowercase Latin word as `analyzeTokens` makes it (undefined for a stop word),

@@ -61,6 +61,17 @@ export const storedTextEntrySchema = z
   .openapi("TextEntry");
 export type StoredTextEntry = z.infer<typeof storedTextEntrySchema>;
 
+/**
+ * An include/exclude glob: `*`, `**` (at most 4) and `?`; picomatch's braces, classes, extglobs,
+ * negation and escapes are refused (the server matches globs without RegExps, issue #34).
+ */
+const globSchema = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine((g) => !/[[\]{}()\\]|^!/.test(g), "only *, ** and ? are supported (no [ ] { } ( ) \\ or leading !)")
+  .refine((g) => (g.match(/\*\*/g) ?? []).length <= 4, "at most 4 ** in one glob");
+
 export const webConfigSchema = z
   .object({
     url: z
@@ -71,8 +82,8 @@ export const webConfigSchema = z
     mode: z.enum(["page", "sitemap", "crawl"]).default("page"),
     maxPages: z.number().int().min(1).max(10_000).default(100),
     maxDepth: z.number().int().min(0).max(10).default(2),
-    include: z.array(z.string().min(1).max(500)).max(50).default([]),
-    exclude: z.array(z.string().min(1).max(500)).max(50).default([]),
+    include: z.array(globSchema).max(50).default([]),
+    exclude: z.array(globSchema).max(50).default([]),
   })
   .strict();
 export type WebConfig = z.infer<typeof webConfigSchema>;

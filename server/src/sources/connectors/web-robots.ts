@@ -6,20 +6,19 @@ export interface RobotsRules {
   sitemaps: string[];
 }
 
+import { matchWildcard, robotsPattern, type Wildcard } from "./wildcard.ts";
+
 interface Rule {
   allow: boolean;
   pattern: string;
-  regex: RegExp;
+  wildcard: Wildcard;
 }
 
-function toRegex(pattern: string): RegExp {
-  const anchored = pattern.endsWith("$");
-  const body = (anchored ? pattern.slice(0, -1) : pattern)
-    .split("*")
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-    .join(".*");
-  return new RegExp(`^${body}${anchored ? "$" : ""}`);
-}
+/** Longer rules are ignored, and paths are matched on their first MAX_ROBOTS_PATH characters (issue #34). */
+export const MAX_ROBOTS_RULE = 500;
+export const MAX_ROBOTS_PATH = 2048;
+/** Rules kept per robots.txt: matching a path costs O(rules · 2,048 · 500) at most. */
+export const MAX_ROBOTS_RULES = 500;
 
 function safeDecode(path: string): string {
   try {
@@ -58,7 +57,13 @@ export function parseRobots(text: string, agent: string): RobotsRules {
     }
     if (!current) continue;
     if ((key === "allow" || key === "disallow") && value) {
-      current.rules.push({ allow: key === "allow", pattern: value, regex: toRegex(safeDecode(value)) });
+      // Matched without a RegExp: `/*a*a*a*a*a*a*b` used to backtrack for tens of seconds.
+      if (value.length <= MAX_ROBOTS_RULE && current.rules.length < MAX_ROBOTS_RULES)
+        current.rules.push({
+          allow: key === "allow",
+          pattern: value,
+          wildcard: robotsPattern(safeDecode(value)),
+        });
     } else if (key === "crawl-delay") {
       const delay = Number(value);
       if (Number.isFinite(delay) && delay >= 0) current.delay = delay;
@@ -72,10 +77,10 @@ export function parseRobots(text: string, agent: string): RobotsRules {
     crawlDelay: delay,
     sitemaps,
     isAllowed(pathAndQuery) {
-      const path = safeDecode(pathAndQuery);
+      const path = safeDecode(pathAndQuery).slice(0, MAX_ROBOTS_PATH);
       let best: Rule | null = null;
       for (const rule of rules) {
-        if (!rule.regex.test(path)) continue;
+        if (!matchWildcard(rule.wildcard, path)) continue;
         if (
           !best ||
           rule.pattern.length > best.pattern.length ||

@@ -1,11 +1,11 @@
 import type { WebConfig } from "@lore/shared";
-import picomatch from "picomatch";
 import { type GuardedFetch, type GuardedResponse, OutboundError } from "../../net/outbound.ts";
 import type { RawDocument } from "../documents.ts";
 import { sleep } from "./sleep.ts";
 import { scanPageLinks } from "./web-links.ts";
 import { ALLOW_ALL, parseRobots, type RobotsRules } from "./web-robots.ts";
 import { parseSitemap } from "./web-sitemap.ts";
+import { globPatterns, matchWildcard, type Wildcard } from "./wildcard.ts";
 
 /** The robots.txt product token Lore obeys (and the `*` group otherwise). */
 export const CRAWLER_AGENT = "LoreBot";
@@ -44,21 +44,34 @@ function pathWithQuery(url: URL): string {
   return url.pathname + url.search;
 }
 
+/**
+ * URLs longer than this are neither crawled nor matched against globs: with the linear matcher
+ * (wildcard.ts) one URL costs O(4 · 2,048 · Σ glob lengths) at most (issue #34).
+ */
+export const MAX_CRAWL_URL = 2048;
+
+/** One test for a list of globs (no RegExp: picomatch's backtracked for minutes on six wildcards). */
+function globsMatcher(globs: readonly string[]): (text: string) => boolean {
+  const patterns: Wildcard[] = globs.flatMap(globPatterns);
+  return (text) => patterns.some((p) => matchWildcard(p, text));
+}
+
+// Patterns apply to the path ("/docs/**") or to the whole URL ("https://x.test/docs/**").
+const testUrl = (m: (text: string) => boolean, url: URL): boolean =>
+  m(url.pathname) || m(pathWithQuery(url)) || m(url.href) || m(url.href.replace(/^https?:\/\//, ""));
+
 function matcher(config: WebConfig): (url: URL) => boolean {
-  const opts = { dot: true };
-  const include = config.include.length > 0 ? picomatch(config.include, opts) : null;
-  const exclude = config.exclude.length > 0 ? picomatch(config.exclude, opts) : null;
-  // Patterns apply to the path ("/docs/**") or to the whole URL ("https://x.test/docs/**").
-  const test = (m: picomatch.Matcher, url: URL) =>
-    m(url.pathname) || m(pathWithQuery(url)) || m(url.href) || m(url.href.replace(/^https?:\/\//, ""));
-  return (url) => (!include || test(include, url)) && !(exclude && test(exclude, url));
+  const include = config.include.length > 0 ? globsMatcher(config.include) : null;
+  const exclude = config.exclude.length > 0 ? globsMatcher(config.exclude) : null;
+  return (url) =>
+    url.href.length <= MAX_CRAWL_URL &&
+    (!include || testUrl(include, url)) &&
+    !(exclude && testUrl(exclude, url));
 }
 
 function excluded(config: WebConfig): (url: URL) => boolean {
-  if (config.exclude.length === 0) return () => false;
-  const m = picomatch(config.exclude, { dot: true });
-  return (url) =>
-    m(url.pathname) || m(pathWithQuery(url)) || m(url.href) || m(url.href.replace(/^https?:\/\//, ""));
+  const exclude = config.exclude.length > 0 ? globsMatcher(config.exclude) : null;
+  return (url) => url.href.length > MAX_CRAWL_URL || (exclude !== null && testUrl(exclude, url));
 }
 
 function fileNameOf(url: URL): string | undefined {

@@ -1,279 +1,227 @@
 /**
- * No request can freeze the server (issue #34): adversarial text on every route that takes text,
- * against the built server in its own process, while the test polls `/healthz` every 20 ms. A request
- * that held the event loop shows as a gap in those answers. Before the bounds, a 400-letter question
- * took 37 s, a robots.txt trap held `/healthz` over 30 s, six glob wildcards took 121 s.
+ * CPU bounds (issue #34): no request holds the event loop. The built server runs as its own process
+ * (a blocked loop in this process would block the poller too); `/healthz` is polled every 20 ms
+ * while each adversarial request runs, and both the request's own time and the longest `/healthz`
+ * wait are asserted (generous margins: the machine is shared; the p99 is printed).
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import type { Agent, DataSource } from "@lore/shared";
+import type { Agent } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  httpRequest,
-  type ServerProcess,
-  startServerProcess,
-} from "../helpers/server.ts";
-import { until } from "../helpers/until.ts";
+import { startTestSite, type TestSite } from "../fakes/web-site.ts";
+import { shopEntries } from "../fixtures/shop-corpus.ts";
+import { httpRequest, type ServerProcess, startServerProcess } from "../helpers/server.ts";
+import { call, createAgent, readyTextSource, waitForSettled } from "../ingestion/source-helpers.ts";
 
-let lore: ServerProcess;
-let site: Server;
-let siteUrl = "";
-let token = "";
+const ORIGIN = "https://shop.example";
+/** The goal is ≤ 1 s per question and ≤ 200 ms p99 for /healthz; the assertions allow for a busy machine. */
+const REQUEST_LIMIT_MS = 3000;
+const HEALTH_LIMIT_MS = 1000;
+
+let server: ServerProcess;
+let site: TestSite;
+let token: string;
 let agent: Agent;
-let apiKey = "";
+let apiKey: string;
+const healthWaits: number[] = [];
 
-const LONG_WORD = Array.from(
-  { length: 10_000 },
-  (_, i) => "abcdefghijklmnopqrstuvwxyz"[(i * 7919 + 13) % 26],
-).join("");
-const ONE_LETTER_WORDS = Array.from({ length: 5_000 }, (_, i) => "abcdefghijklmnopqrstuvwxyz"[i % 26]).join(
-  " ",
-);
-const DISTINCT_WORDS = Array.from({ length: 1_400 }, (_, i) => `w${i.toString(36)}x`).join(" ");
-const QUESTIONS: [string, string][] = [
-  ["one 10,000-letter word", LONG_WORD],
-  ["a 400-letter word", LONG_WORD.slice(0, 400)],
-  ["5,000 one-letter words", ONE_LETTER_WORDS],
-  ["1,400 distinct words", DISTINCT_WORDS],
-  [
-    "10,000 Han characters",
-    Array.from({ length: 9_000 }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20_000))).join(""),
-  ],
-  ["a 9,000-letter Cyrillic word", "привет".repeat(1_500)],
-];
-/** A trap for backtracking wildcards: six stars against long runs of `a`. */
-const TRAP = "*a*a*a*a*a*a*b";
-const LONG_PATH = `/${"a".repeat(160)}`;
+const letters = (n: number) => {
+  let s = "";
+  for (let i = 0; i < n; i++) s += "abcdefghijklmnopqrstuvwxyz"[(i * 7 + (i >> 3)) % 26];
+  return s;
+};
+/** Question shapes at the 10,000-character limit. */
+const shapes: Record<string, string> = {
+  "one 400-letter word": letters(400),
+  "one 10,000-letter word": letters(10_000),
+  "5,000 one-letter words": Array.from({ length: 5000 }, (_, i) => "abcdefghijklmnopqrstuvwxyz"[i % 26]).join(
+    " ",
+  ),
+  "1,100 misspelt words": Array.from({ length: 1100 }, (_, i) => `shiping${"abcdefghij"[i % 10]}`).join(" "),
+  "'how many' 1,100 times": "how many ".repeat(1100).trim(),
+  "one 10,000-character accented word": "é".repeat(10_000),
+  "one 2,500-letter Arabic word": "كتاب".repeat(2500),
+  "1,600 distinct words": Array.from({ length: 1600 }, (_, i) => `w${i.toString(36)}x`)
+    .join(" ")
+    .slice(0, 10_000),
+};
 
-/** `/healthz` polled every 20 ms while `work` runs: how long the request took and the answer gaps. */
+/** Runs `request` while polling /healthz every 20 ms; returns the request's time and the longest health wait. */
 async function underWatch<T>(
-  work: () => Promise<T>,
-): Promise<{ result: T; ms: number; worstHealthMs: number; p99: number }> {
-  const latencies: number[] = [];
+  request: () => Promise<T>,
+): Promise<{ result: T; ms: number; worstHealth: number }> {
   let running = true;
-  const poller = (async () => {
+  let worst = 0;
+  const poll = (async () => {
     while (running) {
       const started = performance.now();
-      const res = await fetch(`${lore.url}/healthz`);
+      const res = await fetch(`${server.url}/healthz`);
       await res.arrayBuffer();
-      latencies.push(performance.now() - started);
+      const waited = performance.now() - started;
+      healthWaits.push(waited);
+      worst = Math.max(worst, waited);
       await new Promise((r) => setTimeout(r, 20));
     }
   })();
   const started = performance.now();
-  const result = await work();
+  const result = await request();
   const ms = performance.now() - started;
   running = false;
-  await poller;
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
-  return { result, ms, worstHealthMs: sorted.at(-1) ?? 0, p99 };
+  await poll;
+  return { result, ms, worstHealth: worst };
 }
 
-/** The bounds asserted: the goals are 1 s per request and 200 ms p99 for /healthz on an idle machine;
- * the margins allow for a shared CI machine, and still fail by far the unbounded code (seconds to minutes). */
-function expectBounded(what: string, run: { ms: number; worstHealthMs: number; p99: number }): void {
-  console.log(
-    `${what}: ${Math.round(run.ms)} ms, /healthz p99 ${Math.round(run.p99)} ms, worst ${Math.round(run.worstHealthMs)} ms`,
-  );
-  expect(run.ms, `${what} took ${Math.round(run.ms)} ms`).toBeLessThan(3_000);
-  expect(
-    run.worstHealthMs,
-    `/healthz waited ${Math.round(run.worstHealthMs)} ms during ${what}`,
-  ).toBeLessThan(1_000);
-}
-
-const api = <T = unknown>(method: string, path: string, body?: unknown, credential = token) =>
-  httpRequest<T>(lore.api, method, path, { token: credential, body });
-
-async function settled(id: string): Promise<DataSource> {
-  return until(
-    async () => {
-      const source = (await api<DataSource>("GET", `/data-sources/${id}/`)).body;
-      return (source.status === "ready" || source.status === "failed") && source;
-    },
-    { timeout: 60_000, interval: 100, what: () => `source ${id} to settle` },
-  );
+function expectBounded(label: string, watched: { ms: number; worstHealth: number }): void {
+  console.log(`${label}: ${watched.ms.toFixed(0)} ms, longest /healthz ${watched.worstHealth.toFixed(0)} ms`);
+  expect(watched.ms, label).toBeLessThan(REQUEST_LIMIT_MS);
+  expect(watched.worstHealth, `${label}: /healthz`).toBeLessThan(HEALTH_LIMIT_MS);
 }
 
 beforeAll(async () => {
-  // A site whose robots.txt, sitemap and links are traps: long paths against wildcard rules.
-  const links = Array.from({ length: 40 }, (_, i) => `<a href="${LONG_PATH}${i}">x</a>`).join(" ");
-  site = createServer((req, res) => {
-    const path = new URL(req.url ?? "/", "http://x").pathname;
-    if (path === "/robots.txt") {
-      res.setHeader("content-type", "text/plain");
-      res.end(`User-agent: *\nDisallow: /${TRAP}\nAllow: /${TRAP}$\nSitemap: ${siteUrl}/sitemap.xml\n`);
-    } else if (path === "/sitemap.xml") {
-      res.setHeader("content-type", "application/xml");
-      const urls = Array.from({ length: 200 }, (_, i) => `<url><loc>${siteUrl}${LONG_PATH}${i}</loc></url>`);
-      res.end(
-        `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.join("")}</urlset>`,
-      );
-    } else {
-      res.setHeader("content-type", "text/html");
-      res.end(
-        `<!doctype html><html><head><title>Page ${path.length}</title></head><body><main><p>Shipping takes three days. ${links}</p></main></body></html>`,
-      );
-    }
+  site = await startTestSite();
+  server = await startServerProcess({ LORE_OUTBOUND_ALLOWLIST: "127.0.0.1", LORE_WEB_DELAY_MS: "0" });
+  const login = await httpRequest<{ access: string }>(server.api, "POST", "/auth/login/", {
+    body: { email: "admin@example.com", password: "correct-horse-battery" },
   });
-  await new Promise<void>((r) => site.listen(0, "127.0.0.1", r));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-
-  lore = await startServerProcess({ LORE_OUTBOUND_ALLOWLIST: "127.0.0.1", LORE_WEB_DELAY_MS: "0" });
-  token = (
-    await httpRequest<{ access: string }>(lore.api, "POST", "/auth/login/", {
-      body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
-    })
-  ).body.access;
-  const source = await api<DataSource>("POST", "/data-sources/", {
-    name: "FAQ",
-    type: "text",
-    config: {
-      entries: [
-        {
-          title: "Shipping",
-          content: "Standard shipping takes three to five business days. Express takes one day.",
-        },
-        { title: "Returns", content: "You can return an unopened item within 30 days for a full refund." },
-        { title: "Passwords", content: "Reset your password from the sign-in page. Choose Forgot password." },
-      ],
-    },
+  token = login.body.access;
+  const shop = await readyTextSource(server, token, "Shop FAQ", shopEntries);
+  agent = await createAgent(server, token, {
+    name: "Shop",
+    dataSourceIds: [shop.id],
+    allowedOrigins: [ORIGIN],
   });
-  expect((await settled(source.body.id)).status).toBe("ready");
-  agent = (
-    await api<Agent>("POST", "/agents/", {
-      name: "Bounded",
-      dataSourceIds: [source.body.id],
-      allowedOrigins: ["http://127.0.0.1"],
-    })
-  ).body;
-  apiKey = (await api<{ key: string }>("POST", `/agents/${agent.id}/api-keys/`, { name: "mcp" })).body.key;
-  // The first question loads the dictionaries; the bounds are about every question after it.
-  await api("POST", `/agents/${agent.id}/query/`, { message: "how long does shipping take?" });
+  apiKey = (
+    await call<{ key: string }>(server, "POST", `/agents/${agent.id}/api-keys/`, token, { name: "k" })
+  ).body.key;
+  // Warm up: the first question loads WordNet and the tokenizer, which is not what is measured here.
+  // (and the language detector and stop lists a few words of another language load).
+  for (const message of ["How long does shipping take?", "a e o y de la que el en", "كتاب المتجر"])
+    await call(server, "POST", `/agents/${agent.id}/query/`, token, { message });
 }, 120_000);
 
 afterAll(async () => {
-  await lore?.close();
-  await new Promise((r) => site?.close(r));
+  const sorted = [...healthWaits].sort((a, b) => a - b);
+  const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
+  console.log(
+    `/healthz during the suite: ${sorted.length} polls, p99 ${p99.toFixed(0)} ms, max ${(sorted.at(-1) ?? 0).toFixed(0)} ms`,
+  );
+  await server?.close();
+  await site?.close();
 });
 
-describe("questions of pathological shape answer in bounded time", () => {
-  for (const [name, text] of QUESTIONS) {
-    it(`${name}: /query/, /search/, the widget, chat completions and MCP`, async () => {
-      const run = await underWatch(async () => {
-        const statuses = [
-          (await api("POST", `/agents/${agent.id}/query/`, { message: text })).status,
-          (await api("POST", `/agents/${agent.id}/search/`, { query: text })).status,
-          (
-            await httpRequest(lore.api, "POST", `/widget/${agent.widgetId}/query/`, {
-              body: { message: text },
-              headers: { Origin: "http://127.0.0.1" },
-            })
-          ).status,
-          (
-            await api("POST", `/agents/${agent.id}/chat/completions/`, {
-              model: "lore",
-              messages: [{ role: "user", content: text }],
-            })
-          ).status,
-          (
-            await api(
-              "POST",
-              `/agents/${agent.id}/mcp/`,
-              {
-                jsonrpc: "2.0",
-                id: 1,
-                method: "tools/call",
-                params: { name: "ask", arguments: { question: text } },
-              },
-              apiKey,
-            )
-          ).status,
-        ];
-        return statuses;
-      });
-      expect(run.result).toEqual([200, 200, 200, 200, 200]);
-      // Five requests: each is bounded by a fifth of the whole.
-      expectBounded(name, { ...run, ms: run.ms / 5 });
-    });
+describe("questions of pathological shape answer in bounded time on every route", () => {
+  const routes: Record<string, (q: string) => Promise<{ status: number }>> = {
+    widget: (q) =>
+      httpRequest(server.api, "POST", `/widget/${agent.widgetId}/query/`, {
+        body: { message: q },
+        headers: { Origin: ORIGIN },
+      }),
+    query: (q) => call(server, "POST", `/agents/${agent.id}/query/`, token, { message: q }),
+    search: (q) => call(server, "POST", `/agents/${agent.id}/search/`, token, { query: q }),
+    "chat completions": (q) =>
+      call(server, "POST", `/agents/${agent.id}/chat/completions/`, token, {
+        messages: [
+          { role: "user", content: q },
+          { role: "assistant", content: "Shipping takes three days." },
+          { role: "user", content: q },
+        ],
+      }),
+    "MCP ask": (q) =>
+      call(server, "POST", `/agents/${agent.id}/mcp/`, apiKey, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "ask", arguments: { question: q } },
+      }),
+    "MCP search": (q) =>
+      call(server, "POST", `/agents/${agent.id}/mcp/`, apiKey, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "search", arguments: { query: q } },
+      }),
+  };
+  for (const [route, send] of Object.entries(routes)) {
+    it(`${route}`, async () => {
+      for (const [shape, question] of Object.entries(shapes)) {
+        const watched = await underWatch(() => send(question));
+        expect(watched.result.status, `${route}: ${shape}`).toBe(200);
+        expectBounded(`${route}: ${shape}`, watched);
+      }
+    }, 120_000);
   }
 });
 
-describe("patterns from sites and owners never backtrack", () => {
-  it("a robots.txt of nested wildcards against a sitemap of long URLs", async () => {
-    const run = await underWatch(async () => {
-      const created = await api<DataSource>("POST", "/data-sources/", {
-        name: "Trap sitemap",
-        type: "web",
-        config: { url: `${siteUrl}/sitemap.xml`, mode: "sitemap", maxPages: 20 },
-      });
-      expect(created.status).toBe(201);
-      return settled(created.body.id);
+describe("site- and user-supplied patterns cannot backtrack", () => {
+  it("crawls under a backtracking robots.txt rule and backtracking globs, long URLs included", async () => {
+    const long = `/docs/${"a".repeat(1500)}`;
+    site.setPage("/robots.txt", {
+      raw: `User-agent: *\nDisallow: /*a*a*a*a*a*a*a*a*b\nDisallow: /private/\nSitemap: ${site.url}/sitemap.xml\n`,
+      contentType: "text/plain",
     });
-    expect(run.result.status).toBe("ready");
-    console.log(`robots.txt trap sync: ${Math.round(run.ms)} ms`);
-    expect(run.worstHealthMs, `/healthz waited ${Math.round(run.worstHealthMs)} ms`).toBeLessThan(1_000);
-  });
-
-  it("include and exclude globs of nested wildcards against long links", async () => {
-    const run = await underWatch(async () => {
-      const created = await api<DataSource>("POST", "/data-sources/", {
-        name: "Trap crawl",
+    site.setPage(long, { title: "Long", html: `<h1>Long</h1><p>A page with a long address.</p>` });
+    site.setPage("/docs/", {
+      title: "Docs",
+      html: `<h1>Docs</h1><p>Start here.</p><a href="${long}">long</a> <a href="${long}x">longer</a> <a href="/docs/install">Install</a>`,
+    });
+    const watched = await underWatch(async () => {
+      const created = await call<{ id: string }>(server, "POST", "/data-sources/", token, {
+        name: "Crawl",
         type: "web",
         config: {
-          url: `${siteUrl}/start`,
+          url: `${site.url}/docs/`,
           mode: "crawl",
-          maxPages: 5,
           maxDepth: 1,
-          include: [`**/${TRAP}`, "/start"],
-          exclude: [`/${TRAP}*${TRAP}`],
+          include: ["/*a*a*a*a*a*a*a*a*a*a*b*", "/docs/**"],
+          exclude: ["**a**a**a**a*b", "/*a*a*a*a*a*a*c"],
         },
       });
       expect(created.status).toBe(201);
-      return settled(created.body.id);
+      return waitForSettled(server, token, created.body.id, 60_000);
     });
-    expect(run.result.status).toBe("ready");
-    console.log(`glob trap sync: ${Math.round(run.ms)} ms`);
-    expect(run.worstHealthMs, `/healthz waited ${Math.round(run.worstHealthMs)} ms`).toBeLessThan(1_000);
+    expect(watched.result.status).toBe("ready");
+    console.log(`crawl: ${watched.ms.toFixed(0)} ms, longest /healthz ${watched.worstHealth.toFixed(0)} ms`);
+    expect(watched.worstHealth, "crawl: /healthz").toBeLessThan(HEALTH_LIMIT_MS);
+    expect(site.requests).toContain(long);
+  }, 90_000);
+
+  it("refuses globs past their bounds with 400 validation_error naming the field", async () => {
+    for (const include of [
+      ["/{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}/**"], // 64 alternatives
+      Array.from({ length: 10 }, () => "*".repeat(250)), // 2,500 characters in one list
+    ]) {
+      const res = await call<{ error: string; details: { fields: Record<string, string[]> } }>(
+        server,
+        "POST",
+        "/data-sources/",
+        token,
+        { name: "Too much", type: "web", config: { url: `${site.url}/`, include } },
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe("validation_error");
+      expect(Object.keys(res.body.details.fields).join(" ")).toMatch(/include/);
+    }
   });
 
-  it("text entries of pathological shape are indexed without holding the loop", async () => {
-    const run = await underWatch(async () => {
-      const created = await api<DataSource>("POST", "/data-sources/", {
+  it("indexes text entries of pathological shape without stalling /healthz", async () => {
+    const watched = await underWatch(async () => {
+      const created = await call<{ id: string }>(server, "POST", "/data-sources/", token, {
         name: "Odd entries",
         type: "text",
         config: {
           entries: [
-            { title: LONG_WORD.slice(0, 200), content: LONG_WORD },
-            { title: "Letters", content: ONE_LETTER_WORDS },
+            { title: letters(500), content: letters(10_000) },
+            { title: "a", content: "é".repeat(10_000) },
+            { title: "b", content: Array.from({ length: 5000 }, () => "a").join(" ") },
+            { title: "c", content: "A. ".repeat(3000) },
           ],
         },
       });
-      return settled(created.body.id);
+      expect(created.status).toBe(201);
+      return waitForSettled(server, token, created.body.id, 60_000);
     });
-    expect(run.result.status).toBe("ready");
-    expectBounded("odd text entries", run);
-  });
-
-  it("refuses globs past their bounds with a field error", async () => {
-    const res = await api<{ error: string; details: { fields: Record<string, string[]> } }>(
-      "POST",
-      "/data-sources/",
-      {
-        name: "Too many globs",
-        type: "web",
-        config: {
-          url: `${siteUrl}/start`,
-          mode: "crawl",
-          include: Array.from({ length: 10 }, () => "*".repeat(250)),
-        },
-      },
+    expect(watched.result.status).toBe("ready");
+    console.log(
+      `entries: ${watched.ms.toFixed(0)} ms, longest /healthz ${watched.worstHealth.toFixed(0)} ms`,
     );
-    expect(res.status).toBe(400);
-    expect(res.body.error).toBe("validation_error");
-    expect(Object.keys(res.body.details.fields).join(" ")).toMatch(/include/);
-  });
+    expect(watched.worstHealth, "entries: /healthz").toBeLessThan(HEALTH_LIMIT_MS);
+  }, 90_000);
 });

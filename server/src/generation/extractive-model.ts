@@ -64,6 +64,10 @@ export const defaultExtractiveOptions: ExtractiveOptions = {
   },
 };
 
+/** Question terms read, and distinct ones weighed: far beyond a real question (issue #34). */
+const MAX_QUESTION_TERMS_READ = 256;
+const MAX_QUESTION_TERMS = 64;
+
 // Words that frame a request ("tell me about …") rather than name what it is about.
 const REQUEST_WORDS: ReadonlySet<string> = new Set(tokenizeTerms("tell explain describe know please"));
 
@@ -189,8 +193,12 @@ export function rankAnswerUnits(
     .join("\n");
   const language = foreignLatinLanguage(tokenizeWords(passages), STOP_WORDS, () => detectLanguage(passages));
   const termsOf = (text: string) => tokenizeTermsIn(text, language);
-  const questionSequence = termsOf(question);
-  const questionTerms = [...new Set(questionSequence)].filter((t) => !REQUEST_WORDS.has(t));
+  // Bounded (issue #34): the first MAX_QUESTION_TERMS_READ terms, MAX_QUESTION_TERMS distinct ones;
+  // scoring is O(units · terms · unit terms), so 10,000 one-letter words used to take seconds.
+  const questionSequence = termsOf(question).slice(0, MAX_QUESTION_TERMS_READ);
+  const questionTerms = [...new Set(questionSequence)]
+    .filter((t) => !REQUEST_WORDS.has(t))
+    .slice(0, MAX_QUESTION_TERMS);
   if (chunks.length === 0 || questionTerms.length === 0) return none;
 
   const units: Unit[] = chunks.flatMap((chunk, chunkIndex) =>
@@ -342,7 +350,11 @@ function relatedTerms(
   const out = new Map<string, { term: string; factor: number }[]>();
   const wordnet = expansion ? sharedWordNet() : null;
   if (!wordnet || !expansion) return out;
-  const words = tokenizeWords(question).filter((w) => !STOP_WORDS.has(w));
+  // Distinct words, at most MAX_QUESTION_TERMS: a repeated word used to add its relatives once per repeat.
+  const words = [...new Set(tokenizeWords(question).filter((w) => !STOP_WORDS.has(w)))].slice(
+    0,
+    MAX_QUESTION_TERMS,
+  );
   for (const { word, position, factor } of expandWords(wordnet, words, expansion)) {
     const source = stemWord(words[position] ?? "");
     const term = stemWord(word);

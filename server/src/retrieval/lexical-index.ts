@@ -213,12 +213,16 @@ const bm25Part = (weight: number, tf: number, k1: number, lengthNorm: number): n
 
 const alphabet = "abcdefghijklmnopqrstuvwxyz";
 
-/** Distinct query terms scored per question (issue #34: bounded work per request). */
+// Bounds on the work one question costs (issue #34): a 400-letter word used to hold the loop for
+// 37 s in typo correction, thousands of words for seconds in the per-term loops.
+/** Query tokens read: a question's first 256 (far beyond any real question; the rest is ignored). */
+export const MAX_QUERY_TOKENS = 256;
+/** Distinct query terms scored: the first 64 (features, variants and expansion are O(terms²) at most). */
 export const MAX_QUERY_TERMS = 64;
-/** Misspelt words corrected per question: each correction costs O(length²). */
-const MAX_TYPO_CORRECTIONS = 8;
-/** The longest word typo correction considers; no dictionary word a visitor misspells is longer. */
-const MAX_TYPO_WORD = 24;
+/** Words longer than this are never typo-corrected: 54·n + 25 edits of n letters each is O(n²). */
+export const MAX_TYPO_WORD_LENGTH = 24;
+/** Unknown words corrected per question: each costs ≤ 54·24 + 25 = 1,321 candidate stems. */
+export const MAX_TYPO_WORDS = 8;
 
 /** Every string one edit away from a word (deletion, transposition, substitution, insertion). */
 function editsOf(word: string): Set<string> {
@@ -720,21 +724,28 @@ export class LexicalIndex {
     const terms: string[] = [];
     let unknown = -2;
     const sequence: number[] = [];
-    const tokens = tokenize(query);
+    // Bounded: MAX_QUERY_TOKENS tokens, MAX_QUERY_TERMS distinct terms, MAX_TYPO_WORDS corrections.
+    const tokens = tokenize(query).slice(0, MAX_QUERY_TOKENS);
+    const unknownIds = new Map<string, number>();
     let corrections = 0;
     for (const token of tokens) {
-      // Bound: at most MAX_QUERY_TERMS distinct terms reach scoring (each costs a postings walk and a
-      // pass over every candidate's terms); the rest of a pathological question is ignored.
-      if (termIds.length >= MAX_QUERY_TERMS) break;
       const [analyzed] = analyzeTokens([token]);
       if (analyzed === undefined) continue;
       let id = this.termIdByTerm.get(analyzed) ?? -1;
-      if (id < 0 && this.params.typos && corrections < MAX_TYPO_CORRECTIONS) {
-        corrections++;
-        id = this.correctTypo(token);
+      if (id < 0) {
+        const known = unknownIds.get(analyzed);
+        if (known !== undefined) id = known;
+        else {
+          if (this.params.typos && corrections < MAX_TYPO_WORDS && token.length <= MAX_TYPO_WORD_LENGTH) {
+            if (token.length >= 4 && /^[a-z]+$/.test(token)) corrections++;
+            id = this.correctTypo(token);
+          }
+          // Unknown terms still weigh in (an unmatched rare word lowers every score); give each its own id.
+          if (id < 0) id = unknown--;
+          unknownIds.set(analyzed, id);
+        }
       }
-      // Unknown terms still weigh in (an unmatched rare word lowers every score); give each its own id.
-      if (id < 0) id = unknown--;
+      if (!seen.has(id) && seen.size >= MAX_QUERY_TERMS) continue;
       sequence.push(id);
       if (seen.has(id)) continue;
       const idf = idfOf(id);
@@ -846,9 +857,8 @@ export class LexicalIndex {
    * Candidates are stemmed without the analyser's cache, which they would only fill.
    */
   private correctTypo(token: string): number {
-    // Bound: 54·n + 25 candidates of length ≤ n + 1, each stemmed in O(n): O(n²) per word, so only
-    // words of a plausible length (≤ MAX_TYPO_WORD letters, ~30k character steps) are corrected.
-    if (token.length < 4 || token.length > MAX_TYPO_WORD || !/^[a-z]+$/.test(token)) return -1;
+    // O(54·n + 25) candidates of n letters each: callers keep n ≤ MAX_TYPO_WORD_LENGTH.
+    if (token.length < 4 || token.length > MAX_TYPO_WORD_LENGTH || !/^[a-z]+$/.test(token)) return -1;
     let best = -1;
     for (const candidate of editsOf(token)) {
       const term = analyzeLatinWord(candidate);

@@ -85,6 +85,7 @@ export class TermVariants {
    * or ends with, then up to MAX_LONGER_VARIANTS longer ones that start or end with it.
    */
   of(term: string, isTerm: (candidate: string) => boolean): string[] {
+    // O(n²) in the term's length n (every head and tail is built): n ≤ MAX_VARIANT_LENGTH.
     if (!canHaveVariants(term)) return [];
     const out = new Set<string>();
     const chars = [...term];

@@ -206,9 +206,40 @@ export function rateLimitQuery(
       await chargeRequest(config, limiter, c);
       throw error;
     }
-    setLimitHeaders(c, await limiter.charge(targetRules(config, c, target)));
+    const questions = "id" in target ? (target.questions ?? 1) : 1;
+    // Asks nothing (an MCP initialize, tools/list, ping…): the caller's ordinary request limit only.
+    if (questions === 0) await chargeRequest(config, limiter, c);
+    else {
+      const quota = await chargeQuestions(limiter, targetRules(config, c, target), questions);
+      setLimitHeaders(c, quota.state);
+      c.set("questions", { charged: quota.charged, refusal: quota.refusal });
+    }
     await next();
   };
+}
+
+/**
+ * Charges `count` questions one by one, each to every rule, until one is refused: the caller gets
+ * the answers it paid for and a 429 for each of the rest. If not even the first fits, the whole
+ * request is refused with the 429 (as a single question always is).
+ */
+async function chargeQuestions(
+  limiter: RateLimiter,
+  rules: LimitRule[],
+  count: number,
+): Promise<{ state: LimitState; charged: number; refusal: AppError | null }> {
+  let state = await limiter.charge(rules);
+  let charged = 1;
+  for (; charged < count; charged++) {
+    try {
+      state = await limiter.charge(rules);
+    } catch (error) {
+      if (error instanceof AppError && error.code === "rate_limited")
+        return { state, charged, refusal: error };
+      throw error;
+    }
+  }
+  return { state, charged, refusal: null };
 }
 
 /** `new URL(url).pathname` without parsing: request URLs here are already serialised absolute URLs. */

@@ -27,7 +27,15 @@ export interface McpCaller {
   callerId: string;
   requestId: string;
   signal: AbortSignal;
+  /** Before a question (`search`, `ask`) runs: spends one the request was charged for, or throws its 429. */
+  takeQuestion(): void;
 }
+
+/** The tools whose calls are charged as questions (the caller's and the agent's limits, like `/query/`). */
+const QUESTION_TOOLS: ReadonlySet<unknown> = new Set(["search", "ask"]);
+
+/** Whether a call of tool `name` is charged as a question. */
+export const isQuestion = (name: unknown): boolean => QUESTION_TOOLS.has(name);
 
 /** A Lore agent as an MCP server for one HTTP request: its tools, and its documents as resources. */
 export function createMcpServer(deps: McpDeps, caller: McpCaller): Server {
@@ -67,6 +75,7 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller): Server {
           }),
         );
       }
+      if (isQuestion(tool.definition.name)) caller.takeQuestion();
       return tool.call(request.params.arguments);
     }),
   );

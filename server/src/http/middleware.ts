@@ -4,7 +4,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
 import { AppError } from "../errors.ts";
 import type { Services } from "../services.ts";
-import { createClientIp } from "./client-ip.ts";
+import { createClientIp, limitKey } from "./client-ip.ts";
 import type { AppEnv, Principal } from "./principal.ts";
 import type { LimitRule, LimitState, RateLimiter } from "./rate-limiter.ts";
 import { requestHeader } from "./request-header.ts";
@@ -134,7 +134,7 @@ export function limitRules(
             {
               name: "anonymous_per_hour",
               // Visitors behind one address (an office, a school) each get their own quota.
-              key: visitorId ? `visitor:${visitorId}` : c.get("clientIp"),
+              key: visitorId ? `visitor:${visitorId}` : limitKey(c.get("clientIp")),
               limit: config.limits.anonPerHour,
               windowMs: HOUR,
             },
@@ -180,7 +180,7 @@ function targetRules(config: Config, c: Context<AppEnv>, target: ChargeTarget): 
   return [
     {
       name: "widget_config_per_hour",
-      key: c.get("clientIp"),
+      key: limitKey(c.get("clientIp")),
       limit: config.limits.anonPerHour * WIDGET_CONFIG_FACTOR,
       windowMs: HOUR,
     },

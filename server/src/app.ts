@@ -78,8 +78,6 @@ export function createApp(s: Services): Hono<AppEnv> {
     return app.on(method, `${prefix}${route.getRoutingPath()}`, charge, handle);
   };
 
-  // Outermost: a request is on the watchdog's list for as long as any of its code can run.
-  app.use("*", s.watchdog.track);
   app.use("*", requestContext(config, s));
   // Inside requestContext, so its headers land on the compressed response; outside CORS, so its Vary is kept.
   app.use("*", compressResponses());

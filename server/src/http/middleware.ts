@@ -16,10 +16,20 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Request id, client IP and an anonymous principal; after the handler, the shared headers and one log line. */
 export function requestContext(
   config: Pick<Config, "proxyTrust">,
-  services: Pick<Services, "logger">,
+  services: Pick<Services, "logger"> & Partial<Pick<Services, "watchdog">>,
 ): MiddlewareHandler<AppEnv> {
   const clientIp = createClientIp(config.proxyTrust);
   return async (c, next) => {
+    // On the watchdog's list while any of its code can run: a stall in it is laid to this request.
+    const ended = services.watchdog?.begin(c);
+    try {
+      await handle(c, next);
+    } finally {
+      ended?.();
+    }
+  };
+
+  async function handle(c: Context<AppEnv>, next: () => Promise<void>): Promise<void> {
     const incoming = requestHeader(c, "x-request-id");
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const headers: Record<string, string> = { "X-Request-ID": requestId };
@@ -41,7 +51,7 @@ export function requestContext(
       ms: Math.round(performance.now() - started),
       ip: c.get("clientIp"),
     });
-  };
+  }
 }
 
 function socketAddress(c: Context): string | null {

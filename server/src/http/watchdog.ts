@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import type { Logger } from "../log/logger.ts";
 import type { AppEnv } from "./principal.ts";
 
@@ -19,9 +19,10 @@ export interface EventLoopState {
   lastStall: Stall | null;
 }
 
-/** The event-loop watchdog of one server: requests register with `track`, `/healthz` reads `state`. */
+/** The event-loop watchdog of one server: requests register while they run, `/healthz` reads `state`. */
 export interface LoopWatchdog {
-  track: MiddlewareHandler<AppEnv>;
+  /** A request starts running; call the returned function when it ends. */
+  begin(c: Context<AppEnv>): () => void;
   state(): EventLoopState;
   stop(): void;
 }
@@ -86,15 +87,13 @@ export function startLoopWatchdog(budgetMs: number, logger: Logger): LoopWatchdo
   sampler.unref();
 
   return {
-    async track(c, next) {
+    begin(c) {
       const entry = { c, started: performance.now() };
       running.add(entry);
-      try {
-        await next();
-      } finally {
+      return () => {
         running.delete(entry);
         ended.push(entry);
-      }
+      };
     },
     state() {
       const p99 = Math.max(previousP99, delay.percentile(99));

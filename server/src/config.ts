@@ -75,6 +75,7 @@ const envSchema = z.object({
   LORE_STORAGE_URI: z.string().min(1).optional(),
   LORE_SHUTDOWN_DELAY_MS: int(0, 600_000).default(0),
   LORE_SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
+  LORE_WATCHDOG_BUDGET_MS: int(10, 600_000).default(100),
 });
 
 export interface StorageConfig {
@@ -142,6 +143,8 @@ export interface Config {
   readonly shutdownDelayMs: number;
   /** On SIGTERM, how long in-flight requests and answer streams then get to finish. */
   readonly shutdownGraceMs: number;
+  /** A task holding the event loop this long or longer is logged with its request (`event loop blocked`). */
+  readonly watchdogBudgetMs: number;
 }
 
 export class ConfigError extends Error {
@@ -239,6 +242,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     siteDir: e.LORE_SITE_DIR ?? null,
     shutdownDelayMs: e.LORE_SHUTDOWN_DELAY_MS,
     shutdownGraceMs: e.LORE_SHUTDOWN_GRACE_MS,
+    watchdogBudgetMs: e.LORE_WATCHDOG_BUDGET_MS,
   };
 }
 

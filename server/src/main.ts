@@ -1,6 +1,7 @@
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { startShutdownWatchdog } from "./http/shutdown-watchdog.ts";
 import { endOpenStreams, openStreamCount } from "./http/sse.ts";
 import { flushLogs } from "./log/logger.ts";
 import { createServices, type Services } from "./services.ts";
@@ -124,4 +125,16 @@ export async function main(env: Record<string, string | undefined>): Promise<voi
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  // Those handlers run when the loop turns; this thread ends the process if one task holds it past the deadline.
+  const { logger } = running.services;
+  startShutdownWatchdog({
+    delayMs: config.shutdownDelayMs,
+    graceMs: config.shutdownGraceMs,
+    onForce(stalledMs) {
+      logger.error("shutdown forced: the event loop is blocked", { stalledMs, streams: openStreamCount() });
+      process.exit(1);
+    },
+    onUnavailable: (reason) =>
+      logger.warn("shutdown watchdog unavailable: a blocked event loop delays SIGTERM", { reason }),
+  });
 }

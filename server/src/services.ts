@@ -19,6 +19,7 @@ import { Lifecycle } from "./http/lifecycle.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "./http/rate-limiter.ts";
 import { connectRedis } from "./http/redis.ts";
 import { createRedisRateLimiter } from "./http/redis-rate-limiter.ts";
+import { type LoopWatchdog, startLoopWatchdog } from "./http/watchdog.ts";
 import { createLocalLease, createRedisLease } from "./jobs/lease.ts";
 import { ReplicaPresence, replicaIdOf } from "./jobs/replica-presence.ts";
 import { SyncRunner } from "./jobs/sync-runner.ts";
@@ -70,6 +71,8 @@ export interface Services {
   workspaces: WorkspacesService;
   /** Serving or draining for shutdown (readiness reads it). */
   lifecycle: Lifecycle;
+  /** The event-loop watchdog: stalls logged with their request, `/healthz` reports the last. */
+  watchdog: LoopWatchdog;
   /** Background work to stop on shutdown. */
   stop(): Promise<void>;
 }
@@ -229,6 +232,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     .then((n) => n > 0 && logger.info("re-embedded chunks for the new embedding model", { chunks: n }))
     .catch((e) => logger.warn("re-embedding failed", { error: String(e) }));
 
+  const watchdog = startLoopWatchdog(config.watchdogBudgetMs, logger);
   const stopMaintenance = startMaintenance({
     store,
     index,
@@ -265,7 +269,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     widgetOrigins,
     workspaces,
     lifecycle: new Lifecycle(),
+    watchdog,
     async stop() {
+      watchdog.stop();
       stopMaintenance();
       await runner.stop();
       await analytics.stop();

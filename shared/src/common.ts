@@ -38,7 +38,30 @@ export const openApiDocumentSchema = z
   .openapi("OpenApiDocument");
 
 /** `GET /healthz`: the process answers. */
-export const healthSchema = z.object({ status: z.literal("ok") }).openapi("Health");
+const stallSchema = z.object({
+  route: z
+    .string()
+    .nullable()
+    .openapi({ description: "the matched route pattern; null: no request was running" }),
+  method: z.string().nullable(),
+  ms: z.number().int().openapi({ description: "how long the event loop did not turn" }),
+  at: z.string().openapi({ description: "when it turned again (ISO 8601)" }),
+});
+/** `GET /healthz`: the process answers; the event loop's recent delay and its last stall (issue #34). */
+export const healthSchema = z
+  .object({
+    status: z.literal("ok"),
+    eventLoop: z.object({
+      delayP99Ms: z
+        .number()
+        .int()
+        .openapi({ description: "99th percentile of the loop's delay, last 1–2 minutes" }),
+      lastStall: stallSchema
+        .nullable()
+        .openapi({ description: "the last time a task held the loop past the budget" }),
+    }),
+  })
+  .openapi("Health");
 /** `GET /readyz`: the store is open and migrated. */
 export const readinessSchema = z
   .object({

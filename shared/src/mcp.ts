@@ -50,6 +50,7 @@ const jsonRpcMessageSchema = z.looseObject({
 export const mcpRequestBodySchema = z
   .union([jsonRpcMessageSchema, z.array(jsonRpcMessageSchema).min(1).max(100)])
   .openapi("McpRequest");
+export type McpRequest = z.infer<typeof mcpRequestBodySchema>;
 
 const jsonRpcResponseSchema = z.looseObject({
   jsonrpc: z.literal("2.0"),

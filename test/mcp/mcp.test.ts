@@ -431,17 +431,20 @@ describe("rate limits", () => {
   let limited: TestServer;
   afterAll(() => limited?.close());
 
-  it("charges every MCP request to the agent's query limit and refuses with 429 past it", async () => {
+  it("charges search and ask calls to the agent's query limit and refuses with 429 past it", async () => {
     limited = await startTestServer({ LORE_LIMIT_AGENT_QUERIES_PER_MINUTE: "4" });
     const admin = (await limited.login()).access;
     const source = await readyTextSource(limited, admin, "FAQ", shopEntries.slice(0, 2));
     const limitedAgent = await createAgent(limited, admin, { name: "Limited", dataSourceIds: [source.id] });
-    // initialize and notifications/initialized: two requests (the GET stream is 405, not charged).
+    // initialize, notifications/initialized, tools/list and list_sources ask no question: not charged to the agent.
     const c = await connect(limited, limitedAgent.id, admin);
     await c.listTools();
-    await c.callTool({ name: "ask", arguments: { question: "How long does standard shipping take?" } });
+    for (let i = 0; i < 4; i++) {
+      await c.callTool({ name: "ask", arguments: { question: "How long does standard shipping take?" } });
+      await c.callTool({ name: "list_sources", arguments: {} });
+    }
     const refused = await c
-      .callTool({ name: "list_sources", arguments: {} })
+      .callTool({ name: "search", arguments: { query: "shipping" } })
       .catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 429, message: expect.stringContaining("rate_limited") });
     await c.close();

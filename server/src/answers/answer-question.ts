@@ -95,7 +95,9 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   let newConversation = false;
   if (input.conversationId) {
     conversation = deps.conversations.get(agent.id, input.conversationId);
-    if (input.visitorId !== undefined && conversation.visitorId !== input.visitorId) {
+    // A widget conversation is its visitor's token's alone, an API one no visitor's: otherwise it
+    // is not the caller's to continue, answered as an unknown one (issue #34).
+    if (conversation.visitorId !== (input.visitorId ?? null)) {
       throw new AppError("not_found", "conversation not found", {
         resource: "conversation",
         id: input.conversationId,

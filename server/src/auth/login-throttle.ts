@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
 import { AppError } from "../errors.ts";
+import { limitKey } from "../http/client-ip.ts";
 
 const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 /** The account slow-down: the first wait past the limit, doubling with each further failure, and its ceiling. */
@@ -80,8 +81,12 @@ export class LoginThrottle {
     private readonly failures: FailureCounter = createMemoryFailureCounter(),
   ) {}
 
-  /** Throws 429 for a locked pair or IP; otherwise the milliseconds the attempt waits before it is checked. */
-  async check(account: string, ip: string): Promise<number> {
+  /**
+   * Throws 429 for a locked pair or IP; otherwise the milliseconds the attempt waits before it is
+   * checked. An IPv6 address counts as its /64 (`limitKey`), here and in `fail`/`succeed`.
+   */
+  async check(account: string, address: string): Promise<number> {
+    const ip = limitKey(address);
     await this.refuseOver(`ip:${ip}`, this.limit * 5, "login_failures_per_ip");
     await this.refuseOver(`pair:${account}|${ip}`, this.limit, "login_failures_per_account_ip");
     const { count: failed } = await this.failures.count(`account:${account}`);
@@ -89,13 +94,15 @@ export class LoginThrottle {
     return Math.min(SLOWDOWN_MAX_MS, SLOWDOWN_BASE_MS * 2 ** (failed - this.limit));
   }
 
-  async fail(account: string, ip: string): Promise<void> {
+  async fail(account: string, address: string): Promise<void> {
+    const ip = limitKey(address);
     for (const key of [`ip:${ip}`, `pair:${account}|${ip}`, `account:${account}`])
       await this.failures.add(key);
   }
 
   /** The right password from this IP: its pair starts over (the account's slow-down decays with its window). */
-  async succeed(account: string, ip: string): Promise<void> {
+  async succeed(account: string, address: string): Promise<void> {
+    const ip = limitKey(address);
     await this.failures.clear(`pair:${account}|${ip}`);
   }
 

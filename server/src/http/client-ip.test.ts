@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalIp, createClientIp, parseProxyTrust } from "./client-ip.ts";
+import { canonicalIp, createClientIp, limitKey, parseProxyTrust } from "./client-ip.ts";
 
 describe("parseProxyTrust", () => {
   it.each([
@@ -37,5 +37,17 @@ describe("client IP", () => {
     // Every hop trusted: the leftmost is the best guess.
     expect(cidrs("10.0.0.2", "10.1.1.1")).toBe("10.1.1.1");
     expect(createClientIp({ kind: "none" })("::ffff:10.0.0.2", "203.0.113.7")).toBe("10.0.0.2");
+  });
+});
+
+describe("limitKey", () => {
+  it.each([
+    ["203.0.113.7", "203.0.113.7"],
+    ["2001:db8:aa:1::1", "2001:db8:aa:1::/64"],
+    ["2001:db8:aa:1:ffff:ffff:ffff:ffff", "2001:db8:aa:1::/64"],
+    ["::1", "::/64"],
+    ["unknown", "unknown"],
+  ])("counts %s as %s", (ip, key) => {
+    expect(limitKey(ip)).toBe(key);
   });
 });

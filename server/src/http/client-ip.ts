@@ -86,3 +86,18 @@ export function createClientIp(
     return chain[0] ?? socket;
   };
 }
+
+/**
+ * What anonymous and login limits count an address as: an IPv4 address itself, an IPv6 address its
+ * /64 (one subscriber's network, as an IPv4 address is one NAT): a /64 holder gets no fresh budget
+ * per address (issue #34). Anything that is not an IP ("unknown") is itself.
+ */
+export function limitKey(ip: string): string {
+  if (!ip.includes(":")) return ip;
+  try {
+    const parts = ipaddr.IPv6.parse(ip).parts.slice(0, 4);
+    return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/64`;
+  } catch {
+    return ip;
+  }
+}

@@ -4,7 +4,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
 import { AppError } from "../errors.ts";
 import type { Services } from "../services.ts";
-import { createClientIp } from "./client-ip.ts";
+import { createClientIp, limitKey } from "./client-ip.ts";
 import type { AppEnv, Principal } from "./principal.ts";
 import type { LimitRule, LimitState, RateLimiter } from "./rate-limiter.ts";
 import { requestHeader } from "./request-header.ts";
@@ -16,10 +16,20 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Request id, client IP and an anonymous principal; after the handler, the shared headers and one log line. */
 export function requestContext(
   config: Pick<Config, "proxyTrust">,
-  services: Pick<Services, "logger">,
+  services: Pick<Services, "logger"> & Partial<Pick<Services, "watchdog">>,
 ): MiddlewareHandler<AppEnv> {
   const clientIp = createClientIp(config.proxyTrust);
   return async (c, next) => {
+    // On the watchdog's list while any of its code can run: a stall in it is laid to this request.
+    const ended = services.watchdog?.begin(c);
+    try {
+      await handle(c, next);
+    } finally {
+      ended?.();
+    }
+  };
+
+  async function handle(c: Context<AppEnv>, next: () => Promise<void>): Promise<void> {
     const incoming = requestHeader(c, "x-request-id");
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const headers: Record<string, string> = { "X-Request-ID": requestId };
@@ -41,7 +51,7 @@ export function requestContext(
       ms: Math.round(performance.now() - started),
       ip: c.get("clientIp"),
     });
-  };
+  }
 }
 
 function socketAddress(c: Context): string | null {
@@ -134,7 +144,7 @@ export function limitRules(
             {
               name: "anonymous_per_hour",
               // Visitors behind one address (an office, a school) each get their own quota.
-              key: visitorId ? `visitor:${visitorId}` : c.get("clientIp"),
+              key: visitorId ? `visitor:${visitorId}` : limitKey(c.get("clientIp")),
               limit: config.limits.anonPerHour,
               windowMs: HOUR,
             },
@@ -180,7 +190,7 @@ function targetRules(config: Config, c: Context<AppEnv>, target: ChargeTarget): 
   return [
     {
       name: "widget_config_per_hour",
-      key: c.get("clientIp"),
+      key: limitKey(c.get("clientIp")),
       limit: config.limits.anonPerHour * WIDGET_CONFIG_FACTOR,
       windowMs: HOUR,
     },
@@ -206,9 +216,40 @@ export function rateLimitQuery(
       await chargeRequest(config, limiter, c);
       throw error;
     }
-    setLimitHeaders(c, await limiter.charge(targetRules(config, c, target)));
+    const questions = "id" in target ? (target.questions ?? 1) : 1;
+    // Asks nothing (an MCP initialize, tools/list, ping…): the caller's ordinary request limit only.
+    if (questions === 0) await chargeRequest(config, limiter, c);
+    else {
+      const quota = await chargeQuestions(limiter, targetRules(config, c, target), questions);
+      setLimitHeaders(c, quota.state);
+      c.set("questions", { charged: quota.charged, refusal: quota.refusal });
+    }
     await next();
   };
+}
+
+/**
+ * Charges `count` questions one by one, each to every rule, until one is refused: the caller gets
+ * the answers it paid for and a 429 for each of the rest. If not even the first fits, the whole
+ * request is refused with the 429 (as a single question always is).
+ */
+async function chargeQuestions(
+  limiter: RateLimiter,
+  rules: LimitRule[],
+  count: number,
+): Promise<{ state: LimitState; charged: number; refusal: AppError | null }> {
+  let state = await limiter.charge(rules);
+  let charged = 1;
+  for (; charged < count; charged++) {
+    try {
+      state = await limiter.charge(rules);
+    } catch (error) {
+      if (error instanceof AppError && error.code === "rate_limited")
+        return { state, charged, refusal: error };
+      throw error;
+    }
+  }
+  return { state, charged, refusal: null };
 }
 
 /** `new URL(url).pathname` without parsing: request URLs here are already serialised absolute URLs. */

@@ -1,4 +1,5 @@
 import type { Principal } from "../auth/principal.ts";
+import type { AppError } from "../errors.ts";
 
 export type { Principal };
 
@@ -9,5 +10,13 @@ export type AppEnv = {
     principal: Principal;
     /** Headers every response to this request carries (request id, rate-limit state), set after the handler. */
     responseHeaders: Record<string, string>;
+    /** Set when a request asks several questions (an MCP batch): how many were charged, the 429 for the rest. */
+    questions: QuestionQuota;
   };
 };
+
+/** The questions of one request that fit the caller's and the agent's limits; `refusal` answers the others. */
+export interface QuestionQuota {
+  charged: number;
+  refusal: AppError | null;
+}

@@ -147,8 +147,10 @@ export type RouteHandler<R extends ApiRoute> = (c: Context<AppEnv>, input: Route
  * What a request is charged to, found before its handler runs: a question to agent `id` (charged
  * with the caller; a widget visitor with a valid token is the caller, else the client IP), or a
  * widget's config read, which has a bucket of its own and never spends the question quota.
+ * `questions` (default 1) is how many questions the request asks: an MCP batch is charged one per
+ * `search`/`ask` call, and a message that asks none is an ordinary request of the caller.
  */
-export type ChargeTarget = { id: string; visitorId?: string } | { widgetConfig: string };
+export type ChargeTarget = { id: string; visitorId?: string; questions?: number } | { widgetConfig: string };
 
 /** A declared route with its handler, ready for the composition root to mount. */
 export interface Endpoint {

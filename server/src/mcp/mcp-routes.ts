@@ -1,14 +1,14 @@
-import type { ErrorCode } from "@lore/shared";
+import type { ErrorCode, McpRequest } from "@lore/shared";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context } from "hono";
 import { callerId } from "../auth/principal.ts";
 import { AppError } from "../errors.ts";
-import type { AppEnv } from "../http/principal.ts";
-import { endpoint } from "../http/route.ts";
+import type { AppEnv, QuestionQuota } from "../http/principal.ts";
+import { endpoint, type RouteInput } from "../http/route.ts";
 import type { Services } from "../services.ts";
 import type { AgentRecord } from "../store/records.ts";
 import * as api from "./mcp-api.ts";
-import { createMcpServer } from "./mcp-server.ts";
+import { createMcpServer, isQuestion } from "./mcp-server.ts";
 
 /**
  * The contract code for an HTTP-level refusal of the MCP transport (its own body is JSON-RPC): 400
@@ -52,6 +52,31 @@ function checkOrigin(c: Context<AppEnv>, agent: AgentRecord): void {
   throw new AppError("origin_not_allowed", "This origin may not use this agent's MCP server", { origin });
 }
 
+/** How many messages of a body ask a question (`tools/call` of `search` or `ask`, with an id to answer). */
+function questionCount(body: McpRequest): number {
+  return (Array.isArray(body) ? body : [body]).filter(
+    (m) => m.method === "tools/call" && m.id !== undefined && isQuestion(toolName(m.params)),
+  ).length;
+}
+
+const toolName = (params: unknown): unknown =>
+  typeof params === "object" && params !== null && "name" in params ? params.name : undefined;
+
+/** Spends one of the request's charged questions; past them, throws the 429 the charge met. */
+function questionTaker(quota: QuestionQuota | undefined): () => void {
+  let left = quota?.charged ?? 0;
+  return () => {
+    if (left > 0) {
+      left -= 1;
+      return;
+    }
+    throw (
+      quota?.refusal ??
+      new AppError("rate_limited", "Rate limit exceeded; retry after the delay in Retry-After")
+    );
+  };
+}
+
 /** `POST /agents/{agentId}/mcp/`: a fresh stateless MCP server and transport per request. */
 export function mcpRoutes({
   access,
@@ -65,6 +90,11 @@ export function mcpRoutes({
     checkOrigin(c, agent);
     return agent;
   };
+  // Access first, then the body: one question per search/ask call; a POST that asks none is an ordinary request.
+  const chargeOf = async (c: Context<AppEnv>, input: RouteInput<typeof api.agentMcp>) => ({
+    id: agentOf(c, input).id,
+    questions: questionCount(await input.json()),
+  });
 
   return [
     endpoint(
@@ -79,6 +109,7 @@ export function mcpRoutes({
             callerId: callerId(c.get("principal"), c.get("clientIp")),
             requestId: c.get("requestId"),
             signal: c.req.raw.signal,
+            takeQuestion: questionTaker(c.get("questions")),
           },
         );
         const transport = new WebStandardStreamableHTTPServerTransport({
@@ -94,7 +125,7 @@ export function mcpRoutes({
           await server.close();
         }
       },
-      { queryAgent: agentOf },
+      { queryAgent: chargeOf },
     ),
   ];
 }

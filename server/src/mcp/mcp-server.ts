@@ -27,7 +27,15 @@ export interface McpCaller {
   callerId: string;
   requestId: string;
   signal: AbortSignal;
+  /** Before a question (`search`, `ask`) runs: spends one the request was charged for, or throws its 429. */
+  takeQuestion(): void;
 }
+
+/** The tools whose calls are charged as questions (the caller's and the agent's limits, like `/query/`). */
+const QUESTION_TOOLS: ReadonlySet<unknown> = new Set(["search", "ask"]);
+
+/** Whether a call of tool `name` is charged as a question. */
+export const isQuestion = (name: unknown): boolean => QUESTION_TOOLS.has(name);
 
 /** A Lore agent as an MCP server for one HTTP request: its tools, and its documents as resources. */
 export function createMcpServer(deps: McpDeps, caller: McpCaller): Server {
@@ -56,24 +64,29 @@ export function createMcpServer(deps: McpDeps, caller: McpCaller): Server {
     };
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.definition) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const tool = tools.find((t) => t.definition.name === request.params.name);
-    // An unknown tool is a protocol error (the client asked for something the server never offered)…
-    if (!tool) {
-      throw rpcError(
-        new AppError("validation_error", `No tool named ${request.params.name}`, {
-          fields: { name: [`one of ${tools.map((t) => t.definition.name).join(", ")}`] },
-        }),
-      );
-    }
-    // …a tool's own failure (its arguments, an unknown source or conversation) is its result, so the
-    // model sees the contract's error and can correct itself.
-    try {
-      return await tool.call(request.params.arguments);
-    } catch (error) {
-      return toolError(toAppError(error, caller.requestId, deps.logger));
-    }
-  });
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    guarded(async (request) => {
+      const tool = tools.find((t) => t.definition.name === request.params.name);
+      // An unknown tool is a protocol error (the client asked for something the server never offered)…
+      if (!tool) {
+        throw rpcError(
+          new AppError("validation_error", `No tool named ${request.params.name}`, {
+            fields: { name: [`one of ${tools.map((t) => t.definition.name).join(", ")}`] },
+          }),
+        );
+      }
+      // A question past the request's charged quota is a JSON-RPC error carrying the 429 body.
+      if (isQuestion(tool.definition.name)) caller.takeQuestion();
+      // …a tool's own failure (its arguments, an unknown source or conversation) is its result, so the
+      // model sees the contract's error and can correct itself.
+      try {
+        return await tool.call(request.params.arguments);
+      } catch (error) {
+        return toolError(toAppError(error, caller.requestId, deps.logger));
+      }
+    }),
+  );
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: documentTemplates(agent),
   }));

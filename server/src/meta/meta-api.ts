@@ -5,7 +5,7 @@ export const health = apiRoute({
   method: "get",
   path: "/healthz",
   root: true,
-  summary: "Liveness: the process answers",
+  summary: "Liveness: the process answers; the event loop's recent delay (p99) and its last stall",
   tag: "Meta",
   auth: "none",
   responses: { 200: jsonResponse(healthSchema) },

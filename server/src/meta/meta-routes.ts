@@ -7,9 +7,15 @@ import type { Services } from "../services.ts";
 import * as api from "./meta-api.ts";
 
 /** Health checks and the OpenAPI document. */
-export function metaRoutes({ config, store, lifecycle }: Pick<Services, "config" | "store" | "lifecycle">) {
+export function metaRoutes({
+  config,
+  store,
+  lifecycle,
+  watchdog,
+}: Pick<Services, "config" | "store" | "lifecycle" | "watchdog">) {
   return [
-    endpoint(api.health, (c) => c.json({ status: "ok" as const })),
+    // Answered by the event loop, so it cannot answer while a task holds it: it reports the last stall after.
+    endpoint(api.health, (c) => c.json({ status: "ok" as const, eventLoop: watchdog.state() })),
     endpoint(api.readiness, (c) => {
       // Fails first on shutdown, so a proxy's health check moves traffic away before the listener closes.
       if (lifecycle.draining)

@@ -76,7 +76,8 @@ export const acceptInvitation = apiRoute({
   method: "post",
   path: "/invitations/{invitationId}/accept/",
   summary: "Accept an invitation to the caller's email: join the workspace with the invited role",
-  description: "An invitation to another email, expired or already answered is 404.",
+  description:
+    "An invitation to another email, expired or already answered is 404. If the inviter is no longer a member, or no longer holds a role that may grant the invited one (admin; owner for owner), 403.",
   tag: "Workspaces",
   auth: "user",
   responses: { 200: jsonResponse(workspaceSchema) },

@@ -104,12 +104,25 @@ export class WorkspacesService {
     await this.store.invitations.delete([invitation.id]);
   }
 
-  /** The invitee joins with the invited role (a member already keeps their role). */
+  /**
+   * The invitee joins with the invited role (a member already keeps their role), if the inviter is
+   * still a member whose role may grant it (admin, owner for owner): else 403 (issue #34).
+   */
   async accept(user: UserRecord, invitationId: string): Promise<Workspace> {
     const invitation = this.invitationOf(user, invitationId);
     const workspace = this.store.workspaces.get(invitation.workspaceId);
     if (!workspace) throw notFound("invitation", invitationId);
     const membership = await this.store.memberships.transact(() => {
+      // The grant is the inviter's: it holds only while they are a member who may still grant the role.
+      const required: Role = invitation.role === "owner" ? "owner" : "admin";
+      const inviterRole = this.access.roleIn(invitation.invitedBy, workspace.id);
+      if (!inviterRole || !this.access.atLeast(inviterRole, required)) {
+        throw new AppError(
+          "permission_denied",
+          "Whoever invited you can no longer grant this role; ask the workspace for a new invitation",
+          { required },
+        );
+      }
       const existing = this.store.memberships.find(
         (m) => m.workspaceId === workspace.id && m.userId === user.id,
       );

@@ -67,7 +67,7 @@ describe("a widget visitor's conversation", () => {
         { resource: "conversation", id: conversationId },
       ]);
     }
-    const mcp = await call<{ error?: { data?: ErrorBody } }>(
+    const mcp = await call<{ result?: { isError?: boolean; structuredContent?: ErrorBody } }>(
       server,
       "POST",
       `/agents/${agent.id}/mcp/`,
@@ -79,7 +79,12 @@ describe("a widget visitor's conversation", () => {
         params: { name: "ask", arguments: { question: INJECTED, conversationId } },
       },
     );
-    expect(mcp.body.error?.data).toMatchObject({ error: "not_found", details: { resource: "conversation" } });
+    // A tool's failure is its result (isError), carrying the contract's error body.
+    expect(mcp.body.result?.isError).toBe(true);
+    expect(mcp.body.result?.structuredContent).toMatchObject({
+      error: "not_found",
+      details: { resource: "conversation" },
+    });
   });
 
   it("shows the visitor only their own messages, and the visitor still continues it", async () => {

@@ -129,6 +129,8 @@ describe("PDF", () => {
 
 describe.runIf(hasDatasets("real PDFs of py-pdf/sample-files", "py-pdf-sample-files"))(
   "PDF: py-pdf/sample-files (public dataset)",
+  // Real PDFs take a second or two each through pdf.js alone; more on a loaded machine.
+  { timeout: 60_000 },
   () => {
     it("reads real PDFs with the page counts their maintainers list", async () => {
       const expected = JSON.parse(

@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseDocument } from "../../server/src/sources/parsing/parse-document.ts";
-import { datasetsDir } from "./datasets.ts";
+import { datasetPath } from "./datasets.ts";
 import { LoreClient } from "./lib/api.ts";
 import { langchainBm25, type PeerChunk, rawLanceFts, readProductChunks, winkBm25 } from "./lib/peers.ts";
 import { evalPeer, type RecallRow, rankAll, recallRow } from "./lib/recall.ts";
@@ -22,7 +22,6 @@ import { startBenchServer } from "./lib/server.ts";
 import { round } from "./lib/stats.ts";
 
 const ks = [1, 5, 10] as const;
-const dir = join(datasetsDir, "financebench");
 
 export interface FinanceQuestion {
   id: string;
@@ -33,7 +32,10 @@ export interface FinanceQuestion {
 }
 
 /** The questions whose documents are among the PDFs present, with 1-based evidence pages. */
-export function loadFinanceBench(pdfDir = join(dir, "pdfs")): {
+export function loadFinanceBench(
+  dir = datasetPath("financebench"),
+  pdfDir = join(dir, "pdfs"),
+): {
   pdfs: string[];
   questions: FinanceQuestion[];
 } {

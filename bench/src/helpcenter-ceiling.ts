@@ -25,7 +25,7 @@ import {
 import type { LexicalParams } from "../../server/src/retrieval/lexical-index.ts";
 import { analyze } from "../../server/src/retrieval/text-analysis.ts";
 import { segmentSentences } from "../../server/src/text/segment.ts";
-import { type HelpQuestion, loadHelpCenter } from "./datasets.ts";
+import { type HelpCenterData, type HelpQuestion, loadHelpCenter } from "./datasets.ts";
 import {
   evaluate,
   type HalfMetrics,
@@ -83,15 +83,17 @@ const WEIGHT_VARIANTS: readonly Variant[] = [
   { name: "answer-type weight ×2", answer: withWeights({ answerType: 0.16 }) },
 ];
 
-const data = loadHelpCenter();
-const itemsOf = (half: Half) => data.questions.filter((q) => q.half === half);
+// Loaded on first use: run-all imports this module whether or not the dataset is there.
+let loaded: HelpCenterData | undefined;
+const helpCenter = (): HelpCenterData => (loaded ??= loadHelpCenter());
+const itemsOf = (half: Half) => helpCenter().questions.filter((q) => q.half === half);
 const indexes = new Map<string, HelpCenterIndex>();
 
 async function indexFor(lexical: Partial<LexicalParams> = {}): Promise<HelpCenterIndex> {
   const key = JSON.stringify(lexical);
   let hc = indexes.get(key);
   if (!hc) {
-    hc = await indexHelpCenter(data, { lexical });
+    hc = await indexHelpCenter(helpCenter(), { lexical });
     indexes.set(key, hc);
   }
   return hc;
@@ -146,11 +148,11 @@ interface RetrievalCeiling {
 
 async function retrievalCeiling(hc: HelpCenterIndex, half: Half): Promise<RetrievalCeiling> {
   const articleTerms = new Map(
-    data.articles.map((a) => [a.path, new Set(analyze(`${a.title}\n${a.content}`))]),
+    helpCenter().articles.map((a) => [a.path, new Set(analyze(`${a.title}\n${a.content}`))]),
   );
   const df = new Map<string, number>();
   for (const terms of articleTerms.values()) for (const t of terms) df.set(t, (df.get(t) ?? 0) + 1);
-  const distinctive = (t: string) => (df.get(t) ?? 0) <= data.articles.length * 0.1;
+  const distinctive = (t: string) => (df.get(t) ?? 0) <= helpCenter().articles.length * 0.1;
   const items = itemsOf(half).filter((q) => q.kind === "answerable");
   let inCandidates = 0;
   let noDistinctive = 0;
@@ -197,7 +199,7 @@ async function retrievalCeiling(hc: HelpCenterIndex, half: Half): Promise<Retrie
 function factSentenceMatches(q: HelpQuestion, fact: string, questionTerms: ReadonlySet<string>): boolean {
   const squash = (s: string) => s.toLowerCase().replace(/\s+/g, " ");
   for (const path of q.gold) {
-    const article = data.articles.find((a) => a.path === path);
+    const article = helpCenter().articles.find((a) => a.path === path);
     if (!article) continue;
     let heading = article.title;
     for (const block of article.content.split(/\n\s*\n/)) {

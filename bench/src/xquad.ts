@@ -14,7 +14,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { containsAnswer, datasetsDir } from "./datasets.ts";
+import { containsAnswer, datasetPath } from "./datasets.ts";
 import { LoreClient } from "./lib/api.ts";
 import { type PeerChunk, rawLanceFts, readProductChunks } from "./lib/peers.ts";
 import { evalPeer, type RecallRow, rankAll, recallRow } from "./lib/recall.ts";
@@ -40,7 +40,7 @@ interface XquadFile {
 }
 
 /** One language's file: paragraphs in file order, questions pointing at them. */
-export function loadXquad(language: XquadLanguage, dir: string = join(datasetsDir, "xquad")): XquadData {
+export function loadXquad(language: XquadLanguage, dir: string = datasetPath("xquad")): XquadData {
   const file = JSON.parse(readFileSync(join(dir, `xquad.${language}.json`), "utf8")) as XquadFile;
   const out: XquadData = { paragraphs: [], questions: [] };
   for (const article of file.data) {

@@ -12,12 +12,15 @@ import { existsSync, mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContextOptions, chromium, type Locator, type Page } from "playwright-core";
-import { repoRoot } from "../helpers/server.ts";
 import { until } from "../helpers/until.ts";
 
 export const CHROMIUM_PATH = process.env.LORE_CHROMIUM ?? "/usr/bin/chromium";
+// Not imported from helpers/server.ts: that module imports vitest, and the benchmarks (bench/src/console.ts) use this one outside it.
+const repoRoot = resolve(fileURLToPath(new URL("../..", import.meta.url)));
+
 export const ARTIFACTS_DIR = join(repoRoot, "test-results");
 
 /** Launches headless Chromium; fails with a clear message when it is not installed. */

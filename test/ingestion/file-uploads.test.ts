@@ -1,10 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { type DataSource, errorBodySchema, type SourceDocument, type SyncRun } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { docxParagraph, docxTable, makeDocx } from "../fixtures/docx.ts";
-import { makePdf } from "../fixtures/pdf.ts";
-import { repoRoot, startTestServer, type TestServer } from "../helpers/server.ts";
+import { makePdf, truncatePdf } from "../fixtures/pdf.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
 import {
   call,
   createAgent,
@@ -14,9 +14,6 @@ import {
   syncRuns,
   waitForSettled,
 } from "./source-helpers.ts";
-
-const samples = join(repoRoot, "../shared/datasets/py-pdf-sample-files");
-const samplePdf = (path: string) => new Uint8Array(readFileSync(join(samples, path)));
 
 let server: TestServer;
 let token: string;
@@ -34,6 +31,10 @@ const manualPdf = makePdf(
   ],
   { title: "Espresso Machine Manual" },
 );
+
+const brokenPdf = makePdf([["Page one of four."], ["Page two."], ["Page three."], ["Page four."]], {
+  title: "Four pages",
+});
 
 const docx = makeDocx(
   [
@@ -75,11 +76,15 @@ describe("file uploads", () => {
         bytes: makePdf([["The disguised document mentions the zeppelin hangar."]]),
         type: "text/plain",
       },
+      // Password-protected as LibreOffice writes it (RC4, 128-bit).
       {
         name: "locked.pdf",
-        bytes: samplePdf("005-libreoffice-writer-password/libreoffice-writer-password.pdf"),
+        bytes: makePdf([["The locked salary table."]], {
+          encrypt: { cipher: "rc4-128", userPassword: "openpassword" },
+        }),
       },
-      { name: "broken.pdf", bytes: samplePdf("004-pdflatex-4-pages/pdflatex-4-pages.pdf").slice(0, 1500) },
+      // An upload cut off halfway: no cross-reference table, no trailer.
+      { name: "broken.pdf", bytes: truncatePdf(brokenPdf, Math.floor(brokenPdf.length / 2)) },
     ]);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.type).toBe("file");
@@ -112,7 +117,9 @@ describe("file uploads", () => {
       expect(doc.error).toBeTruthy();
       expect(doc.chunkCount).toBe(0);
     }
-    expect(failed.map((d) => d.error).join(" ")).toMatch(/encrypt|password/i);
+    const errorOf = (name: string) => failed.find((d) => d.title.startsWith(name))?.error;
+    expect(errorOf("locked")).toMatch(/encrypt|password/i);
+    expect(errorOf("broken")).toMatch(/malformed/i);
     const runs = await syncRuns(server, token, source.id);
     expect(runs[0]).toMatchObject({ status: "completed", added: 7, failed: 2 });
     expect(source.lastError).toMatch(/2 document/);

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { makePdf } from "../../../../test/fixtures/pdf.ts";
 import { chunkedDocument } from "../chunking/chunk-document.ts";
@@ -28,11 +27,7 @@ describe("the parse worker pool", { timeout: 20_000 }, () => {
   });
 
   it("brings typed errors back across the thread boundary", async () => {
-    const encrypted = new Uint8Array(
-      readFileSync(
-        "/work/shared/datasets/py-pdf-sample-files/005-libreoffice-writer-password/libreoffice-writer-password.pdf",
-      ),
-    );
+    const encrypted = makePdf([["Locked"]], { encrypt: { cipher: "rc4-128", userPassword: "openpassword" } });
     await expect(
       pool.parse({ externalId: "e", title: "", sourceUrl: null, kind: null, body: encrypted }),
     ).rejects.toThrow(ParseError);
@@ -43,8 +38,11 @@ describe("the parse worker pool", { timeout: 20_000 }, () => {
   });
 
   it("kills a parse that exceeds its timeout and keeps serving afterwards", async () => {
-    const big = new Uint8Array(
-      readFileSync("/work/shared/datasets/py-pdf-sample-files/009-pdflatex-geotopo/GeoTopo-komprimiert.pdf"),
+    // 120 pages of 40 lines: over a second of pdf.js work, far past the 50 ms allowed.
+    const big = makePdf(
+      Array.from({ length: 120 }, (_, page) =>
+        Array.from({ length: 40 }, (_, line) => `Line ${line} of page ${page}: the boiler holds 1.2 litres.`),
+      ),
     );
     const err = await pool
       .parse({ externalId: "g", title: "", sourceUrl: null, kind: null, body: big }, { timeoutMs: 50 })

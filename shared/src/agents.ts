@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { idSchema, pageQuerySchema } from "./common.ts";
+import { handoffSettingSchema } from "./handoffs.ts";
 
 export const retrievalModeSchema = z.enum(["hybrid", "semantic", "keyword"]);
 export type RetrievalMode = z.infer<typeof retrievalModeSchema>;
@@ -71,6 +72,10 @@ export const agentSchema = z
     welcomeMessage: z.string(),
     suggestedQuestions: z.array(z.string()),
     fallbackMessage: z.string(),
+    handoff: handoffSettingSchema.openapi({
+      description:
+        "the visitor's way out, offered with fallback and uncertain answers, after a thumbs-down and in the widget's menu",
+    }),
     language: answerLanguageSchema.nullable().openapi({
       description:
         "the language of the fallback message and other server-written text; null: each question's detected language",
@@ -98,6 +103,7 @@ const agentFields = {
   welcomeMessage: z.string().max(2000),
   suggestedQuestions: z.array(z.string().trim().min(1).max(300)).max(10),
   fallbackMessage: z.string().trim().min(1).max(2000),
+  handoff: handoffSettingSchema,
   language: answerLanguageSchema.nullable(),
   dataSourceIds: z.array(idSchema).max(200),
   allowedOrigins: z.array(originSchema).max(50),

@@ -1,7 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { retrievalModeSchema } from "./agents.ts";
 import { idSchema, pageQuerySchema } from "./common.ts";
+import { handoffSchema } from "./handoffs.ts";
 import { MAX_MESSAGE_LENGTH } from "./limits.ts";
+
+/** Why a visitor rated an answer down. */
+export const feedbackReasonSchema = z.enum(["wrong", "unanswered", "outdated", "other"]);
+export type FeedbackReason = z.infer<typeof feedbackReasonSchema>;
 
 export const queryRequestSchema = z
   .object({
@@ -108,6 +113,12 @@ export const conversationSchema = z
     upvotes: z.number().int().nonnegative(),
     downvotes: z.number().int().nonnegative(),
     unanswered: z.number().int().nonnegative().openapi({ description: "answers that were the fallback" }),
+    handoffs: z.number().int().nonnegative().openapi({ description: "contact requests the visitor sent" }),
+    openHandoffs: z
+      .number()
+      .int()
+      .nonnegative()
+      .openapi({ description: "of those, the ones not resolved yet" }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -130,6 +141,8 @@ export const messageSchema = z
     feedback: z.enum(["up", "down"]).nullable(),
     /** The comment given with the latest rating, if any. */
     feedbackComment: z.string().nullable(),
+    /** What was wrong, as the visitor chose it with a thumbs-down. */
+    feedbackReason: feedbackReasonSchema.nullable(),
     /** The answer was the agent's "I don't know" fallback. */
     fallback: z.boolean(),
     /** The correction this answer was given from, if any. */
@@ -139,7 +152,12 @@ export const messageSchema = z
   .openapi("Message");
 export type Message = z.infer<typeof messageSchema>;
 export const conversationDetailSchema = conversationSchema
-  .extend({ messages: z.array(messageSchema) })
+  .extend({
+    messages: z.array(messageSchema),
+    handoffRequests: z
+      .array(handoffSchema)
+      .openapi({ description: "the visitor's contact requests, oldest first" }),
+  })
   .openapi("ConversationDetail");
 export type ConversationDetail = z.infer<typeof conversationDetailSchema>;
 
@@ -154,6 +172,10 @@ export const conversationListQuerySchema = pageQuerySchema.extend({
     .transform((v) => v === "true")
     .optional()
     .openapi({ description: "`true`: conversations with at least one fallback answer" }),
+  handoff: z
+    .enum(["open", "any"])
+    .optional()
+    .openapi({ description: "`open`: conversations with an unresolved contact request; `any`: with any" }),
   q: z.string().max(200).optional().openapi({ description: "case-insensitive text in any message" }),
 });
 export type ConversationListQuery = z.infer<typeof conversationListQuerySchema>;
@@ -194,7 +216,11 @@ export const visitorTranscriptSchema = z
 export type VisitorTranscript = z.infer<typeof visitorTranscriptSchema>;
 
 export const feedbackRequestSchema = z
-  .object({ rating: z.enum(["up", "down"]), comment: z.string().max(2000).optional() })
+  .object({
+    rating: z.enum(["up", "down"]),
+    comment: z.string().max(2000).optional(),
+    reason: feedbackReasonSchema.optional().openapi({ description: "with `down`: what was wrong" }),
+  })
   .openapi("FeedbackRequest");
 export type FeedbackRequest = z.infer<typeof feedbackRequestSchema>;
 

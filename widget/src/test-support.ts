@@ -157,6 +157,7 @@ export function widgetConfig(overrides: Partial<WidgetConfig> = {}): WidgetConfi
       radius: 16,
       zIndex: 2147483000,
     },
+    handoff: { mode: "none", url: null },
     status: "ready",
     ...overrides,
   };

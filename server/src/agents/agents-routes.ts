@@ -14,11 +14,12 @@ export function agentsRoutes({
   apiKeys,
   conversations,
   corrections,
+  handoffs,
   answerDeps,
   config,
 }: Pick<
   Services,
-  "access" | "agents" | "apiKeys" | "conversations" | "corrections" | "answerDeps" | "config"
+  "access" | "agents" | "apiKeys" | "conversations" | "corrections" | "handoffs" | "answerDeps" | "config"
 >) {
   return [
     endpoint(api.listAgents, (c, input) => {
@@ -76,6 +77,7 @@ export function agentsRoutes({
       await agents.remove(agent);
       await conversations.removeForAgent(agent.id);
       await corrections.removeForAgent(agent.id);
+      await handoffs.removeForAgent(agent.id);
       return c.body(null, 204);
     }),
     endpoint(api.checkSuggestedQuestions, async (c, input) => {

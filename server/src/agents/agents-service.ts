@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import type { Agent, CreateAgentRequest, Theme, UpdateAgentRequest } from "@lore/shared";
+import type { Agent, CreateAgentRequest, HandoffSetting, Theme, UpdateAgentRequest } from "@lore/shared";
 import { AppError, notFound } from "../errors.ts";
 import type { AgentRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
@@ -13,6 +13,13 @@ export const defaultTheme: Theme = {
   radius: 12,
   zIndex: 2147483000,
 };
+
+const NO_HANDOFF: HandoffSetting = Object.freeze({ mode: "none", url: null });
+
+/** An agent's handoff setting (agents stored before it existed have none). */
+export function handoffOf(agent: Pick<AgentRecord, "handoff">): HandoffSetting {
+  return agent.handoff ?? NO_HANDOFF;
+}
 
 export const DEFAULT_FALLBACK =
   "I couldn't find that in the knowledge base. Try rephrasing, or ask about something the documents cover.";
@@ -29,7 +36,7 @@ export class AgentsService {
   /** Public shape: the stored agent plus its derived status. */
   toAgent(record: AgentRecord, status = this.statusOf(record)): Agent {
     // Agents stored before the language setting existed read as "detect".
-    return { ...record, language: record.language ?? null, status };
+    return { ...record, language: record.language ?? null, handoff: handoffOf(record), status };
   }
 
   /** `JSON.stringify(toAgent(record))`, once per record and status: lists send the same agents again and again. */
@@ -88,6 +95,7 @@ export class AgentsService {
       welcomeMessage: input.welcomeMessage ?? "Hi! Ask me anything about our documentation.",
       suggestedQuestions: input.suggestedQuestions ?? [],
       fallbackMessage: input.fallbackMessage ?? DEFAULT_FALLBACK,
+      handoff: input.handoff ?? NO_HANDOFF,
       language: input.language ?? null,
       dataSourceIds: dedupe(input.dataSourceIds ?? []),
       widgetId: `wgt_${randomBytes(12).toString("base64url")}`,

@@ -97,6 +97,8 @@ describe("AnalyticsService", () => {
         messageId: "m1",
         rating,
         comment: null,
+        reason: null,
+        conversationCreatedAt: new Date().toISOString(),
       });
     feedback("up");
     feedback("up");

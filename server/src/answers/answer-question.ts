@@ -296,6 +296,7 @@ export function messageRecord(
     status: "complete",
     feedback: null,
     feedbackComment: null,
+    feedbackReason: null,
     fallback: false,
     correctionId: null,
     createdAt: new Date().toISOString(),

@@ -23,17 +23,27 @@ const defaultFallbacks: ReadonlySet<string> = new Set(Object.values(fallbackMess
  * text (its current one, or the default in any language), `correctionId` null.
  */
 export function upgradeMessage(
-  stored: Omit<MessageRecord, "fallback" | "correctionId"> & Partial<MessageRecord>,
+  stored: Omit<MessageRecord, "fallback" | "correctionId" | "feedbackReason"> & Partial<MessageRecord>,
   agentFallback: string | undefined,
 ): MessageRecord {
-  if (stored.fallback !== undefined && stored.correctionId !== undefined) return stored as MessageRecord;
+  if (
+    stored.fallback !== undefined &&
+    stored.correctionId !== undefined &&
+    stored.feedbackReason !== undefined
+  )
+    return stored as MessageRecord;
   const text = stored.content.trim();
   const fallback =
     stored.role === "assistant" &&
     stored.status === "complete" &&
     stored.sources.length === 0 &&
     (text === agentFallback?.trim() || defaultFallbacks.has(text));
-  return { ...stored, fallback: stored.fallback ?? fallback, correctionId: stored.correctionId ?? null };
+  return {
+    ...stored,
+    fallback: stored.fallback ?? fallback,
+    correctionId: stored.correctionId ?? null,
+    feedbackReason: stored.feedbackReason ?? null,
+  };
 }
 
 function markOf(m: MessageRecord): Mark | null {

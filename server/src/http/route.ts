@@ -115,6 +115,7 @@ const resourceOfParam: Record<string, string> = {
   userId: "member",
   webhookId: "webhook",
   invitationId: "invitation",
+  handoffId: "handoff",
 };
 
 function routeInput<R extends ApiRoute>(route: R, c: Context<AppEnv>): RouteInput<R> {

@@ -32,6 +32,9 @@ function finishWidget(): Plugin {
           target: "es2020",
           format: "esm",
           legalComments: "none",
+          // Chunks other than the loader are ES modules, which browsers always decode as UTF-8:
+          // translations as characters, not \uXXXX escapes (six bytes each).
+          ...(item.isEntry ? {} : { charset: "utf8" as const }),
         });
         item.code = minified.code;
         if (

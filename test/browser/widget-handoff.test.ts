@@ -11,7 +11,6 @@ import {
   openPage,
   type PageProblems,
   runAxe,
-  tabTo,
   waitUntil,
 } from "./browser.ts";
 

@@ -19,7 +19,7 @@ import { api } from "./api.ts";
 export type { Correction };
 export type Transcript = Conversation & { messages: Message[]; handoffRequests: Handoff[] };
 
-export type QueueFilter = "all" | "down" | "unanswered" | "up" | "handoff";
+export type QueueFilter = "all" | "down" | "unanswered" | "uncertain" | "up" | "handoff";
 
 export interface QueueQuery {
   filter: QueueFilter;
@@ -38,6 +38,7 @@ export function listConversations(
   if (query.filter === "down" || query.filter === "up") params.set("feedback", query.filter);
   if (query.filter === "unanswered") params.set("unanswered", "true");
   if (query.filter === "handoff") params.set("handoff", "open");
+  if (query.filter === "uncertain") params.set("outcome", "uncertain");
   if (query.q.trim()) params.set("q", query.q.trim());
   return api("GET", `/agents/${agentId}/conversations/?${params}`);
 }

@@ -113,6 +113,11 @@ export const conversationSchema = z
     upvotes: z.number().int().nonnegative(),
     downvotes: z.number().int().nonnegative(),
     unanswered: z.number().int().nonnegative().openapi({ description: "answers that were the fallback" }),
+    uncertain: z
+      .number()
+      .int()
+      .nonnegative()
+      .openapi({ description: "answers given with a doubt (outcome `uncertain`)" }),
     handoffs: z.number().int().nonnegative().openapi({ description: "contact requests the visitor sent" }),
     openHandoffs: z
       .number()
@@ -172,6 +177,10 @@ export const conversationListQuerySchema = pageQuerySchema.extend({
     .transform((v) => v === "true")
     .optional()
     .openapi({ description: "`true`: conversations with at least one fallback answer" }),
+  outcome: z.enum(["answered", "uncertain", "fallback"]).optional().openapi({
+    description:
+      "`uncertain` / `fallback`: conversations with at least one answer of that outcome; `answered`: none of either",
+  }),
   handoff: z
     .enum(["open", "any"])
     .optional()

@@ -25,6 +25,7 @@ const FILTERS: Array<[QueueFilter, string]> = [
   ["all", "All conversations"],
   ["down", "Thumbs down"],
   ["unanswered", "Unanswered"],
+  ["uncertain", "Not sure"],
   ["up", "Thumbs up"],
   ["handoff", "Contact requests"],
 ];
@@ -115,6 +116,7 @@ function rowReasons(row: Conversation): string {
   if (row.downvotes) parts.push(`${row.downvotes} thumbs down`);
   if (row.upvotes) parts.push(`${row.upvotes} thumbs up`);
   if (row.unanswered) parts.push(`${row.unanswered} unanswered`);
+  if (row.uncertain) parts.push(`${row.uncertain} not sure`);
   if (row.openHandoffs)
     parts.push(`${row.openHandoffs} open contact request${row.openHandoffs === 1 ? "" : "s"}`);
   return parts.join(" · ");

@@ -43,6 +43,7 @@ export function toConversation(
     upvotes: counts.upvotes,
     downvotes: counts.downvotes,
     unanswered: counts.unanswered,
+    uncertain: counts.uncertain,
     handoffs: handoffs.handoffs,
     openHandoffs: handoffs.openHandoffs,
     createdAt: c.createdAt,
@@ -217,6 +218,10 @@ export class ConversationsService {
       if (filters.feedback === "down" && counts.downvotes === 0) continue;
       if (filters.unanswered === true && counts.unanswered === 0) continue;
       if (filters.unanswered === false && counts.unanswered > 0) continue;
+      if (filters.outcome === "fallback" && counts.unanswered === 0) continue;
+      if (filters.outcome === "uncertain" && counts.uncertain === 0) continue;
+      // Answered: nothing in it was the fallback or given with a doubt.
+      if (filters.outcome === "answered" && (counts.unanswered > 0 || counts.uncertain > 0)) continue;
       if (matching && !matching.has(record.id)) continue;
       const handoffs = handoffsOf(record.id);
       if (filters.handoff === "any" && handoffs.handoffs === 0) continue;

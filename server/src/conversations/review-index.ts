@@ -6,15 +6,18 @@ export interface ReviewCounts {
   upvotes: number;
   downvotes: number;
   unanswered: number;
+  /** Answers given with a doubt (outcome `uncertain`). */
+  uncertain: number;
 }
 
 /** What one answer adds to its conversation's counts. */
 interface Mark {
   feedback: "up" | "down" | null;
   fallback: boolean;
+  uncertain: boolean;
 }
 
-const EMPTY: ReviewCounts = Object.freeze({ upvotes: 0, downvotes: 0, unanswered: 0 });
+const EMPTY: ReviewCounts = Object.freeze({ upvotes: 0, downvotes: 0, unanswered: 0, uncertain: 0 });
 const defaultFallbacks: ReadonlySet<string> = new Set(Object.values(fallbackMessages));
 
 /**
@@ -47,8 +50,9 @@ export function upgradeMessage(
 }
 
 function markOf(m: MessageRecord): Mark | null {
-  if (m.role !== "assistant" || (m.feedback === null && !m.fallback)) return null;
-  return { feedback: m.feedback, fallback: m.fallback };
+  const uncertain = m.outcome === "uncertain";
+  if (m.role !== "assistant" || (m.feedback === null && !m.fallback && !uncertain)) return null;
+  return { feedback: m.feedback, fallback: m.fallback, uncertain };
 }
 
 /** The counts of one conversation's messages. */
@@ -62,11 +66,12 @@ export function countMessages(messages: Iterable<MessageRecord>): ReviewCounts {
 }
 
 function sumMarks(marks: Iterable<Mark>): ReviewCounts {
-  const counts = { upvotes: 0, downvotes: 0, unanswered: 0 };
+  const counts = { upvotes: 0, downvotes: 0, unanswered: 0, uncertain: 0 };
   for (const mark of marks) {
     if (mark.feedback === "up") counts.upvotes++;
     if (mark.feedback === "down") counts.downvotes++;
     if (mark.fallback) counts.unanswered++;
+    if (mark.uncertain) counts.uncertain++;
   }
   return counts;
 }

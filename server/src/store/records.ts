@@ -95,6 +95,8 @@ export type MessageRecord = Message & {
   agentId: string;
   workspaceId: string;
   feedbackComment: string | null;
+  /** How sure an answer was (the answer contract); absent on messages stored before it. */
+  outcome?: "answered" | "uncertain" | "fallback" | null;
 };
 
 export interface MetaRecord {

@@ -209,6 +209,7 @@ export function createStore(options: StoreOptions): WidgetStore {
         status: answer.status,
         messageId: answer.id,
         feedback: answer.feedback,
+        ...outcomeOf(answer),
       }));
       if (answer.status === "complete") announcement.value = plainText(answer.content);
       persist();
@@ -297,7 +298,13 @@ export function createStore(options: StoreOptions): WidgetStore {
             conversationId = event.conversationId;
             const previous = find(answerId)?.sources ?? [];
             const sources: Citation[] = event.sources.length > 0 ? event.sources : previous;
-            update(answerId, () => ({ status: "complete", sources, messageId: event.messageId }));
+            const { outcome } = event as { outcome?: ChatMessage["outcome"] };
+            update(answerId, () => ({
+              status: "complete",
+              sources,
+              messageId: event.messageId,
+              ...(outcome ? { outcome } : {}),
+            }));
             if (previous.length === 0 && sources.length > 0) {
               emit("sources", { messageId: event.messageId, sources });
             }
@@ -497,6 +504,12 @@ function noticeForCode(code: string, status: number, retryAt: number): Notice {
     default:
       return status === 429 ? { kind: "rate_limited", retryAt } : { kind: "server" };
   }
+}
+
+/** A stored answer's outcome, when the server sent one. */
+function outcomeOf(message: VisitorMessage): Pick<ChatMessage, "outcome"> {
+  const { outcome } = message as { outcome?: ChatMessage["outcome"] | null };
+  return outcome ? { outcome } : {};
 }
 
 /** The answer as it would be read aloud: Markdown punctuation and [n] markers removed. */

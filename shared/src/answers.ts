@@ -195,7 +195,15 @@ export const suggestedQuestionCheckSchema = z.object({
   response: z.string(),
   fallback: z.boolean(),
   score: z.number().min(0).max(1).openapi({ description: "the best source's score; 0 without sources" }),
-  weak: z.boolean().openapi({ description: "answered, but from a weakly matching best source" }),
+  weak: z.boolean().openapi({
+    description:
+      "answered with a doubt (outcome `uncertain`); from servers without outcomes, a weakly matching best source",
+  }),
+  outcome: z
+    .enum(["answered", "uncertain", "fallback"])
+    .nullable()
+    .openapi({ description: "the answer's outcome, as a visitor would get it" }),
+  confidence: z.number().min(0).max(1).nullable().openapi({ description: "the answer's confidence" }),
   sources: z.array(citationSchema),
 });
 export type SuggestedQuestionCheck = z.infer<typeof suggestedQuestionCheckSchema>;

@@ -272,7 +272,8 @@ function SuggestedQuestionChecks(props: {
   return (
     <section class="checks" aria-labelledby="checks-title" aria-busy={props.checking ? "true" : undefined}>
       <h2 id="checks-title">Suggested questions checked</h2>
-      <Status>
+      {/* Green only when every question gets a sure answer. */}
+      <Status tone={flagged > 0 ? "warn" : "ok"}>
         {props.checking
           ? "Asking the suggested questions…"
           : checks

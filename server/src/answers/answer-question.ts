@@ -171,6 +171,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       newConversation,
       answered,
       error,
+      outcome: message.outcome ?? null,
       latency,
       retrievalTime,
       generationTime,
@@ -326,6 +327,7 @@ function record(
     | "newConversation"
     | "answered"
     | "error"
+    | "outcome"
     | "latency"
     | "retrievalTime"
     | "generationTime"
@@ -345,6 +347,7 @@ function record(
     newConversation: r.newConversation,
     answered: r.answered,
     error: r.error,
+    outcome: r.outcome,
     latency: r.latency,
     retrievalTime: round(r.retrievalTime),
     generationTime: round(r.generationTime),

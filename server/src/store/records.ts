@@ -97,6 +97,7 @@ export type MessageRecord = Message & {
   feedbackComment: string | null;
   /** How sure an answer was (the answer contract); absent on messages stored before it. */
   outcome?: "answered" | "uncertain" | "fallback" | null;
+  confidence?: number | null;
 };
 
 export interface MetaRecord {

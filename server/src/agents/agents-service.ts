@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import type { Agent, CreateAgentRequest, Theme, UpdateAgentRequest } from "@lore/shared";
+import type { Agent, AnswerPolicy, CreateAgentRequest, Theme, UpdateAgentRequest } from "@lore/shared";
 import { AppError, notFound } from "../errors.ts";
 import type { AgentRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
@@ -17,6 +17,8 @@ export const defaultTheme: Theme = {
 export const DEFAULT_FALLBACK =
   "I couldn't find that in the knowledge base. Try rephrasing, or ask about something the documents cover.";
 
+export const DEFAULT_ANSWER_POLICY = "balanced" satisfies AnswerPolicy;
+
 export class AgentsService {
   // The public JSON of each record per status: records are replaced on every change, never mutated.
   private readonly json = new WeakMap<AgentRecord, { processing?: string; ready?: string }>();
@@ -29,7 +31,13 @@ export class AgentsService {
   /** Public shape: the stored agent plus its derived status. */
   toAgent(record: AgentRecord, status = this.statusOf(record)): Agent {
     // Agents stored before the language setting existed read as "detect".
-    return { ...record, language: record.language ?? null, status };
+    // Agents stored before answer policies existed read as "balanced".
+    return {
+      ...record,
+      language: record.language ?? null,
+      answerPolicy: record.answerPolicy ?? DEFAULT_ANSWER_POLICY,
+      status,
+    };
   }
 
   /** `JSON.stringify(toAgent(record))`, once per record and status: lists send the same agents again and again. */
@@ -88,6 +96,7 @@ export class AgentsService {
       welcomeMessage: input.welcomeMessage ?? "Hi! Ask me anything about our documentation.",
       suggestedQuestions: input.suggestedQuestions ?? [],
       fallbackMessage: input.fallbackMessage ?? DEFAULT_FALLBACK,
+      answerPolicy: input.answerPolicy ?? DEFAULT_ANSWER_POLICY,
       language: input.language ?? null,
       dataSourceIds: dedupe(input.dataSourceIds ?? []),
       widgetId: `wgt_${randomBytes(12).toString("base64url")}`,

@@ -26,14 +26,29 @@ export function upgradeMessage(
   stored: Omit<MessageRecord, "fallback" | "correctionId"> & Partial<MessageRecord>,
   agentFallback: string | undefined,
 ): MessageRecord {
-  if (stored.fallback !== undefined && stored.correctionId !== undefined) return stored as MessageRecord;
+  if (stored.fallback !== undefined && stored.correctionId !== undefined && stored.outcome !== undefined)
+    return stored as MessageRecord;
   const text = stored.content.trim();
   const fallback =
     stored.role === "assistant" &&
     stored.status === "complete" &&
     stored.sources.length === 0 &&
     (text === agentFallback?.trim() || defaultFallbacks.has(text));
-  return { ...stored, fallback: stored.fallback ?? fallback, correctionId: stored.correctionId ?? null };
+  const isFallback = stored.fallback ?? fallback;
+  // Answers stored before outcomes existed: the fallback or an answer, of unknown confidence.
+  const outcome =
+    stored.role === "assistant" && stored.status === "complete"
+      ? isFallback
+        ? "fallback"
+        : "answered"
+      : null;
+  return {
+    ...stored,
+    fallback: isFallback,
+    correctionId: stored.correctionId ?? null,
+    outcome: stored.outcome ?? outcome,
+    confidence: stored.confidence ?? null,
+  };
 }
 
 function markOf(m: MessageRecord): Mark | null {

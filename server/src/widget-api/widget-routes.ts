@@ -173,13 +173,14 @@ export function widgetRoutes({
         });
       }
       const messages = (await conversations.messages(conversation.id)).map(
-        ({ id, role, content, sources, status, feedback, createdAt }) => ({
+        ({ id, role, content, sources, status, feedback, outcome, createdAt }) => ({
           id,
           role,
           content,
           sources,
           status,
           feedback,
+          outcome,
           createdAt,
         }),
       );

@@ -54,6 +54,17 @@ export const answerLanguages = [
 ] as const;
 export const answerLanguageSchema = z.enum(answerLanguages);
 
+/**
+ * When an agent states an answer, offers it with a doubt, or sends its fallback message: each level is
+ * a pair of confidence thresholds (docs/operations.md has the trade-off table).
+ */
+export const answerPolicies = ["strict", "balanced", "lenient", "always"] as const;
+export const answerPolicySchema = z.enum(answerPolicies).openapi({
+  description:
+    "`strict`: answer only when sure; `balanced` (default); `lenient`: answer more, with doubts flagged; `always`: always try, never the fallback while any source matches",
+});
+export type AnswerPolicy = z.infer<typeof answerPolicySchema>;
+
 const originSchema = z
   .string()
   .regex(/^(https?:\/\/[a-z0-9.-]+(:\d{1,5})?|\*)$/i, "must be an origin like https://example.com");
@@ -76,6 +87,7 @@ export const agentSchema = z
       description:
         "the visitor's way out, offered with fallback and uncertain answers, after a thumbs-down and in the widget's menu",
     }),
+    answerPolicy: answerPolicySchema,
     language: answerLanguageSchema.nullable().openapi({
       description:
         "the language of the fallback message and other server-written text; null: each question's detected language",
@@ -104,6 +116,7 @@ const agentFields = {
   suggestedQuestions: z.array(z.string().trim().min(1).max(300)).max(10),
   fallbackMessage: z.string().trim().min(1).max(2000),
   handoff: handoffSettingSchema,
+  answerPolicy: answerPolicySchema,
   language: answerLanguageSchema.nullable(),
   dataSourceIds: z.array(idSchema).max(200),
   allowedOrigins: z.array(originSchema).max(50),

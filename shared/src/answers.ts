@@ -55,9 +55,24 @@ export const answerMetadataSchema = z.object({
   generationTime: z.number(),
 });
 
+/** How sure the answer is: stated from the sources, offered with a doubt, or the agent's fallback. */
+export const answerOutcomeSchema = z.enum(["answered", "uncertain", "fallback"]).openapi({
+  description:
+    "`answered`: the response states what the sources say; `uncertain`: it says it is not sure, quotes the closest passage and lists up to three sources that may help; `fallback`: the agent's fallback message, no sources",
+});
+export type AnswerOutcome = z.infer<typeof answerOutcomeSchema>;
+
+/** Calibrated: of the answers given confidence ≈ c, a share ≈ c hold what was asked. */
+export const answerConfidenceSchema = z.number().min(0).max(1).openapi({
+  description:
+    "0..1, calibrated: of the answers given confidence ≈ c, a share ≈ c contain what the visitor needed",
+});
+
 export const queryResponseSchema = z
   .object({
     response: z.string(),
+    outcome: answerOutcomeSchema,
+    confidence: answerConfidenceSchema,
     conversationId: idSchema,
     messageId: idSchema,
     sources: z.array(citationSchema),
@@ -150,6 +165,14 @@ export const messageSchema = z
     feedbackReason: feedbackReasonSchema.nullable(),
     /** The answer was the agent's "I don't know" fallback. */
     fallback: z.boolean(),
+    outcome: answerOutcomeSchema.nullable().openapi({
+      description:
+        "the answer's outcome; null for the visitor's messages and answers stored before outcomes existed",
+    }),
+    confidence: answerConfidenceSchema.nullable().openapi({
+      description:
+        "the answer's confidence; null for the visitor's messages and answers stored before it existed",
+    }),
     /** The correction this answer was given from, if any. */
     correctionId: idSchema.nullable(),
     createdAt: z.string(),
@@ -223,7 +246,16 @@ export type VisitorTranscriptRequest = z.infer<typeof visitorTranscriptRequestSc
 
 /** A message as its visitor may see it again: no timings, models or owner's notes. */
 export const visitorMessageSchema = messageSchema
-  .pick({ id: true, role: true, content: true, sources: true, status: true, feedback: true, createdAt: true })
+  .pick({
+    id: true,
+    role: true,
+    content: true,
+    sources: true,
+    status: true,
+    feedback: true,
+    outcome: true,
+    createdAt: true,
+  })
   .openapi("VisitorMessage");
 export type VisitorMessage = z.infer<typeof visitorMessageSchema>;
 
@@ -272,6 +304,10 @@ export const chatCompletionResponseSchema = z
     usage: usageSchema,
     sources: z.array(citationSchema).openapi({ description: "Lore extra: the citations of the answer" }),
     conversationId: idSchema.openapi({ description: "Lore extra: where the exchange was stored" }),
+    outcome: answerOutcomeSchema.openapi({ description: "Lore extra: answered, uncertain or fallback" }),
+    confidence: answerConfidenceSchema.openapi({
+      description: "Lore extra: the answer's calibrated confidence",
+    }),
   })
   .openapi("ChatCompletion");
 export type ChatCompletionResponse = z.infer<typeof chatCompletionResponseSchema>;
@@ -293,6 +329,8 @@ export const chatCompletionChunkSchema = z
       ),
       conversationId: idSchema.optional().openapi({ description: "on the first chunk" }),
       sources: z.array(citationSchema).optional().openapi({ description: "on the last chunk" }),
+      outcome: answerOutcomeSchema.optional().openapi({ description: "on the last chunk" }),
+      confidence: answerConfidenceSchema.optional().openapi({ description: "on the last chunk" }),
       usage: usageSchema.optional().openapi({ description: "on the last chunk" }),
     }),
     z.object({

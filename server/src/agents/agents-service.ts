@@ -1,5 +1,12 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import type { Agent, CreateAgentRequest, HandoffSetting, Theme, UpdateAgentRequest } from "@lore/shared";
+import type {
+  Agent,
+  AnswerPolicy,
+  CreateAgentRequest,
+  HandoffSetting,
+  Theme,
+  UpdateAgentRequest,
+} from "@lore/shared";
 import { AppError, notFound } from "../errors.ts";
 import type { AgentRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
@@ -24,6 +31,8 @@ export function handoffOf(agent: Pick<AgentRecord, "handoff">): HandoffSetting {
 export const DEFAULT_FALLBACK =
   "I couldn't find that in the knowledge base. Try rephrasing, or ask about something the documents cover.";
 
+export const DEFAULT_ANSWER_POLICY = "balanced" satisfies AnswerPolicy;
+
 export class AgentsService {
   // The public JSON of each record per status: records are replaced on every change, never mutated.
   private readonly json = new WeakMap<AgentRecord, { processing?: string; ready?: string }>();
@@ -36,7 +45,14 @@ export class AgentsService {
   /** Public shape: the stored agent plus its derived status. */
   toAgent(record: AgentRecord, status = this.statusOf(record)): Agent {
     // Agents stored before the language setting existed read as "detect".
-    return { ...record, language: record.language ?? null, handoff: handoffOf(record), status };
+    // Agents stored before answer policies (or handoffs) existed read as "balanced" (and none).
+    return {
+      ...record,
+      language: record.language ?? null,
+      answerPolicy: record.answerPolicy ?? DEFAULT_ANSWER_POLICY,
+      handoff: handoffOf(record),
+      status,
+    };
   }
 
   /** `JSON.stringify(toAgent(record))`, once per record and status: lists send the same agents again and again. */
@@ -96,6 +112,7 @@ export class AgentsService {
       suggestedQuestions: input.suggestedQuestions ?? [],
       fallbackMessage: input.fallbackMessage ?? DEFAULT_FALLBACK,
       handoff: input.handoff ?? NO_HANDOFF,
+      answerPolicy: input.answerPolicy ?? DEFAULT_ANSWER_POLICY,
       language: input.language ?? null,
       dataSourceIds: dedupe(input.dataSourceIds ?? []),
       widgetId: `wgt_${randomBytes(12).toString("base64url")}`,

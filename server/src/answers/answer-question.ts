@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { AnswerEvent, Citation, QueryResponse } from "@lore/shared";
+import type { AnswerEvent, AnswerOutcome, Citation, QueryResponse } from "@lore/shared";
 import type { AgentsService } from "../agents/agents-service.ts";
 import type { ConversationsService } from "../conversations/conversations-service.ts";
 import {
@@ -143,6 +143,8 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   let completionTokens = 0;
   let sources: Citation[] = [];
   let correctionId: string | null = null;
+  let outcome: AnswerOutcome = "fallback";
+  let confidence = 0;
   let status: MessageRecord["status"] = "complete";
   // Stores the assistant message (after the user's) and records the answer for analytics.
   const storeAnswer = async (final: MessageRecord["status"], answered: boolean, error: string | null) => {
@@ -159,6 +161,9 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       status: final,
       // Only a complete answer can be the fallback: a stopped or failed one was cut short.
       fallback: final === "complete" && !answered,
+      // A stopped or failed answer was never judged: its outcome is unknown.
+      outcome: final === "complete" ? outcome : null,
+      confidence: final === "complete" ? confidence : null,
       correctionId,
     };
     input.onAnswer?.(message);
@@ -184,6 +189,8 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   const finished = (latency: number, retrievedChunks: number): Omit<QueryResponse, "response"> => ({
     conversationId: conversation.id,
     messageId,
+    outcome,
+    confidence,
     sources,
     latency,
     model: model.name,
@@ -205,6 +212,9 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       const generationStart = performance.now();
       correctionId = corrected.correction.id;
       sources = [correctionCitation(corrected)];
+      // The owner wrote this answer: as sure as an answer gets.
+      outcome = "answered";
+      confidence = 1;
       for (const token of correctionTokens(corrected)) {
         if (input.signal.aborted) break;
         answer += token;
@@ -256,6 +266,8 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     const built = buildSources(raw, chunks, { isFallback, question: standalone });
     answer = built.answer;
     sources = built.sources;
+    outcome = isFallback ? "fallback" : "answered";
+    confidence = isFallback ? 0 : Math.max(0, Math.min(1, chunks[0]?.score ?? 0));
     promptTokens = usage ? usage.promptTokens : countTokens(standalone);
     completionTokens = usage ? usage.completionTokens : countTokens(answer);
     tokensUsed = promptTokens + completionTokens;
@@ -299,6 +311,8 @@ export function messageRecord(
     feedbackComment: null,
     feedbackReason: null,
     fallback: false,
+    outcome: null,
+    confidence: null,
     correctionId: null,
     createdAt: new Date().toISOString(),
   };

@@ -119,6 +119,8 @@ export function answersRoutes({
                 case "done":
                   return chunk({}, "stop", {
                     sources: event.sources,
+                    outcome: event.outcome,
+                    confidence: event.confidence,
                     usage: openAiUsage(event.metadata),
                   });
                 case "error":
@@ -142,6 +144,8 @@ export function answersRoutes({
           usage: openAiUsage(result.metadata),
           sources: result.sources,
           conversationId: result.conversationId,
+          outcome: result.outcome,
+          confidence: result.confidence,
         });
       },
       { queryAgent },

@@ -32,6 +32,7 @@ export function upgradeMessage(
   if (
     stored.fallback !== undefined &&
     stored.correctionId !== undefined &&
+    stored.outcome !== undefined &&
     stored.feedbackReason !== undefined
   )
     return stored as MessageRecord;
@@ -41,10 +42,20 @@ export function upgradeMessage(
     stored.status === "complete" &&
     stored.sources.length === 0 &&
     (text === agentFallback?.trim() || defaultFallbacks.has(text));
+  const isFallback = stored.fallback ?? fallback;
+  // Answers stored before outcomes existed: the fallback or an answer, of unknown confidence.
+  const outcome =
+    stored.role === "assistant" && stored.status === "complete"
+      ? isFallback
+        ? "fallback"
+        : "answered"
+      : null;
   return {
     ...stored,
-    fallback: stored.fallback ?? fallback,
+    fallback: isFallback,
     correctionId: stored.correctionId ?? null,
+    outcome: stored.outcome ?? outcome,
+    confidence: stored.confidence ?? null,
     feedbackReason: stored.feedbackReason ?? null,
   };
 }

@@ -210,13 +210,14 @@ export function widgetRoutes({
       const visitorId = await visitorOf(agent, (await input.json()).visitorToken);
       const conversation = visitorsConversation(agent, input.id("conversationId"), visitorId);
       const messages = (await conversations.messages(conversation.id)).map(
-        ({ id, role, content, sources, status, feedback, createdAt }) => ({
+        ({ id, role, content, sources, status, feedback, outcome, createdAt }) => ({
           id,
           role,
           content,
           sources,
           status,
           feedback,
+          outcome,
           createdAt,
         }),
       );

@@ -298,7 +298,7 @@ export function createStore(options: StoreOptions): WidgetStore {
             conversationId = event.conversationId;
             const previous = find(answerId)?.sources ?? [];
             const sources: Citation[] = event.sources.length > 0 ? event.sources : previous;
-            const { outcome } = event as { outcome?: ChatMessage["outcome"] };
+            const { outcome } = event;
             update(answerId, () => ({
               status: "complete",
               sources,
@@ -508,7 +508,7 @@ function noticeForCode(code: string, status: number, retryAt: number): Notice {
 
 /** A stored answer's outcome, when the server sent one. */
 function outcomeOf(message: VisitorMessage): Pick<ChatMessage, "outcome"> {
-  const { outcome } = message as { outcome?: ChatMessage["outcome"] | null };
+  const { outcome } = message;
   return outcome ? { outcome } : {};
 }
 

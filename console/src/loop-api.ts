@@ -7,6 +7,8 @@ import type {
   Correction,
   CorrectMessageRequest,
   CreateCorrectionRequest,
+  Handoff,
+  HandoffStatus,
   Message,
   Page,
   SuggestedQuestionsCheck,
@@ -15,9 +17,9 @@ import type {
 import { api } from "./api.ts";
 
 export type { Correction };
-export type Transcript = Conversation & { messages: Message[] };
+export type Transcript = Conversation & { messages: Message[]; handoffRequests: Handoff[] };
 
-export type QueueFilter = "all" | "down" | "unanswered" | "up";
+export type QueueFilter = "all" | "down" | "unanswered" | "uncertain" | "up" | "handoff";
 
 export interface QueueQuery {
   filter: QueueFilter;
@@ -35,6 +37,8 @@ export function listConversations(
   const params = new URLSearchParams({ page: String(page), page_size: String(PAGE_SIZE) });
   if (query.filter === "down" || query.filter === "up") params.set("feedback", query.filter);
   if (query.filter === "unanswered") params.set("unanswered", "true");
+  if (query.filter === "handoff") params.set("handoff", "open");
+  if (query.filter === "uncertain") params.set("outcome", "uncertain");
   if (query.q.trim()) params.set("q", query.q.trim());
   return api("GET", `/agents/${agentId}/conversations/?${params}`);
 }
@@ -70,6 +74,15 @@ export function updateCorrection(
 
 export function deleteCorrection(agentId: string, id: string): Promise<null> {
   return api("DELETE", `/agents/${agentId}/corrections/${id}/`);
+}
+
+/** Resolves (or reopens) a visitor's contact request. */
+export function setHandoffStatus(
+  agentId: string,
+  handoffId: string,
+  status: HandoffStatus,
+): Promise<Handoff> {
+  return api("PATCH", `/agents/${agentId}/handoffs/${handoffId}/`, { body: { status } });
 }
 
 /** True when a citation is one of the owner's corrections. */

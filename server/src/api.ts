@@ -4,6 +4,7 @@ import * as answers from "./answers/answers-api.ts";
 import * as auth from "./auth/auth-api.ts";
 import * as conversations from "./conversations/conversations-api.ts";
 import * as corrections from "./corrections/corrections-api.ts";
+import * as handoffs from "./handoffs/handoffs-api.ts";
 import type { ApiRoute } from "./http/route.ts";
 import * as mcp from "./mcp/mcp-api.ts";
 import * as meta from "./meta/meta-api.ts";
@@ -27,6 +28,7 @@ export const apiRoutes: readonly ApiRoute[] = [
   answers,
   openai,
   conversations,
+  handoffs,
   corrections,
   analytics,
   sources,

@@ -9,6 +9,7 @@ import { authRoutes } from "./auth/auth-routes.ts";
 import { conversationsRoutes } from "./conversations/conversations-routes.ts";
 import { correctionsRoutes } from "./corrections/corrections-routes.ts";
 import { AppError, storageFailure } from "./errors.ts";
+import { handoffsRoutes } from "./handoffs/handoffs-routes.ts";
 import { compressResponses } from "./http/compression.ts";
 import { cors } from "./http/cors.ts";
 import {
@@ -45,6 +46,7 @@ function endpoints(s: Services): Endpoint[] {
     ...answersRoutes(s),
     ...openAiRoutes(s),
     ...conversationsRoutes(s),
+    ...handoffsRoutes(s),
     ...correctionsRoutes(s),
     ...analyticsRoutes(s),
     ...sourcesRoutes(s),

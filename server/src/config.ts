@@ -31,6 +31,12 @@ const envSchema = z.object({
   LORE_LIMIT_AGENT_QUERIES_PER_MINUTE: int(1, 10_000_000).default(60),
   LORE_LIMIT_ANON_PER_HOUR: int(1, 10_000_000).default(100),
   LORE_LIMIT_LOGIN_FAILURES: int(1, 10_000).default(10),
+  LORE_LIMIT_HANDOFFS_PER_HOUR: int(1, 10_000).default(5),
+  LORE_SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/.+/, "must be an smtp:// or smtps:// URL")
+    .optional(),
+  LORE_SMTP_FROM: z.string().min(3).default("Lore <lore@localhost>"),
   LORE_PRODUCTION: bool.default(false),
   LORE_TRUST_PROXY: z
     .string()
@@ -105,7 +111,11 @@ export interface Config {
     agentQueriesPerMinute: number;
     anonPerHour: number;
     loginFailures: number;
+    /** Contact requests per widget visitor and hour (four times as many per client IP). */
+    handoffsPerHour: number;
   };
+  /** Where handoff notices are e-mailed from; null: no e-mail, webhooks and the console only. */
+  readonly smtp: { url: string; from: string } | null;
   readonly production: boolean;
   /** Some proxy is trusted (its X-Forwarded-* headers are read); see proxyTrust for which. */
   readonly trustProxy: boolean;
@@ -210,7 +220,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       agentQueriesPerMinute: e.LORE_LIMIT_AGENT_QUERIES_PER_MINUTE,
       anonPerHour: e.LORE_LIMIT_ANON_PER_HOUR,
       loginFailures: e.LORE_LIMIT_LOGIN_FAILURES,
+      handoffsPerHour: e.LORE_LIMIT_HANDOFFS_PER_HOUR,
     },
+    smtp: e.LORE_SMTP_URL ? { url: e.LORE_SMTP_URL, from: e.LORE_SMTP_FROM } : null,
     production: e.LORE_PRODUCTION,
     trustProxy: e.LORE_TRUST_PROXY.kind !== "none",
     proxyTrust: e.LORE_TRUST_PROXY,

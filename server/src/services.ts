@@ -15,6 +15,8 @@ import { ConversationsService } from "./conversations/conversations-service.ts";
 import { CorrectionsService } from "./corrections/corrections-service.ts";
 import { SecretBox } from "./crypto/secret-box.ts";
 import { EventBus } from "./events/event-bus.ts";
+import { createSmtpMailer, notifyOwnersByMail } from "./handoffs/handoff-mailer.ts";
+import { HandoffsService } from "./handoffs/handoffs-service.ts";
 import { Lifecycle } from "./http/lifecycle.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "./http/rate-limiter.ts";
 import { connectRedis } from "./http/redis.ts";
@@ -59,6 +61,8 @@ export interface Services {
   runner: SyncRunner;
   sources: SourcesService;
   conversations: ConversationsService;
+  /** Visitors' requests for a person (the handoff form). */
+  handoffs: HandoffsService;
   /** Question/answer pairs owners wrote; answers come from them first. */
   corrections: CorrectionsService;
   answerDeps: AnswerDeps;
@@ -172,6 +176,15 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       : await ConversationsService.open(store, logger, events);
   presence?.startSweeping();
   const corrections = await CorrectionsService.open(store, { embedder, logger });
+  const handoffs = await HandoffsService.open({ store, conversations, events });
+  const mail = config.smtp
+    ? notifyOwnersByMail({
+        events,
+        store,
+        logger,
+        mailer: createSmtpMailer(config.smtp.url, config.smtp.from),
+      })
+    : null;
   const workspaces = new WorkspacesService(store, access, users);
   const widgetOrigins = await WidgetOriginsService.open(store);
 
@@ -262,6 +275,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     runner,
     sources,
     conversations,
+    handoffs,
     corrections,
     answerDeps,
     analytics,
@@ -276,6 +290,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       await runner.stop();
       await analytics.stop();
       await webhooks.stop();
+      mail?.stop();
+      await handoffs.idle();
       await apiKeys.stop();
       await widgetOrigins.stop(agentOf);
       await closeParseWorkers();

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { idSchema, pageQuerySchema } from "./common.ts";
+import { handoffSettingSchema } from "./handoffs.ts";
 import { normaliseOrigin, ORIGIN_HINT } from "./origins.ts";
 
 export const retrievalModeSchema = z.enum(["hybrid", "semantic", "keyword"]);
@@ -62,6 +63,17 @@ export const answerLanguages = [
 ] as const;
 export const answerLanguageSchema = z.enum(answerLanguages);
 
+/**
+ * When an agent states an answer, offers it with a doubt, or sends its fallback message: each level is
+ * a pair of confidence thresholds (docs/operations.md has the trade-off table).
+ */
+export const answerPolicies = ["strict", "balanced", "lenient", "always"] as const;
+export const answerPolicySchema = z.enum(answerPolicies).openapi({
+  description:
+    "`strict`: answer only when sure; `balanced` (default); `lenient`: answer more, with doubts flagged; `always`: always try, never the fallback while any source matches",
+});
+export type AnswerPolicy = z.infer<typeof answerPolicySchema>;
+
 /** An origin, a bare host (`example.com`, `127.0.0.1:8823`) or `*`; stored as the origin it means. */
 export const originInputSchema = z
   .string()
@@ -86,6 +98,11 @@ export const agentSchema = z
     welcomeMessage: z.string(),
     suggestedQuestions: z.array(z.string()),
     fallbackMessage: z.string(),
+    handoff: handoffSettingSchema.openapi({
+      description:
+        "the visitor's way out, offered with fallback and uncertain answers, after a thumbs-down and in the widget's menu",
+    }),
+    answerPolicy: answerPolicySchema,
     language: answerLanguageSchema.nullable().openapi({
       description:
         "the language of the fallback message and other server-written text; null: each question's detected language",
@@ -113,6 +130,8 @@ const agentFields = {
   welcomeMessage: z.string().max(2000),
   suggestedQuestions: z.array(z.string().trim().min(1).max(300)).max(10),
   fallbackMessage: z.string().trim().min(1).max(2000),
+  handoff: handoffSettingSchema,
+  answerPolicy: answerPolicySchema,
   language: answerLanguageSchema.nullable(),
   dataSourceIds: z.array(idSchema).max(200),
   allowedOrigins: z.array(originInputSchema).max(50),

@@ -50,6 +50,26 @@ export const analyticsTotalsSchema = z.object({
   unanswered: z.number().int(),
   feedbackUp: z.number().int(),
   feedbackDown: z.number().int(),
+  answered: z.number().int().openapi({ description: "answers stated from the sources (outcome `answered`)" }),
+  uncertain: z.number().int().openapi({ description: "answers given with a doubt (outcome `uncertain`)" }),
+  answeredRate: z.number().min(0).max(1).openapi({
+    description:
+      "`answered` over the answers judged (answered + uncertain + fallback; not failed or stopped)",
+  }),
+  uncertainRate: z.number().min(0).max(1),
+  fallbackRate: z
+    .number()
+    .min(0)
+    .max(1)
+    .openapi({ description: "`unanswered` (the fallback) over the answers judged" }),
+  handoffs: z.number().int().openapi({ description: "contact requests visitors sent (the handoff form)" }),
+  unresolvedConversations: z
+    .number()
+    .int()
+    .openapi({ description: "conversations begun in the range with a handoff or a thumbs-down" }),
+  resolutionRate: z.number().min(0).max(1).openapi({
+    description: "share of the conversations begun in the range with no handoff and no thumbs-down",
+  }),
 });
 
 export const analyticsPointSchema = z.object({
@@ -64,6 +84,8 @@ export const analyticsPointSchema = z.object({
   tokensUsed: z.number().int(),
   feedbackUp: z.number().int(),
   feedbackDown: z.number().int(),
+  uncertain: z.number().int(),
+  handoffs: z.number().int(),
   latencyP50: z.number().nullable(),
   latencyP95: z.number().nullable(),
 });
@@ -91,9 +113,9 @@ export const analyticsSchema = z
       }),
     ),
     topQuestions: z.array(z.object({ question: z.string(), count: z.number().int() })),
-    unansweredQuestions: z.array(
-      z.object({ question: z.string(), count: z.number().int(), lastAskedAt: z.string() }),
-    ),
+    unansweredQuestions: z
+      .array(z.object({ question: z.string(), count: z.number().int(), lastAskedAt: z.string() }))
+      .openapi({ description: "questions answered with the fallback or with a doubt (`uncertain`)" }),
   })
   .openapi("AgentAnalytics");
 export type AgentAnalytics = z.infer<typeof analyticsSchema>;

@@ -1,7 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { retrievalModeSchema } from "./agents.ts";
 import { idSchema, pageQuerySchema } from "./common.ts";
+import { handoffSchema } from "./handoffs.ts";
 import { MAX_MESSAGE_LENGTH } from "./limits.ts";
+
+/** Why a visitor rated an answer down. */
+export const feedbackReasonSchema = z.enum(["wrong", "unanswered", "outdated", "other"]);
+export type FeedbackReason = z.infer<typeof feedbackReasonSchema>;
 
 export const queryRequestSchema = z
   .object({
@@ -50,9 +55,24 @@ export const answerMetadataSchema = z.object({
   generationTime: z.number(),
 });
 
+/** How sure the answer is: stated from the sources, offered with a doubt, or the agent's fallback. */
+export const answerOutcomeSchema = z.enum(["answered", "uncertain", "fallback"]).openapi({
+  description:
+    "`answered`: the response states what the sources say; `uncertain`: it says it is not sure, quotes the closest passage and lists up to three sources that may help; `fallback`: the agent's fallback message, no sources",
+});
+export type AnswerOutcome = z.infer<typeof answerOutcomeSchema>;
+
+/** Calibrated: of the answers given confidence ≈ c, a share ≈ c hold what was asked. */
+export const answerConfidenceSchema = z.number().min(0).max(1).openapi({
+  description:
+    "0..1, calibrated: of the answers given confidence ≈ c, a share ≈ c contain what the visitor needed",
+});
+
 export const queryResponseSchema = z
   .object({
     response: z.string(),
+    outcome: answerOutcomeSchema,
+    confidence: answerConfidenceSchema,
     conversationId: idSchema,
     messageId: idSchema,
     sources: z.array(citationSchema),
@@ -108,6 +128,17 @@ export const conversationSchema = z
     upvotes: z.number().int().nonnegative(),
     downvotes: z.number().int().nonnegative(),
     unanswered: z.number().int().nonnegative().openapi({ description: "answers that were the fallback" }),
+    uncertain: z
+      .number()
+      .int()
+      .nonnegative()
+      .openapi({ description: "answers given with a doubt (outcome `uncertain`)" }),
+    handoffs: z.number().int().nonnegative().openapi({ description: "contact requests the visitor sent" }),
+    openHandoffs: z
+      .number()
+      .int()
+      .nonnegative()
+      .openapi({ description: "of those, the ones not resolved yet" }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -130,8 +161,18 @@ export const messageSchema = z
     feedback: z.enum(["up", "down"]).nullable(),
     /** The comment given with the latest rating, if any. */
     feedbackComment: z.string().nullable(),
+    /** What was wrong, as the visitor chose it with a thumbs-down. */
+    feedbackReason: feedbackReasonSchema.nullable(),
     /** The answer was the agent's "I don't know" fallback. */
     fallback: z.boolean(),
+    outcome: answerOutcomeSchema.nullable().openapi({
+      description:
+        "the answer's outcome; null for the visitor's messages and answers stored before outcomes existed",
+    }),
+    confidence: answerConfidenceSchema.nullable().openapi({
+      description:
+        "the answer's confidence; null for the visitor's messages and answers stored before it existed",
+    }),
     /** The correction this answer was given from, if any. */
     correctionId: idSchema.nullable(),
     createdAt: z.string(),
@@ -139,7 +180,12 @@ export const messageSchema = z
   .openapi("Message");
 export type Message = z.infer<typeof messageSchema>;
 export const conversationDetailSchema = conversationSchema
-  .extend({ messages: z.array(messageSchema) })
+  .extend({
+    messages: z.array(messageSchema),
+    handoffRequests: z
+      .array(handoffSchema)
+      .openapi({ description: "the visitor's contact requests, oldest first" }),
+  })
   .openapi("ConversationDetail");
 export type ConversationDetail = z.infer<typeof conversationDetailSchema>;
 
@@ -154,6 +200,14 @@ export const conversationListQuerySchema = pageQuerySchema.extend({
     .transform((v) => v === "true")
     .optional()
     .openapi({ description: "`true`: conversations with at least one fallback answer" }),
+  outcome: z.enum(["answered", "uncertain", "fallback"]).optional().openapi({
+    description:
+      "`uncertain` / `fallback`: conversations with at least one answer of that outcome; `answered`: none of either",
+  }),
+  handoff: z
+    .enum(["open", "any"])
+    .optional()
+    .openapi({ description: "`open`: conversations with an unresolved contact request; `any`: with any" }),
   q: z.string().max(200).optional().openapi({ description: "case-insensitive text in any message" }),
 });
 export type ConversationListQuery = z.infer<typeof conversationListQuerySchema>;
@@ -164,7 +218,15 @@ export const suggestedQuestionCheckSchema = z.object({
   response: z.string(),
   fallback: z.boolean(),
   score: z.number().min(0).max(1).openapi({ description: "the best source's score; 0 without sources" }),
-  weak: z.boolean().openapi({ description: "answered, but from a weakly matching best source" }),
+  weak: z.boolean().openapi({
+    description:
+      "answered with a doubt (outcome `uncertain`); from servers without outcomes, a weakly matching best source",
+  }),
+  outcome: z
+    .enum(["answered", "uncertain", "fallback"])
+    .nullable()
+    .openapi({ description: "the answer's outcome, as a visitor would get it" }),
+  confidence: z.number().min(0).max(1).nullable().openapi({ description: "the answer's confidence" }),
   sources: z.array(citationSchema),
 });
 export type SuggestedQuestionCheck = z.infer<typeof suggestedQuestionCheckSchema>;
@@ -184,7 +246,16 @@ export type VisitorTranscriptRequest = z.infer<typeof visitorTranscriptRequestSc
 
 /** A message as its visitor may see it again: no timings, models or owner's notes. */
 export const visitorMessageSchema = messageSchema
-  .pick({ id: true, role: true, content: true, sources: true, status: true, feedback: true, createdAt: true })
+  .pick({
+    id: true,
+    role: true,
+    content: true,
+    sources: true,
+    status: true,
+    feedback: true,
+    outcome: true,
+    createdAt: true,
+  })
   .openapi("VisitorMessage");
 export type VisitorMessage = z.infer<typeof visitorMessageSchema>;
 
@@ -194,6 +265,10 @@ export const visitorTranscriptSchema = z
 export type VisitorTranscript = z.infer<typeof visitorTranscriptSchema>;
 
 export const feedbackRequestSchema = z
-  .object({ rating: z.enum(["up", "down"]), comment: z.string().max(2000).optional() })
+  .object({
+    rating: z.enum(["up", "down"]),
+    comment: z.string().max(2000).optional(),
+    reason: feedbackReasonSchema.optional().openapi({ description: "with `down`: what was wrong" }),
+  })
   .openapi("FeedbackRequest");
 export type FeedbackRequest = z.infer<typeof feedbackRequestSchema>;

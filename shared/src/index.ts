@@ -5,6 +5,7 @@ export * from "./auth.ts";
 export * from "./common.ts";
 export * from "./corrections.ts";
 export * from "./errors.ts";
+export * from "./handoffs.ts";
 export * from "./limits.ts";
 export * from "./mcp.ts";
 export * from "./openai.ts";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { citationSchema } from "./answers.ts";
+import { answerConfidenceSchema, answerOutcomeSchema, citationSchema } from "./answers.ts";
 import { idSchema } from "./common.ts";
 
 // The OpenAI-compatible routes under an agent's OpenAI base URL (`/agents/{agentId}/`): chat
@@ -80,6 +80,10 @@ export const chatCompletionResponseSchema = z
     usage: usageSchema,
     sources: z.array(citationSchema).openapi({ description: "Lore extra: the citations of the answer" }),
     conversationId: idSchema.openapi({ description: "Lore extra: where the exchange was stored" }),
+    outcome: answerOutcomeSchema.openapi({ description: "Lore extra: answered, uncertain or fallback" }),
+    confidence: answerConfidenceSchema.openapi({
+      description: "Lore extra: the answer's calibrated confidence",
+    }),
   })
   .openapi("ChatCompletion");
 export type ChatCompletionResponse = z.infer<typeof chatCompletionResponseSchema>;
@@ -111,6 +115,8 @@ export const chatCompletionChunkSchema = z
         .openapi({ description: "empty on the usage chunk" }),
       conversationId: idSchema.optional().openapi({ description: "on the first chunk" }),
       sources: z.array(citationSchema).optional().openapi({ description: "on the finish chunk" }),
+      outcome: answerOutcomeSchema.optional().openapi({ description: "on the finish chunk" }),
+      confidence: answerConfidenceSchema.optional().openapi({ description: "on the finish chunk" }),
       usage: usageSchema
         .optional()
         .openapi({ description: "with `stream_options.include_usage`: on a last chunk with `choices: []`" }),

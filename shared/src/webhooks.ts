@@ -6,6 +6,7 @@ export const webhookEventSchema = z.enum([
   "data_source.sync.failed",
   "agent.ready",
   "message.feedback",
+  "conversation.handoff_requested",
 ]);
 export type WebhookEventType = z.infer<typeof webhookEventSchema>;
 

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { themeSchema } from "./agents.ts";
 import { feedbackRequestSchema, queryRequestSchema, queryResponseSchema } from "./answers.ts";
+import { handoffSettingSchema } from "./handoffs.ts";
 
 export const widgetConfigSchema = z
   .object({
@@ -9,6 +10,7 @@ export const widgetConfigSchema = z
     welcomeMessage: z.string(),
     suggestedQuestions: z.array(z.string()),
     theme: themeSchema,
+    handoff: handoffSettingSchema,
     status: z.enum(["ready", "processing"]),
   })
   .openapi("WidgetConfig");

@@ -138,6 +138,16 @@ describe("GET /analytics/agents/{id}/", () => {
       unanswered: 1,
       feedbackUp: 2,
       feedbackDown: 1,
+      // The outcomes as the answers carried them (the fallback is the one unanswered).
+      answered: 4,
+      uncertain: 0,
+      answeredRate: 0.8,
+      uncertainRate: 0,
+      fallbackRate: 0.2,
+      handoffs: 0,
+      // One conversation of four has a thumbs-down.
+      unresolvedConversations: 1,
+      resolutionRate: 0.75,
     });
     expect(body.timeseries).toHaveLength(30);
     expect(body.timeseries.at(-1)).toMatchObject({

@@ -34,7 +34,8 @@ describe("checking an agent's suggested questions", () => {
     expect(good?.response).toMatch(/three to five business days/);
     expect(good?.sources.length).toBeGreaterThan(0);
     expect(good?.score).toBe(Math.max(...(good?.sources ?? []).map((s) => s.score)));
-    expect(good?.weak).toBe((good?.score ?? 0) < 0.5);
+    // Weak means the contract's doubt when it judged the answer, else a weak best source.
+    expect(good?.weak).toBe(good?.outcome ? good.outcome === "uncertain" : (good?.score ?? 0) < 0.5);
     expect(bad).toMatchObject({ response: FALLBACK, fallback: true, weak: false, score: 0, sources: [] });
   });
 

@@ -84,6 +84,7 @@ function attachKnowledge(fx: MatrixFixture): Promise<{ widgetId: string }> {
     const updated = await services.agents.update(agent, {
       dataSourceIds: [source.id],
       allowedOrigins: [ALLOWED_ORIGIN],
+      handoff: { mode: "form", url: null },
     });
     return { widgetId: updated.widgetId };
   })();
@@ -127,6 +128,20 @@ async function askWidget(fx: MatrixFixture): Promise<Record<string, string>> {
     conversationId: res.body.conversationId,
     visitorToken: res.body.visitorToken,
   };
+}
+
+/** A visitor's contact request on the target agent (made through the service). */
+async function makeHandoff(fx: MatrixFixture): Promise<Record<string, string>> {
+  const asked = await askWidget(fx);
+  const { services } = fx.server;
+  const agent = services.store.agents.get(fx.target.agentId);
+  const conversation = services.store.conversations.get(asked.conversationId ?? "");
+  if (!agent || !conversation?.visitorId) throw new Error("handoff setup: no widget conversation");
+  const handoff = await services.handoffs.create(agent, conversation, conversation.visitorId, {
+    email: "visitor@example.org",
+    message: "Please call me.",
+  });
+  return { handoffId: handoff.id };
 }
 
 /** A text source of the workspace, not attached to any agent (its sync runs in the background). */
@@ -526,6 +541,22 @@ const rows: MatrixRow[] = (
       headers: fromAllowedPage,
       setup: askWidget,
       body: (t) => ({ visitorToken: t.visitorToken }),
+    },
+    {
+      method: "POST",
+      path: "/widget/{widgetId}/conversations/{conversationId}/handoff/",
+      headers: fromAllowedPage,
+      // A new visitor per call: contact requests are limited per visitor.
+      fresh: (fx) => askWidget(fx),
+      body: (t) => ({ visitorToken: t.visitorToken, email: "visitor@example.org", message: "Call me" }),
+    },
+    // Handoffs: viewers read, editors (and the agent's key) resolve.
+    { method: "GET", path: "/agents/{agentId}/handoffs/" },
+    {
+      method: "PATCH",
+      path: "/agents/{agentId}/handoffs/{handoffId}/",
+      setup: makeHandoff,
+      body: () => ({ status: "resolved" }),
     },
   ] satisfies MatrixRowSpec[]
 ).map(fromDeclaration);

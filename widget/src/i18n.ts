@@ -43,6 +43,18 @@ const ar = {
   interrupted: "انقطعت الإجابة. يرجى المحاولة مجدداً.",
   tooLong: "الرسالة طويلة جداً. يرجى اختصارها.",
   feedbackFailed: "تعذّر إرسال ملاحظاتك.",
+  contactUs: "تواصل معنا",
+  uncertain: "لست متأكداً — قد تفيدك هذه المقالات:",
+  email: "بريدك الإلكتروني",
+  message: "الرسالة",
+  contactSent: "شكراً! سنرد عليك بالبريد الإلكتروني.",
+  badEmail: "أدخل عنوان بريد إلكتروني صالحاً.",
+  badMessage: "اكتب رسالة.",
+  whatWrong: "ما المشكلة؟",
+  reasonWrong: "إجابة خاطئة",
+  reasonUnanswered: "لم تجب عن سؤالي",
+  reasonOutdated: "معلومات قديمة",
+  reasonOther: "أخرى",
 } satisfies Table;
 
 const he = {
@@ -83,6 +95,18 @@ const he = {
   interrupted: "התשובה נקטעה. נסו שוב.",
   tooLong: "ההודעה ארוכה מדי. נא לקצר אותה.",
   feedbackFailed: "לא ניתן היה לשלוח את המשוב.",
+  contactUs: "צרו קשר",
+  uncertain: "לא בטוח — ייתכן שהמאמרים האלה יעזרו:",
+  email: "כתובת הדוא״ל שלך",
+  message: "הודעה",
+  contactSent: "תודה! נחזור אליכם בדוא״ל.",
+  badEmail: "הזינו כתובת דוא״ל תקינה.",
+  badMessage: "כתבו הודעה.",
+  whatWrong: "מה לא היה בסדר?",
+  reasonWrong: "תשובה שגויה",
+  reasonUnanswered: "לא ענה על השאלה שלי",
+  reasonOutdated: "לא מעודכן",
+  reasonOther: "אחר",
 } satisfies Table;
 
 const es = {
@@ -124,6 +148,18 @@ const es = {
   interrupted: "La respuesta se interrumpió. Inténtalo de nuevo.",
   tooLong: "El mensaje es demasiado largo. Acórtalo, por favor.",
   feedbackFailed: "No se pudo enviar tu opinión.",
+  contactUs: "Contáctanos",
+  uncertain: "No estoy seguro: estos artículos pueden ayudarte:",
+  email: "Tu correo electrónico",
+  message: "Mensaje",
+  contactSent: "¡Gracias! Te responderemos por correo.",
+  badEmail: "Escribe un correo electrónico válido.",
+  badMessage: "Escribe un mensaje.",
+  whatWrong: "¿Qué falló?",
+  reasonWrong: "Respuesta incorrecta",
+  reasonUnanswered: "No respondió a mi pregunta",
+  reasonOutdated: "Desactualizada",
+  reasonOther: "Otro",
 } satisfies Table;
 
 const de = {
@@ -164,6 +200,18 @@ const de = {
   interrupted: "Die Antwort wurde unterbrochen. Bitte versuchen Sie es erneut.",
   tooLong: "Die Nachricht ist zu lang. Bitte kürzen Sie sie.",
   feedbackFailed: "Ihr Feedback konnte nicht gesendet werden.",
+  contactUs: "Kontakt",
+  uncertain: "Nicht sicher – diese Artikel könnten helfen:",
+  email: "Ihre E-Mail-Adresse",
+  message: "Nachricht",
+  contactSent: "Danke! Wir antworten Ihnen per E-Mail.",
+  badEmail: "Geben Sie eine gültige E-Mail-Adresse ein.",
+  badMessage: "Schreiben Sie eine Nachricht.",
+  whatWrong: "Was war falsch?",
+  reasonWrong: "Falsche Antwort",
+  reasonUnanswered: "Hat meine Frage nicht beantwortet",
+  reasonOutdated: "Veraltet",
+  reasonOther: "Anderes",
 } satisfies Table;
 
 const fr = {
@@ -205,6 +253,18 @@ const fr = {
   interrupted: "La réponse a été interrompue. Réessayez.",
   tooLong: "Ce message est trop long. Raccourcissez-le.",
   feedbackFailed: "Votre avis n'a pas pu être envoyé.",
+  contactUs: "Nous contacter",
+  uncertain: "Pas sûr — ces articles peuvent vous aider :",
+  email: "Votre e-mail",
+  message: "Message",
+  contactSent: "Merci ! Nous vous répondrons par e-mail.",
+  badEmail: "Saisissez une adresse e-mail valide.",
+  badMessage: "Écrivez un message.",
+  whatWrong: "Qu'est-ce qui n'allait pas ?",
+  reasonWrong: "Mauvaise réponse",
+  reasonUnanswered: "N'a pas répondu à ma question",
+  reasonOutdated: "Obsolète",
+  reasonOther: "Autre",
 } satisfies Table;
 
 const pt = {
@@ -245,6 +305,18 @@ const pt = {
   interrupted: "A resposta foi interrompida. Tente novamente.",
   tooLong: "A mensagem é longa demais. Encurte-a, por favor.",
   feedbackFailed: "Não foi possível enviar seu feedback.",
+  contactUs: "Fale conosco",
+  uncertain: "Não tenho certeza — estes artigos podem ajudar:",
+  email: "Seu e-mail",
+  message: "Mensagem",
+  contactSent: "Obrigado! Responderemos por e-mail.",
+  badEmail: "Informe um endereço de e-mail válido.",
+  badMessage: "Escreva uma mensagem.",
+  whatWrong: "O que estava errado?",
+  reasonWrong: "Resposta errada",
+  reasonUnanswered: "Não respondeu à minha pergunta",
+  reasonOutdated: "Desatualizada",
+  reasonOther: "Outro",
 } satisfies Table;
 
 const it = {
@@ -285,6 +357,18 @@ const it = {
   interrupted: "La risposta si è interrotta. Riprova.",
   tooLong: "Il messaggio è troppo lungo. Accorcialo, per favore.",
   feedbackFailed: "Non è stato possibile inviare il tuo feedback.",
+  contactUs: "Contattaci",
+  uncertain: "Non ne sono sicuro: questi articoli potrebbero aiutarti:",
+  email: "La tua e-mail",
+  message: "Messaggio",
+  contactSent: "Grazie! Ti risponderemo via e-mail.",
+  badEmail: "Inserisci un indirizzo e-mail valido.",
+  badMessage: "Scrivi un messaggio.",
+  whatWrong: "Cosa non andava?",
+  reasonWrong: "Risposta sbagliata",
+  reasonUnanswered: "Non ha risposto alla mia domanda",
+  reasonOutdated: "Non aggiornata",
+  reasonOther: "Altro",
 } satisfies Table;
 
 const nl = {
@@ -325,6 +409,18 @@ const nl = {
   interrupted: "Het antwoord is onderbroken. Probeer het opnieuw.",
   tooLong: "Dit bericht is te lang. Maak het korter.",
   feedbackFailed: "Je feedback kon niet worden verstuurd.",
+  contactUs: "Contact",
+  uncertain: "Niet zeker — deze artikelen kunnen helpen:",
+  email: "Uw e-mailadres",
+  message: "Bericht",
+  contactSent: "Bedankt! We antwoorden per e-mail.",
+  badEmail: "Vul een geldig e-mailadres in.",
+  badMessage: "Schrijf een bericht.",
+  whatWrong: "Wat was er mis?",
+  reasonWrong: "Verkeerd antwoord",
+  reasonUnanswered: "Beantwoordde mijn vraag niet",
+  reasonOutdated: "Verouderd",
+  reasonOther: "Anders",
 } satisfies Table;
 
 const pl = {
@@ -365,6 +461,18 @@ const pl = {
   interrupted: "Odpowiedź została przerwana. Spróbuj ponownie.",
   tooLong: "Ta wiadomość jest za długa. Skróć ją.",
   feedbackFailed: "Nie udało się wysłać opinii.",
+  contactUs: "Kontakt",
+  uncertain: "Nie jestem pewien — te artykuły mogą pomóc:",
+  email: "Twój e-mail",
+  message: "Wiadomość",
+  contactSent: "Dziękujemy! Odpowiemy e-mailem.",
+  badEmail: "Podaj poprawny adres e-mail.",
+  badMessage: "Napisz wiadomość.",
+  whatWrong: "Co było nie tak?",
+  reasonWrong: "Błędna odpowiedź",
+  reasonUnanswered: "Nie odpowiedział na moje pytanie",
+  reasonOutdated: "Nieaktualne",
+  reasonOther: "Inne",
 } satisfies Table;
 
 const tr = {
@@ -405,6 +513,18 @@ const tr = {
   interrupted: "Yanıt yarıda kesildi. Lütfen tekrar deneyin.",
   tooLong: "Bu mesaj çok uzun. Lütfen kısaltın.",
   feedbackFailed: "Geri bildiriminiz gönderilemedi.",
+  contactUs: "Bize ulaşın",
+  uncertain: "Emin değilim — bu makaleler yardımcı olabilir:",
+  email: "E-postanız",
+  message: "Mesaj",
+  contactSent: "Teşekkürler! Size e-postayla döneceğiz.",
+  badEmail: "Geçerli bir e-posta adresi girin.",
+  badMessage: "Bir mesaj yazın.",
+  whatWrong: "Sorun neydi?",
+  reasonWrong: "Yanlış cevap",
+  reasonUnanswered: "Soruma cevap vermedi",
+  reasonOutdated: "Güncel değil",
+  reasonOther: "Diğer",
 } satisfies Table;
 
 const ru = {
@@ -445,6 +565,18 @@ const ru = {
   interrupted: "Ответ прервался. Попробуйте снова.",
   tooLong: "Сообщение слишком длинное. Сократите его.",
   feedbackFailed: "Не удалось отправить отзыв.",
+  contactUs: "Связаться с нами",
+  uncertain: "Не уверен — возможно, помогут эти статьи:",
+  email: "Ваш e-mail",
+  message: "Сообщение",
+  contactSent: "Спасибо! Мы ответим по e-mail.",
+  badEmail: "Введите корректный адрес e-mail.",
+  badMessage: "Напишите сообщение.",
+  whatWrong: "Что было не так?",
+  reasonWrong: "Неверный ответ",
+  reasonUnanswered: "Не ответил на мой вопрос",
+  reasonOutdated: "Устарело",
+  reasonOther: "Другое",
 } satisfies Table;
 
 const uk = {
@@ -485,6 +617,18 @@ const uk = {
   interrupted: "Відповідь перервалася. Спробуйте знову.",
   tooLong: "Повідомлення задовге. Скоротіть його.",
   feedbackFailed: "Не вдалося надіслати відгук.",
+  contactUs: "Зв’язатися з нами",
+  uncertain: "Не впевнений — можливо, допоможуть ці статті:",
+  email: "Ваш e-mail",
+  message: "Повідомлення",
+  contactSent: "Дякуємо! Ми відповімо електронною поштою.",
+  badEmail: "Введіть правильну адресу e-mail.",
+  badMessage: "Напишіть повідомлення.",
+  whatWrong: "Що було не так?",
+  reasonWrong: "Неправильна відповідь",
+  reasonUnanswered: "Не відповів на моє запитання",
+  reasonOutdated: "Застаріло",
+  reasonOther: "Інше",
 } satisfies Table;
 
 const hi = {
@@ -525,6 +669,18 @@ const hi = {
   interrupted: "उत्तर बीच में रुक गया। कृपया फिर कोशिश करें।",
   tooLong: "संदेश बहुत लंबा है। कृपया इसे छोटा करें।",
   feedbackFailed: "आपकी प्रतिक्रिया भेजी नहीं जा सकी।",
+  contactUs: "संपर्क करें",
+  uncertain: "पक्का नहीं — ये लेख मदद कर सकते हैं:",
+  email: "आपका ईमेल",
+  message: "संदेश",
+  contactSent: "धन्यवाद! हम ईमेल से जवाब देंगे।",
+  badEmail: "मान्य ईमेल पता दर्ज करें।",
+  badMessage: "संदेश लिखें।",
+  whatWrong: "क्या गलत था?",
+  reasonWrong: "गलत जवाब",
+  reasonUnanswered: "मेरे सवाल का जवाब नहीं दिया",
+  reasonOutdated: "पुरानी जानकारी",
+  reasonOther: "अन्य",
 } satisfies Table;
 
 const zh = {
@@ -565,6 +721,18 @@ const zh = {
   interrupted: "回答被中断，请重试。",
   tooLong: "消息太长，请缩短后再发。",
   feedbackFailed: "无法发送你的反馈。",
+  contactUs: "联系我们",
+  uncertain: "不确定——这些文章可能有帮助：",
+  email: "您的邮箱",
+  message: "留言",
+  contactSent: "谢谢！我们会通过邮件回复您。",
+  badEmail: "请输入有效的邮箱地址。",
+  badMessage: "请填写留言。",
+  whatWrong: "哪里有问题？",
+  reasonWrong: "回答错误",
+  reasonUnanswered: "没有回答我的问题",
+  reasonOutdated: "内容过时",
+  reasonOther: "其他",
 } satisfies Table;
 
 const ja = {
@@ -605,6 +773,18 @@ const ja = {
   interrupted: "回答が中断されました。もう一度お試しください。",
   tooLong: "メッセージが長すぎます。短くしてください。",
   feedbackFailed: "フィードバックを送信できませんでした。",
+  contactUs: "お問い合わせ",
+  uncertain: "確かではありません — これらの記事が役立つかもしれません：",
+  email: "メールアドレス",
+  message: "メッセージ",
+  contactSent: "ありがとうございます。メールでご連絡します。",
+  badEmail: "有効なメールアドレスを入力してください。",
+  badMessage: "メッセージを入力してください。",
+  whatWrong: "何が問題でしたか？",
+  reasonWrong: "回答が間違っている",
+  reasonUnanswered: "質問に答えていない",
+  reasonOutdated: "情報が古い",
+  reasonOther: "その他",
 } satisfies Table;
 
 const ko = {
@@ -645,6 +825,18 @@ const ko = {
   interrupted: "답변이 중단되었습니다. 다시 시도하세요.",
   tooLong: "메시지가 너무 깁니다. 줄여 주세요.",
   feedbackFailed: "의견을 보내지 못했습니다.",
+  contactUs: "문의하기",
+  uncertain: "확실하지 않습니다 — 이 문서들이 도움이 될 수 있습니다:",
+  email: "이메일",
+  message: "메시지",
+  contactSent: "감사합니다! 이메일로 답변드리겠습니다.",
+  badEmail: "올바른 이메일 주소를 입력하세요.",
+  badMessage: "메시지를 입력하세요.",
+  whatWrong: "무엇이 문제였나요?",
+  reasonWrong: "틀린 답변",
+  reasonUnanswered: "질문에 답하지 않음",
+  reasonOutdated: "오래된 정보",
+  reasonOther: "기타",
 } satisfies Table;
 
 export const tables: Record<string, Table> = {

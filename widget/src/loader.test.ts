@@ -52,6 +52,8 @@ beforeAll(async () => {
         res.end(
           sse({
             type: "done",
+            outcome: "answered",
+            confidence: 0.9,
             ...ids,
             sources: [citation(1)],
             latency: 20,

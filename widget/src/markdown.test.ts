@@ -148,3 +148,40 @@ describe("decodeEntities", () => {
     );
   });
 });
+
+describe("contact links in answers", () => {
+  const links = (text: string) =>
+    parseInline(text).flatMap((n) =>
+      n.t === "link" ? [{ href: n.href, text: n.c.map((c) => (c.t === "text" ? c.v : "")).join("") }] : [],
+    );
+
+  it("links e-mail addresses, phone numbers and URLs", () => {
+    expect(links("Write to help@acme.example or call +1 (555) 123-4567 or 0800-123-4567.")).toEqual([
+      { href: "mailto:help@acme.example", text: "help@acme.example" },
+      { href: "tel:+15551234567", text: "+1 (555) 123-4567" },
+      { href: "tel:08001234567", text: "0800-123-4567" },
+    ]);
+    expect(links("See https://acme.example/help.")).toEqual([
+      { href: "https://acme.example/help", text: "https://acme.example/help" },
+    ]);
+  });
+
+  it("leaves dates, amounts, versions and short numbers as text", () => {
+    for (const text of [
+      "On 2024-05-01 we",
+      "costs 10 000 000 euros",
+      "version 10.15.7",
+      "in 3-5 days",
+      "code 12345",
+    ])
+      expect(links(text)).toEqual([]);
+  });
+
+  it("never makes a link of a script or markup", () => {
+    expect(safeHref("javascript:alert(1)")).toBeNull();
+    expect(safeHref("tel:+123")).toBe("tel:+123");
+    const nodes = parseInline('<img src=x onerror=alert(1)> mail "a@b.co"');
+    expect(nodes.filter((n) => n.t === "link")).toHaveLength(1);
+    expect(nodes[0]).toEqual({ t: "text", v: '<img src=x onerror=alert(1)> mail "' });
+  });
+});

@@ -161,6 +161,32 @@ export function parseMarkdown(source: string): Block[] {
 }
 
 const autolink = /^https?:\/\/[^\s<>"'`]+/i;
+const email = /^[\w.%+-]+@[a-z\d-]+(?:\.[a-z\d-]+)*\.[a-z]{2,}/i;
+// A phone number written as one: a leading +, a (area code), or digit groups joined by hyphens;
+// plain spaced digits ("10 000 000") and dates stay text.
+const phone =
+  /^(?:\+\d{1,3}[ -]?(?:\(\d{1,4}\)[ -]?)?\d{1,4}(?:[ -]\d{1,4}){1,4}|\(\d{2,4}\)[ -]?\d{2,4}(?:[ -]\d{2,4}){1,3}|\d{2,4}(?:-\d{2,4}){2,4})(?![\w-])/;
+
+/** An e-mail address or phone number starting here, as a link node and the length it covers. */
+function contactLink(rest: string): { node: Inline; length: number } | null {
+  const mail = email.exec(rest)?.[0];
+  if (mail)
+    return {
+      node: { t: "link", href: safeHref(`mailto:${mail}`), c: [{ t: "text", v: mail }] },
+      length: mail.length,
+    };
+  const number = phone.exec(rest)?.[0];
+  const digits = number?.replace(/\D/g, "").length ?? 0;
+  if (!number || digits < 7 || digits > 15 || /^\d{4}-\d{2}-\d{2}$/.test(number)) return null;
+  return {
+    node: {
+      t: "link",
+      href: safeHref(`tel:${number.replace(/[^\d+]/g, "")}`),
+      c: [{ t: "text", v: number }],
+    },
+    length: number.length,
+  };
+}
 const citeGroup = /^\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\()/;
 const escapable = /[\\`*_{}[\]()#+\-.!>~|<]/;
 
@@ -231,6 +257,15 @@ export function parseInline(source: string): Inline[] {
         flush();
         out.push({ t: "link", href: safeHref(url), c: [{ t: "text", v: url }] });
         i += url.length;
+        continue;
+      }
+    }
+    if (/[\w+(]/.test(ch) && !/[\w.+@-]/.test(source[i - 1] ?? "")) {
+      const contact = contactLink(rest);
+      if (contact) {
+        flush();
+        out.push(contact.node);
+        i += contact.length;
         continue;
       }
     }
@@ -324,13 +359,11 @@ export function decodeEntities(value: string): string {
   });
 }
 
-/** The URL when it is absolute http(s) or mailto; anything else (javascript:, data:, relative) is null. */
+/** The URL when it is absolute http(s), mailto or tel; anything else (javascript:, data:, relative) is null. */
 export function safeHref(raw: string): string | null {
   try {
     const url = new URL(raw.trim());
-    return url.protocol === "https:" || url.protocol === "http:" || url.protocol === "mailto:"
-      ? url.href
-      : null;
+    return ["https:", "http:", "mailto:", "tel:"].includes(url.protocol) ? url.href : null;
   } catch {
     return null;
   }

@@ -141,6 +141,8 @@ describe("mountWidget", () => {
     expect(shadow.querySelector('[data-lore="messages"]')?.getAttribute("aria-live")).toBeNull();
     push?.send({
       type: "done",
+      outcome: "answered",
+      confidence: 0.9,
       conversationId: defaultIds.conversationId,
       messageId: "m1",
       sources: [],

@@ -108,6 +108,8 @@ export function answerResponse(tokens: string[], sources: Citation[] = [], ids =
     { type: "sources", sources },
     {
       type: "done",
+      outcome: "answered",
+      confidence: 0.9,
       conversationId: ids.conversationId,
       messageId: ids.messageId,
       sources,
@@ -159,6 +161,7 @@ export function widgetConfig(overrides: Partial<WidgetConfig> = {}): WidgetConfi
       launcherLabel: "",
       greeting: "",
     },
+    handoff: { mode: "none", url: null },
     status: "ready",
     ...overrides,
   };

@@ -39,6 +39,18 @@ export const en = {
   interrupted: "The answer was interrupted. Please try again.",
   tooLong: "That message is too long. Please shorten it.",
   feedbackFailed: "Your feedback couldn't be sent.",
+  contactUs: "Contact us",
+  uncertain: "Not sure — these articles may help:",
+  email: "Your e-mail",
+  message: "Message",
+  contactSent: "Thanks! We'll reply by e-mail.",
+  badEmail: "Enter a valid e-mail address.",
+  badMessage: "Write a message.",
+  whatWrong: "What was wrong?",
+  reasonWrong: "Wrong answer",
+  reasonUnanswered: "Didn't answer my question",
+  reasonOutdated: "Out of date",
+  reasonOther: "Other",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -14,6 +14,11 @@ const FIGURES: Array<[keyof Totals, string]> = [
   ["conversations", "Conversations"],
   ["visitors", "Visitors"],
   ["tokensUsed", "Tokens used"],
+  ["answeredRate", "Answered"],
+  ["uncertainRate", "Not sure"],
+  ["fallbackRate", "Fallback"],
+  ["resolutionRate", "Resolved conversations"],
+  ["handoffs", "Contact requests"],
   ["unanswered", "Unanswered"],
   ["feedbackUp", "Thumbs up"],
   ["feedbackDown", "Thumbs down"],
@@ -25,7 +30,7 @@ const FIGURES: Array<[keyof Totals, string]> = [
 
 /** A figure as people read it: shares as percentages, counts with separators. */
 function formatFigure(key: string, value: number): string {
-  if (/Share$/.test(key)) return `${Math.round(value * 100)}%`;
+  if (/(Share|Rate)$/.test(key)) return `${Math.round(value * 100)}%`;
   return value.toLocaleString("en");
 }
 
@@ -134,6 +139,7 @@ function AnalyticsBody(props: { agent: Agent; data: AgentAnalytics }) {
         {data.unansweredQuestions.length > 0 && (
           <section class="top-list unanswered">
             <h3>Unanswered questions</h3>
+            <p class="muted">Answered with the fallback or with a doubt.</p>
             <ol>
               {data.unansweredQuestions.map((q) => (
                 <UnansweredQuestion

@@ -9,6 +9,7 @@ import {
   PAGE_SIZE,
   type QueueFilter,
   type QueueQuery,
+  setHandoffStatus,
   type Transcript,
 } from "../loop-api.ts";
 import { go, route, routeHash } from "../state.ts";
@@ -24,7 +25,9 @@ const FILTERS: Array<[QueueFilter, string]> = [
   ["all", "All conversations"],
   ["down", "Thumbs down"],
   ["unanswered", "Unanswered"],
+  ["uncertain", "Not sure"],
   ["up", "Thumbs up"],
+  ["handoff", "Contact requests"],
 ];
 
 /** The queue's filter and search, kept while a transcript is open. */
@@ -100,12 +103,22 @@ function ReviewQueue(props: { agent: Agent }) {
   );
 }
 
+const reasonLabel = {
+  wrong: "Wrong answer",
+  unanswered: "Didn't answer the question",
+  outdated: "Out of date",
+  other: "Other",
+} as const;
+
 /** Why a row is in the queue, in words. */
 function rowReasons(row: Conversation): string {
   const parts = [`${row.messageCount} messages`];
   if (row.downvotes) parts.push(`${row.downvotes} thumbs down`);
   if (row.upvotes) parts.push(`${row.upvotes} thumbs up`);
   if (row.unanswered) parts.push(`${row.unanswered} unanswered`);
+  if (row.uncertain) parts.push(`${row.uncertain} not sure`);
+  if (row.openHandoffs)
+    parts.push(`${row.openHandoffs} open contact request${row.openHandoffs === 1 ? "" : "s"}`);
   return parts.join(" · ");
 }
 
@@ -259,8 +272,54 @@ function TranscriptView(props: { agent: Agent; conversationId: string }) {
         {t.messageCount} messages · started <TimeAgo iso={t.createdAt} /> · last message{" "}
         <TimeAgo iso={t.updatedAt} />
       </p>
+      {t.handoffRequests.length > 0 && <HandoffList agent={agent} transcript={t} reload={load} />}
       <ThreadMessages agent={agent} messages={t.messages} />
     </>
+  );
+}
+
+/** The visitor's contact requests on this conversation, each resolvable (or reopened). */
+function HandoffList(props: { agent: Agent; transcript: Transcript; reload: () => Promise<void> }) {
+  const busy = useSignal(false);
+  const error = useSignal<unknown>(null);
+  return (
+    <section class="handoffs" aria-labelledby="handoffs-title" data-testid="handoffs">
+      <h3 id="handoffs-title">Contact requests</h3>
+      {error.value !== null && <ErrorBox error={error.value} />}
+      <ul>
+        {props.transcript.handoffRequests.map((h) => (
+          <li key={h.id} class="handoff" data-status={h.status}>
+            <p>
+              <strong>{h.name ? `${h.name} <${h.email}>` : h.email}</strong> · <TimeAgo iso={h.createdAt} /> ·{" "}
+              {h.status === "open" ? "open" : "resolved"}
+            </p>
+            <blockquote>{h.message}</blockquote>
+            <p>
+              <a href={`mailto:${encodeURIComponent(h.email).replace(/%40/g, "@")}`}>Reply by e-mail</a>{" "}
+              <button
+                type="button"
+                class="small"
+                disabled={busy.value}
+                onClick={async () => {
+                  busy.value = true;
+                  error.value = null;
+                  try {
+                    await setHandoffStatus(props.agent.id, h.id, h.status === "open" ? "resolved" : "open");
+                    await props.reload();
+                  } catch (caught) {
+                    error.value = caught;
+                  } finally {
+                    busy.value = false;
+                  }
+                }}
+              >
+                {h.status === "open" ? "Mark resolved" : "Reopen"}
+              </button>
+            </p>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
@@ -331,6 +390,11 @@ function AssistantMessage(props: {
       <div class="answer" data-state="done">
         <AnswerWithSources text={m.content} sources={m.sources} idPrefix={`m-${m.id}-`} />
       </div>
+      {m.feedbackReason && (
+        <p class="feedback-reason">
+          What was wrong: <strong>{reasonLabel[m.feedbackReason]}</strong>
+        </p>
+      )}
       {m.feedbackComment && (
         <blockquote class="feedback-comment">
           <span class="sr-only">Visitor's comment: </span>

@@ -43,6 +43,10 @@ export function SettingsTab(props: { agent: Agent }) {
       welcomeMessage: text("welcomeMessage"),
       suggestedQuestions: splitLines(text("suggestedQuestions")),
       fallbackMessage: text("fallbackMessage"),
+      handoff: {
+        mode: text("handoff.mode"),
+        url: text("handoff.mode") === "link" ? text("handoff.url").trim() || null : null,
+      },
       model: text("model").trim(),
       retrieval: {
         topK: Number(text("retrieval.topK")),
@@ -105,6 +109,30 @@ export function SettingsTab(props: { agent: Agent }) {
           >
             {(p) => <textarea {...p} rows={2} defaultValue={agent.fallbackMessage} />}
           </Field>
+          <div class="row">
+            <Field
+              label="Way out for visitors"
+              name="handoff.mode"
+              error={error}
+              hint="Offered with unsure and fallback answers, after a thumbs-down, and as Contact us in the widget."
+            >
+              {(p) => (
+                <select {...p} defaultValue={agent.handoff.mode}>
+                  <option value="none">None</option>
+                  <option value="link">A link (a page or mailto:)</option>
+                  <option value="form">A contact form (e-mail and message)</option>
+                </select>
+              )}
+            </Field>
+            <Field
+              label="Contact link"
+              name="handoff.url"
+              error={error}
+              hint="For a link: https://… or mailto:…"
+            >
+              {(p) => <input {...p} spellcheck={false} defaultValue={agent.handoff.url ?? ""} />}
+            </Field>
+          </div>
           <Field
             label="Model"
             name="model"
@@ -262,7 +290,8 @@ function SuggestedQuestionChecks(props: {
   return (
     <section class="checks" aria-labelledby="checks-title" aria-busy={props.checking ? "true" : undefined}>
       <h2 id="checks-title">Suggested questions checked</h2>
-      <Status>
+      {/* Green only when every question gets a sure answer. */}
+      <Status tone={flagged > 0 ? "warn" : "ok"}>
         {props.checking
           ? "Asking the suggested questions…"
           : checks

@@ -165,9 +165,9 @@ export function ErrorBox(props: { error: unknown }) {
 }
 
 /** A polite status line for "Saved." and the like. */
-export function Status(props: { children?: ComponentChildren }) {
+export function Status(props: { children?: ComponentChildren; tone?: "ok" | "warn" }) {
   return (
-    <p class="status" role="status">
+    <p class={props.tone === "warn" ? "status status-warn" : "status"} role="status">
       {props.children}
     </p>
   );

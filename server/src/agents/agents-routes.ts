@@ -14,6 +14,7 @@ export function agentsRoutes({
   apiKeys,
   conversations,
   corrections,
+  handoffs,
   answerDeps,
   config,
   widgetOrigins,
@@ -24,6 +25,7 @@ export function agentsRoutes({
   | "apiKeys"
   | "conversations"
   | "corrections"
+  | "handoffs"
   | "answerDeps"
   | "config"
   | "widgetOrigins"
@@ -85,6 +87,7 @@ export function agentsRoutes({
       await conversations.removeForAgent(agent.id);
       await corrections.removeForAgent(agent.id);
       await widgetOrigins.removeForAgent(agent.id);
+      await handoffs.removeForAgent(agent.id);
       return c.body(null, 204);
     }),
     endpoint(api.checkSuggestedQuestions, async (c, input) => {

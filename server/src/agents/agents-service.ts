@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import {
   type Agent,
+  type AnswerPolicy,
   type CreateAgentRequest,
+  type HandoffSetting,
   normaliseOrigin,
   type Theme,
   type UpdateAgentRequest,
@@ -22,8 +24,17 @@ export const defaultTheme: Theme = {
   greeting: "",
 };
 
+const NO_HANDOFF: HandoffSetting = Object.freeze({ mode: "none", url: null });
+
+/** An agent's handoff setting (agents stored before it existed have none). */
+export function handoffOf(agent: Pick<AgentRecord, "handoff">): HandoffSetting {
+  return agent.handoff ?? NO_HANDOFF;
+}
+
 export const DEFAULT_FALLBACK =
   "I couldn't find that in the knowledge base. Try rephrasing, or ask about something the documents cover.";
+
+export const DEFAULT_ANSWER_POLICY = "balanced" satisfies AnswerPolicy;
 
 export class AgentsService {
   // The public JSON of each record per status: records are replaced on every change, never mutated.
@@ -37,8 +48,16 @@ export class AgentsService {
   /** Public shape: the stored agent plus its derived status. */
   toAgent(record: AgentRecord, status = this.statusOf(record)): Agent {
     // Agents stored before the language setting existed read as "detect"; theme fields added
-    // since read as their defaults.
-    return { ...record, language: record.language ?? null, theme: themeOf(record), status };
+    // since read as their defaults. Agents stored before answer policies (or handoffs) existed
+    // read as "balanced" (and none).
+    return {
+      ...record,
+      language: record.language ?? null,
+      answerPolicy: record.answerPolicy ?? DEFAULT_ANSWER_POLICY,
+      handoff: handoffOf(record),
+      theme: themeOf(record),
+      status,
+    };
   }
 
   /** `JSON.stringify(toAgent(record))`, once per record and status: lists send the same agents again and again. */
@@ -97,6 +116,8 @@ export class AgentsService {
       welcomeMessage: input.welcomeMessage ?? "Hi! Ask me anything about our documentation.",
       suggestedQuestions: input.suggestedQuestions ?? [],
       fallbackMessage: input.fallbackMessage ?? DEFAULT_FALLBACK,
+      handoff: input.handoff ?? NO_HANDOFF,
+      answerPolicy: input.answerPolicy ?? DEFAULT_ANSWER_POLICY,
       language: input.language ?? null,
       dataSourceIds: dedupe(input.dataSourceIds ?? []),
       widgetId: `wgt_${randomBytes(12).toString("base64url")}`,

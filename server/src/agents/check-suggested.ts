@@ -20,7 +20,11 @@ export async function checkSuggestedQuestions(
 ): Promise<SuggestedQuestionCheck[]> {
   const results: SuggestedQuestionCheck[] = [];
   for (const question of agent.suggestedQuestions) {
-    const stored = { fallback: false };
+    const stored: {
+      fallback: boolean;
+      outcome: SuggestedQuestionCheck["outcome"];
+      confidence: number | null;
+    } = { fallback: false, outcome: null, confidence: null };
     const result = await collectResponse(
       answerQuestion(deps, {
         agent,
@@ -32,18 +36,24 @@ export async function checkSuggestedQuestions(
         ephemeral: true,
         onAnswer: (message) => {
           stored.fallback = message.fallback;
+          stored.outcome = message.outcome ?? null;
+          stored.confidence = message.confidence ?? null;
         },
         signal,
       }),
     );
-    const { fallback } = stored;
+    const { outcome, confidence } = stored;
+    const fallback = outcome ? outcome === "fallback" : stored.fallback;
     const score = Math.max(0, ...result.sources.map((s) => s.score));
     results.push({
       question,
       response: result.response,
       fallback,
       score,
-      weak: !fallback && score < WEAK_SCORE,
+      // The answer contract's own judgement when there is one: an answer it states is never weak.
+      weak: outcome ? outcome === "uncertain" : !fallback && score < WEAK_SCORE,
+      outcome,
+      confidence,
       sources: result.sources,
     });
   }

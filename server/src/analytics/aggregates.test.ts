@@ -117,6 +117,15 @@ describe("counting", () => {
       unanswered: 1,
       feedbackUp: 0,
       feedbackDown: 0,
+      // Judged: the answer and the fallback (the error and the stopped answer are not).
+      answered: 1,
+      uncertain: 0,
+      answeredRate: 0.5,
+      uncertainRate: 0,
+      fallbackRate: 0.5,
+      handoffs: 0,
+      unresolvedConversations: 0,
+      resolutionRate: 1,
     });
     expect(r.unansweredQuestions).toEqual([
       { question: "where is the moon", count: 1, lastAskedAt: "2025-03-01T09:45:00.000Z" },

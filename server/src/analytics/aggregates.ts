@@ -30,6 +30,14 @@ export interface HourCounters {
   latencySum: number;
   retrievalSum: number;
   generationSum: number;
+  /** Answers given with a doubt (outcome `uncertain`). */
+  uncertain: number;
+  /** Answers the visitor stopped. */
+  cancelled: number;
+  /** Contact requests (handoffs), in the hour they were sent. */
+  handoffs: number;
+  /** Conversations with a handoff or a thumbs-down, in the hour the conversation began. */
+  unresolved: number;
 }
 
 const COUNTER_KEYS = [
@@ -46,6 +54,11 @@ const COUNTER_KEYS = [
   "latencySum",
   "retrievalSum",
   "generationSum",
+  // Appended: buckets stored before these existed read them as 0.
+  "uncertain",
+  "cancelled",
+  "handoffs",
+  "unresolved",
 ] as const satisfies ReadonlyArray<keyof HourCounters>;
 
 function zeroCounters(): HourCounters {
@@ -63,6 +76,10 @@ function zeroCounters(): HourCounters {
     latencySum: 0,
     retrievalSum: 0,
     generationSum: 0,
+    uncertain: 0,
+    cancelled: 0,
+    handoffs: 0,
+    unresolved: 0,
   };
 }
 
@@ -197,6 +214,11 @@ export function isError(q: Pick<AnsweredQuery, "error">): boolean {
   return q.error !== null && q.error !== "cancelled";
 }
 
+/** Given with a doubt: the closest passage and articles that may help. */
+export function isUncertain(q: Pick<AnsweredQuery, "outcome" | "error">): boolean {
+  return q.outcome === "uncertain" && q.error === null;
+}
+
 /** Fell back to the fallback message (not an error). */
 export function isUnanswered(q: Pick<AnsweredQuery, "answered" | "error">): boolean {
   return !q.answered && q.error === null;
@@ -296,8 +318,11 @@ export class Aggregates {
     if (q.channel === "widget") c.widget += 1;
     else c.api += 1;
     if (isError(q)) c.errors += 1;
+    if (q.error === "cancelled") c.cancelled += 1;
     const unanswered = isUnanswered(q);
     if (unanswered) c.unanswered += 1;
+    const uncertain = isUncertain(q);
+    if (uncertain) c.uncertain += 1;
     c.latencySum += q.latency;
     c.retrievalSum += q.retrievalTime;
     c.generationSum += q.generationTime;
@@ -310,9 +335,16 @@ export class Aggregates {
     const question = normalizeQuestion(q.question);
     if (question) {
       tops.addQuestion(tops.questions, question, at);
-      if (unanswered) tops.addQuestion(tops.unanswered, question, at);
+      // Not answered as known: the fallback, or an answer given with a doubt.
+      if (unanswered || uncertain) tops.addQuestion(tops.unanswered, question, at);
     }
     for (const doc of q.cited) tops.addSource(doc.documentId, doc.title, doc.dataSourceId);
+  }
+
+  /** Adds (+1) or withdraws (-1) a counter of the hour holding `at` (handoffs, unresolved conversations). */
+  addCount(agentId: string, at: number, key: "handoffs" | "unresolved", sign: 1 | -1): void {
+    const c = this.hour(agentId, Math.floor(at / HOUR_MS)).counters;
+    c[key] = Math.max(0, c[key] + sign);
   }
 
   /** Adds (+1) or withdraws (-1) a rating given at `at`. */
@@ -427,6 +459,8 @@ function buildReport(agg: Aggregates, agentId: string, range: ReportRange): Agen
       tokensUsed: c.tokensUsed,
       feedbackUp: c.feedbackUp,
       feedbackDown: c.feedbackDown,
+      uncertain: c.uncertain,
+      handoffs: c.handoffs,
       latencyP50: r1(percentile(l, 0.5)),
       latencyP95: r1(percentile(l, 0.95)),
     };
@@ -457,6 +491,7 @@ function buildReport(agg: Aggregates, agentId: string, range: ReportRange): Agen
       unanswered: totals.unanswered,
       feedbackUp: totals.feedbackUp,
       feedbackDown: totals.feedbackDown,
+      ...outcomeTotals(totals),
     },
     latency: {
       total: stats(latency, totals.latencySum),
@@ -465,6 +500,24 @@ function buildReport(agg: Aggregates, agentId: string, range: ReportRange): Agen
     },
     timeseries,
     ...tops,
+  };
+}
+
+/** Outcome rates over the answers that were judged (not failed, not stopped); resolution over conversations. */
+function outcomeTotals(t: HourCounters) {
+  const fallback = t.unanswered;
+  const answered = Math.max(0, t.queries - t.errors - t.cancelled - fallback - t.uncertain);
+  const judged = answered + t.uncertain + fallback;
+  return {
+    answered,
+    uncertain: t.uncertain,
+    answeredRate: share(answered, judged),
+    uncertainRate: share(t.uncertain, judged),
+    fallbackRate: share(fallback, judged),
+    handoffs: t.handoffs,
+    unresolvedConversations: Math.min(t.unresolved, t.conversations),
+    resolutionRate:
+      t.conversations === 0 ? 0 : share(Math.max(0, t.conversations - t.unresolved), t.conversations),
   };
 }
 

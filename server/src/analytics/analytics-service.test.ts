@@ -97,6 +97,8 @@ describe("AnalyticsService", () => {
         messageId: "m1",
         rating,
         comment: null,
+        reason: null,
+        conversationCreatedAt: new Date().toISOString(),
       });
     feedback("up");
     feedback("up");
@@ -151,5 +153,65 @@ describe("AnalyticsService", () => {
       30,
     ]);
     await a.stop();
+  });
+});
+
+describe("AnalyticsService honesty figures", () => {
+  const at = (t: string) => Date.parse(`2025-05-01T${t}:00Z`);
+  const started = (id: string) => ({ id, at: at("08:00") });
+
+  it("reports outcome rates, handoffs and the share of conversations resolved, across restarts", async () => {
+    const open = tempDb();
+    const a = await AnalyticsService.open(await open(), { logger, flushMs: 3_600_000 });
+    for (const [i, outcome] of (["answered", "answered", "uncertain", "fallback"] as const).entries()) {
+      a.record(
+        query("2025-05-01T08:00:00Z", {
+          conversationId: `c${i}`,
+          newConversation: true,
+          question: `Question ${i}?`,
+          outcome,
+          answered: outcome !== "fallback",
+        }),
+      );
+    }
+    a.record(query("2025-05-01T08:30:00Z", { error: "cancelled", answered: false, outcome: null }));
+    // c0: rated down then up again (resolved after all); c1: a handoff; c2: down.
+    a.recordFeedback(AGENT, "m0", "down", at("09:00"), started("c0"));
+    a.recordFeedback(AGENT, "m0", "up", at("09:05"), started("c0"));
+    a.recordHandoff(AGENT, "h1", started("c1"), at("09:10"));
+    a.recordFeedback(AGENT, "m2", "down", at("09:20"), started("c2"));
+    const expected = {
+      queries: 5,
+      conversations: 4,
+      answered: 2,
+      uncertain: 1,
+      unanswered: 1,
+      answeredRate: 0.5,
+      uncertainRate: 0.25,
+      fallbackRate: 0.25,
+      handoffs: 1,
+      unresolvedConversations: 2,
+      resolutionRate: 0.5,
+    };
+    expect(a.report(AGENT, range).totals).toMatchObject(expected);
+    // The uncertain and the fallback question are both "unanswered questions".
+    expect(
+      a
+        .report(AGENT, range)
+        .unansweredQuestions.map((q) => q.question)
+        .sort(),
+    ).toEqual(["question 2", "question 3"]);
+    await a.durable();
+    await a.flush();
+    // After the buckets were stored: a rating that resolves c2 again, logged but not in the buckets.
+    a.recordFeedback(AGENT, "m2", "up", at("10:00"), started("c2"));
+    await a.durable();
+    const b = await AnalyticsService.open(await open(), { logger });
+    expect(b.report(AGENT, range).totals).toMatchObject({
+      ...expected,
+      unresolvedConversations: 1,
+      resolutionRate: 0.75,
+    });
+    await b.stop();
   });
 });

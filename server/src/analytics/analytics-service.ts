@@ -24,7 +24,7 @@ type RawRow = {
   seq: number;
   id: string;
   agent_id: string;
-  kind: "query" | "feedback";
+  kind: "query" | "feedback" | "handoff";
   at: number;
   data: string;
 };
@@ -44,7 +44,13 @@ const aggregateSchema = new Schema([
 
 // The shapes of the stored JSON, checked as they are read back.
 const metaJsonSchema = z.object({ appliedSeq: z.number() });
-const feedbackJsonSchema = z.object({ rating: z.enum(["up", "down"]) });
+// Ratings recorded before resolution rates existed carry no conversation.
+const feedbackJsonSchema = z.object({
+  rating: z.enum(["up", "down"]),
+  conversationId: z.string().optional(),
+  conversationAt: z.number().optional(),
+});
+const handoffJsonSchema = z.object({ conversationId: z.string(), conversationAt: z.number() });
 const answeredQueryJsonSchema = z.object({
   agentId: z.string(),
   workspaceId: z.string(),
@@ -58,6 +64,7 @@ const answeredQueryJsonSchema = z.object({
   newConversation: z.boolean(),
   answered: z.boolean(),
   error: z.string().nullable(),
+  outcome: z.enum(["answered", "uncertain", "fallback"]).nullable().optional(),
   latency: z.number(),
   retrievalTime: z.number(),
   generationTime: z.number(),
@@ -75,6 +82,10 @@ function decodeJson<T>(schema: z.ZodType<T>, json: string, row: string): T {
 /** A column of a record batch as plain values (empty when the batch lacks it). */
 function column(batch: { getChild(name: string): { toArray(): ArrayLike<unknown> } | null }, name: string) {
   return batch.getChild(name)?.toArray() ?? [];
+}
+
+function rowKind(kind: string): RawRow["kind"] {
+  return kind === "feedback" || kind === "handoff" ? kind : "query";
 }
 
 const RAW_TABLE = "analytics_events";
@@ -107,6 +118,20 @@ interface Rating {
   at: number;
 }
 
+/** The conversation a rating or handoff belongs to, and when it began (ms). */
+interface ConversationRef {
+  id: string;
+  at: number;
+}
+
+/** Why a conversation is not resolved: its thumbs-down answers and its handoffs. */
+interface Flags {
+  agentId: string;
+  at: number;
+  downs: Set<string>;
+  handoffs: number;
+}
+
 /**
  * Analytics recording and reading. Every answer is appended to a raw log (group commit, off the
  * answer's path) and folded at once into per-agent hourly buckets in memory (counters, latency
@@ -119,6 +144,8 @@ export class AnalyticsService implements AnswerRecorder {
   /** Shared mode: per replica number, the highest sequence number folded here (its rows arrive in order). */
   private readonly folded = new Map<number, number>();
   private readonly ratings = new Map<string, Rating>();
+  /** Conversations with a thumbs-down or a handoff (the unresolved ones), by id. */
+  private readonly flags = new Map<string, Flags>();
   private flushing: Promise<void> | null = null;
   private readonly aggregateQueue = new WriteQueue();
   private readonly timers: NodeJS.Timeout[] = [];
@@ -190,7 +217,7 @@ export class AnalyticsService implements AnswerRecorder {
           seq: Number(seq?.[i]),
           id: String(id?.[i]),
           agent_id: String(agent?.[i]),
-          kind: String(kind?.[i]) === "feedback" ? "feedback" : "query",
+          kind: rowKind(String(kind?.[i])),
           at: Number(at?.[i]),
           data: String(data?.[i]),
         });
@@ -211,10 +238,7 @@ export class AnalyticsService implements AnswerRecorder {
     for (const row of fresh) {
       if (row.kind === "query") {
         this.aggregates.addQuery(decodeJson(answeredQueryJsonSchema, row.data, `query ${row.seq}`));
-      } else {
-        const { rating } = decodeJson(feedbackJsonSchema, row.data, `feedback ${row.seq}`);
-        this.applyFeedback(row.agent_id, row.id, rating, row.at);
-      }
+      } else this.applyRow(row, true);
     }
     this.aggregates.dirtyHours.clear();
     this.aggregates.dirtyDays.clear();
@@ -241,16 +265,18 @@ export class AnalyticsService implements AnswerRecorder {
     }
     let maxSeq = appliedSeq;
     let replayed = 0;
-    // Ratings (few) are all read back: a changed rating must withdraw the earlier one.
+    // Ratings and handoffs (few) are all read back: a changed rating must withdraw the earlier one,
+    // and a conversation's flags decide whether a later rating changes its resolution.
     const feedback: RawRow[] = [];
     for await (const batch of this.log.table
       .query()
-      .where("kind = 'feedback'")
-      .select(["seq", "id", "agent_id", "at", "data"])) {
-      const [seqs, ids, agents, ats, data] = [
+      .where("kind = 'feedback' OR kind = 'handoff'")
+      .select(["seq", "id", "agent_id", "kind", "at", "data"])) {
+      const [seqs, ids, agents, kinds, ats, data] = [
         column(batch, "seq"),
         column(batch, "id"),
         column(batch, "agent_id"),
+        column(batch, "kind"),
         column(batch, "at"),
         column(batch, "data"),
       ];
@@ -259,7 +285,7 @@ export class AnalyticsService implements AnswerRecorder {
           seq: Number(seqs[i]),
           id: String(ids[i]),
           agent_id: String(agents[i]),
-          kind: "feedback",
+          kind: rowKind(String(kinds[i])),
           at: Number(ats[i]),
           data: String(data[i]),
         });
@@ -268,11 +294,9 @@ export class AnalyticsService implements AnswerRecorder {
     feedback.sort((a, b) => a.seq - b.seq);
     for (const row of feedback) {
       maxSeq = Math.max(maxSeq, row.seq);
-      const { rating } = decodeJson(feedbackJsonSchema, row.data, `feedback ${row.seq}`);
-      if (row.seq > appliedSeq) {
-        this.applyFeedback(row.agent_id, row.id, rating, row.at);
-        replayed += 1;
-      } else this.ratings.set(row.id, { agentId: row.agent_id, rating, at: row.at });
+      // Rows the stored buckets include rebuild the state only; later ones count too.
+      this.applyRow(row, row.seq > appliedSeq);
+      if (row.seq > appliedSeq) replayed += 1;
     }
     for await (const batch of this.log.table
       .query()
@@ -355,9 +379,15 @@ export class AnalyticsService implements AnswerRecorder {
   }
 
   /** A rating of an answer; a changed rating replaces the earlier one. */
-  recordFeedback(agentId: string, messageId: string, rating: "up" | "down", at = Date.now()): void {
+  recordFeedback(
+    agentId: string,
+    messageId: string,
+    rating: "up" | "down",
+    at = Date.now(),
+    conversation?: ConversationRef,
+  ): void {
     if (this.ratings.get(messageId)?.rating === rating) return;
-    this.applyFeedback(agentId, messageId, rating, at);
+    this.applyFeedback(agentId, messageId, rating, at, conversation, true);
     this.seq += 1;
     this.append({
       seq: this.seq,
@@ -365,20 +395,111 @@ export class AnalyticsService implements AnswerRecorder {
       agent_id: agentId,
       kind: "feedback",
       at,
-      data: JSON.stringify({ rating }),
+      data: JSON.stringify({
+        rating,
+        ...(conversation ? { conversationId: conversation.id, conversationAt: conversation.at } : {}),
+      }),
     });
   }
 
-  private applyFeedback(agentId: string, messageId: string, rating: "up" | "down", at: number): void {
+  /** A visitor's contact request (handoff) on a conversation. */
+  recordHandoff(agentId: string, handoffId: string, conversation: ConversationRef, at = Date.now()): void {
+    this.applyHandoff(agentId, conversation, at, true);
+    this.seq += 1;
+    this.append({
+      seq: this.seq,
+      id: handoffId,
+      agent_id: agentId,
+      kind: "handoff",
+      at,
+      data: JSON.stringify({ conversationId: conversation.id, conversationAt: conversation.at }),
+    });
+  }
+
+  /** A stored rating or handoff row: `count` false rebuilds state the stored buckets already include. */
+  private applyRow(row: RawRow, count: boolean): void {
+    if (row.kind === "handoff") {
+      const h = decodeJson(handoffJsonSchema, row.data, `handoff ${row.seq}`);
+      this.applyHandoff(row.agent_id, { id: h.conversationId, at: h.conversationAt }, row.at, count);
+      return;
+    }
+    const f = decodeJson(feedbackJsonSchema, row.data, `feedback ${row.seq}`);
+    const conversation =
+      f.conversationId !== undefined && f.conversationAt !== undefined
+        ? { id: f.conversationId, at: f.conversationAt }
+        : undefined;
+    this.applyFeedback(row.agent_id, row.id, f.rating, row.at, conversation, count);
+  }
+
+  private applyFeedback(
+    agentId: string,
+    messageId: string,
+    rating: "up" | "down",
+    at: number,
+    conversation: ConversationRef | undefined,
+    count: boolean,
+  ): void {
     const previous = this.ratings.get(messageId);
     if (previous?.rating === rating) return;
-    if (previous) this.aggregates.addFeedback(previous.agentId, previous.at, previous.rating, -1);
-    this.aggregates.addFeedback(agentId, at, rating, 1);
+    if (count) {
+      if (previous) this.aggregates.addFeedback(previous.agentId, previous.at, previous.rating, -1);
+      this.aggregates.addFeedback(agentId, at, rating, 1);
+    }
     this.ratings.set(messageId, { agentId, rating, at });
+    if (conversation) {
+      this.flag(agentId, conversation, count, (f) => {
+        if (rating === "down") f.downs.add(messageId);
+        else f.downs.delete(messageId);
+      });
+    }
+  }
+
+  private applyHandoff(agentId: string, conversation: ConversationRef, at: number, count: boolean): void {
+    if (count) this.aggregates.addCount(agentId, at, "handoffs", 1);
+    this.flag(agentId, conversation, count, (f) => {
+      f.handoffs += 1;
+    });
+  }
+
+  /** Changes a conversation's flags; one that becomes (or stops being) unresolved counts in the hour it began. */
+  private flag(
+    agentId: string,
+    conversation: ConversationRef,
+    count: boolean,
+    change: (f: Flags) => void,
+  ): void {
+    const flags = this.flags.get(conversation.id) ?? {
+      agentId,
+      at: conversation.at,
+      downs: new Set<string>(),
+      handoffs: 0,
+    };
+    const before = flags.downs.size + flags.handoffs > 0;
+    change(flags);
+    const after = flags.downs.size + flags.handoffs > 0;
+    if (after) this.flags.set(conversation.id, flags);
+    else this.flags.delete(conversation.id);
+    if (count && before !== after)
+      this.aggregates.addCount(flags.agentId, flags.at, "unresolved", after ? 1 : -1);
   }
 
   private onEvent(event: DomainEvent): void {
-    if (event.type === "message.feedback") this.recordFeedback(event.agentId, event.messageId, event.rating);
+    if (event.type === "message.feedback") {
+      const at = Date.parse(event.conversationCreatedAt);
+      this.recordFeedback(
+        event.agentId,
+        event.messageId,
+        event.rating,
+        Date.now(),
+        Number.isFinite(at) ? { id: event.conversationId, at } : undefined,
+      );
+    } else if (event.type === "conversation.handoff_requested") {
+      const at = Date.parse(event.conversationCreatedAt);
+      this.recordHandoff(event.agentId, event.handoff.id, {
+        id: event.handoff.conversationId,
+        at: Number.isFinite(at) ? at : Date.now(),
+      });
+    }
   }
 
   // A failed commit is retried until it lands: the row is already counted in memory.

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { AnswerEvent, Citation, QueryResponse } from "@lore/shared";
+import type { AnswerEvent, AnswerOutcome, Citation, QueryResponse } from "@lore/shared";
 import type { AgentsService } from "../agents/agents-service.ts";
 import type { ConversationsService } from "../conversations/conversations-service.ts";
 import {
@@ -145,6 +145,8 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   let completionTokens = 0;
   let sources: Citation[] = [];
   let correctionId: string | null = null;
+  let outcome: AnswerOutcome = "fallback";
+  let confidence = 0;
   let status: MessageRecord["status"] = "complete";
   // Stores the assistant message (after the user's) and records the answer for analytics.
   const storeAnswer = async (final: MessageRecord["status"], answered: boolean, error: string | null) => {
@@ -161,6 +163,9 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       status: final,
       // Only a complete answer can be the fallback: a stopped or failed one was cut short.
       fallback: final === "complete" && !answered,
+      // A stopped or failed answer was never judged: its outcome is unknown.
+      outcome: final === "complete" ? outcome : null,
+      confidence: final === "complete" ? confidence : null,
       correctionId,
     };
     input.onAnswer?.(message);
@@ -173,6 +178,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       newConversation,
       answered,
       error,
+      outcome: message.outcome ?? null,
       latency,
       retrievalTime,
       generationTime,
@@ -185,6 +191,8 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   const finished = (latency: number, retrievedChunks: number): Omit<QueryResponse, "response"> => ({
     conversationId: conversation.id,
     messageId,
+    outcome,
+    confidence,
     sources,
     latency,
     model: model.name,
@@ -206,6 +214,9 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       const generationStart = performance.now();
       correctionId = corrected.correction.id;
       sources = [correctionCitation(corrected)];
+      // The owner wrote this answer: as sure as an answer gets.
+      outcome = "answered";
+      confidence = 1;
       for (const token of correctionTokens(corrected)) {
         if (input.signal.aborted) break;
         answer += token;
@@ -260,6 +271,8 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     const built = buildSources(raw, chunks, { isFallback, question: standalone });
     answer = built.answer;
     sources = built.sources;
+    outcome = isFallback ? "fallback" : "answered";
+    confidence = isFallback ? 0 : Math.max(0, Math.min(1, chunks[0]?.score ?? 0));
     promptTokens = usage ? usage.promptTokens : countTokens(standalone);
     completionTokens = usage ? usage.completionTokens : countTokens(answer);
     tokensUsed = promptTokens + completionTokens;
@@ -301,7 +314,10 @@ export function messageRecord(
     status: "complete",
     feedback: null,
     feedbackComment: null,
+    feedbackReason: null,
     fallback: false,
+    outcome: null,
+    confidence: null,
     correctionId: null,
     createdAt: new Date().toISOString(),
   };
@@ -330,6 +346,7 @@ function record(
     | "newConversation"
     | "answered"
     | "error"
+    | "outcome"
     | "latency"
     | "retrievalTime"
     | "generationTime"
@@ -349,6 +366,7 @@ function record(
     newConversation: r.newConversation,
     answered: r.answered,
     error: r.error,
+    outcome: r.outcome,
     latency: r.latency,
     retrievalTime: round(r.retrievalTime),
     generationTime: round(r.generationTime),

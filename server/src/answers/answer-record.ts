@@ -14,6 +14,8 @@ export interface AnsweredQuery {
   newConversation: boolean;
   /** False when the answer is the agent's fallback message. */
   answered: boolean;
+  /** How sure the answer was; absent on answers recorded before outcomes existed. */
+  outcome?: "answered" | "uncertain" | "fallback" | null;
   /** Error code when the answer failed. */
   error: string | null;
   latency: number;

@@ -62,7 +62,7 @@ export function answersRoutes({
       const agent = agentFor(c, input, "query");
       const body = await input.json();
       const message = await conversations.findMessage(agent.id, input.id("messageId"));
-      await conversations.rateAnswer(agent, message, body.rating, body.comment ?? null);
+      await conversations.rateAnswer(agent, message, body.rating, body.comment ?? null, body.reason ?? null);
       return c.body(null, 204);
     }),
   ];

@@ -7,23 +7,26 @@ import * as api from "./conversations-api.ts";
 export function conversationsRoutes({
   access,
   conversations,
+  handoffs,
   config,
-}: Pick<Services, "access" | "conversations" | "config">) {
+}: Pick<Services, "access" | "conversations" | "handoffs" | "config">) {
   return [
     endpoint(api.listConversations, async (c, input) => {
       const agent = access.agent(c.get("principal"), input.id("agentId"), "read");
       const { page, page_size, ...filters } = input.query();
-      const list = await conversations.listFiltered(agent.id, filters);
+      const list = await conversations.listFiltered(agent.id, filters, handoffs.countsFor(agent.id));
       return c.json(paginate(c, list, { page, page_size }, config.trustProxy));
     }),
     endpoint(api.getConversation, async (c, input) => {
       const agent = access.agent(c.get("principal"), input.id("agentId"), "read");
       const conversation = conversations.get(agent.id, input.id("conversationId"));
-      return c.json(await conversations.transcript(conversation));
+      return c.json(await conversations.transcript(conversation, handoffs.forConversation(conversation.id)));
     }),
     endpoint(api.deleteConversation, async (c, input) => {
       const agent = access.agent(c.get("principal"), input.id("agentId"), "write");
-      await conversations.remove(conversations.get(agent.id, input.id("conversationId")));
+      const conversation = conversations.get(agent.id, input.id("conversationId"));
+      await conversations.remove(conversation);
+      await handoffs.removeForConversations([conversation.id]);
       return c.body(null, 204);
     }),
   ];

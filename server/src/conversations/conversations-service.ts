@@ -1,6 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import type { Conversation, ConversationListQuery, Message } from "@lore/shared";
+import type {
+  Conversation,
+  ConversationDetail,
+  ConversationListQuery,
+  FeedbackReason,
+  Handoff,
+  Message,
+} from "@lore/shared";
 import { AppError, notFound } from "../errors.ts";
 import type { EventBus } from "../events/event-bus.ts";
 import type { Logger } from "../log/logger.ts";
@@ -17,7 +24,18 @@ const TOMBSTONE_MS = 60 * 60_000;
 const REMOVE_BATCH = 500;
 const UUID = /^[0-9a-f-]{36}$/i;
 
-export function toConversation(c: ConversationRecord, counts: ReviewCounts): Conversation {
+/** A conversation's contact requests (kept by the handoffs service), for review lists. */
+export interface HandoffCounts {
+  handoffs: number;
+  openHandoffs: number;
+}
+const NO_HANDOFFS: HandoffCounts = Object.freeze({ handoffs: 0, openHandoffs: 0 });
+
+export function toConversation(
+  c: ConversationRecord,
+  counts: ReviewCounts,
+  handoffs: HandoffCounts = NO_HANDOFFS,
+): Conversation {
   return {
     id: c.id,
     title: c.title,
@@ -25,6 +43,9 @@ export function toConversation(c: ConversationRecord, counts: ReviewCounts): Con
     upvotes: counts.upvotes,
     downvotes: counts.downvotes,
     unanswered: counts.unanswered,
+    uncertain: counts.uncertain,
+    handoffs: handoffs.handoffs,
+    openHandoffs: handoffs.openHandoffs,
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
   };
@@ -185,6 +206,7 @@ export class ConversationsService {
   async listFiltered(
     agentId: string,
     filters: Omit<ConversationListQuery, "page" | "page_size">,
+    handoffsOf: (conversationId: string) => HandoffCounts = () => NO_HANDOFFS,
   ): Promise<Conversation[]> {
     const countsOf = await this.review.countsFor(agentId);
     const text = filters.q?.trim().toLowerCase();
@@ -196,16 +218,34 @@ export class ConversationsService {
       if (filters.feedback === "down" && counts.downvotes === 0) continue;
       if (filters.unanswered === true && counts.unanswered === 0) continue;
       if (filters.unanswered === false && counts.unanswered > 0) continue;
+      if (filters.outcome === "fallback" && counts.unanswered === 0) continue;
+      if (filters.outcome === "uncertain" && counts.uncertain === 0) continue;
+      // Answered: nothing in it was the fallback or given with a doubt.
+      if (filters.outcome === "answered" && (counts.unanswered > 0 || counts.uncertain > 0)) continue;
       if (matching && !matching.has(record.id)) continue;
-      out.push(toConversation(record, counts));
+      const handoffs = handoffsOf(record.id);
+      if (filters.handoff === "any" && handoffs.handoffs === 0) continue;
+      if (filters.handoff === "open" && handoffs.openHandoffs === 0) continue;
+      out.push(toConversation(record, counts, handoffs));
     }
     return out;
   }
 
   /** A conversation with its messages, as the transcript route returns it. */
-  async transcript(conversation: ConversationRecord): Promise<Conversation & { messages: Message[] }> {
+  async transcript(
+    conversation: ConversationRecord,
+    handoffRequests: Handoff[] = [],
+  ): Promise<ConversationDetail> {
     const messages = await this.messages(conversation.id);
-    return { ...toConversation(conversation, countMessages(messages)), messages: messages.map(toMessage) };
+    const handoffs = {
+      handoffs: handoffRequests.length,
+      openHandoffs: handoffRequests.filter((h) => h.status === "open").length,
+    };
+    return {
+      ...toConversation(conversation, countMessages(messages), handoffs),
+      messages: messages.map(toMessage),
+      handoffRequests,
+    };
   }
 
   private async conversationsMentioning(agentId: string, lowerText: string): Promise<Set<string>> {
@@ -385,13 +425,14 @@ export class ConversationsService {
     message: MessageRecord,
     rating: "up" | "down",
     comment: string | null,
+    reason: FeedbackReason | null = null,
   ): Promise<void> {
     if (message.role !== "assistant") {
       throw new AppError("validation_error", "Only answers can be rated", {
         fields: { messageId: ["not an answer"] },
       });
     }
-    await this.setFeedback(message, rating, comment);
+    await this.setFeedback(message, rating, comment, reason);
     this.events?.emit({
       type: "message.feedback",
       workspaceId: agent.workspaceId,
@@ -400,6 +441,9 @@ export class ConversationsService {
       messageId: message.id,
       rating,
       comment,
+      reason,
+      conversationCreatedAt:
+        this.store.conversations.get(message.conversationId)?.createdAt ?? message.createdAt,
     });
   }
 
@@ -407,9 +451,16 @@ export class ConversationsService {
     message: MessageRecord,
     rating: "up" | "down",
     comment: string | null,
+    reason: FeedbackReason | null = null,
   ): Promise<MessageRecord> {
     if (!this.exists(message.conversationId)) throw notFound("message", message.id);
-    const updated: MessageRecord = { ...message, feedback: rating, feedbackComment: comment };
+    const updated: MessageRecord = {
+      ...message,
+      feedback: rating,
+      feedbackComment: comment,
+      // A reason only explains a thumbs-down.
+      feedbackReason: rating === "down" ? reason : null,
+    };
     this.write({ message: updated });
     this.track(updated);
     this.review.note(updated);

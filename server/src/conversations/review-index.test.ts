@@ -52,10 +52,20 @@ describe("review counts", () => {
   it("counts a re-rated answer once, by its latest rating", async () => {
     const answer = message({ feedback: "up" });
     const index = new ReviewIndex(async () => [answer]);
-    expect((await index.countsFor("a1"))("c1")).toEqual({ upvotes: 1, downvotes: 0, unanswered: 0 });
+    expect((await index.countsFor("a1"))("c1")).toEqual({
+      upvotes: 1,
+      downvotes: 0,
+      unanswered: 0,
+      uncertain: 0,
+    });
     index.note({ ...answer, feedback: "down" });
     index.note(message({ fallback: true }));
-    expect((await index.countsFor("a1"))("c1")).toEqual({ upvotes: 0, downvotes: 1, unanswered: 1 });
+    expect((await index.countsFor("a1"))("c1")).toEqual({
+      upvotes: 0,
+      downvotes: 1,
+      unanswered: 1,
+      uncertain: 0,
+    });
   });
 
   it("keeps what was noted while the agent's messages were loading", async () => {
@@ -68,11 +78,22 @@ describe("review counts", () => {
     const counts = index.countsFor("a1");
     index.note({ ...first, feedback: "up" });
     release([first]);
-    expect((await counts)("c1")).toEqual({ upvotes: 1, downvotes: 0, unanswered: 0 });
+    expect((await counts)("c1")).toEqual({ upvotes: 1, downvotes: 0, unanswered: 0, uncertain: 0 });
     expect(countMessages([first, { ...first, feedback: "up" }])).toEqual({
       upvotes: 1,
       downvotes: 0,
       unanswered: 0,
+      uncertain: 0,
+    });
+  });
+
+  it("counts the answers given with a doubt", () => {
+    const doubt = makeMessage({ role: "assistant", outcome: "uncertain" });
+    expect(countMessages([doubt, makeMessage({ role: "assistant", outcome: "answered" })])).toEqual({
+      upvotes: 0,
+      downvotes: 0,
+      unanswered: 0,
+      uncertain: 1,
     });
   });
 });

@@ -6,15 +6,18 @@ export interface ReviewCounts {
   upvotes: number;
   downvotes: number;
   unanswered: number;
+  /** Answers given with a doubt (outcome `uncertain`). */
+  uncertain: number;
 }
 
 /** What one answer adds to its conversation's counts. */
 interface Mark {
   feedback: "up" | "down" | null;
   fallback: boolean;
+  uncertain: boolean;
 }
 
-const EMPTY: ReviewCounts = Object.freeze({ upvotes: 0, downvotes: 0, unanswered: 0 });
+const EMPTY: ReviewCounts = Object.freeze({ upvotes: 0, downvotes: 0, unanswered: 0, uncertain: 0 });
 const defaultFallbacks: ReadonlySet<string> = new Set(Object.values(fallbackMessages));
 
 /**
@@ -23,22 +26,44 @@ const defaultFallbacks: ReadonlySet<string> = new Set(Object.values(fallbackMess
  * text (its current one, or the default in any language), `correctionId` null.
  */
 export function upgradeMessage(
-  stored: Omit<MessageRecord, "fallback" | "correctionId"> & Partial<MessageRecord>,
+  stored: Omit<MessageRecord, "fallback" | "correctionId" | "feedbackReason"> & Partial<MessageRecord>,
   agentFallback: string | undefined,
 ): MessageRecord {
-  if (stored.fallback !== undefined && stored.correctionId !== undefined) return stored as MessageRecord;
+  if (
+    stored.fallback !== undefined &&
+    stored.correctionId !== undefined &&
+    stored.outcome !== undefined &&
+    stored.feedbackReason !== undefined
+  )
+    return stored as MessageRecord;
   const text = stored.content.trim();
   const fallback =
     stored.role === "assistant" &&
     stored.status === "complete" &&
     stored.sources.length === 0 &&
     (text === agentFallback?.trim() || defaultFallbacks.has(text));
-  return { ...stored, fallback: stored.fallback ?? fallback, correctionId: stored.correctionId ?? null };
+  const isFallback = stored.fallback ?? fallback;
+  // Answers stored before outcomes existed: the fallback or an answer, of unknown confidence.
+  const outcome =
+    stored.role === "assistant" && stored.status === "complete"
+      ? isFallback
+        ? "fallback"
+        : "answered"
+      : null;
+  return {
+    ...stored,
+    fallback: isFallback,
+    correctionId: stored.correctionId ?? null,
+    outcome: stored.outcome ?? outcome,
+    confidence: stored.confidence ?? null,
+    feedbackReason: stored.feedbackReason ?? null,
+  };
 }
 
 function markOf(m: MessageRecord): Mark | null {
-  if (m.role !== "assistant" || (m.feedback === null && !m.fallback)) return null;
-  return { feedback: m.feedback, fallback: m.fallback };
+  const uncertain = m.outcome === "uncertain";
+  if (m.role !== "assistant" || (m.feedback === null && !m.fallback && !uncertain)) return null;
+  return { feedback: m.feedback, fallback: m.fallback, uncertain };
 }
 
 /** The counts of one conversation's messages. */
@@ -52,11 +77,12 @@ export function countMessages(messages: Iterable<MessageRecord>): ReviewCounts {
 }
 
 function sumMarks(marks: Iterable<Mark>): ReviewCounts {
-  const counts = { upvotes: 0, downvotes: 0, unanswered: 0 };
+  const counts = { upvotes: 0, downvotes: 0, unanswered: 0, uncertain: 0 };
   for (const mark of marks) {
     if (mark.feedback === "up") counts.upvotes++;
     if (mark.feedback === "down") counts.downvotes++;
     if (mark.fallback) counts.unanswered++;
+    if (mark.uncertain) counts.uncertain++;
   }
   return counts;
 }

@@ -1,3 +1,5 @@
+import type { FeedbackReason, Handoff } from "@lore/shared";
+
 /** Domain events other parts react to (webhooks, analytics); delivery is the listener's job. */
 export type DomainEvent =
   | {
@@ -23,7 +25,28 @@ export type DomainEvent =
       messageId: string;
       rating: "up" | "down";
       comment: string | null;
+      reason: FeedbackReason | null;
+      /** When the rated answer's conversation began (analytics count conversations by their start). */
+      conversationCreatedAt: string;
+    }
+  | {
+      type: "conversation.handoff_requested";
+      workspaceId: string;
+      agentId: string;
+      handoff: Handoff;
+      /** When the conversation began. */
+      conversationCreatedAt: string;
+      /** The conversation as the visitor saw it when asking for a person. */
+      transcript: HandoffTranscriptEntry[];
     };
+
+/** One message of a handoff's transcript (webhook payload and e-mail). */
+export interface HandoffTranscriptEntry {
+  role: "user" | "assistant";
+  content: string;
+  createdAt: string;
+  sources: Array<{ title: string; sourceUrl: string }>;
+}
 
 export type DomainEventType = DomainEvent["type"];
 

@@ -119,6 +119,7 @@ const resourceOfParam: Record<string, string> = {
   webhookId: "webhook",
   invitationId: "invitation",
   modelId: "model",
+  handoffId: "handoff",
 };
 
 function routeInput<R extends ApiRoute>(route: R, c: Context<AppEnv>): RouteInput<R> {

@@ -61,7 +61,7 @@ export function newCompletion(model: string): Completion {
   return { id: openAiId("chatcmpl"), created: Math.floor(Date.now() / 1000), model };
 }
 
-/** A whole answer as a `chat.completion`, with Lore's sources and conversation. */
+/** A whole answer as a `chat.completion`, with Lore's sources, conversation, outcome and confidence. */
 export function chatCompletion(completion: Completion, result: QueryResponse): ChatCompletionResponse {
   return {
     ...completion,
@@ -77,6 +77,8 @@ export function chatCompletion(completion: Completion, result: QueryResponse): C
     usage: chatUsage(result.metadata),
     sources: result.sources,
     conversationId: result.conversationId,
+    outcome: result.outcome,
+    confidence: result.confidence,
   };
 }
 
@@ -99,8 +101,11 @@ export function chatChunkEncoder(completion: Completion, includeUsage: boolean) 
         return "";
       case "done":
         return (
-          chunk({}, "stop", { sources: event.sources }) +
-          (includeUsage ? data({ ...base, choices: [], usage: chatUsage(event.metadata) }) : "")
+          chunk({}, "stop", {
+            sources: event.sources,
+            outcome: event.outcome,
+            confidence: event.confidence,
+          }) + (includeUsage ? data({ ...base, choices: [], usage: chatUsage(event.metadata) }) : "")
         );
       case "error":
         return data({ error: streamError(event) });

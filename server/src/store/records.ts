@@ -1,4 +1,14 @@
-import type { Agent, ApiKey, DataSource, Message, Role, SourceDocument, SyncRun } from "@lore/shared";
+import type {
+  Agent,
+  ApiKey,
+  DataSource,
+  Handoff,
+  HandoffSetting,
+  Message,
+  Role,
+  SourceDocument,
+  SyncRun,
+} from "@lore/shared";
 
 /** Stored shapes. Public shapes come from `@lore/shared`; these add what never leaves the server. */
 export interface UserRecord {
@@ -28,7 +38,15 @@ export interface MembershipRecord {
   createdAt: string;
 }
 
-export type AgentRecord = Omit<Agent, "status">;
+/** Agents stored before the handoff setting existed have none (read as `{ mode: "none" }`). */
+export type AgentRecord = Omit<Agent, "status" | "handoff"> & { handoff?: HandoffSetting };
+
+/** A visitor's request for a person, stored before anyone is notified. */
+export interface HandoffRecord extends Handoff {
+  workspaceId: string;
+  /** The widget visitor who sent it. */
+  visitorId: string;
+}
 
 export interface ApiKeyRecord extends ApiKey {
   workspaceId: string;
@@ -77,6 +95,9 @@ export type MessageRecord = Message & {
   agentId: string;
   workspaceId: string;
   feedbackComment: string | null;
+  /** How sure an answer was (the answer contract); absent on messages stored before it. */
+  outcome?: "answered" | "uncertain" | "fallback" | null;
+  confidence?: number | null;
 };
 
 export interface MetaRecord {

@@ -235,9 +235,17 @@ export class WebhooksService {
       case "agent.ready":
         return { agentId: event.agentId, agentName: this.store.agents.get(event.agentId)?.name ?? null };
       case "message.feedback": {
-        const { type: _t, workspaceId: _w, ...rest } = event;
+        const { type: _t, workspaceId: _w, conversationCreatedAt: _c, ...rest } = event;
         return rest;
       }
+      case "conversation.handoff_requested":
+        return {
+          agentId: event.agentId,
+          agentName: this.store.agents.get(event.agentId)?.name ?? null,
+          conversationId: event.handoff.conversationId,
+          handoff: event.handoff,
+          transcript: event.transcript,
+        };
       default:
         return event satisfies never;
     }

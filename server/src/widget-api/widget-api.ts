@@ -3,6 +3,8 @@ import {
   visitorTranscriptSchema,
   widgetConfigSchema,
   widgetFeedbackRequestSchema,
+  widgetHandoffRequestSchema,
+  widgetHandoffResponseSchema,
   widgetQueryRequestSchema,
   widgetQueryResponseSchema,
 } from "@lore/shared";
@@ -53,6 +55,19 @@ export const widgetFeedback = apiRoute({
   auth: "none",
   request: { body: jsonBody(widgetFeedbackRequestSchema) },
   responses: { 204: noContent },
+  errors: ["not_found", "origin_not_allowed", "invalid_token", "token_expired"],
+});
+
+export const widgetHandoff = apiRoute({
+  method: "post",
+  path: "/widget/{widgetId}/conversations/{conversationId}/handoff/",
+  summary: "A visitor asks for a person: their e-mail and message, on their own conversation",
+  description:
+    "Only when the agent's `handoff.mode` is `form` (otherwise 400). The request is stored before anyone is told: then the `conversation.handoff_requested` webhook fires with the transcript, and with `LORE_SMTP_URL` set the workspace's owners are e-mailed. Bad input is 400 `validation_error` naming each field (`email`, `message`, `name`). Limited to `LORE_LIMIT_HANDOFFS_PER_HOUR` (default 5) per visitor and four times that per client IP, per hour (429 `handoffs_per_hour`). Another visitor's or an unknown conversation is 404.",
+  tag: "Widget",
+  auth: "none",
+  request: { body: jsonBody(widgetHandoffRequestSchema) },
+  responses: { 201: jsonResponse(widgetHandoffResponseSchema) },
   errors: ["not_found", "origin_not_allowed", "invalid_token", "token_expired"],
 });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { WidgetConfig } from "@lore/shared";
 import type { Context } from "hono";
-import { themeOf } from "../agents/agents-service.ts";
+import { handoffOf, themeOf } from "../agents/agents-service.ts";
 import { answerQuestion } from "../answers/answer-question.ts";
 import { collectResponse } from "../answers/collect-response.ts";
 import { AppError } from "../errors.ts";
@@ -11,7 +11,7 @@ import { endpoint, type RouteInput } from "../http/route.ts";
 import { answerEventEncoder, linkedController, streamEvents, wantsStream } from "../http/sse.ts";
 import type { Services } from "../services.ts";
 import { previewGrantOfPage, verifyPreviewGrant } from "../site/preview-grant.ts";
-import type { AgentRecord } from "../store/records.ts";
+import type { AgentRecord, ConversationRecord } from "../store/records.ts";
 import * as api from "./widget-api.ts";
 
 /** The page's origin: `Origin`, else the origin of `Referer` (same-origin GETs carry no Origin). */
@@ -58,9 +58,19 @@ export function widgetRoutes({
   tokens,
   lifecycle,
   widgetOrigins,
+  handoffs,
+  limiter,
 }: Pick<
   Services,
-  "agents" | "answerDeps" | "conversations" | "config" | "tokens" | "lifecycle" | "widgetOrigins"
+  | "agents"
+  | "answerDeps"
+  | "conversations"
+  | "config"
+  | "tokens"
+  | "lifecycle"
+  | "widgetOrigins"
+  | "handoffs"
+  | "limiter"
 >) {
   const agentFor = (c: Context<AppEnv>): AgentRecord => {
     const widgetId = c.req.param("widgetId") ?? "";
@@ -95,6 +105,32 @@ export function widgetRoutes({
     return visitorId ? { id: agent.id, visitorId } : { id: agent.id };
   };
 
+  /** The visitor's own conversation; anyone else's (or none) is 404, the same as an unknown one. */
+  const visitorsConversation = (
+    agent: AgentRecord,
+    conversationId: string,
+    visitorId: string | null,
+  ): ConversationRecord => {
+    const conversation = conversations.get(agent.id, conversationId);
+    if (visitorId === null || conversation.visitorId !== visitorId) {
+      throw new AppError("not_found", "conversation not found", {
+        resource: "conversation",
+        id: conversation.id,
+      });
+    }
+    return conversation;
+  };
+
+  /** Contact requests per visitor and hour, and four times as many per client IP. */
+  const handoffRules = (c: Context<AppEnv>, visitorId: string) => {
+    const limit = config.limits.handoffsPerHour;
+    const hour = 3_600_000;
+    return [
+      { name: "handoffs_per_hour", key: `visitor:${visitorId}`, limit, windowMs: hour },
+      { name: "handoffs_per_hour", key: `ip:${c.get("clientIp")}`, limit: limit * 4, windowMs: hour },
+    ];
+  };
+
   /**
    * A visitor who reloads or leaves mid-answer doesn't cut the answer short: it is finished and
    * stored, and the reloaded widget reads it back. Only a shutdown aborts it.
@@ -126,6 +162,7 @@ export function widgetRoutes({
           welcomeMessage: agent.welcomeMessage,
           suggestedQuestions: agent.suggestedQuestions,
           theme: themeOf(agent),
+          handoff: handoffOf(agent),
           status: agents.isProcessing(agent) ? "processing" : "ready",
         };
         c.header("Cache-Control", "no-cache");
@@ -170,24 +207,29 @@ export function widgetRoutes({
       },
       { queryAgent: chargeOf },
     ),
+    endpoint(api.widgetHandoff, async (c, input) => {
+      const agent = agentFor(c);
+      const { visitorToken, ...request } = await input.json();
+      const visitorId = await visitorOf(agent, visitorToken);
+      const conversation = visitorsConversation(agent, input.id("conversationId"), visitorId);
+      // Charged once the request is valid: a visitor correcting a typo spends nothing.
+      await limiter.charge(handoffRules(c, conversation.visitorId ?? ""));
+      const handoff = await handoffs.create(agent, conversation, conversation.visitorId ?? "", request);
+      return c.json({ id: handoff.id, status: handoff.status, createdAt: handoff.createdAt }, 201);
+    }),
     endpoint(api.widgetConversation, async (c, input) => {
       const agent = agentFor(c);
       const visitorId = await visitorOf(agent, (await input.json()).visitorToken);
-      const conversation = conversations.get(agent.id, input.id("conversationId"));
-      if (conversation.visitorId !== visitorId) {
-        throw new AppError("not_found", "conversation not found", {
-          resource: "conversation",
-          id: conversation.id,
-        });
-      }
+      const conversation = visitorsConversation(agent, input.id("conversationId"), visitorId);
       const messages = (await conversations.messages(conversation.id)).map(
-        ({ id, role, content, sources, status, feedback, createdAt }) => ({
+        ({ id, role, content, sources, status, feedback, outcome, createdAt }) => ({
           id,
           role,
           content,
           sources,
           status,
           feedback,
+          outcome,
           createdAt,
         }),
       );
@@ -201,7 +243,7 @@ export function widgetRoutes({
       if (conversations.visitorOf(message.conversationId) !== visitorId) {
         throw new AppError("not_found", "message not found", { resource: "message", id: message.id });
       }
-      await conversations.rateAnswer(agent, message, body.rating, body.comment ?? null);
+      await conversations.rateAnswer(agent, message, body.rating, body.comment ?? null, body.reason ?? null);
       return c.body(null, 204);
     }),
   ];

@@ -1,4 +1,11 @@
-import type { AnswerEvent, VisitorTranscript, WidgetConfig, WidgetQueryRequest } from "@lore/shared";
+import type {
+  AnswerEvent,
+  FeedbackReason,
+  VisitorTranscript,
+  WidgetConfig,
+  WidgetHandoffRequest,
+  WidgetQueryRequest,
+} from "@lore/shared";
 import { readAnswerEvents } from "./sse.ts";
 
 /** An error response of the widget API: its status, machine code and the Retry-After seconds. */
@@ -8,6 +15,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly retryAfter: number | null,
+    /** A 400's `details.fields`: the messages per field. */
+    readonly fields: Record<string, string[]> = {},
   ) {
     super(message);
     this.name = "ApiError";
@@ -38,8 +47,10 @@ export interface WidgetClient {
   query(body: WidgetQueryRequest, signal: AbortSignal): Promise<AsyncGenerator<AnswerEvent>>;
   sendFeedback(
     messageId: string,
-    body: { rating: "up" | "down"; comment?: string; visitorToken?: string },
+    body: { rating: "up" | "down"; comment?: string; reason?: FeedbackReason; visitorToken?: string },
   ): Promise<void>;
+  /** The visitor's contact request on their conversation. */
+  sendHandoff(conversationId: string, body: WidgetHandoffRequest): Promise<void>;
   /** The visitor's own conversation as the server stored it. */
   getConversation(conversationId: string, visitorToken: string): Promise<VisitorTranscript>;
 }
@@ -85,6 +96,14 @@ export function createClient(options: ClientOptions): WidgetClient {
       });
       await throwIfError(response);
     },
+    async sendHandoff(conversationId, body) {
+      const response = await call(`/conversations/${encodeURIComponent(conversationId)}/handoff/`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify(body),
+      });
+      await throwIfError(response);
+    },
     async getConversation(conversationId, visitorToken) {
       const response = await call(`/conversations/${encodeURIComponent(conversationId)}/`, {
         method: "POST",
@@ -112,11 +131,15 @@ async function throwIfError(response: Response): Promise<void> {
 function apiError(status: number, statusText: string, body: unknown, retryAfter: string | null): ApiError {
   let code = status === 429 ? "rate_limited" : status >= 500 || status === 0 ? "internal_error" : "unknown";
   let message = statusText;
+  let fields: Record<string, string[]> = {};
   if (typeof body === "object" && body !== null) {
     if ("error" in body && typeof body.error === "string") code = body.error;
     if ("message" in body && typeof body.message === "string") message = body.message;
+    const details = "details" in body ? (body.details as { fields?: unknown } | null) : null;
+    if (details && typeof details.fields === "object" && details.fields)
+      fields = details.fields as Record<string, string[]>;
   }
-  return new ApiError(status, code, message, parseRetryAfter(retryAfter));
+  return new ApiError(status, code, message, parseRetryAfter(retryAfter), fields);
 }
 
 /** Retry-After as seconds; the header may hold seconds or an HTTP date. */

@@ -4,6 +4,7 @@ import { Citations } from "./citations.tsx";
 import { useWidget } from "./context.ts";
 import { Icon } from "./icons.tsx";
 import { Markdown } from "./markdown.tsx";
+import { FeedbackReasons, UncertainSources, WayOut } from "./way-out.tsx";
 
 /** The conversation. Deliberately not a live region: answers are announced once, when complete. */
 export function MessageList() {
@@ -36,6 +37,8 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
   const { store, i18n } = useWidget();
   const [expanded, setExpanded] = useState<number[]>([]);
   const [copied, setCopied] = useState(false);
+  const [askWhy, setAskWhy] = useState(false);
+  const last = store.messages.value.at(-1)?.id === message.id;
   const focusRank = useRef<number | null>(null);
   const root = useRef<HTMLLIElement>(null);
   const idPrefix = `${message.id}-src-`;
@@ -96,17 +99,38 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
             </span>
           )
         )}
-        {message.status === "stopped" && <p class="msg-status">{i18n.t("stopped")}</p>}
+        {message.status === "stopped" && (
+          <p class="msg-status">
+            {i18n.t("stopped")}
+            {last && (
+              <>
+                {" "}
+                <button
+                  type="button"
+                  class="link-btn"
+                  data-lore="retry-stopped"
+                  onClick={() => store.resend(message.id)}
+                >
+                  {i18n.t("retry")}
+                </button>
+              </>
+            )}
+          </p>
+        )}
         {message.status === "failed" && <p class="msg-status">{i18n.t("failed")}</p>}
       </div>
-      {message.sources.length > 0 && (
-        <Citations
-          sources={message.sources}
-          answer={message.content}
-          expanded={expanded}
-          onToggle={toggle}
-          idPrefix={idPrefix}
-        />
+      {message.outcome === "uncertain" ? (
+        <UncertainSources sources={message.sources} />
+      ) : (
+        message.sources.length > 0 && (
+          <Citations
+            sources={message.sources}
+            answer={message.content}
+            expanded={expanded}
+            onToggle={toggle}
+            idPrefix={idPrefix}
+          />
+        )
       )}
       {message.status === "complete" && (
         <div class="actions">
@@ -136,7 +160,10 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
                 data-lore="feedback-down"
                 aria-label={i18n.t("notHelpful")}
                 aria-pressed={message.feedback === "down"}
-                onClick={() => store.rate(message.id, "down")}
+                onClick={() => {
+                  setAskWhy(message.feedback !== "down");
+                  void store.rate(message.id, "down");
+                }}
               >
                 <Icon name="down" />
               </button>
@@ -149,6 +176,13 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
           )}
         </div>
       )}
+      {askWhy && message.feedback === "down" && (
+        <FeedbackReasons message={message} onDone={() => setAskWhy(false)} />
+      )}
+      {message.status === "complete" &&
+        (message.outcome === "fallback" ||
+          message.outcome === "uncertain" ||
+          message.feedback === "down") && <WayOut />}
     </li>
   );
 }

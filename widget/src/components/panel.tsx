@@ -2,6 +2,8 @@ import { useSignalEffect } from "@preact/signals";
 import { useLayoutEffect, useRef } from "preact/hooks";
 import { safeHttpUrl } from "../markdown.ts";
 import { Composer } from "./composer.tsx";
+import { ContactButton } from "./contact-button.tsx";
+import { ContactForm } from "./contact-form.tsx";
 import { useWidget } from "./context.ts";
 import { Icon } from "./icons.tsx";
 import { MessageList } from "./message-list.tsx";
@@ -77,6 +79,7 @@ export function Panel({ id }: { id: string }) {
         <h2 id={titleId} class="title">
           {ui.title.value}
         </h2>
+        <ContactButton />
         <button
           type="button"
           class="icon-btn"
@@ -111,6 +114,7 @@ export function Panel({ id }: { id: string }) {
       >
         <Welcome />
         <MessageList />
+        <ContactForm id={`${id}-contact`} />
       </div>
       <NoticeBanner />
       <Composer inputRef={input} inputId={`${id}-input`} />

@@ -59,6 +59,8 @@ describe("sending", () => {
     push?.send({ type: "sources", sources: [citation(1)] });
     push?.send({
       type: "done",
+      outcome: "answered",
+      confidence: 0.9,
       conversationId: defaultIds.conversationId,
       messageId: "m1",
       sources: [citation(1)],

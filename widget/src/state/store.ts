@@ -1,6 +1,7 @@
-import type { Citation, VisitorMessage, WidgetConfig } from "@lore/shared";
+import type { Citation, FeedbackReason, VisitorMessage, WidgetConfig } from "@lore/shared";
 import { batch, computed, type ReadonlySignal, type Signal, signal } from "@preact/signals";
 import { ApiError, createClient, type FetchFn, type PrefetchedConfig } from "../api/client.ts";
+import { createHandoffState, type HandoffState } from "./handoff.ts";
 import {
   DEFAULT_TTL_MS,
   defaultStorage,
@@ -44,7 +45,15 @@ export interface WidgetStore {
   stop(): void;
   retry(): Promise<void>;
   reset(): void;
-  rate(id: string, rating: "up" | "down"): Promise<void>;
+  rate(
+    id: string,
+    rating: "up" | "down",
+    detail?: { reason?: FeedbackReason; comment?: string },
+  ): Promise<void>;
+  /** Asks a stopped answer's question again. */
+  resend(answerId: string): Promise<void>;
+  /** The contact form (the agent's `form` handoff). */
+  handoff: HandoffState;
   dispose(): void;
 }
 
@@ -69,6 +78,7 @@ export function createStore(options: StoreOptions): WidgetStore {
   let recovering: ReturnType<typeof setTimeout> | undefined;
   let counter = 0;
 
+  const handoff = createHandoffState(client, () => ({ conversationId, visitorToken }));
   const config = signal<WidgetConfig | null>(null);
   const configState = signal<"loading" | "ready" | "failed">("loading");
   const messages = signal<ChatMessage[]>(saved?.messages ?? []);
@@ -199,6 +209,7 @@ export function createStore(options: StoreOptions): WidgetStore {
         status: answer.status,
         messageId: answer.id,
         feedback: answer.feedback,
+        ...outcomeOf(answer),
       }));
       if (answer.status === "complete") announcement.value = plainText(answer.content);
       persist();
@@ -287,7 +298,13 @@ export function createStore(options: StoreOptions): WidgetStore {
             conversationId = event.conversationId;
             const previous = find(answerId)?.sources ?? [];
             const sources: Citation[] = event.sources.length > 0 ? event.sources : previous;
-            update(answerId, () => ({ status: "complete", sources, messageId: event.messageId }));
+            const { outcome } = event;
+            update(answerId, () => ({
+              status: "complete",
+              sources,
+              messageId: event.messageId,
+              ...(outcome ? { outcome } : {}),
+            }));
             if (previous.length === 0 && sources.length > 0) {
               emit("sources", { messageId: event.messageId, sources });
             }
@@ -362,7 +379,19 @@ export function createStore(options: StoreOptions): WidgetStore {
   }
 
   function stop(): void {
-    controller?.abort();
+    if (!controller) return;
+    controller.abort();
+    // The question comes back to the composer, to edit or ask again.
+    const question = messages.value.findLast((m) => m.role === "user")?.content;
+    if (question && !draft.value.trim()) draft.value = question;
+  }
+
+  async function resend(answerId: string): Promise<void> {
+    const at = messages.value.findIndex((m) => m.id === answerId);
+    const question = messages.value.slice(0, at).findLast((m) => m.role === "user")?.content;
+    if (!question) return;
+    if (draft.value === question) draft.value = "";
+    await send(question);
   }
 
   async function retry(): Promise<void> {
@@ -385,7 +414,8 @@ export function createStore(options: StoreOptions): WidgetStore {
   }
 
   function reset(): void {
-    stop();
+    controller?.abort();
+    handoff.closeContact();
     conversationId = null;
     visitorToken = null;
     lastFailure.value = null;
@@ -398,13 +428,21 @@ export function createStore(options: StoreOptions): WidgetStore {
     persist();
   }
 
-  async function rate(id: string, rating: "up" | "down"): Promise<void> {
+  async function rate(
+    id: string,
+    rating: "up" | "down",
+    detail: { reason?: FeedbackReason; comment?: string } = {},
+  ): Promise<void> {
     const message = find(id);
     if (!message?.messageId || message.role !== "assistant") return;
     const previous = message.feedback;
     update(id, () => ({ feedback: rating }));
     try {
-      await client.sendFeedback(message.messageId, { rating, ...(visitorToken ? { visitorToken } : {}) });
+      await client.sendFeedback(message.messageId, {
+        rating,
+        ...detail,
+        ...(visitorToken ? { visitorToken } : {}),
+      });
       emit("feedback", { messageId: message.messageId, rating });
       persist();
     } catch (error) {
@@ -441,6 +479,8 @@ export function createStore(options: StoreOptions): WidgetStore {
     retry,
     reset,
     rate,
+    resend,
+    handoff,
     dispose,
   };
 }
@@ -464,6 +504,12 @@ function noticeForCode(code: string, status: number, retryAt: number): Notice {
     default:
       return status === 429 ? { kind: "rate_limited", retryAt } : { kind: "server" };
   }
+}
+
+/** A stored answer's outcome, when the server sent one. */
+function outcomeOf(message: VisitorMessage): Pick<ChatMessage, "outcome"> {
+  const { outcome } = message;
+  return outcome ? { outcome } : {};
 }
 
 /** The answer as it would be read aloud: Markdown punctuation and [n] markers removed. */

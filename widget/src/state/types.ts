@@ -12,6 +12,8 @@ export interface ChatMessage {
   /** The server's message id, known once the answer stream starts. */
   messageId: string | null;
   feedback: "up" | "down" | null;
+  /** How sure the answer is (from the server's `done` event); absent on answers saved before it. */
+  outcome?: "answered" | "uncertain" | "fallback";
 }
 
 /** What the visitor is told when something stops the conversation. */

@@ -1,0 +1,142 @@
+import { randomUUID } from "node:crypto";
+import type { Handoff, HandoffStatus, WidgetHandoffRequest } from "@lore/shared";
+import { handoffOf } from "../agents/agents-service.ts";
+import type { ConversationsService, HandoffCounts } from "../conversations/conversations-service.ts";
+import { AppError, notFound } from "../errors.ts";
+import type { EventBus, HandoffTranscriptEntry } from "../events/event-bus.ts";
+import type { RecordTable } from "../store/record-table.ts";
+import type { AgentRecord, ConversationRecord, HandoffRecord } from "../store/records.ts";
+import type { Store } from "../store/store.ts";
+
+const NONE: HandoffCounts = Object.freeze({ handoffs: 0, openHandoffs: 0 });
+
+/**
+ * Visitors' requests for a person. A request is stored (one LanceDB commit) before it is announced,
+ * so the webhook deliveries and e-mails that follow it can fail without losing what the visitor wrote.
+ */
+export class HandoffsService {
+  private constructor(
+    private readonly table: RecordTable<HandoffRecord>,
+    private readonly conversations: ConversationsService,
+    private readonly events: EventBus,
+  ) {}
+
+  static async open(deps: {
+    store: Store;
+    conversations: ConversationsService;
+    events: EventBus;
+  }): Promise<HandoffsService> {
+    const table = await deps.store.openRecords<HandoffRecord>("handoffs");
+    return new HandoffsService(table, deps.conversations, deps.events);
+  }
+
+  /** Stores a visitor's request on their conversation, then announces it with the transcript. */
+  async create(
+    agent: AgentRecord,
+    conversation: ConversationRecord,
+    visitorId: string,
+    input: Omit<WidgetHandoffRequest, "visitorToken">,
+  ): Promise<HandoffRecord> {
+    if (handoffOf(agent).mode !== "form") {
+      throw new AppError("validation_error", "This assistant takes no contact requests", {
+        fields: { handoff: ["the agent's handoff is not a form"] },
+      });
+    }
+    const record: HandoffRecord = {
+      id: randomUUID(),
+      agentId: agent.id,
+      workspaceId: agent.workspaceId,
+      conversationId: conversation.id,
+      visitorId,
+      email: input.email,
+      name: input.name?.trim() ? input.name.trim() : null,
+      message: input.message,
+      status: "open",
+      createdAt: new Date().toISOString(),
+      resolvedAt: null,
+    };
+    await this.table.put(record);
+    const transcript: HandoffTranscriptEntry[] = (await this.conversations.messages(conversation.id))
+      .filter((m) => m.content.length > 0)
+      .map((m) => ({
+        role: m.role,
+        content: m.content,
+        createdAt: m.createdAt,
+        sources: m.sources.map((s) => ({ title: s.title, sourceUrl: s.sourceUrl })),
+      }));
+    this.events.emit({
+      type: "conversation.handoff_requested",
+      workspaceId: agent.workspaceId,
+      agentId: agent.id,
+      handoff: toHandoff(record),
+      conversationCreatedAt: conversation.createdAt,
+      transcript,
+    });
+    return record;
+  }
+
+  /** An agent's requests, newest first. */
+  list(agentId: string, status?: HandoffStatus): Handoff[] {
+    return this.table
+      .filter((h) => h.agentId === agentId && (status === undefined || h.status === status))
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
+      .map(toHandoff);
+  }
+
+  get(agentId: string, id: string): HandoffRecord {
+    const found = this.table.get(id);
+    if (!found || found.agentId !== agentId) throw notFound("handoff", id);
+    return found;
+  }
+
+  /** Resolves (or reopens) a request. */
+  async setStatus(handoff: HandoffRecord, status: HandoffStatus): Promise<Handoff> {
+    if (handoff.status === status) return toHandoff(handoff);
+    const updated: HandoffRecord = {
+      ...handoff,
+      status,
+      resolvedAt: status === "resolved" ? new Date().toISOString() : null,
+    };
+    await this.table.put(updated);
+    return toHandoff(updated);
+  }
+
+  /** A conversation's requests, oldest first. */
+  forConversation(conversationId: string): Handoff[] {
+    return this.table
+      .filter((h) => h.conversationId === conversationId)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+      .map(toHandoff);
+  }
+
+  /** Counts by conversation id for one agent. */
+  countsFor(agentId: string): (conversationId: string) => HandoffCounts {
+    const counts = new Map<string, HandoffCounts>();
+    for (const h of this.table.filter((r) => r.agentId === agentId)) {
+      const c = counts.get(h.conversationId) ?? { handoffs: 0, openHandoffs: 0 };
+      c.handoffs += 1;
+      if (h.status === "open") c.openHandoffs += 1;
+      counts.set(h.conversationId, c);
+    }
+    return (conversationId) => counts.get(conversationId) ?? NONE;
+  }
+
+  /** Deletes the requests of deleted conversations (what the visitor wrote goes with them). */
+  async removeForConversations(conversationIds: readonly string[]): Promise<void> {
+    const ids = new Set(conversationIds);
+    await this.table.delete(this.table.filter((h) => ids.has(h.conversationId)).map((h) => h.id));
+  }
+
+  async removeForAgent(agentId: string): Promise<void> {
+    await this.table.delete(this.table.filter((h) => h.agentId === agentId).map((h) => h.id));
+  }
+
+  idle(): Promise<void> {
+    return this.table.idle();
+  }
+}
+
+export function toHandoff(r: HandoffRecord): Handoff {
+  const { workspaceId: _w, visitorId: _v, ...rest } = r;
+  return rest;
+}

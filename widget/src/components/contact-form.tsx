@@ -1,0 +1,88 @@
+import { useEffect, useRef } from "preact/hooks";
+import { useWidget } from "./context.ts";
+
+/** The handoff form: the visitor's e-mail, an optional name and a message, sent with the conversation. */
+export function ContactForm({ id }: { id: string }) {
+  const { store, i18n } = useWidget();
+  const state = store.handoff.contact.value;
+  const email = useRef<HTMLInputElement>(null);
+  const done = useRef<HTMLParagraphElement>(null);
+  const step = state.step;
+  const invalid = state.step === "open" ? state.invalid : [];
+  // Opening moves focus to the first field; a refused field takes it back; "sent" is announced.
+  useEffect(() => {
+    if (step === "sent") done.current?.focus();
+    else if (step === "open") {
+      const root = email.current?.form;
+      const bad = invalid[0] ? root?.querySelector<HTMLElement>(`[name="${invalid[0]}"]`) : null;
+      (bad ?? email.current)?.focus();
+    }
+  }, [step, invalid.join()]);
+  if (step === "closed") return null;
+  if (step === "sent") {
+    return (
+      <div class="contact-form" data-lore="contact-sent">
+        <p ref={done} tabIndex={-1} role="status">
+          {i18n.t("contactSent")}
+        </p>
+        <button type="button" class="retry" onClick={store.handoff.closeContact}>
+          {i18n.t("close")}
+        </button>
+      </div>
+    );
+  }
+  const field = (name: "email" | "name" | "message") => ({
+    id: `${id}-${name}`,
+    name,
+    "aria-invalid": invalid.includes(name) ? ("true" as const) : undefined,
+    "aria-describedby": invalid.includes(name) ? `${id}-${name}-error` : undefined,
+  });
+  const error = (name: "email" | "message", key: "badEmail" | "badMessage") =>
+    invalid.includes(name) && (
+      <span id={`${id}-${name}-error`} class="field-error">
+        {i18n.t(key)}
+      </span>
+    );
+  return (
+    <form
+      class="contact-form"
+      data-lore="contact-form"
+      aria-labelledby={`${id}-title`}
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        const data = new FormData(event.currentTarget);
+        void store.handoff.submitContact({
+          email: String(data.get("email") ?? ""),
+          name: String(data.get("name") ?? ""),
+          message: String(data.get("message") ?? ""),
+        });
+      }}
+    >
+      <h3 id={`${id}-title`}>{i18n.t("contactUs")}</h3>
+      {state.step === "open" && state.failed && invalid.length === 0 && (
+        <p class="field-error" role="alert">
+          {i18n.t("server")}
+        </p>
+      )}
+      <label class="field" for={`${id}-email`}>
+        {i18n.t("email")}
+      </label>
+      <input ref={email} type="email" autoComplete="email" maxLength={254} required {...field("email")} />
+      {error("email", "badEmail")}
+      <label class="field" for={`${id}-message`}>
+        {i18n.t("message")}
+      </label>
+      <textarea rows={3} maxLength={4000} required {...field("message")} />
+      {error("message", "badMessage")}
+      <div class="form-actions">
+        <button type="submit" class="retry" data-lore="contact-send" disabled={step === "sending"}>
+          {i18n.t("send")}
+        </button>
+        <button type="button" class="link-btn" onClick={store.handoff.closeContact}>
+          {i18n.t("close")}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -221,6 +221,26 @@ describe("responses", () => {
 });
 
 describe("models", () => {
+  it("names every chat completion chunk with an id (completion id and sequence), data-only", async () => {
+    const http = await fetch(`${server.api}/agents/${agent.id}/chat/completions/`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: QUESTION }], stream: true }),
+    });
+    expect(http.status).toBe(200);
+    const blocks = (await http.text()).split("\n\n").filter((b) => b.includes("data: {"));
+    expect(blocks.length).toBeGreaterThan(2);
+    const ids = blocks.map((block) => {
+      const [idLine, dataLine] = block.split("\n");
+      expect(dataLine).toMatch(/^data: \{/);
+      const chunk = JSON.parse(dataLine?.slice("data: ".length) ?? "") as { id: string };
+      return [idLine, chunk.id] as const;
+    });
+    expect(ids.map(([idLine]) => idLine)).toEqual(
+      ids.map(([, completionId], seq) => `id: ${completionId}:${seq}`),
+    );
+  });
+
   it("lists the agent as its one model and names no other", async () => {
     const list = await call(server, "GET", `/agents/${agent.id}/models/`, token);
     expect(list.body).toEqual({

@@ -608,6 +608,31 @@ describe("openapi-fetch against /api/openapi.json", () => {
     const w = { widgetId: ids.widgetId ?? "" };
     const page = { Origin: ORIGIN };
     expect((await call("get", "/widget/{widgetId}/config/", { path: w, headers: page })).status).toBe(200);
+    // A page the agent does not allow is refused and recorded; the owner reads, dismisses and allows sites.
+    const refused = { Origin: "https://refused.example" };
+    expect((await call("get", "/widget/{widgetId}/config/", { path: w, headers: refused })).status).toBe(403);
+    const a = { agentId: ids.agentId ?? "" };
+    expect((await call("get", "/agents/{agentId}/widget-origins/", { token: admin, path: a })).status).toBe(
+      200,
+    );
+    expect(
+      (
+        await call("post", "/agents/{agentId}/widget-origins/dismiss/", {
+          token: admin,
+          path: a,
+          body: { origin: "https://refused.example" },
+        })
+      ).status,
+    ).toBe(204);
+    expect(
+      (
+        await call("post", "/agents/{agentId}/widget-origins/allow/", {
+          token: admin,
+          path: a,
+          body: { origin: "docs.example.com" },
+        })
+      ).status,
+    ).toBe(200);
     const asked = await call<QueryResponse & { visitorToken: string }>("post", "/widget/{widgetId}/query/", {
       path: w,
       headers: page,

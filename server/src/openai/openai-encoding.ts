@@ -88,7 +88,9 @@ export function chatCompletion(completion: Completion, result: QueryResponse): C
  */
 export function chatChunkEncoder(completion: Completion, includeUsage: boolean) {
   const base = { ...completion, object: "chat.completion.chunk" };
-  const data = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
+  // Each chunk carries `id: <completion id>:<seq>` like Lore's own streams; OpenAI clients ignore it.
+  let seq = 0;
+  const data = (value: unknown) => `id: ${completion.id}:${seq++}\ndata: ${JSON.stringify(value)}\n\n`;
   const chunk = (delta: Record<string, unknown>, finish: string | null, extra = {}) =>
     data({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra });
   return (event: AnswerEvent): string => {

@@ -1,5 +1,5 @@
 import stem from "wink-porter2-stemmer";
-import { analyzeScriptWord } from "../text/analyzers.ts";
+import { analyzeScriptWord, MAX_STEM_LENGTH } from "../text/analyzers.ts";
 import { unspacedScript } from "../text/scripts.ts";
 import { foldText, splitUnspaced } from "../text/segment.ts";
 
@@ -25,12 +25,6 @@ function stemWord(word: string): string {
   if (stemCache.size < 500_000) stemCache.set(word, stemmed);
   return stemmed;
 }
-
-/**
- * Words longer than this are kept as they are: Porter2 and the Snowball stemmers are superlinear in a
- * word's length (2,000 letters took 1.5 s), and no real word comes near it (issue #34).
- */
-export const MAX_STEM_LENGTH = 64;
 
 // Numbers and mixed alphanumerics ("covid19", "1990s") are kept verbatim; O(MAX_STEM_LENGTH²) at most.
 const stemUncached = (word: string): string =>

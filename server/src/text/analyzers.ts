@@ -156,8 +156,12 @@ const stopLanguagesByScript: Partial<Record<Script, readonly string[]>> = {
   thai: ["th"],
 };
 
-/** Longest word a script's stemmer sees (no real word is longer; 2,000 letters took 0.2–1.5 s). */
-const MAX_SCRIPT_STEM_LENGTH = 64;
+/**
+ * The longest word any stemmer sees, Porter2 (`retrieval/text-analysis.ts`) and the Snowball ones
+ * alike: they are superlinear in a word's length (2,000 letters took 0.2–1.5 s), and no real word
+ * comes near it, so longer words are kept whole (issue #34).
+ */
+export const MAX_STEM_LENGTH = 64;
 
 const stemByScript: Partial<Record<Script, (word: string) => string>> = {
   cyrillic: stemRussian,
@@ -168,7 +172,7 @@ const stemByScript: Partial<Record<Script, (word: string) => string>> = {
 /** The stem of a word in a script with a stemmer (Cyrillic, Arabic, Devanagari); `undefined` otherwise. */
 export function stemScriptWord(word: string, script: Script = tokenScript(word)): string | undefined {
   // The Snowball stemmers are superlinear in a word's length: longer words stay whole (issue #34).
-  if (word.length > MAX_SCRIPT_STEM_LENGTH) return stemByScript[script] ? word : undefined;
+  if (word.length > MAX_STEM_LENGTH) return stemByScript[script] ? word : undefined;
   const stem = stemByScript[script];
   return stem ? stem(word) || word : undefined;
 }
@@ -314,7 +318,7 @@ export function latinStemmer(language: Language): ((word: string) => string) | n
   let stem = latinStemmers.get(language);
   if (!stem) {
     const stemmer = newStemmer(name);
-    stem = (word) => (word.length > MAX_SCRIPT_STEM_LENGTH ? word : stemmer.stem(word) || word);
+    stem = (word) => (word.length > MAX_STEM_LENGTH ? word : stemmer.stem(word) || word);
     latinStemmers.set(language, stem);
   }
   return stem;

@@ -111,14 +111,17 @@ function compile(glob: string): Step[] {
         }
       } else steps.push({ kind: "star", atLeastOne: wholeSegment });
       i = end - 1;
-    } else if (c === "?") {
+      continue;
+    }
+    if (c === "?") {
       steps.push({ kind: "char", test: (ch) => ch !== "/" });
-    } else if (c === "[" && readClass(glob, i)) {
-      const cls = readClass(glob, i);
-      if (cls) {
-        steps.push({ kind: "char", test: cls.test });
-        i = cls.end - 1;
-      }
+      continue;
+    }
+    // An unclosed `[` is a literal character, like any other.
+    const cls = c === "[" ? readClass(glob, i) : undefined;
+    if (cls) {
+      steps.push({ kind: "char", test: cls.test });
+      i = cls.end - 1;
     } else {
       const literal = c === "\\" && i + 1 < glob.length ? glob.charAt(++i) : c;
       steps.push({ kind: "char", test: (ch) => ch === literal });

@@ -1,7 +1,7 @@
 import type { Citation } from "@lore/shared";
 import { safeHttpUrl } from "../markdown.ts";
-import { cleanSnippet, findQuote } from "../snippet.ts";
 import { useWidget } from "./context.ts";
+import { LazySnippet } from "./lazy.tsx";
 
 export interface CitationsProps {
   sources: readonly Citation[];
@@ -12,8 +12,6 @@ export interface CitationsProps {
   /** Prefix of each card body's id; the card of rank n is `${idPrefix}${n}`. */
   idPrefix: string;
 }
-
-const SNIPPET_LIMIT = 600;
 
 /** The answer's sources as expandable cards: title and data source, then snippet and link. */
 export function Citations({ sources, answer, expanded, onToggle, idPrefix }: CitationsProps) {
@@ -26,9 +24,6 @@ export function Citations({ sources, answer, expanded, onToggle, idPrefix }: Cit
         {sources.map((source) => {
           const open = expanded.includes(source.rank);
           const href = safeHttpUrl(source.sourceUrl);
-          const text = cleanSnippet(source.content);
-          const snippet = text.length > SNIPPET_LIMIT ? `${text.slice(0, SNIPPET_LIMIT)}…` : text;
-          const [from, to] = findQuote(snippet, answer, source.rank) ?? [0, 0];
           return (
             <li key={source.rank} class="source" data-lore="source" data-rank={source.rank}>
               <button
@@ -54,11 +49,7 @@ export function Citations({ sources, answer, expanded, onToggle, idPrefix }: Cit
                 hidden={!open}
                 data-lore="source-body"
               >
-                <p class="snippet" dir="auto">
-                  {snippet.slice(0, from)}
-                  {to > from && <mark>{snippet.slice(from, to)}</mark>}
-                  {snippet.slice(to)}
-                </p>
+                {open && <LazySnippet source={source} answer={answer} />}
                 {href && (
                   <a href={href} target="_blank" rel="noopener noreferrer nofollow" data-lore="source-link">
                     {i18n.t("openSource")}

@@ -665,6 +665,37 @@ describe("openapi-fetch against /api/openapi.json", () => {
         })
       ).status,
     ).toBe(200);
+    // The way out: the owner offers a form, the visitor sends a request, the owner resolves it.
+    expect(
+      (
+        await call("patch", "/agents/{agentId}/", {
+          token: admin,
+          path: a,
+          body: { handoff: { mode: "form", url: null } },
+        })
+      ).status,
+    ).toBe(200);
+    const sent = await call<{ id: string }>(
+      "post",
+      "/widget/{widgetId}/conversations/{conversationId}/handoff/",
+      {
+        path: { ...w, conversationId },
+        headers: page,
+        body: { visitorToken, email: "visitor@example.com", message: "Please call me back." },
+      },
+    );
+    expect(sent.status).toBe(201);
+    ids.handoffId = sent.body.id;
+    expect((await call("get", "/agents/{agentId}/handoffs/", { token: admin, path: a })).status).toBe(200);
+    expect(
+      (
+        await call("patch", "/agents/{agentId}/handoffs/{handoffId}/", {
+          token: admin,
+          path: { ...a, handoffId: ids.handoffId },
+          body: { status: "resolved" },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("answers the error statuses the document declares, with the contract's body", async () => {
@@ -681,6 +712,7 @@ describe("openapi-fetch against /api/openapi.json", () => {
       dataSourceId: ids.dataSourceId ?? "",
       key: "gift wrap/2",
       documentId: ids.documentId ?? "",
+      handoffId: ids.handoffId ?? "",
       widgetId: ids.widgetId ?? "",
       modelId: ids.agentId ?? "",
     };

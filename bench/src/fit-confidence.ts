@@ -30,7 +30,6 @@ const OUT = fileURLToPath(
 const L2 = 0.01;
 const ITERATIONS = 20000;
 const STEP = 0.5;
-const USELESS_DOUBT_COST = 0.3;
 
 /** Logistic regression by gradient descent (features in 0..1, a few hundred rows: plenty). */
 export function fitLogistic(
@@ -76,22 +75,49 @@ export function fitLogistic(
 
 /**
  * Isotonic regression (pool adjacent violators) of the label on the logistic's output, as knots at
- * each pooled block's mean output: the map `calibrate` in confidence.ts interpolates.
+ * each pooled block's mean output: the map `calibrate` in confidence.ts interpolates. Blocks under
+ * MIN_BLOCK items are pooled with their closer neighbour and every block's share is shrunk towards the
+ * overall share by PRIOR_ITEMS pseudo-items: a hundred items would otherwise fit their own noise.
  */
+const MIN_BLOCK = 15;
+const PRIOR_ITEMS = 2;
 export function isotonicKnots(points: readonly { p: number; y: number }[]): [number, number][] {
   const sorted = [...points].sort((a, b) => a.p - b.p);
-  const blocks: { sumP: number; sumY: number; n: number }[] = [];
+  interface Block {
+    sumP: number;
+    sumY: number;
+    n: number;
+  }
+  const merge = (a: Block, b: Block): Block => ({
+    sumP: a.sumP + b.sumP,
+    sumY: a.sumY + b.sumY,
+    n: a.n + b.n,
+  });
+  const mean = (b: Block) => b.sumY / b.n;
+  const blocks: Block[] = [];
   for (const { p, y } of sorted) {
     blocks.push({ sumP: p, sumY: y, n: 1 });
     while (blocks.length >= 2) {
       const b = blocks[blocks.length - 1];
       const a = blocks[blocks.length - 2];
-      if (!a || !b || a.sumY / a.n < b.sumY / b.n) break;
-      blocks.splice(-2, 2, { sumP: a.sumP + b.sumP, sumY: a.sumY + b.sumY, n: a.n + b.n });
+      if (!a || !b || mean(a) < mean(b)) break;
+      blocks.splice(-2, 2, merge(a, b));
     }
   }
+  for (let small = blocks.findIndex((b) => b.n < MIN_BLOCK); small >= 0 && blocks.length > 1; ) {
+    const b = blocks[small] as Block;
+    const before = blocks[small - 1];
+    const after = blocks[small + 1];
+    const withBefore =
+      before !== undefined &&
+      (after === undefined || Math.abs(mean(before) - mean(b)) <= Math.abs(mean(after) - mean(b)));
+    if (withBefore) blocks.splice(small - 1, 2, merge(before, b));
+    else if (after) blocks.splice(small, 2, merge(b, after));
+    small = blocks.findIndex((x) => x.n < MIN_BLOCK);
+  }
+  const overall = points.length > 0 ? points.reduce((s, p) => s + p.y, 0) / points.length : 0;
   const r4 = (x: number) => Math.round(x * 10000) / 10000;
-  return blocks.map((b) => [r4(b.sumP / b.n), r4(b.sumY / b.n)]);
+  return blocks.map((b) => [r4(b.sumP / b.n), r4((b.sumY + PRIOR_ITEMS * overall) / (b.n + PRIOR_ITEMS))]);
 }
 
 /** What each policy must keep to on the tuning half; among the thresholds that do, the most useful wins. */
@@ -100,11 +126,13 @@ interface Limit {
   unanswerableAnswered: number;
   /** How much a right answer counts over a helpful doubt. */
   rightWeight: number;
+  /** What a doubt that helps nobody costs (the visitor reads a passage for nothing). */
+  uselessDoubtCost: number;
 }
 const LIMITS: Record<Exclude<AnswerPolicy, "always">, Limit> = {
-  strict: { wrong: 0.05, unanswerableAnswered: 0.1, rightWeight: 1.5 },
-  balanced: { wrong: 0.15, unanswerableAnswered: 0.2, rightWeight: 2.5 },
-  lenient: { wrong: 0.3, unanswerableAnswered: 0.4, rightWeight: 3 },
+  strict: { wrong: 0.05, unanswerableAnswered: 0.1, rightWeight: 1.5, uselessDoubtCost: 1 },
+  balanced: { wrong: 0.15, unanswerableAnswered: 0.2, rightWeight: 2.5, uselessDoubtCost: 0.3 },
+  lenient: { wrong: 0.3, unanswerableAnswered: 0.4, rightWeight: 3, uselessDoubtCost: 0.1 },
 };
 
 export function chooseThresholds(rows: readonly EvidenceRow[], confidences: readonly number[]) {
@@ -118,7 +146,7 @@ export function chooseThresholds(rows: readonly EvidenceRow[], confidences: read
         const m = simulate(rows, confidences, { answer, doubt });
         if (m.wrong > limit.wrong || m.unanswerableAnswered > limit.unanswerableAnswered) continue;
         // A doubt that helps nobody costs the visitor a read: the fallback is better then.
-        const score = limit.rightWeight * m.right + m.helped - USELESS_DOUBT_COST * m.uselessDoubt;
+        const score = limit.rightWeight * m.right + m.helped - limit.uselessDoubtCost * m.uselessDoubt;
         if (!best || score > best.score + 1e-9) best = { t: { answer, doubt }, score };
       }
     return best?.t ?? { answer: 1, doubt: 0 };

@@ -9,6 +9,7 @@
  * Label: every fact of the item is in the passage offered (unanswerable items: never). Model: logistic
  * regression with a small L2 penalty on the features of confidence-features.ts (all in 0..1).
  */
+import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { AnswerPolicy } from "@lore/shared";
@@ -175,6 +176,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const policies = chooseThresholds(tuning, confidences);
   const model: ConfidenceModel = { ...fitted, policies };
   writeFileSync(OUT, generatedFile(model));
+  // In the repository's own format, so `biome check` stays clean after a re-run.
+  execFileSync(
+    fileURLToPath(new URL("../../node_modules/.bin/biome", import.meta.url)),
+    ["format", "--write", OUT],
+    {
+      stdio: "ignore",
+    },
+  );
   console.log(JSON.stringify(model, null, 2));
   console.log(
     markdownTable(

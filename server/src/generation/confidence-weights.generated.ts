@@ -4,22 +4,10 @@ import type { ConfidenceModel } from "./confidence.ts";
 
 export const fittedConfidence: ConfidenceModel = {
   calibration: [
-    [
-      0.1873,
-      0.0579
-    ],
-    [
-      0.3941,
-      0.3856
-    ],
-    [
-      0.4742,
-      0.4586
-    ],
-    [
-      0.6178,
-      0.7918
-    ]
+    [0.1873, 0.0579],
+    [0.3941, 0.3856],
+    [0.4742, 0.4586],
+    [0.6178, 0.7918],
   ],
   bias: -1.4734,
   weights: {
@@ -32,24 +20,24 @@ export const fittedConfidence: ConfidenceModel = {
     agreement: 0.9247,
     unknown: 0.4311,
     length: -0.9651,
-    citedTop: 0.8518
+    citedTop: 0.8518,
   },
   policies: {
     strict: {
       answer: 0.55,
-      doubt: 0.375
+      doubt: 0.375,
     },
     balanced: {
       answer: 0.45,
-      doubt: 0
+      doubt: 0,
     },
     lenient: {
       answer: 0.3,
-      doubt: 0
+      doubt: 0,
     },
     always: {
       answer: 0.3,
-      doubt: 0
-    }
-  }
+      doubt: 0,
+    },
+  },
 };

@@ -4,23 +4,23 @@ import type { ConfidenceModel } from "./confidence.ts";
 
 export const fittedConfidence: ConfidenceModel = {
   calibration: [
-    [0.1873, 0.0579],
-    [0.3941, 0.3856],
-    [0.4742, 0.4586],
-    [0.6178, 0.7918],
+    [0.1882, 0.0579],
+    [0.393, 0.3856],
+    [0.4747, 0.4586],
+    [0.6175, 0.7918],
   ],
-  bias: -1.4734,
+  bias: -1.4687,
   weights: {
-    top: 1.0607,
-    margin: 1.0316,
-    focus: 0.1362,
-    titleFocus: 0.8884,
-    fellBack: -1.4529,
-    kindMismatch: -0.3162,
-    agreement: 0.9247,
-    unknown: 0.4311,
-    length: -0.9651,
-    citedTop: 0.8518,
+    top: 1.0546,
+    margin: 1.027,
+    focus: 0.1347,
+    titleFocus: 0.8944,
+    fellBack: -1.4555,
+    kindMismatch: -0.3206,
+    agreement: 0.923,
+    unknown: 0.2921,
+    length: -0.9674,
+    citedTop: 0.8531,
   },
   policies: {
     strict: {

@@ -712,7 +712,8 @@ export class LexicalIndex {
 
   /**
    * How many of the query's distinct terms (stop words aside) no live chunk holds, not even as a
-   * one-edit spelling or a variant: words the whole knowledge base never mentions. Bounded like a query.
+   * variant: words the whole knowledge base never mentions. Bounded like a query. (A misspelling
+   * counts as unknown: correcting it costs more than the answer it would inform.)
    */
   unknownTerms(query: string): { terms: number; unknown: number } {
     const isLiveTerm = (term: string) => (this.df[this.termIdByTerm.get(term) ?? -1] ?? 0) > 0;
@@ -723,7 +724,6 @@ export class LexicalIndex {
       if (term === undefined || seen.has(term) || seen.size >= MAX_QUERY_TERMS) continue;
       seen.add(term);
       if (isLiveTerm(term)) continue;
-      if (this.params.typos && this.correctTypo(token) >= 0) continue;
       if (this.variants.of(term, isLiveTerm).length > 0) continue;
       unknown++;
     }

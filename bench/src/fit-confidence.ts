@@ -132,7 +132,7 @@ interface Limit {
 }
 const LIMITS: Record<Exclude<AnswerPolicy, "always">, Limit> = {
   strict: { wrong: 0.05, unanswerableAnswered: 0.1, rightWeight: 1.5, uselessDoubtCost: 1 },
-  balanced: { wrong: 0.15, unanswerableAnswered: 0.2, rightWeight: 2.5, uselessDoubtCost: 0.3 },
+  balanced: { wrong: 0.15, unanswerableAnswered: 0.2, rightWeight: 2.5, uselessDoubtCost: 0.75 },
   lenient: { wrong: 0.3, unanswerableAnswered: 0.4, rightWeight: 3, uselessDoubtCost: 0.1 },
 };
 

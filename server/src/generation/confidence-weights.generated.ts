@@ -29,7 +29,7 @@ export const fittedConfidence: ConfidenceModel = {
     },
     balanced: {
       answer: 0.45,
-      doubt: 0,
+      doubt: 0.075,
     },
     lenient: {
       answer: 0.3,

@@ -10,7 +10,8 @@ const FALLBACK = "Sorry, I don't know.";
 const known = { terms: 3, unknown: 0 };
 const base = { chunks: HANDBOOK, fallbackMessage: FALLBACK, vocabulary: known } as const;
 
-describe("deciding an answer's outcome", () => {
+// The first test loads WordNet (seconds on a busy machine).
+describe("deciding an answer's outcome", { timeout: 30_000 }, () => {
   it("falls back with confidence 0 when nothing was retrieved, whatever the policy", () => {
     const d = decideAnswer({ ...base, chunks: [], question: "Refunds?", raw: FALLBACK, policy: "always" });
     expect(d).toMatchObject({ outcome: "fallback", confidence: 0, passage: FALLBACK });

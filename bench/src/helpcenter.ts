@@ -12,6 +12,12 @@
  * - Answers: `POST /agents/{id}/query/` on answerable items: answered (not the agent's fallback and at
  *   least one source), fact containment (every fact in `response`), first citation correct, words.
  * - Unanswerable items: fallback rate. Follow-ups: `second` after `first` in one conversation vs alone.
+ * - Outcomes (issue #29): answerable items *right* (outcome `answered`, every fact in `response`),
+ *   *helped* (`uncertain`, and every fact in `response` or a gold article among the first three
+ *   distinct source titles), *wrong* (`answered`, a fact missing); unanswerable items *honest*
+ *   (`uncertain` or `fallback`) and *wrong* (`answered`). Calibration: answerable and unanswerable
+ *   items by `confidence` in tenths vs the share right. Trade-off: the same counts under each answer
+ *   policy's thresholds (confidence-weights.generated.ts), from each item's confidence.
  * - Peers on the same questions: raw LanceDB FTS and wink BM25 over Lore's chunks, LangChain.js over
  *   the documents as ingested.
  */
@@ -19,7 +25,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { QueryResponse } from "@lore/shared";
+import { type AnswerOutcome, type AnswerPolicy, answerPolicies, type QueryResponse } from "@lore/shared";
+import { outcomeFor } from "../../server/src/generation/confidence.ts";
+import { fittedConfidence } from "../../server/src/generation/confidence-weights.generated.ts";
 import {
   containsFact,
   type HelpArticle,
@@ -105,9 +113,45 @@ export interface FollowUpStats {
   alone: FollowUpSide;
 }
 
+/** The issue #29 outcome counts of one half, as shares. */
+export interface OutcomeStats {
+  /** Answerable: answered with every fact. */
+  right: number;
+  /** Answerable: uncertain, and a fact-complete response or a gold article among three distinct sources. */
+  helped: number;
+  /** Answerable: answered with a fact missing. */
+  wrong: number;
+  /** Unanswerable: uncertain or fallback. */
+  honest: number;
+  /** Unanswerable: answered. */
+  unanswerableWrong: number;
+  /** Answerable items per outcome. */
+  outcomes: Record<AnswerOutcome, number>;
+}
+
+export interface CalibrationRow {
+  from: number;
+  count: number;
+  meanConfidence: number;
+  shareRight: number;
+}
+
+export interface PolicyRow {
+  policy: AnswerPolicy;
+  half: Half;
+  answer: number;
+  doubt: number;
+  right: number;
+  helped: number;
+  wrong: number;
+  honest: number;
+}
+
 export interface HalfStats {
   ingest: IngestMode;
   half: Half;
+  outcomes: OutcomeStats;
+  calibration: CalibrationRow[];
   answers: AnswerStats;
   unanswerable: { questions: number; fallbackRate: number };
   followUps: FollowUpStats;
@@ -144,17 +188,15 @@ export interface ItemDetail {
   answered: boolean;
   factsOk: boolean;
   firstCitationOk: boolean;
+  outcome: AnswerOutcome;
+  confidence: number;
+  /** A gold article is among the first three distinct source titles. */
+  goldListed: boolean;
   ms: number;
   serverLatency: number;
   /** Follow-ups: the answer to `first`, and `second` asked alone. */
   firstResponse?: string;
-  alone?: {
-    response: string;
-    sourceTitles: string[];
-    answered: boolean;
-    factsOk: boolean;
-    firstCitationOk: boolean;
-  };
+  alone?: ReturnType<typeof judge>;
 }
 
 export interface HelpCenterResult {
@@ -163,6 +205,8 @@ export interface HelpCenterResult {
   runs: IngestRun[];
   rows: HitRow[];
   halves: HalfStats[];
+  /** Right, helped, wrong and honest under each policy (text ingest), from each item's confidence. */
+  policies: PolicyRow[];
   items: ItemDetail[];
   notes: string[];
   path: string;
@@ -262,13 +306,101 @@ async function ingest(client: LoreClient, mode: IngestMode, articles: readonly H
 function judge(res: QueryResponse, fallback: string, item: Item) {
   const answered = res.sources.length > 0 && res.response.trim() !== fallback.trim();
   const firstTitle = res.sources[0]?.title;
+  const distinctTitles = [...new Set(res.sources.map((s) => s.title))].slice(0, 3);
   return {
     response: res.response,
     sourceTitles: res.sources.map((s) => s.title),
     answered,
     factsOk: item.q.facts.length > 0 && item.q.facts.every((f) => containsFact(res.response, f)),
     firstCitationOk: answered && firstTitle !== undefined && item.goldTitles.has(firstTitle),
+    outcome: res.outcome,
+    confidence: res.confidence,
+    goldListed: distinctTitles.some((t) => item.goldTitles.has(t)),
   };
+}
+
+/** The issue #29 counts of answerable and unanswerable items (follow-ups aside). */
+export function outcomeStats(
+  answerable: readonly Pick<ItemDetail, "outcome" | "factsOk" | "goldListed">[],
+  unanswerable: readonly Pick<ItemDetail, "outcome">[],
+): OutcomeStats {
+  const outcomes = { answered: 0, uncertain: 0, fallback: 0 };
+  for (const d of answerable) outcomes[d.outcome]++;
+  return {
+    right: rate(
+      count(answerable, (d) => d.outcome === "answered" && d.factsOk),
+      answerable.length,
+    ),
+    helped: rate(
+      count(answerable, (d) => d.outcome === "uncertain" && (d.factsOk || d.goldListed)),
+      answerable.length,
+    ),
+    wrong: rate(
+      count(answerable, (d) => d.outcome === "answered" && !d.factsOk),
+      answerable.length,
+    ),
+    honest: rate(
+      count(unanswerable, (d) => d.outcome !== "answered"),
+      unanswerable.length,
+    ),
+    unanswerableWrong: rate(
+      count(unanswerable, (d) => d.outcome === "answered"),
+      unanswerable.length,
+    ),
+    outcomes,
+  };
+}
+
+/** Confidence in tenths vs the share of those items answered right (unanswerable items never are). */
+export function calibrationTable(
+  items: readonly Pick<ItemDetail, "kind" | "confidence" | "factsOk">[],
+): CalibrationRow[] {
+  const bins = Array.from({ length: 10 }, (_, i) => ({ from: i / 10, count: 0, sum: 0, right: 0 }));
+  for (const d of items) {
+    const bin = bins[Math.min(9, Math.floor(d.confidence * 10))];
+    if (!bin) continue;
+    bin.count++;
+    bin.sum += d.confidence;
+    if (d.kind === "answerable" && d.factsOk) bin.right++;
+  }
+  return bins.map((b) => ({
+    from: b.from,
+    count: b.count,
+    meanConfidence: rate(b.sum, b.count),
+    shareRight: rate(b.right, b.count),
+  }));
+}
+
+/**
+ * The counts each policy's thresholds give, from the confidence every item was answered with: the
+ * response holds the same passage whether stated or doubted, so only the outcome changes (an item
+ * that fell back, having no passage, falls back under every policy).
+ */
+function policyRows(details: readonly ItemDetail[], present: readonly Half[]): PolicyRow[] {
+  return present.flatMap((half) =>
+    answerPolicies.map((policy) => {
+      const t = fittedConfidence.policies[policy];
+      const relabel = (d: ItemDetail): ItemDetail => ({
+        ...d,
+        outcome: d.outcome === "fallback" ? "fallback" : outcomeFor(d.confidence, policy),
+      });
+      const mine = details.filter((d) => d.ingest === "text" && d.half === half).map(relabel);
+      const o = outcomeStats(
+        mine.filter((d) => d.kind === "answerable"),
+        mine.filter((d) => d.kind === "unanswerable"),
+      );
+      return {
+        policy,
+        half,
+        answer: t.answer,
+        doubt: t.doubt,
+        right: o.right,
+        helped: o.helped,
+        wrong: o.wrong,
+        honest: o.honest,
+      };
+    }),
+  );
 }
 
 /** Asks every item through Lore's HTTP API and returns one detail per item. */
@@ -347,6 +479,8 @@ function halfStats(mode: IngestMode, half: Half, details: readonly ItemDetail[])
   return {
     ingest: mode,
     half,
+    outcomes: outcomeStats(answerable, unanswerable),
+    calibration: calibrationTable([...answerable, ...unanswerable]),
     answers: {
       questions: answerable.length,
       answered: rate(answered.length, answerable.length),
@@ -533,6 +667,7 @@ export async function runHelpCenter(options: HelpCenterOptions = {}): Promise<He
     runs,
     rows,
     halves: stats,
+    policies: policyRows(details, present),
     notes,
     items: details,
   };
@@ -614,6 +749,42 @@ export function helpcenterTable(result: Omit<HelpCenterResult, "path" | "items">
       s.followUps.alone.firstCitationCorrect,
     ]),
   );
+  const outcomes = markdownTable(
+    [
+      "outcomes (ingest, half)",
+      "right",
+      "helped",
+      "wrong",
+      "right + helped",
+      "answered / uncertain / fallback",
+      "unanswerable: honest",
+      "unanswerable: wrong",
+    ],
+    result.halves.map((s) => [
+      `${ingestLabel[s.ingest]}, ${s.half}`,
+      s.outcomes.right,
+      s.outcomes.helped,
+      s.outcomes.wrong,
+      round(s.outcomes.right + s.outcomes.helped, 4),
+      `${s.outcomes.outcomes.answered} / ${s.outcomes.outcomes.uncertain} / ${s.outcomes.outcomes.fallback}`,
+      s.outcomes.honest,
+      s.outcomes.unanswerableWrong,
+    ]),
+  );
+  const calibration = markdownTable(
+    [
+      "confidence",
+      ...result.halves.map((s) => `${ingestLabel[s.ingest]}, ${s.half}: items, mean conf., share right`),
+    ],
+    Array.from({ length: 10 }, (_, i) => [
+      `${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}`,
+      ...result.halves.map((s) => {
+        const b = s.calibration[i];
+        return b && b.count > 0 ? `${b.count}, ${b.meanConfidence}, ${b.shareRight}` : "0";
+      }),
+    ]),
+  );
+  const tradeOff = tradeOffTable(result.policies);
   const ingested = result.runs
     .map(
       (r) =>
@@ -621,7 +792,42 @@ export function helpcenterTable(result: Omit<HelpCenterResult, "path" | "items">
         (r.unmatchedTitles.length > 0 ? ` (${r.unmatchedTitles.length} titles naming no article)` : ""),
     )
     .join("; ");
-  return [retrieval, "", answers, "", others, "", `${ingested}.`, ...result.notes].join("\n");
+  return [
+    retrieval,
+    "",
+    answers,
+    "",
+    others,
+    "",
+    outcomes,
+    "",
+    calibration,
+    "",
+    tradeOff,
+    "",
+    `${ingested}.`,
+    ...result.notes,
+  ].join("\n");
+}
+
+/** Right, helped, wrong and honest per policy on each half (text ingest). */
+export function tradeOffTable(rows: readonly PolicyRow[]): string {
+  const policies = [...new Set(rows.map((r) => r.policy))];
+  return markdownTable(
+    ["policy (answer ≥, doubt ≥)", "right", "helped", "wrong", "unanswerable honest"],
+    policies.map((p) => {
+      const mine = rows.filter((r) => r.policy === p);
+      const cell = (pick: (r: PolicyRow) => number) => mine.map((r) => `${pick(r)} (${r.half})`).join(" / ");
+      const first = mine[0];
+      return [
+        `${p} (${first?.answer}, ${first?.doubt})`,
+        cell((r) => r.right),
+        cell((r) => r.helped),
+        cell((r) => r.wrong),
+        cell((r) => r.honest),
+      ];
+    }),
+  );
 }
 
 function argValue(name: string): string | undefined {

@@ -58,14 +58,14 @@ export const answerMetadataSchema = z.object({
 /** How sure the answer is: stated from the sources, offered with a doubt, or the agent's fallback. */
 export const answerOutcomeSchema = z.enum(["answered", "uncertain", "fallback"]).openapi({
   description:
-    "`answered`: the response states what the sources say; `uncertain`: it says it is not sure, quotes the closest passage and lists up to three sources that may help; `fallback`: the agent's fallback message, no sources",
+    "`answered`: the response states what the sources say, cited; `uncertain`: it says, in the visitor's language, that it is not sure, quotes the closest passage and `sources` lists up to three distinct documents that may help (a chat model's answer comes first, the note after it); `fallback`: the agent's fallback message, no sources (also when a chat model declines)",
 });
 export type AnswerOutcome = z.infer<typeof answerOutcomeSchema>;
 
 /** Calibrated: of the answers given confidence ≈ c, a share ≈ c hold what was asked. */
 export const answerConfidenceSchema = z.number().min(0).max(1).openapi({
   description:
-    "0..1, calibrated: of the answers given confidence ≈ c, a share ≈ c contain what the visitor needed",
+    "0..1, calibrated: of the answers given confidence ≈ c, a share ≈ c contain what the visitor needed (fitted on the help-center tuning half; read from the passage's coverage of the question, retrieval scores and agreement, and words the knowledge base never mentions). 0 when nothing was retrieved; 1 for an owner's correction",
 });
 
 export const queryResponseSchema = z

@@ -371,6 +371,11 @@ export class ChunkIndex {
     return this.memory.chunksOf(documentId);
   }
 
+  /** Of a question's terms, how many the index (every source) never mentions; see LexicalIndex.unknownTerms. */
+  unknownTerms(query: string): { terms: number; unknown: number } {
+    return this.memory.lexical.unknownTerms(query);
+  }
+
   /** Ranked, de-duplicated chunks of the given sources with calibrated scores. */
   async search(params: SearchParams): Promise<SearchHit[]> {
     return (await this.searchWithInfo(params)).hits;

@@ -68,6 +68,7 @@ export const meResponseSchema = z.object({
   workspaces: z.array(workspaceSchema),
   invitations: z.array(invitationSchema).openapi({ description: "pending invitations to the user's email" }),
 });
+export type Me = z.infer<typeof meResponseSchema>;
 
 export const memberSchema = z
   .object({

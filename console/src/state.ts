@@ -81,11 +81,34 @@ if (tabs) {
   };
 }
 
+// A hint, not a credential: "this browser has signed in", so a first visit does not ask for a
+// session it cannot have (a 401 the browser would log as an error). Tokens never go to web storage.
+const HINT = "lore.console.signedIn";
+const hint = (on: boolean) => {
+  try {
+    if (on) localStorage.setItem(HINT, "1");
+    else localStorage.removeItem(HINT);
+  } catch {
+    // Storage disabled: the session still works in this tab.
+  }
+};
+
 /** Picks up the browser's session (the HttpOnly cookie), if there is one: on load and when another tab logs in. */
 export async function resume(): Promise<void> {
+  let hinted = true;
+  try {
+    hinted = localStorage.getItem(HINT) !== null;
+  } catch {
+    // Storage disabled: ask the server.
+  }
+  if (!hinted) {
+    resuming.value = false;
+    return;
+  }
   try {
     const found = await refreshSession();
     if (found) signIn(found, false);
+    else hint(false);
   } catch (error) {
     loginNotice.value = `Could not check your session: ${messageOf(error)}`;
   } finally {
@@ -97,12 +120,14 @@ export function signIn(next: Session, announce = true): void {
   saveSession(next);
   loginNotice.value = "";
   session.value = next;
+  hint(true);
   if (announce) tabs?.postMessage("in");
 }
 
 /** Ends the session in this tab; `announce` tells the other tabs (a logout, not an expiry). */
 export function signOut(notice: string, announce = false): void {
   if (announce) tabs?.postMessage("out");
+  hint(false);
   saveSession(null);
   loginNotice.value = notice;
   session.value = null;

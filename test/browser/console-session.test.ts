@@ -202,6 +202,14 @@ describe("members and invitations", () => {
     expect((await membersOf()).map((m) => m.email)).toEqual([ADMIN_EMAIL]);
   });
 
+  it("shows why the last owner cannot be demoted and puts the role back", async () => {
+    const own = page.getByRole("combobox", { name: `Role of ${ADMIN_EMAIL}` });
+    await own.selectOption("admin");
+    await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/owner/i);
+    await expect.poll(() => own.inputValue()).toBe("owner");
+    expect((await membersOf()).find((m) => m.email === ADMIN_EMAIL)?.role).toBe("owner");
+  });
+
   it("an invitation link for someone else explains itself", async () => {
     await page.goto(`${server.url}/console/#/invitations/00000000-0000-4000-8000-000000000000`);
     await page.getByText("There is no pending invitation here for").waitFor();

@@ -113,9 +113,21 @@ function WorkspaceMembers(props: { workspace: Workspace }) {
       await api(method, path, body === undefined ? {} : { body });
       status.value = done;
       error.value = null;
-      await load();
     } catch (e) {
       status.value = "";
+      error.value = e;
+    }
+    // Shows the server's state either way (a refused role change puts the select back).
+    const failed = error.value;
+    await load();
+    if (failed) error.value = failed;
+  };
+  const leave = async (m: Member) => {
+    try {
+      await api("DELETE", `${base}/members/${m.userId}/`);
+      await loadAgents();
+      location.hash = "#/";
+    } catch (e) {
       error.value = e;
     }
   };
@@ -175,12 +187,9 @@ function WorkspaceMembers(props: { workspace: Workspace }) {
                       const question = leaving
                         ? `Leave ${workspace.name}? You lose access to its agents.`
                         : `Remove ${m.email} from ${workspace.name}? They lose access at once.`;
-                      if (confirm(question))
-                        void act(
-                          leaving ? `You left ${workspace.name}.` : `${m.email} was removed.`,
-                          "DELETE",
-                          `${base}/members/${m.userId}/`,
-                        );
+                      if (!confirm(question)) return;
+                      if (leaving) void leave(m);
+                      else void act(`${m.email} was removed.`, "DELETE", `${base}/members/${m.userId}/`);
                     }}
                   >
                     {m.userId === myId ? "Leave" : "Remove"}

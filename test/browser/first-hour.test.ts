@@ -109,14 +109,13 @@ describe("a new owner's first hour", () => {
   it("keeps the Embed tab accessible, keyboard reachable and within 375 px", async () => {
     expect(await runAxe(owner)).toEqual([]);
     await tabTo(owner, owner.getByRole("button", { name: `Allow ${shop.origin}` }));
-    const phone = await browser.newContext({ viewport: { width: 375, height: 740 } });
+    // The owner's browser state (the session cookie): the phone's page signs in from it, as another tab would.
+    const phone = await browser.newContext({
+      viewport: { width: 375, height: 740 },
+      storageState: await owner.context().storageState(),
+    });
     const small = await phone.newPage();
     await small.goto(owner.url());
-    await small.evaluate(
-      (session) => sessionStorage.setItem("lore.console.session", session ?? ""),
-      await owner.evaluate(() => sessionStorage.getItem("lore.console.session")),
-    );
-    await small.reload();
     await small.getByTestId("refused-origins").waitFor({ timeout: 15_000 });
     const overflow = await small.evaluate(() => ({
       page: document.documentElement.scrollWidth - window.innerWidth,

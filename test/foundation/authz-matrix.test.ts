@@ -190,6 +190,17 @@ async function addEntry(fx: MatrixFixture, t: Target): Promise<Record<string, st
   return { key: encodeURIComponent(key) };
 }
 
+/** A fresh user's browser session cookie (`lore_session=…`). */
+async function sessionCookie(fx: MatrixFixture): Promise<string> {
+  const user = await fx.freshUser();
+  const res = await fx.server.request("POST", "/auth/session/", {
+    body: { email: user.email, password: DEFAULT_PASSWORD },
+  });
+  const cookie = res.headers.getSetCookie()[0]?.split(";")[0];
+  if (!cookie) throw new Error("no session cookie");
+  return cookie;
+}
+
 function uploadForm(): FormData {
   const form = new FormData();
   form.append("files", new Blob(["Deliveries arrive before noon."], { type: "text/plain" }), "noon.txt");
@@ -216,6 +227,28 @@ const rows: MatrixRow[] = (
     },
     // Login and refresh ignore the Authorization header: every caller gets the same answer.
     { method: "POST", path: "/auth/token/refresh/", body: (t) => ({ refresh: t.refresh }) },
+    // The browser session's routes read the cookie, never the Authorization header.
+    {
+      method: "POST",
+      path: "/auth/session/",
+      setup: async (fx) => ({ loginEmail: fx.users.viewer.email }),
+      body: (t) => ({ email: t.loginEmail, password: DEFAULT_PASSWORD }),
+    },
+    {
+      method: "POST",
+      path: "/auth/session/refresh/",
+      setup: async (fx) => ({ sessionCookie: await sessionCookie(fx) }),
+      body: () => ({}),
+      headers: (t) => ({ Cookie: t.sessionCookie ?? "" }),
+    },
+    {
+      method: "POST",
+      path: "/auth/session/logout/",
+      // Revokes the tokens of the cookie's user: a fresh one per call, never a caller.
+      fresh: async (fx) => ({ sessionCookie: await sessionCookie(fx) }),
+      body: () => ({}),
+      headers: (t) => ({ Cookie: t.sessionCookie ?? "" }),
+    },
     { method: "GET", path: "/auth/me/" },
     { method: "POST", path: "/auth/logout/", invalidatesCaller: true },
     { method: "GET", path: "/workspaces/" },
@@ -607,7 +640,7 @@ async function call(row: MatrixRow, who: Caller, base: Target) {
   const res = await server.request<{ error?: string | { code: string } }>(row.method, path, {
     token: fx.credential(who, target),
     body: row.body?.(target),
-    headers: row.headers,
+    headers: typeof row.headers === "function" ? row.headers(target) : row.headers,
   });
   if (row.invalidatesCaller && res.status < 300) await fx.reissue(who);
   return res;

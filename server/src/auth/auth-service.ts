@@ -88,6 +88,27 @@ export class AuthService {
     return this.issuePair(user);
   }
 
+  /** The cookie session's refresh: `refresh` and the user too, for the console to show who it is. */
+  async refreshSession(
+    refreshToken: string,
+  ): Promise<{ access: string; refresh?: string; user: ReturnType<typeof toUser> }> {
+    const result = await this.refresh(refreshToken);
+    const claims = await this.tokens.verify(result.access, "access");
+    return { ...result, user: toUser(this.liveUser(claims)) };
+  }
+
+  /** Logout by refresh token (the cookie session): false when the token was already no longer valid. */
+  async logoutByRefresh(refreshToken: string): Promise<boolean> {
+    try {
+      const user = this.liveUser(await this.tokens.verify(refreshToken, "refresh"));
+      await this.logout(user);
+      return true;
+    } catch (error) {
+      if (error instanceof AppError) return false;
+      throw error;
+    }
+  }
+
   private forgetExpiredTokens(): void {
     const now = new Date().toISOString();
     const expired = this.store.usedTokens.filter((t) => t.expiresAt < now).map((t) => t.id);

@@ -131,7 +131,7 @@ export function FileTools(props: {
       </p>
       <ul class="file-list" aria-label={`Files of ${source.name}`}>
         {props.docs.map((doc) => (
-          <li key={doc.id}>
+          <li key={doc.id} class="file-item">
             <span class="file-title">{doc.title}</span>
             <label class="small button-like">
               Replace<span class="sr-only"> {doc.title}</span>
@@ -234,7 +234,7 @@ export function TextEntries(props: { source: DataSource; changed: (text: string)
       {count.value > 100 && <p class="hint">The first 100 entries are listed; search to narrow them.</p>}
       <ul class="entry-list">
         {shown.map((entry) => (
-          <li key={entry.key} data-entry-key={entry.key}>
+          <li key={entry.key} class="entry-item" data-entry-key={entry.key}>
             {editing.value === entry.key ? (
               <EntryForm
                 entry={entry}

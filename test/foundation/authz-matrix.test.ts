@@ -388,6 +388,7 @@ const rows: MatrixRow[] = (
         config: { entries: [{ title: "Hello", content: "Hello from the matrix." }] },
       }),
     },
+    { method: "GET", path: "/data-sources/limits/" },
     {
       method: "GET",
       path: "/data-sources/{dataSourceId}/",
@@ -413,6 +414,13 @@ const rows: MatrixRow[] = (
       method: "POST",
       path: "/data-sources/{dataSourceId}/files/",
       setup: makeFileSource,
+      body: uploadForm,
+    },
+    {
+      method: "PUT",
+      path: "/data-sources/{dataSourceId}/files/{documentId}/",
+      setup: makeFileSource,
+      fresh: addFile,
       body: uploadForm,
     },
     {

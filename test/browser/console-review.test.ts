@@ -220,6 +220,9 @@ describe("corrections", () => {
     await tabTo(page, page.getByRole("button", { name: "Correct this answer" }));
     await page.keyboard.press("Enter");
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("answer");
+    // The box starts with the current answer; the owner replaces it.
+    expect(await page.locator('textarea[name="answer"]').inputValue()).not.toBe("");
+    await page.keyboard.press("ControlOrMeta+A");
     await page.keyboard.type("Employees get 27 paid vacation days a year, plus public holidays.");
     await page.keyboard.press("Tab");
     await page.keyboard.press("Enter");

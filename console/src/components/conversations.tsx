@@ -438,8 +438,8 @@ function AssistantMessage(props: {
       <p class="who-said">
         Assistant
         {m.fallback && <span class="flag flag-fallback">No answer (fallback)</span>}
-        {m.status === "stopped" && <span class="flag flag-down">Stopped by the visitor</span>}
-        {m.status === "failed" && <span class="flag flag-down">Failed</span>}
+        {m.status === "stopped" && <span class="flag flag-halted">Stopped by the visitor</span>}
+        {m.status === "failed" && <span class="flag flag-halted">Failed</span>}
         {fromCorrection && <span class="flag flag-ok">From your correction</span>}
         {m.feedback === "down" && <span class="flag flag-down">Thumbs down</span>}
         {m.feedback === "up" && <span class="flag flag-up">Thumbs up</span>}

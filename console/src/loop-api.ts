@@ -24,6 +24,8 @@ export type QueueFilter = "all" | "down" | "unanswered" | "uncertain" | "up" | "
 export interface QueueQuery {
   filter: QueueFilter;
   q: string;
+  /** The conversations' own status; `all` for either. */
+  status: "open" | "resolved" | "all";
 }
 
 export const PAGE_SIZE = 100;
@@ -40,6 +42,7 @@ export function listConversations(
   if (query.filter === "handoff") params.set("handoff", "open");
   if (query.filter === "uncertain") params.set("outcome", "uncertain");
   if (query.q.trim()) params.set("q", query.q.trim());
+  if (query.status !== "all") params.set("status", query.status);
   return api("GET", `/agents/${agentId}/conversations/?${params}`);
 }
 
@@ -83,6 +86,15 @@ export function setHandoffStatus(
   status: HandoffStatus,
 ): Promise<Handoff> {
   return api("PATCH", `/agents/${agentId}/handoffs/${handoffId}/`, { body: { status } });
+}
+
+/** Resolves a conversation (it leaves the open queue) or opens it again. */
+export function setConversationStatus(
+  agentId: string,
+  conversationId: string,
+  status: "open" | "resolved",
+): Promise<Conversation> {
+  return api("PATCH", `/agents/${agentId}/conversations/${conversationId}/`, { body: { status } });
 }
 
 /** True when a citation is one of the owner's corrections. */

@@ -119,11 +119,19 @@ export const searchResponseSchema = z
   .openapi("SearchResponse");
 export type SearchResponse = z.infer<typeof searchResponseSchema>;
 
+/** Whether a conversation still needs a reviewer: set from the console, and `resolved` by a correction. */
+export const conversationStatusSchema = z.enum(["open", "resolved"]).openapi("ConversationStatus");
+export type ConversationStatus = z.infer<typeof conversationStatusSchema>;
+
 export const conversationSchema = z
   .object({
     id: idSchema,
     title: z.string(),
     messageCount: z.number().int(),
+    status: conversationStatusSchema.openapi({
+      description: "`open` until resolved; a new visitor question opens it again",
+    }),
+    resolvedAt: z.string().nullable().openapi({ description: "when it was resolved; null while open" }),
     // Why a row is in a review queue: its rated and fallback answers.
     upvotes: z.number().int().nonnegative(),
     downvotes: z.number().int().nonnegative(),
@@ -209,8 +217,16 @@ export const conversationListQuerySchema = pageQuerySchema.extend({
     .optional()
     .openapi({ description: "`open`: conversations with an unresolved contact request; `any`: with any" }),
   q: z.string().max(200).optional().openapi({ description: "case-insensitive text in any message" }),
+  status: conversationStatusSchema.optional().openapi({ description: "conversations with this status" }),
 });
 export type ConversationListQuery = z.infer<typeof conversationListQuerySchema>;
+
+/** `PATCH /agents/{agentId}/conversations/{conversationId}/`: resolve a conversation or open it again. */
+export const updateConversationRequestSchema = z
+  .object({ status: conversationStatusSchema })
+  .strict()
+  .openapi("UpdateConversation");
+export type UpdateConversationRequest = z.infer<typeof updateConversationRequestSchema>;
 
 /** One suggested question run through the answer path by `POST …/suggested-questions/check/`. */
 export const suggestedQuestionCheckSchema = z.object({

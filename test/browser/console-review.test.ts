@@ -122,6 +122,25 @@ describe("the review queue", () => {
     expect(await answer.locator(".feedback-comment").textContent()).toContain("Nothing about the gym");
     expect(await answer.getAttribute("data-fallback")).toBe("true");
   });
+
+  it("resolves a conversation out of the open queue and opens it again", async () => {
+    await page.getByRole("button", { name: "Resolve conversation" }).click();
+    await page.getByRole("button", { name: "Reopen conversation" }).waitFor();
+    expect(await page.locator(".conv-status strong").textContent()).toBe("Resolved");
+    expect(await runAxe(page)).toEqual([]);
+    await page.getByRole("link", { name: "← Review queue" }).click();
+    // The queue shows open conversations by default: the resolved one is gone from it.
+    await expect.poll(rowTitles).not.toContain(UNANSWERED);
+    await page.getByLabel("Status").selectOption("resolved");
+    await expect.poll(rowTitles).toEqual([UNANSWERED]);
+    await page.locator(".conv-row", { hasText: UNANSWERED }).getByRole("link").click();
+    await page.getByRole("button", { name: "Reopen conversation" }).click();
+    await page.getByRole("button", { name: "Resolve conversation" }).waitFor();
+    await page.getByRole("link", { name: "← Review queue" }).click();
+    await expect.poll(rowTitles).toEqual([]);
+    await page.getByLabel("Status").selectOption("open");
+    await expect.poll(rowTitles).toContain(UNANSWERED);
+  });
 });
 
 describe("suggested questions", () => {
@@ -220,6 +239,9 @@ describe("corrections", () => {
     await tabTo(page, page.getByRole("button", { name: "Correct this answer" }));
     await page.keyboard.press("Enter");
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("answer");
+    // The box starts with the current answer; the owner replaces it.
+    expect(await page.locator('textarea[name="answer"]').inputValue()).not.toBe("");
+    await page.keyboard.press("ControlOrMeta+A");
     await page.keyboard.type("Employees get 27 paid vacation days a year, plus public holidays.");
     await page.keyboard.press("Tab");
     await page.keyboard.press("Enter");

@@ -108,6 +108,9 @@ describe("the owner's loop", () => {
     const form = answer.getByRole("form", { name: "Correct this answer" });
     // The question is the visitor's own; the answer field has focus.
     expect(await form.getByLabel("Question").inputValue()).toBe(QUESTION);
+    // The answer box starts with the current answer; the owner replaces it.
+    expect(await form.getByLabel("Answer").inputValue()).not.toBe("");
+    await owner.keyboard.press("ControlOrMeta+A");
     await owner.keyboard.type(CORRECTION);
     expect(await runAxe(owner)).toEqual([]);
     await click(form.getByRole("button", { name: "Save correction" }));

@@ -514,6 +514,12 @@ const rows: MatrixRow[] = (
       setup: askAgent,
     },
     {
+      method: "PATCH",
+      path: "/agents/{agentId}/conversations/{conversationId}/",
+      setup: askAgent,
+      body: () => ({ status: "resolved" }),
+    },
+    {
       method: "DELETE",
       path: "/agents/{agentId}/conversations/{conversationId}/",
       fresh: (fx) => askAgent(fx),

@@ -9,6 +9,7 @@ import {
   PAGE_SIZE,
   type QueueFilter,
   type QueueQuery,
+  setConversationStatus,
   setHandoffStatus,
   type Transcript,
 } from "../loop-api.ts";
@@ -31,12 +32,17 @@ const FILTERS: Array<[QueueFilter, string]> = [
 ];
 
 /** The queue's filter and search, kept while a transcript is open. */
-const queue = signal<QueueQuery & { agentId: string }>({ agentId: "", filter: "down", q: "" });
+const queue = signal<QueueQuery & { agentId: string }>({
+  agentId: "",
+  filter: "down",
+  q: "",
+  status: "open",
+});
 
 export function ConversationsTab(props: { agent: Agent }) {
   const { item } = route.value;
   if (queue.value.agentId !== props.agent.id)
-    queue.value = { agentId: props.agent.id, filter: "down", q: "" };
+    queue.value = { agentId: props.agent.id, filter: "down", q: "", status: "open" };
   return item ? (
     <TranscriptView agent={props.agent} conversationId={item} />
   ) : (
@@ -73,6 +79,20 @@ function ReviewQueue(props: { agent: Agent }) {
             </span>
           ))}
         </fieldset>
+        <p class="queue-status">
+          <label for={`${filterName}-status`}>Status</label>{" "}
+          <select
+            id={`${filterName}-status`}
+            value={queue.value.status}
+            onChange={(e) => {
+              queue.value = { ...queue.value, status: e.currentTarget.value as QueueQuery["status"] };
+            }}
+          >
+            <option value="open">Open</option>
+            <option value="resolved">Resolved</option>
+            <option value="all">Any</option>
+          </select>
+        </p>
         <form
           class="queue-search"
           onSubmit={(e) => {
@@ -95,7 +115,7 @@ function ReviewQueue(props: { agent: Agent }) {
         </form>
       </div>
       <ConversationList
-        key={`${queue.value.filter}|${queue.value.q}`}
+        key={`${queue.value.filter}|${queue.value.q}|${queue.value.status}`}
         agentId={props.agent.id}
         query={queue.value}
       />
@@ -272,9 +292,44 @@ function TranscriptView(props: { agent: Agent; conversationId: string }) {
         {t.messageCount} messages · started <TimeAgo iso={t.createdAt} /> · last message{" "}
         <TimeAgo iso={t.updatedAt} />
       </p>
+      <ResolveConversation agent={agent} transcript={t} reload={load} />
       {t.handoffRequests.length > 0 && <HandoffList agent={agent} transcript={t} reload={load} />}
       <ThreadMessages agent={agent} messages={t.messages} />
     </>
+  );
+}
+
+/** The conversation's own status: resolved leaves the (open) review queue. */
+function ResolveConversation(props: { agent: Agent; transcript: Transcript; reload: () => Promise<void> }) {
+  const busy = useSignal(false);
+  const error = useSignal<unknown>(null);
+  const open = props.transcript.status === "open";
+  return (
+    <div class="row-actions conv-status" data-status={props.transcript.status}>
+      <p>
+        Status: <strong>{open ? "Open" : "Resolved"}</strong>
+      </p>
+      <button
+        type="button"
+        class="small"
+        disabled={busy.value}
+        onClick={async () => {
+          busy.value = true;
+          error.value = null;
+          try {
+            await setConversationStatus(props.agent.id, props.transcript.id, open ? "resolved" : "open");
+            await props.reload();
+          } catch (caught) {
+            error.value = caught;
+          } finally {
+            busy.value = false;
+          }
+        }}
+      >
+        {open ? "Resolve conversation" : "Reopen conversation"}
+      </button>
+      {error.value !== null && <ErrorBox error={error.value} />}
+    </div>
   );
 }
 
@@ -371,7 +426,6 @@ function AssistantMessage(props: {
     m.retrievalTime !== null ? `retrieval ${m.retrievalTime} ms` : null,
     m.model,
     m.tokensUsed !== null ? `${m.tokensUsed} tokens` : null,
-    m.status !== "complete" ? m.status : null,
   ].filter(Boolean);
   return (
     <li
@@ -379,10 +433,13 @@ function AssistantMessage(props: {
       data-message-id={m.id}
       data-feedback={m.feedback ?? undefined}
       data-fallback={m.fallback ? "true" : undefined}
+      data-status={m.status}
     >
       <p class="who-said">
         Assistant
         {m.fallback && <span class="flag flag-fallback">No answer (fallback)</span>}
+        {m.status === "stopped" && <span class="flag flag-halted">Stopped by the visitor</span>}
+        {m.status === "failed" && <span class="flag flag-halted">Failed</span>}
         {fromCorrection && <span class="flag flag-ok">From your correction</span>}
         {m.feedback === "down" && <span class="flag flag-down">Thumbs down</span>}
         {m.feedback === "up" && <span class="flag flag-up">Thumbs up</span>}
@@ -409,6 +466,7 @@ function AssistantMessage(props: {
         <CorrectionForm
           title="Correct this answer"
           question={props.question}
+          answer={m.status === "complete" ? m.content : ""}
           submitLabel="Save correction"
           onSave={async ({ question, answer }) => {
             await correctMessage(props.agent.id, m.id, {

@@ -87,6 +87,9 @@ export interface ConversationRecord {
   channel: "api" | "widget";
   /** Visitor identity for widget conversations (from the signed visitor token). */
   visitorId: string | null;
+  /** Absent on conversations stored before statuses existed: open. */
+  status?: "open" | "resolved";
+  resolvedAt?: string | null;
   createdAt: string;
   updatedAt: string;
 }

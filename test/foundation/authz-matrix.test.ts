@@ -217,6 +217,8 @@ const rows: MatrixRow[] = (
     // Login and refresh ignore the Authorization header: every caller gets the same answer.
     { method: "POST", path: "/auth/token/refresh/", body: (t) => ({ refresh: t.refresh }) },
     { method: "GET", path: "/auth/me/" },
+    // The server's models: any signed-in user; an API key has no business with the server's setup.
+    { method: "GET", path: "/models/" },
     { method: "POST", path: "/auth/logout/", invalidatesCaller: true },
     { method: "GET", path: "/workspaces/" },
     {

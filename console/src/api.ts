@@ -18,6 +18,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly details: Record<string, unknown> = {},
+    /** The request's path, for sentences that name what the form edits. */
+    readonly path = "",
   ) {
     super(message);
     this.name = "ApiError";
@@ -77,7 +79,8 @@ async function toError(res: Response): Promise<ApiError> {
   if (typeof body?.error !== "string") {
     return new ApiError(res.status, "http_error", `The server answered ${res.status} ${res.statusText}`);
   }
-  return new ApiError(res.status, body.error, String(body.message ?? body.error), body.details ?? {});
+  const path = res.url ? new URL(res.url).pathname : "";
+  return new ApiError(res.status, body.error, String(body.message ?? body.error), body.details ?? {}, path);
 }
 
 export interface RequestOptions {

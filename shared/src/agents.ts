@@ -95,6 +95,10 @@ export const agentSchema = z
     temperature: z.number(),
     maxTokens: z.number().int(),
     retrieval: retrievalSettingsSchema,
+    effectiveRetrievalMode: retrievalModeSchema.openapi({
+      description:
+        "read-only: the mode searches actually run in; `keyword` whatever `retrieval.mode` says when the server has no embedding model",
+    }),
     welcomeMessage: z.string(),
     suggestedQuestions: z.array(z.string()),
     fallbackMessage: z.string(),

@@ -115,7 +115,14 @@ export const searchRequestSchema = z
   .openapi("SearchRequest");
 export type SearchRequest = z.infer<typeof searchRequestSchema>;
 export const searchResponseSchema = z
-  .object({ results: z.array(citationSchema), retrievalTime: z.number() })
+  .object({
+    results: z.array(citationSchema),
+    retrievalTime: z.number(),
+    mode: retrievalModeSchema.openapi({
+      description:
+        "the mode the search ran in: `keyword` whatever was asked when the server has no embedding model",
+    }),
+  })
   .openapi("SearchResponse");
 export type SearchResponse = z.infer<typeof searchResponseSchema>;
 

@@ -250,6 +250,8 @@ const rows: MatrixRow[] = (
       headers: (t) => ({ Cookie: t.sessionCookie ?? "" }),
     },
     { method: "GET", path: "/auth/me/" },
+    // The server's models: any signed-in user; an API key has no business with the server's setup.
+    { method: "GET", path: "/models/" },
     { method: "POST", path: "/auth/logout/", invalidatesCaller: true },
     { method: "GET", path: "/workspaces/" },
     {

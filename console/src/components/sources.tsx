@@ -2,6 +2,7 @@ import type { Agent, DataSource, Page, SourceDocument, SyncRun } from "@lore/sha
 import { useSignal } from "@preact/signals";
 import { useEffect, useId, useRef } from "preact/hooks";
 import { api, listAll } from "../api.ts";
+import { counted } from "../messages.ts";
 import { agent as currentAgent, openAgent, patchAgent } from "../state.ts";
 import { dropProps, FileTools, nameFromFile, TextEntries, useLimitText } from "./source-edit.tsx";
 import { Badge, ErrorBox, Field, FormError, Status, Table, TimeAgo, useFormState } from "./ui.tsx";
@@ -13,6 +14,8 @@ export function SourcesTab(props: { agent: Agent }) {
   const sources = useSignal<DataSource[] | null>(null);
   const listError = useSignal<unknown>(null);
   const status = useSignal("");
+  /** The source just added: the status line follows its sync until it is ready or failed. */
+  const added = useSignal<string | null>(null);
   /** Open "documents and history" panels by source id, kept across refreshes. */
   const open = useRef(new Set<string>());
   const timer = useRef(0);
@@ -51,7 +54,7 @@ export function SourcesTab(props: { agent: Agent }) {
       <p class="muted">
         Tick the sources this agent answers from. Sources belong to the workspace, so agents can share them.
       </p>
-      <Status>{status.value}</Status>
+      <Status>{addedStatus(sources.value?.find((s) => s.id === added.value)) ?? status.value}</Status>
       <div class="source-list">
         {listError.value ? <ErrorBox error={listError.value} /> : null}
         {sources.value?.length === 0 && (
@@ -67,6 +70,7 @@ export function SourcesTab(props: { agent: Agent }) {
                 attached={attached.has(source.id)}
                 open={open.current}
                 say={(text) => {
+                  added.value = null;
                   status.value = text;
                 }}
                 refresh={refresh}
@@ -79,11 +83,21 @@ export function SourcesTab(props: { agent: Agent }) {
         agent={agent}
         onCreated={async (created) => {
           status.value = `“${created.name}” added; syncing now.`;
+          added.value = created.id;
           await refresh();
         }}
       />
     </>
   );
+}
+
+/** What a just-added source is doing, in words that follow its real state. */
+function addedStatus(source: DataSource | undefined): string | null {
+  if (!source) return null;
+  if (syncing(source)) return `“${source.name}” added; syncing now.`;
+  if (source.status === "failed")
+    return `“${source.name}” could not be synced: ${source.lastError ?? "see below"}.`;
+  return `“${source.name}” is ready: ${counted(source.documentCount, "document")}, ${counted(source.chunkCount, "chunk")}.`;
 }
 
 function SourceRow(props: {
@@ -157,7 +171,7 @@ function SourceRow(props: {
         )}
       </div>
       <p class="muted counts">
-        {source.documentCount} documents · {source.chunkCount} chunks · last synced{" "}
+        {counted(source.documentCount, "document")} · {counted(source.chunkCount, "chunk")} · last synced{" "}
         <TimeAgo iso={source.lastSyncedAt} />
       </p>
       {source.lastError && <p class="source-error">Last error: {source.lastError}</p>}

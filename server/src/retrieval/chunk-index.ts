@@ -459,7 +459,12 @@ export class ChunkIndex {
 
   /** Semantic and hybrid need an embedder; without one every mode runs as keyword. */
   private modeFor(params: SearchParams): RetrievalMode {
-    return this.embedder && this.store.hasVectors ? params.mode : "keyword";
+    return this.effectiveMode(params.mode);
+  }
+
+  /** The mode a search asking for `mode` runs in (keyword without an embedder). */
+  effectiveMode(mode: RetrievalMode): RetrievalMode {
+    return this.embedder && this.store.hasVectors ? mode : "keyword";
   }
 
   private candidates(

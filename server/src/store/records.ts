@@ -39,7 +39,9 @@ export interface MembershipRecord {
 }
 
 /** Agents stored before the handoff setting existed have none (read as `{ mode: "none" }`). */
-export type AgentRecord = Omit<Agent, "status" | "handoff"> & { handoff?: HandoffSetting };
+export type AgentRecord = Omit<Agent, "status" | "handoff" | "effectiveRetrievalMode"> & {
+  handoff?: HandoffSetting;
+};
 
 /** A visitor's request for a person, stored before anyone is notified. */
 export interface HandoffRecord extends Handoff {

@@ -148,7 +148,8 @@ describe("the agent's answer policy", () => {
         await setPolicy(policy);
         for (const q of questions) {
           const body = await ask(q);
-          (seen[q] ??= {})[policy] = { outcome: body.outcome, confidence: body.confidence };
+          seen[q] ??= {};
+          seen[q][policy] = { outcome: body.outcome, confidence: body.confidence };
           const expected = body.sources.length === 0 ? "fallback" : outcomeFor(body.confidence, policy);
           expect(body.outcome, `${policy}: ${q} (${body.confidence})`).toBe(expected);
         }

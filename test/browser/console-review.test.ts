@@ -161,6 +161,26 @@ describe("suggested questions", () => {
   });
 });
 
+describe("when to answer", () => {
+  it("is one plain choice in the settings, saved as the agent's answer policy", async () => {
+    const policy = async () =>
+      (await server.request<{ answerPolicy: string }>("GET", `/agents/${agentId}/`, { token })).body
+        .answerPolicy;
+    await page.getByRole("tab", { name: "Settings" }).click();
+    const choice = page.getByLabel("When to answer");
+    const before = await policy();
+    expect(await choice.inputValue()).toBe(before);
+    await choice.selectOption({ label: "Always try" });
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await expect.poll(policy).toBe("always");
+    await page.getByText("Saved.").waitFor();
+    expect(await choice.inputValue()).toBe("always");
+    await choice.selectOption(before);
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await expect.poll(policy).toBe(before);
+  });
+});
+
 describe("corrections", () => {
   const corrections = () =>
     server

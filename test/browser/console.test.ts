@@ -65,7 +65,7 @@ describe("owner console", () => {
     const row = page.locator(".source-row", { hasText: "Employee handbook" });
     await row.locator('.badge[data-status="ready"]').waitFor({ timeout: 20_000 });
     expect(await row.getByRole("checkbox").isChecked()).toBe(true);
-    expect(await row.locator(".counts").textContent()).toMatch(/1 documents/);
+    expect(await row.locator(".counts").textContent()).toMatch(/^1 document · 1 chunk\b/);
 
     // Documents and sync history, with counts.
     await row.getByText("Documents and sync history").click();
@@ -82,7 +82,7 @@ describe("owner console", () => {
     const form = page.locator("form.add-source");
     await form.getByLabel("Upload files").check();
     await form.getByLabel("Name", { exact: true }).fill("Office guide");
-    await form.getByLabel("Files", { exact: true }).setInputFiles({
+    await form.getByLabel("Files (or drop them here)").setInputFiles({
       name: "office.md",
       mimeType: "text/markdown",
       buffer: Buffer.from("# Office hours\n\nThe office opens at 8am and closes at 6pm on weekdays.\n"),

@@ -43,6 +43,7 @@ export function SettingsTab(props: { agent: Agent }) {
       welcomeMessage: text("welcomeMessage"),
       suggestedQuestions: splitLines(text("suggestedQuestions")),
       fallbackMessage: text("fallbackMessage"),
+      answerPolicy: text("answerPolicy"),
       handoff: {
         mode: text("handoff.mode"),
         url: text("handoff.mode") === "link" ? text("handoff.url").trim() || null : null,
@@ -108,6 +109,21 @@ export function SettingsTab(props: { agent: Agent }) {
             hint="Said when the knowledge base has nothing relevant."
           >
             {(p) => <textarea {...p} rows={2} defaultValue={agent.fallbackMessage} />}
+          </Field>
+          <Field
+            label="When to answer"
+            name="answerPolicy"
+            error={error}
+            hint="How sure the sources must make the assistant before it states an answer. Below that it says it is not sure and links articles that may help, or gives the fallback message."
+          >
+            {(p) => (
+              <select {...p} defaultValue={agent.answerPolicy}>
+                <option value="strict">Answer only when sure</option>
+                <option value="balanced">Balanced (recommended)</option>
+                <option value="lenient">Answer more, say when unsure</option>
+                <option value="always">Always try</option>
+              </select>
+            )}
           </Field>
           <div class="row">
             <Field

@@ -94,7 +94,10 @@ describe("the console by keyboard", () => {
     await expect.poll(() => page.locator(".detail-head .badge").getAttribute("data-status")).toBe("ready");
     expect(await form.locator('input[type="radio"]:checked').count()).toBe(1);
     expect(await form.getByLabel("Name", { exact: true }).inputValue()).toBe("");
-    expect(await page.getByRole("status").first().textContent()).toMatch(/added; syncing now/);
+    // The status follows the sync: "added; syncing now." gives way to what is ready.
+    await expect
+      .poll(() => page.getByRole("status").first().textContent())
+      .toMatch(/“Handbook” is ready: 1 document, 1 chunk\./);
   });
 
   it("moves between tabs with the arrow keys, Home and End", async () => {

@@ -175,7 +175,9 @@ describe("a new owner's first hour", () => {
     const host = blog.origin.replace("http://", "");
     await owner.getByLabel("Site address").fill("127.0.0.1/blog");
     await owner.getByRole("button", { name: "Allow site" }).click();
-    await expect.poll(() => owner.locator(".site-origins .field-error").textContent()).toMatch(/without a path/);
+    await expect
+      .poll(() => owner.locator(".site-origins .field-error").textContent())
+      .toMatch(/without a path/);
     await owner.getByLabel("Site address").fill(host);
     await owner.getByRole("button", { name: "Allow site" }).click();
     const allowed = owner.getByTestId("allowed-origins");

@@ -16,7 +16,7 @@ import {
 import { go, route, routeHash } from "../state.ts";
 import { AnswerWithSources } from "./citations.tsx";
 import { CorrectionForm } from "./correction-form.tsx";
-import { ago, ErrorBox, Status, TimeAgo } from "./ui.tsx";
+import { ago, ErrorBox, Status, TimeAgo, useFormState } from "./ui.tsx";
 
 /** Row height of the virtualised list, in px (matches .conv-row in styles.css). */
 export const ROW_HEIGHT = 60;
@@ -301,8 +301,7 @@ function TranscriptView(props: { agent: Agent; conversationId: string }) {
 
 /** The conversation's own status: resolved leaves the (open) review queue. */
 function ResolveConversation(props: { agent: Agent; transcript: Transcript; reload: () => Promise<void> }) {
-  const busy = useSignal(false);
-  const error = useSignal<unknown>(null);
+  const action = useFormState();
   const open = props.transcript.status === "open";
   return (
     <div class="row-actions conv-status" data-status={props.transcript.status}>
@@ -312,35 +311,26 @@ function ResolveConversation(props: { agent: Agent; transcript: Transcript; relo
       <button
         type="button"
         class="small"
-        disabled={busy.value}
-        onClick={async () => {
-          busy.value = true;
-          error.value = null;
-          try {
-            await setConversationStatus(props.agent.id, props.transcript.id, open ? "resolved" : "open");
-            await props.reload();
-          } catch (caught) {
-            error.value = caught;
-          } finally {
-            busy.value = false;
-          }
-        }}
+        disabled={action.busy.value}
+        onClick={action.submit(async () => {
+          await setConversationStatus(props.agent.id, props.transcript.id, open ? "resolved" : "open");
+          await props.reload();
+        })}
       >
         {open ? "Resolve conversation" : "Reopen conversation"}
       </button>
-      {error.value !== null && <ErrorBox error={error.value} />}
+      {action.error.value !== null && <ErrorBox error={action.error.value} />}
     </div>
   );
 }
 
 /** The visitor's contact requests on this conversation, each resolvable (or reopened). */
 function HandoffList(props: { agent: Agent; transcript: Transcript; reload: () => Promise<void> }) {
-  const busy = useSignal(false);
-  const error = useSignal<unknown>(null);
+  const action = useFormState();
   return (
     <section class="handoffs" aria-labelledby="handoffs-title" data-testid="handoffs">
       <h3 id="handoffs-title">Contact requests</h3>
-      {error.value !== null && <ErrorBox error={error.value} />}
+      {action.error.value !== null && <ErrorBox error={action.error.value} />}
       <ul>
         {props.transcript.handoffRequests.map((h) => (
           <li key={h.id} class="handoff" data-status={h.status}>
@@ -354,19 +344,11 @@ function HandoffList(props: { agent: Agent; transcript: Transcript; reload: () =
               <button
                 type="button"
                 class="small"
-                disabled={busy.value}
-                onClick={async () => {
-                  busy.value = true;
-                  error.value = null;
-                  try {
-                    await setHandoffStatus(props.agent.id, h.id, h.status === "open" ? "resolved" : "open");
-                    await props.reload();
-                  } catch (caught) {
-                    error.value = caught;
-                  } finally {
-                    busy.value = false;
-                  }
-                }}
+                disabled={action.busy.value}
+                onClick={action.submit(async () => {
+                  await setHandoffStatus(props.agent.id, h.id, h.status === "open" ? "resolved" : "open");
+                  await props.reload();
+                })}
               >
                 {h.status === "open" ? "Mark resolved" : "Reopen"}
               </button>

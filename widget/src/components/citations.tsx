@@ -1,7 +1,7 @@
 import type { Citation } from "@lore/shared";
 import { safeHttpUrl } from "../markdown.ts";
 import { useWidget } from "./context.ts";
-import { LazySnippet } from "./lazy.tsx";
+import { LazySnippet, loadExtras } from "./lazy.tsx";
 
 export interface CitationsProps {
   sources: readonly Citation[];
@@ -16,6 +16,9 @@ export interface CitationsProps {
 /** The answer's sources as expandable cards: title and data source, then snippet and link. */
 export function Citations({ sources, answer, expanded, onToggle, idPrefix }: CitationsProps) {
   const { i18n } = useWidget();
+  // An answer with sources is when a visitor may open one: fetch the snippet code now, not on the
+  // click (loadExtras starts the fetch once, so calling it on every render costs nothing).
+  loadExtras();
   return (
     // No aria-label: a named section is a landmark, and every answer would add another "Sources" one.
     <section class="sources" data-lore="sources">

@@ -6,26 +6,25 @@ import { useWidget } from "./context.ts";
 type Extras = typeof import("./extras.tsx");
 
 let loaded: Extras | undefined;
-let loading: Promise<Extras> | undefined;
+let loading: Promise<Extras | undefined> | undefined;
 // The shadow roots (by their adoptStyles) that already have the chunk's CSS.
 const styled = new WeakSet<(css: string) => void>();
 
-/** The extras chunk, fetched on first use; undefined until it arrives (a failed fetch is retried next time). */
+/** Fetches the extras chunk once; resolves undefined if that failed (the next call tries again). */
+export function loadExtras(): Promise<Extras | undefined> {
+  loading ??= import("./extras.tsx").then(
+    (module) => (loaded = module),
+    () => (loading = undefined),
+  );
+  return loading;
+}
+
+/** The extras chunk, fetched on first use; undefined until it arrives. */
 function useExtras(): Extras | undefined {
   const { adoptStyles } = useWidget();
   const [forms, setExtras] = useState(loaded);
   useEffect(() => {
-    if (forms) return;
-    loading ??= import("./extras.tsx");
-    loading.then(
-      (module) => {
-        loaded = module;
-        setExtras(module);
-      },
-      () => {
-        loading = undefined;
-      },
-    );
+    if (!forms) loadExtras().then(setExtras);
   }, [forms]);
   if (forms && adoptStyles && !styled.has(adoptStyles)) {
     styled.add(adoptStyles);
@@ -61,11 +60,8 @@ export function LazySnippet(props: { source: Citation; answer: string }) {
     if (!forms || !waited.current) return;
     waited.current = false;
     const card = ref.current?.closest("li");
-    if (
-      card?.contains(
-        card.getRootNode() instanceof ShadowRoot ? (card.getRootNode() as ShadowRoot).activeElement : null,
-      )
-    ) {
+    // The focused element inside the widget's shadow root (or the document, outside one).
+    if (card?.contains((card.getRootNode() as Document | ShadowRoot).activeElement)) {
       card.scrollIntoView?.({ block: "nearest" });
     }
   }, [forms]);

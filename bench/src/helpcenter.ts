@@ -147,6 +147,13 @@ export interface PolicyRow {
   honest: number;
 }
 
+/** One point of the frontier: the counts a pair of thresholds gives on one half (text ingest). */
+export type FrontierRow = Omit<PolicyRow, "policy">;
+
+/** The threshold pairs the frontier table walks: every answer threshold with every doubt threshold. */
+const FRONTIER_ANSWER = [0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7];
+const FRONTIER_DOUBT = [0, 0.075, 0.2, 0.3];
+
 export interface HalfStats {
   ingest: IngestMode;
   half: Half;
@@ -207,6 +214,8 @@ export interface HelpCenterResult {
   halves: HalfStats[];
   /** Right, helped, wrong and honest under each policy (text ingest), from each item's confidence. */
   policies: PolicyRow[];
+  /** The same counts over a grid of thresholds: what any setting of the two thresholds would give. */
+  frontier: FrontierRow[];
   items: ItemDetail[];
   notes: string[];
   path: string;
@@ -380,27 +389,43 @@ function policyRows(details: readonly ItemDetail[], present: readonly Half[]): P
   return present.flatMap((half) =>
     answerPolicies.map((policy) => {
       const t = fittedConfidence.policies[policy];
-      const relabel = (d: ItemDetail): ItemDetail => ({
-        ...d,
-        outcome: d.outcome === "fallback" ? "fallback" : outcomeFor(d.confidence, policy),
-      });
-      const mine = details.filter((d) => d.ingest === "text" && d.half === half).map(relabel);
-      const o = outcomeStats(
-        mine.filter((d) => d.kind === "answerable"),
-        mine.filter((d) => d.kind === "unanswerable"),
-      );
-      return {
-        policy,
-        half,
-        answer: t.answer,
-        doubt: t.doubt,
-        right: o.right,
-        helped: o.helped,
-        wrong: o.wrong,
-        honest: o.honest,
-      };
+      const counts = thresholdCounts(details, half, (c) => outcomeFor(c, policy));
+      return { policy, half, answer: t.answer, doubt: t.doubt, ...counts };
     }),
   );
+}
+
+/** {@link policyRows} over every pair of {@link FRONTIER_ANSWER} × {@link FRONTIER_DOUBT} (doubt < answer). */
+function frontierRows(details: readonly ItemDetail[], present: readonly Half[]): FrontierRow[] {
+  const pairs = FRONTIER_ANSWER.flatMap((answer) =>
+    FRONTIER_DOUBT.filter((doubt) => doubt < answer).map((doubt) => ({ answer, doubt })),
+  );
+  return present.flatMap((half) =>
+    pairs.map(({ answer, doubt }) => ({
+      half,
+      answer,
+      doubt,
+      ...thresholdCounts(details, half, (c) =>
+        c >= answer ? "answered" : c >= doubt ? "uncertain" : "fallback",
+      ),
+    })),
+  );
+}
+
+/** Right, helped, wrong and honest on one half (text ingest) when `outcome` decides from the confidence. */
+function thresholdCounts(
+  details: readonly ItemDetail[],
+  half: Half,
+  outcome: (confidence: number) => AnswerOutcome,
+): Pick<PolicyRow, "right" | "helped" | "wrong" | "honest"> {
+  const mine = details
+    .filter((d) => d.ingest === "text" && d.half === half)
+    .map((d) => ({ ...d, outcome: d.outcome === "fallback" ? d.outcome : outcome(d.confidence) }));
+  const o = outcomeStats(
+    mine.filter((d) => d.kind === "answerable"),
+    mine.filter((d) => d.kind === "unanswerable"),
+  );
+  return { right: o.right, helped: o.helped, wrong: o.wrong, honest: o.honest };
 }
 
 /** Asks every item through Lore's HTTP API and returns one detail per item. */
@@ -668,6 +693,7 @@ export async function runHelpCenter(options: HelpCenterOptions = {}): Promise<He
     rows,
     halves: stats,
     policies: policyRows(details, present),
+    frontier: frontierRows(details, present),
     notes,
     items: details,
   };
@@ -785,6 +811,7 @@ export function helpcenterTable(result: Omit<HelpCenterResult, "path" | "items">
     ]),
   );
   const tradeOff = tradeOffTable(result.policies);
+  const frontier = frontierTable(result.frontier);
   const ingested = result.runs
     .map(
       (r) =>
@@ -804,6 +831,8 @@ export function helpcenterTable(result: Omit<HelpCenterResult, "path" | "items">
     calibration,
     "",
     tradeOff,
+    "",
+    frontier,
     "",
     `${ingested}.`,
     ...result.notes,
@@ -827,6 +856,29 @@ export function tradeOffTable(rows: readonly PolicyRow[]): string {
         cell((r) => r.honest),
       ];
     }),
+  );
+}
+
+/** Every threshold pair of the frontier, both halves side by side (text ingest). */
+export function frontierTable(rows: readonly FrontierRow[]): string {
+  const halves = [...new Set(rows.map((r) => r.half))];
+  const pairs = rows.filter((r) => r.half === halves[0]);
+  const at = (half: Half, p: FrontierRow) =>
+    rows.find((r) => r.half === half && r.answer === p.answer && r.doubt === p.doubt);
+  return markdownTable(
+    [
+      "frontier: answer ≥, doubt ≥",
+      ...halves.map((h) => `${h}: right, helped, wrong, right + helped, unanswerable honest`),
+    ],
+    pairs.map((p) => [
+      `${p.answer}, ${p.doubt}`,
+      ...halves.map((h) => {
+        const r = at(h, p);
+        return r
+          ? `${r.right}, ${r.helped}, ${r.wrong}, ${Math.round((r.right + r.helped) * 1e4) / 1e4}, ${r.honest}`
+          : "";
+      }),
+    ]),
   );
 }
 

@@ -110,6 +110,8 @@ export function useFormState(): FormState & { ref: preact.RefObject<HTMLFormElem
     if (error.value === null) return;
     const form = ref.current;
     const invalid = form?.querySelector<HTMLElement>('[aria-invalid="true"]');
+    // A field folded away (an "Advanced" section) is unfolded so its message can be read.
+    invalid?.closest("details")?.setAttribute("open", "");
     (invalid ?? form?.querySelector<HTMLElement>(".form-error"))?.focus?.();
   }, [error.value]);
   const submit = (work: () => Promise<void>) => async (event?: Event) => {

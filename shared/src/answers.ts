@@ -76,6 +76,10 @@ export const queryResponseSchema = z
     conversationId: idSchema,
     messageId: idSchema,
     sources: z.array(citationSchema),
+    correctionId: idSchema.nullable().openapi({
+      description:
+        "the owner's correction that gave this answer (its text, as the agent's own answer: `sources` is then empty); null otherwise",
+    }),
     latency: z.number().int(),
     model: z.string(),
     retrievedChunks: z.number().int(),
@@ -251,6 +255,9 @@ export const suggestedQuestionCheckSchema = z.object({
     .openapi({ description: "the answer's outcome, as a visitor would get it" }),
   confidence: z.number().min(0).max(1).nullable().openapi({ description: "the answer's confidence" }),
   sources: z.array(citationSchema),
+  correctionId: idSchema
+    .nullable()
+    .openapi({ description: "the owner's correction that answered it (no sources then); null otherwise" }),
 });
 export type SuggestedQuestionCheck = z.infer<typeof suggestedQuestionCheckSchema>;
 export const suggestedQuestionsCheckSchema = z

@@ -3,6 +3,7 @@ import { useSignal } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
 import { ApiError, api } from "../api.ts";
 import { checkSuggestedQuestions } from "../loop-api.ts";
+import { counted } from "../messages.ts";
 import { agents, go, patchAgent } from "../state.ts";
 import { Markdown } from "./markdown.tsx";
 import { ErrorBox, Field, FormError, Status, splitLines, useFormState } from "./ui.tsx";
@@ -422,8 +423,9 @@ function SuggestedQuestionChecks(props: {
                 </p>
                 <Markdown text={check.response} sources={check.sources} />
                 <p class="muted meta">
-                  Best source score {check.score.toFixed(2)} · {check.sources.length} source
-                  {check.sources.length === 1 ? "" : "s"}
+                  {check.correctionId
+                    ? "From your correction"
+                    : `Best source score ${check.score.toFixed(2)} · ${counted(check.sources.length, "source")}`}
                 </p>
               </li>
             );

@@ -20,6 +20,7 @@ let turnIds = 0;
 
 function metaOf(done: Extract<AnswerEvent, { type: "done" }>): string {
   const m = done.metadata;
+  if (done.correctionId) return `From your correction (visitors see it as the answer) · ${done.latency} ms`;
   return `${done.model} · ${done.latency} ms (retrieval ${m.retrievalTime} ms, generation ${m.generationTime} ms) · ${m.tokensUsed} tokens · ${done.retrievedChunks} chunks retrieved`;
 }
 

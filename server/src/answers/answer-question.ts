@@ -2,11 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AnswerEvent, AnswerOutcome, Citation, QueryResponse } from "@lore/shared";
 import type { AgentsService } from "../agents/agents-service.ts";
 import type { ConversationsService } from "../conversations/conversations-service.ts";
-import {
-  type CorrectionFinder,
-  type CorrectionMatch,
-  correctionCitation,
-} from "../corrections/corrections-service.ts";
+import type { CorrectionFinder, CorrectionMatch } from "../corrections/corrections-service.ts";
 import { AppError } from "../errors.ts";
 import { decideAnswer, withArticlesThatMayHelp } from "../generation/answer-outcome.ts";
 import { buildSources, createCitationRenumberer } from "../generation/citations.ts";
@@ -196,6 +192,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     outcome,
     confidence,
     sources,
+    correctionId,
     latency,
     model: model.name,
     retrievedChunks,
@@ -214,8 +211,8 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     if (corrected) {
       retrievalTime = performance.now() - retrievalStart;
       const generationStart = performance.now();
+      // The owner's words are the agent's answer: no source card named after the corrections list.
       correctionId = corrected.correction.id;
-      sources = [correctionCitation(corrected)];
       // The owner wrote this answer: as sure as an answer gets.
       outcome = "answered";
       confidence = 1;

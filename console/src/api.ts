@@ -145,7 +145,7 @@ export async function listAll<T>(path: string): Promise<T[]> {
 /** Asks an agent with a streamed answer; resolves once the stream starts. */
 export async function streamAnswer(
   agentId: string,
-  body: { message: string; conversationId?: string },
+  body: { message: string; conversationId?: string; test?: boolean },
   signal: AbortSignal,
 ): Promise<AsyncGenerator<AnswerEvent>> {
   const res = await request("POST", `/agents/${agentId}/query/`, {

@@ -19,6 +19,10 @@ export const queryRequestSchema = z
     stream: z.boolean().optional().openapi({
       description: "`true` streams like `Accept: text/event-stream`; `false` leaves it to that header",
     }),
+    test: z.boolean().optional().openapi({
+      description:
+        "`true`: a trial question (the console's Try it sends it): its conversation is `channel: console`, left out of the review queue by default, and analytics do not count it. A follow-up keeps its conversation's channel",
+    }),
   })
   // Unknown fields are refused: a silently dropped `topK` or typo looks like it worked.
   .strict()
@@ -142,6 +146,10 @@ export const conversationSchema = z
     status: conversationStatusSchema.openapi({
       description: "`open` until resolved; a new visitor question opens it again",
     }),
+    channel: z.enum(["widget", "api", "console"]).openapi({
+      description:
+        "where it was started: the widget, an app (`/query/` with an API key, chat completions, MCP), or a signed-in member's `/query/` (the console's Try it)",
+    }),
     resolvedAt: z.string().nullable().openapi({ description: "when it was resolved; null while open" }),
     // Why a row is in a review queue: its rated and fallback answers.
     upvotes: z.number().int().nonnegative(),
@@ -229,6 +237,10 @@ export const conversationListQuerySchema = pageQuerySchema.extend({
     .openapi({ description: "`open`: conversations with an unresolved contact request; `any`: with any" }),
   q: z.string().max(200).optional().openapi({ description: "case-insensitive text in any message" }),
   status: conversationStatusSchema.optional().openapi({ description: "conversations with this status" }),
+  console: z.enum(["include", "only"]).optional().openapi({
+    description:
+      "conversations a signed-in member started (`channel: console`, the console's Try it) are left out unless `include` (all) or `only` (just those)",
+  }),
 });
 export type ConversationListQuery = z.infer<typeof conversationListQuerySchema>;
 

@@ -289,6 +289,25 @@ describe("corrections", () => {
     expect((await corrections()).map((c) => c.question)).toEqual([UNANSWERED_GROUP]);
   });
 
+  it("keeps Try it questions out of the queue unless asked for, marked when shown", async () => {
+    const TRIAL = "Do employees get paid vacation?";
+    await page.getByRole("tab", { name: "Try it" }).click();
+    await page.getByLabel("Question").fill(TRIAL);
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
+    await page.locator('.turn .answer[data-state="done"]').last().waitFor();
+
+    await page.getByRole("tab", { name: "Conversations" }).click();
+    await page.getByLabel("All conversations").check();
+    await page.getByLabel("Status").selectOption("all");
+    await expect.poll(rowTitles).toContain(ANSWERED);
+    expect(await rowTitles()).not.toContain(TRIAL);
+    await page.getByLabel("Asked by").selectOption({ label: "You, in Try it" });
+    await expect.poll(rowTitles).toEqual([TRIAL]);
+    expect(await page.locator(".conv-row .conv-meta").first().textContent()).toMatch(/^Try it · /);
+    expect(await runAxe(page)).toEqual([]);
+    await page.getByLabel("Asked by").selectOption({ label: "Visitors and apps" });
+  });
+
   it("ran under the strict CSP without errors", () => {
     expect(problems.cspViolations).toEqual([]);
     expect(problems.pageErrors).toEqual([]);

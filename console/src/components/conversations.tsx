@@ -37,12 +37,13 @@ const queue = signal<QueueQuery & { agentId: string }>({
   filter: "down",
   q: "",
   status: "open",
+  asked: "visitors",
 });
 
 export function ConversationsTab(props: { agent: Agent }) {
   const { item } = route.value;
   if (queue.value.agentId !== props.agent.id)
-    queue.value = { agentId: props.agent.id, filter: "down", q: "", status: "open" };
+    queue.value = { agentId: props.agent.id, filter: "down", q: "", status: "open", asked: "visitors" };
   return item ? (
     <TranscriptView agent={props.agent} conversationId={item} />
   ) : (
@@ -91,6 +92,18 @@ function ReviewQueue(props: { agent: Agent }) {
             <option value="open">Open</option>
             <option value="resolved">Resolved</option>
             <option value="all">Any</option>
+          </select>{" "}
+          <label for={`${filterName}-asked`}>Asked by</label>{" "}
+          <select
+            id={`${filterName}-asked`}
+            value={queue.value.asked}
+            onChange={(e) => {
+              queue.value = { ...queue.value, asked: e.currentTarget.value as QueueQuery["asked"] };
+            }}
+          >
+            <option value="visitors">Visitors and apps</option>
+            <option value="console">You, in Try it</option>
+            <option value="all">Anyone</option>
           </select>
         </p>
         <form
@@ -115,7 +128,7 @@ function ReviewQueue(props: { agent: Agent }) {
         </form>
       </div>
       <ConversationList
-        key={`${queue.value.filter}|${queue.value.q}|${queue.value.status}`}
+        key={`${queue.value.filter}|${queue.value.q}|${queue.value.status}|${queue.value.asked}`}
         agentId={props.agent.id}
         query={queue.value}
       />
@@ -133,6 +146,7 @@ const reasonLabel = {
 /** Why a row is in the queue, in words. */
 function rowReasons(row: Conversation): string {
   const parts = [`${row.messageCount} messages`];
+  if (row.channel === "console") parts.unshift("Try it");
   if (row.downvotes) parts.push(`${row.downvotes} thumbs down`);
   if (row.upvotes) parts.push(`${row.upvotes} thumbs up`);
   if (row.unanswered) parts.push(`${row.unanswered} unanswered`);

@@ -65,7 +65,8 @@ export function TryTab(props: { agent: Agent }) {
     try {
       const events = await streamAnswer(
         agent.id,
-        { message: turn.question, conversationId: conversations.get(agent.id) },
+        // A trial question: kept out of the review queue and analytics, which are about visitors.
+        { message: turn.question, conversationId: conversations.get(agent.id), test: true },
         abort.signal,
       );
       question.value = "";

@@ -34,7 +34,8 @@ export interface AnswerInput {
   message: string;
   conversationId?: string;
   dataSourceIds?: string[];
-  channel: "api" | "widget" | "openai" | "mcp";
+  /** `console`: asked by a signed-in member (the console's Try it), not by a visitor or an app. */
+  channel: "api" | "widget" | "openai" | "mcp" | "console";
   streamed: boolean;
   callerId: string;
   /** Widget conversations belong to one visitor. */
@@ -107,7 +108,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       agentId: agent.id,
       workspaceId: agent.workspaceId,
       title: input.message,
-      channel: input.channel === "widget" ? ("widget" as const) : ("api" as const),
+      channel: input.channel === "widget" || input.channel === "console" ? input.channel : ("api" as const),
       visitorId: input.visitorId ?? null,
     };
     conversation = input.ephemeral ? unsavedConversation(fields) : deps.conversations.create(fields);
@@ -391,6 +392,8 @@ function record(
     | "tokensUsed"
   > & { conversation: ConversationRecord; sources: Citation[] },
 ): void {
+  // A member trying the agent in the console is not visitor traffic: analytics leave it out.
+  if (input.channel === "console" || r.conversation.channel === "console") return;
   deps.recorder.record({
     agentId: input.agent.id,
     workspaceId: input.agent.workspaceId,

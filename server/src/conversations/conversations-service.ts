@@ -41,6 +41,7 @@ export function toConversation(
     title: c.title,
     messageCount: c.messageCount,
     status: c.status ?? "open",
+    channel: c.channel,
     resolvedAt: c.resolvedAt ?? null,
     upvotes: counts.upvotes,
     downvotes: counts.downvotes,
@@ -225,6 +226,8 @@ export class ConversationsService {
       // Answered: nothing in it was the fallback or given with a doubt.
       if (filters.outcome === "answered" && (counts.unanswered > 0 || counts.uncertain > 0)) continue;
       if (filters.status && (record.status ?? "open") !== filters.status) continue;
+      if ((record.channel === "console") !== (filters.console === "only") && filters.console !== "include")
+        continue;
       if (matching && !matching.has(record.id)) continue;
       const handoffs = handoffsOf(record.id);
       if (filters.handoff === "any" && handoffs.handoffs === 0) continue;

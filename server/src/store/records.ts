@@ -86,7 +86,8 @@ export interface ConversationRecord {
   workspaceId: string;
   title: string;
   messageCount: number;
-  channel: "api" | "widget";
+  /** `console`: started by a signed-in member (Try it); left out of the review queue by default. */
+  channel: "api" | "widget" | "console";
   /** Visitor identity for widget conversations (from the signed visitor token). */
   visitorId: string | null;
   /** Absent on conversations stored before statuses existed: open. */

@@ -383,7 +383,8 @@ export function calibrationTable(
 /**
  * The counts each policy's thresholds give, from the confidence every item was answered with: the
  * response holds the same passage whether stated or doubted, so only the outcome changes (an item
- * that fell back, having no passage, falls back under every policy).
+ * that fell back with confidence 0, having no passage, falls back under every policy; one that fell
+ * back below the doubt threshold is judged as a doubt by its retrieved articles).
  */
 function policyRows(details: readonly ItemDetail[], present: readonly Half[]): PolicyRow[] {
   return present.flatMap((half) =>
@@ -420,7 +421,16 @@ function thresholdCounts(
 ): Pick<PolicyRow, "right" | "helped" | "wrong" | "honest"> {
   const mine = details
     .filter((d) => d.ingest === "text" && d.half === half)
-    .map((d) => ({ ...d, outcome: d.outcome === "fallback" ? d.outcome : outcome(d.confidence) }));
+    .map((d) => {
+      // Confidence 0: the answerer had no passage to offer, under any thresholds.
+      if (d.outcome === "fallback" && d.confidence === 0) return d;
+      const relabelled = outcome(d.confidence);
+      if (d.outcome !== "fallback" || relabelled !== "uncertain") return { ...d, outcome: relabelled };
+      // A fallback by threshold, offered as a doubt instead: its articles would be the first three
+      // distinct ones retrieved, estimated from the /search/ top 10 (its passage is not known: no facts).
+      const articles = [...new Set(d.topTitles ?? [])].slice(0, 3);
+      return { ...d, outcome: relabelled, goldListed: articles.some((t) => d.goldTitles.includes(t)) };
+    });
   const o = outcomeStats(
     mine.filter((d) => d.kind === "answerable"),
     mine.filter((d) => d.kind === "unanswerable"),

@@ -240,7 +240,9 @@ export const suggestedQuestionCheckSchema = z.object({
   question: z.string(),
   response: z.string(),
   fallback: z.boolean(),
-  score: z.number().min(0).max(1).openapi({ description: "the best source's score; 0 without sources" }),
+  score: z.number().min(0).max(1).openapi({
+    description: "the best source's score; 0 without sources, 1 for an answer from a correction",
+  }),
   weak: z.boolean().openapi({
     description:
       "answered with a doubt (outcome `uncertain`); from servers without outcomes, a weakly matching best source",

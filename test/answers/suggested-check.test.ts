@@ -68,7 +68,8 @@ describe("checking an agent's suggested questions", () => {
     expect(added.status).toBe(201);
     const bad = (await check()).body.results[1];
     expect(bad).toMatchObject({ response: "No, only appliances.", fallback: false, score: 1 });
-    expect(bad?.sources.map((s) => s.dataSourceType)).toEqual(["correction"]);
+    // The agent's own answer: no "Corrections" source card.
+    expect(bad?.sources).toEqual([]);
   });
 
   it("returns no results for an agent without suggested questions", async () => {

@@ -2,11 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { AnswerEvent, AnswerOutcome, Citation, QueryResponse } from "@lore/shared";
 import type { AgentsService } from "../agents/agents-service.ts";
 import type { ConversationsService } from "../conversations/conversations-service.ts";
-import {
-  type CorrectionFinder,
-  type CorrectionMatch,
-  correctionCitation,
-} from "../corrections/corrections-service.ts";
+import type { CorrectionFinder, CorrectionMatch } from "../corrections/corrections-service.ts";
 import { AppError } from "../errors.ts";
 import { decideAnswer, withArticlesThatMayHelp } from "../generation/answer-outcome.ts";
 import { buildSources, createCitationRenumberer } from "../generation/citations.ts";
@@ -214,8 +210,9 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     if (corrected) {
       retrievalTime = performance.now() - retrievalStart;
       const generationStart = performance.now();
+      // The agent's own answer to the visitor: no source card; the stored message keeps correctionId.
       correctionId = corrected.correction.id;
-      sources = [correctionCitation(corrected)];
+      sources = [];
       // The owner wrote this answer: as sure as an answer gets.
       outcome = "answered";
       confidence = 1;

@@ -149,7 +149,8 @@ export async function streamAnswer(
   signal: AbortSignal,
 ): Promise<AsyncGenerator<AnswerEvent>> {
   const res = await request("POST", `/agents/${agentId}/query/`, {
-    body,
+    // The owner's own test question: left out of the review queue and analytics by default.
+    body: { ...body, channel: "console" },
     headers: { Accept: "text/event-stream" },
     signal,
   });

@@ -292,6 +292,15 @@ function TranscriptView(props: { agent: Agent; conversationId: string }) {
         {t.messageCount} messages · started <TimeAgo iso={t.createdAt} /> · last message{" "}
         <TimeAgo iso={t.updatedAt} />
       </p>
+      {t.pageUrl && (
+        <p class="muted asked-on">
+          Asked on{" "}
+          <a href={t.pageUrl} target="_blank" rel="noopener noreferrer">
+            {t.pageUrl}
+          </a>
+          {t.device && ` · ${t.device}`}
+        </p>
+      )}
       <ResolveConversation agent={agent} transcript={t} reload={load} />
       {t.handoffRequests.length > 0 && <HandoffList agent={agent} transcript={t} reload={load} />}
       <ThreadMessages agent={agent} messages={t.messages} />

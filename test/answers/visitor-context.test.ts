@@ -178,7 +178,7 @@ describe("questions from the console's Try it", () => {
     // Three visitor/API questions above, plus the Try-it one only when asked for.
     expect(visitors.totals.queries).toBe(4);
     expect(visitors.totals.feedbackDown).toBe(0);
-    expect(visitors.topQuestions.map((q) => q.question)).not.toContain("do you ship to norway?");
+    expect(visitors.topQuestions.map((q) => q.question.toLowerCase()).join("|")).not.toContain("norway");
     expect(withConsole.totals.queries).toBe(5);
     expect(withConsole.totals.queries - before.totals.queries).toBe(1);
     expect(withConsole.totals.feedbackDown).toBe(1);

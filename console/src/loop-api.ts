@@ -27,7 +27,7 @@ export interface QueueQuery {
   /** The conversations' own status; `all` for either. */
   status: "open" | "resolved" | "all";
   /** Whose questions: visitors' and apps' (the default), members' in Try it, or both. */
-  asked: "visitors" | "console" | "all";
+  asked: "visitors" | "all";
 }
 
 export const PAGE_SIZE = 100;
@@ -45,7 +45,7 @@ export function listConversations(
   if (query.filter === "uncertain") params.set("outcome", "uncertain");
   if (query.q.trim()) params.set("q", query.q.trim());
   if (query.status !== "all") params.set("status", query.status);
-  if (query.asked !== "visitors") params.set("console", query.asked === "all" ? "include" : "only");
+  if (query.asked === "all") params.set("includeConsole", "true");
   return api("GET", `/agents/${agentId}/conversations/?${params}`);
 }
 

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { idSchema } from "./common.ts";
 import { MAX_MESSAGE_LENGTH } from "./limits.ts";
 
-/** The `dataSourceType` of the one citation of an answer given from a correction. */
+/** The `dataSourceType` of the citation answers from a correction carried before they read as the agent's own. */
 export const CORRECTION_SOURCE_TYPE = "correction";
 
 const question = z

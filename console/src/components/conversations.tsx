@@ -102,8 +102,7 @@ function ReviewQueue(props: { agent: Agent }) {
             }}
           >
             <option value="visitors">Visitors and apps</option>
-            <option value="console">You, in Try it</option>
-            <option value="all">Anyone</option>
+            <option value="all">Anyone, with your Try it questions</option>
           </select>
         </p>
         <form
@@ -306,6 +305,15 @@ function TranscriptView(props: { agent: Agent; conversationId: string }) {
         {t.messageCount} messages · started <TimeAgo iso={t.createdAt} /> · last message{" "}
         <TimeAgo iso={t.updatedAt} />
       </p>
+      {t.pageUrl && (
+        <p class="muted asked-on">
+          Asked on{" "}
+          <a href={t.pageUrl} target="_blank" rel="noopener noreferrer">
+            {t.pageUrl}
+          </a>
+          {t.device && ` · ${t.device}`}
+        </p>
+      )}
       <ResolveConversation agent={agent} transcript={t} reload={load} />
       {t.handoffRequests.length > 0 && <HandoffList agent={agent} transcript={t} reload={load} />}
       <ThreadMessages agent={agent} messages={t.messages} />

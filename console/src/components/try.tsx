@@ -65,8 +65,7 @@ export function TryTab(props: { agent: Agent }) {
     try {
       const events = await streamAnswer(
         agent.id,
-        // A trial question: kept out of the review queue and analytics, which are about visitors.
-        { message: turn.question, conversationId: conversations.get(agent.id), test: true },
+        { message: turn.question, conversationId: conversations.get(agent.id) },
         abort.signal,
       );
       question.value = "";

@@ -40,6 +40,8 @@ export function toConversation(
     id: c.id,
     title: c.title,
     messageCount: c.messageCount,
+    pageUrl: c.pageUrl ?? null,
+    device: c.device ?? null,
     status: c.status ?? "open",
     channel: c.channel,
     resolvedAt: c.resolvedAt ?? null,
@@ -226,8 +228,8 @@ export class ConversationsService {
       // Answered: nothing in it was the fallback or given with a doubt.
       if (filters.outcome === "answered" && (counts.unanswered > 0 || counts.uncertain > 0)) continue;
       if (filters.status && (record.status ?? "open") !== filters.status) continue;
-      if ((record.channel === "console") !== (filters.console === "only") && filters.console !== "include")
-        continue;
+      // The owner's own Try-it questions are not visitors': out of the queue unless asked for.
+      if (record.channel === "console" && filters.includeConsole !== true) continue;
       if (matching && !matching.has(record.id)) continue;
       const handoffs = handoffsOf(record.id);
       if (filters.handoff === "any" && handoffs.handoffs === 0) continue;
@@ -302,6 +304,8 @@ export class ConversationsService {
     title: string;
     channel: ConversationRecord["channel"];
     visitorId: string | null;
+    pageUrl?: string | null;
+    device?: ConversationRecord["device"];
   }): ConversationRecord {
     const now = new Date().toISOString();
     const title = input.title.replace(/\s+/g, " ").trim();
@@ -313,6 +317,8 @@ export class ConversationsService {
       messageCount: 0,
       channel: input.channel,
       visitorId: input.visitorId,
+      pageUrl: input.pageUrl ?? null,
+      device: input.device ?? null,
       createdAt: now,
       updatedAt: now,
     };
@@ -476,6 +482,7 @@ export class ConversationsService {
       reason,
       conversationCreatedAt:
         this.store.conversations.get(message.conversationId)?.createdAt ?? message.createdAt,
+      conversationChannel: this.store.conversations.get(message.conversationId)?.channel ?? "api",
     });
   }
 

@@ -149,7 +149,10 @@ describe("agent settings", () => {
     await expect.poll(() => model.locator("option").count()).toBe(4);
     expect(await model.inputValue()).toBe("openai:retired-model");
     expect(await model.locator('option[value="openai:retired-model"]').textContent()).toContain(
-      "not available on this server",
+      "Not available on this server",
+    );
+    expect(await page.locator(".field", { has: model }).textContent()).toContain(
+      "This server does not offer retired-model",
     );
     await page.getByLabel("Welcome message").fill("Hello there.");
     await page.getByRole("button", { name: "Save settings" }).click();

@@ -37,20 +37,24 @@ function ModelField(props: {
   const { agent, models } = props;
   const ids = models ? models.chat.map((m) => m.id) : [agent.model];
   const missing = models !== null && !ids.includes(agent.model);
-  const hint = props.listFailed
-    ? "The list of models could not be loaded, so only the current one is shown; reload the page to choose another."
-    : models?.modelServer === "unreachable"
-      ? "The model server did not answer, so only the configured models are listed."
-      : models?.modelServer === "none"
-        ? "Set LORE_OPENAI_BASE_URL to let a language model write the answers."
-        : "The built-in answerer quotes the sources; a model writes answers from them.";
+  const hint = missing
+    ? `This server does not offer ${agent.model.replace(/^openai:/, "")} (kept until you choose another).`
+    : props.listFailed
+      ? "The list of models could not be loaded, so only the current one is shown; reload the page to choose another."
+      : models?.modelServer === "unreachable"
+        ? "The model server did not answer, so only the configured models are listed."
+        : models?.modelServer === "none"
+          ? "Set LORE_OPENAI_BASE_URL to let a language model write the answers."
+          : "The built-in answerer quotes the sources; a model writes answers from them.";
   return (
     <Field label="Answers written by" name="model" error={props.error} hint={hint}>
       {(p) => (
         // Keyed by the list, so the default selection is applied once the list has arrived.
         <select {...p} key={ids.join(" ")} defaultValue={agent.model}>
           {missing && (
-            <option value={agent.model}>{`${modelLabel(agent.model)} — not available on this server`}</option>
+            <option
+              value={agent.model}
+            >{`Not available on this server: ${agent.model.replace(/^openai:/, "")}`}</option>
           )}
           {ids.map((id) => (
             <option key={id} value={id}>

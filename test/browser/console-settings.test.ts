@@ -162,6 +162,16 @@ describe("agent settings", () => {
     expect(saved.welcomeMessage).toBe("Hello there.");
   });
 
+  it("counts the suggested questions checked in words that fit one question", async () => {
+    // This agent has no sources, so its one suggested question falls back.
+    await page.getByRole("textbox", { name: "Suggested questions" }).fill("When are you open?");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    const status = page.locator("#checks-title ~ .status");
+    await expect
+      .poll(() => status.textContent(), { timeout: 20_000 })
+      .toBe("Suggested questions that need attention: 1 of 1.");
+  });
+
   it("fits a 375 px screen without scrolling sideways", async () => {
     await page.setViewportSize({ width: 375, height: 740 });
     await page.locator("details.advanced").evaluate((el) => {

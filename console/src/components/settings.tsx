@@ -430,8 +430,10 @@ function SuggestedQuestionChecks(props: {
           ? "Asking the suggested questions…"
           : checks
             ? flagged === 0
-              ? `All ${checks.length} suggested questions get an answer.`
-              : `${flagged} of ${checks.length} suggested questions need attention.`
+              ? checks.length === 1
+                ? "The suggested question gets an answer."
+                : `All ${checks.length} suggested questions get an answer.`
+              : `Suggested questions that need attention: ${flagged} of ${checks.length}.`
             : ""}
       </Status>
       {error instanceof ApiError && error.status === 404 && error.details.resource === "endpoint" ? (

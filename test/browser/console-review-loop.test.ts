@@ -129,3 +129,36 @@ describe("a transcript opened from the review queue", () => {
     expect(problems.pageErrors).toEqual([]);
   });
 });
+
+describe("the Corrections tab", () => {
+  it("shows, for a correction, recent questions it would and would not answer; keyboard, axe, 375 px", async () => {
+    const created = await server.request("POST", `/agents/${agentId}/corrections/`, {
+      token,
+      body: { question: "How long is parental leave?", answer: "Sixteen weeks, at full pay." },
+    });
+    expect(created.status).toBe(201);
+    await page.goto(`${server.url}/console/#/agents/${agentId}/corrections`);
+    await page.getByRole("heading", { name: "Corrections" }).waitFor();
+    // The copy promises what matching does, no more.
+    const intro = await page.locator("main p.muted", { hasText: "Your own answers" }).textContent();
+    expect(intro).toContain("close rewording");
+    expect(intro).not.toContain("any words");
+    const summary = page.locator(".correction summary", { hasText: "Which questions it answers" });
+    await tabTo(page, summary);
+    await page.keyboard.press("Enter");
+    const yes = page.locator(".example-yes li");
+    const no = page.locator(".example-no li");
+    await yes.first().waitFor();
+    expect(await yes.allTextContents()).toEqual([expect.stringContaining("“How long is parental leave?”")]);
+    expect(await no.allTextContents()).toEqual([expect.stringContaining("“Is parental leave paid?”")]);
+    expect(await page.locator(".examples").textContent()).toContain("Of the last 7 distinct questions");
+    expect(await runAxe(page)).toEqual([]);
+
+    await page.setViewportSize({ width: 375, height: 720 });
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth),
+    ).toBe(true);
+    expect(await runAxe(page)).toEqual([]);
+    expect(problems.pageErrors).toEqual([]);
+  });
+});

@@ -192,7 +192,7 @@ function Examples(props: { agentId: string; correction: Correction }) {
         if (e.currentTarget.open) void load();
       }}
     >
-      <summary>Which questions it answers</summary>
+      <summary class="examples-summary">Which questions it answers</summary>
       {error.value ? <ErrorBox error={error.value} /> : null}
       {!f && !error.value && <p class="loading">Comparing recent visitor questions…</p>}
       {f && (
@@ -227,7 +227,7 @@ function ExampleList(props: { title: string; kind: string; items: CorrectionMatc
       ) : (
         <ul>
           {props.items.map((m) => (
-            <li key={m.messageId}>
+            <li key={m.messageId} class="example">
               “{m.question}”{" "}
               <span class="muted">
                 {m.times > 1 ? `asked ${m.times} times · ` : ""}match {Math.round(m.score * 100)}%

@@ -5,6 +5,7 @@ import type {
   CORRECTION_SOURCE_TYPE,
   Conversation,
   Correction,
+  CorrectionMatches,
   CorrectMessageRequest,
   CreateCorrectionRequest,
   Handoff,
@@ -68,6 +69,11 @@ export function createCorrection(agentId: string, body: CreateCorrectionRequest)
 
 export function listCorrections(agentId: string, page: number): Promise<Page<Correction>> {
   return api("GET", `/agents/${agentId}/corrections/?page=${page}&page_size=50`);
+}
+
+/** Recent visitor questions the correction would answer, and close ones it would not. */
+export function correctionMatches(agentId: string, id: string): Promise<CorrectionMatches> {
+  return api("GET", `/agents/${agentId}/corrections/${id}/matches/?limit=5`);
 }
 
 export function updateCorrection(

@@ -61,6 +61,15 @@ export function toMessage(m: MessageRecord): Message {
   return message;
 }
 
+/** A visitor question as the corrections' examples list it. */
+export interface RecentQuestion {
+  question: string;
+  conversationId: string;
+  messageId: string;
+  askedAt: string;
+  times: number;
+}
+
 /** One journal entry: a conversation's new state, a message's new state, or both. */
 type Entry = { conversation?: ConversationRecord; message?: MessageRecord; seq?: number };
 
@@ -254,6 +263,33 @@ export class ConversationsService {
       messages: messages.map(toMessage),
       handoffRequests,
     };
+  }
+
+  /**
+   * An agent's visitors' questions, newest first, one entry per distinct wording (case and spacing
+   * aside) with how often it was asked; Try it questions left out. At most `max` wordings.
+   */
+  async recentQuestions(agentId: string, max: number): Promise<RecentQuestion[]> {
+    const asked = [...(await this.agentMessages(agentId))]
+      .filter(
+        (m) => m.role === "user" && this.store.conversations.get(m.conversationId)?.channel !== "console",
+      )
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+    const byText = new Map<string, RecentQuestion>();
+    for (const m of asked) {
+      const key = m.content.trim().toLowerCase().replace(/\s+/g, " ");
+      const known = byText.get(key);
+      if (known) known.times++;
+      else if (byText.size < max)
+        byText.set(key, {
+          question: m.content.trim(),
+          conversationId: m.conversationId,
+          messageId: m.id,
+          askedAt: m.createdAt,
+          times: 1,
+        });
+    }
+    return [...byText.values()];
   }
 
   private async conversationsMentioning(agentId: string, lowerText: string): Promise<Set<string>> {

@@ -64,6 +64,9 @@ export const defaultExtractiveOptions: ExtractiveOptions = {
   },
 };
 
+// A question that compares or joins two things may be answered from two articles.
+const SEVERAL_FOCUSES = /\b(?:and|versus|vs\.?|compared?|comparison|difference|differ|between|both)\b/i;
+
 /** Question terms read, and distinct ones weighed: far beyond a real question (issue #34). */
 const MAX_QUESTION_TERMS_READ = 256;
 const MAX_QUESTION_TERMS = 64;
@@ -130,6 +133,8 @@ export function composeExtractiveAnswer(
     return [unit];
   };
   const picked: ScoredUnit[] = withCompanion(best);
+  const bestTitle = chunks[best.chunkIndex]?.title;
+  const spansSeveral = SEVERAL_FOCUSES.test(question);
   const seenTexts = new Set(picked.map((u) => normalizeForDedupe(u.text)));
   let words = picked.reduce((sum, u) => sum + u.words, 0);
   for (const candidate of ranked.slice(1)) {
@@ -138,6 +143,10 @@ export function composeExtractiveAnswer(
     const sameChunk = candidate.chunkIndex === best.chunkIndex;
     const ratio = sameChunk ? settings.sameChunkRatio : settings.otherChunkRatio;
     if (candidate.score < best.score * ratio) continue;
+    // A further sentence must itself say something of the question's focus, not just sit nearby.
+    if (candidate.focus <= 0) continue;
+    // One article answers, unless the question asks about several things (a comparison, "A and B").
+    if (!sameChunk && !spansSeveral && chunks[candidate.chunkIndex]?.title !== bestTitle) continue;
     const group = withCompanion(candidate).filter((u) => !picked.includes(u));
     const groupWords = group.reduce((sum, u) => sum + u.words, 0);
     if (group.length === 0 || words + groupWords > settings.maxWords) continue;
@@ -241,7 +250,12 @@ export function rankAnswerUnits(
 
   const scored: ScoredUnit[] = units.map((u, index) => {
     const own = new Set(u.terms);
-    const coverage = weightedCoverage(new Set([...own, ...(titleTerms[u.chunkIndex] ?? [])]));
+    const headingTerms = u.heading ? termsOf(u.heading) : [];
+    const coverage = weightedCoverage(
+      new Set([...own, ...(titleTerms[u.chunkIndex] ?? []), ...headingTerms]),
+    );
+    // What the unit itself says of the question, without the title and headings above it.
+    const focus = weightedCoverage(own);
     const neighbours = new Set(own);
     for (const other of [units[index - 1], units[index + 1]]) {
       if (other?.chunkIndex === u.chunkIndex) for (const t of other.terms) neighbours.add(t);
@@ -268,7 +282,7 @@ export function rankAnswerUnits(
     const chunk = chunks[u.chunkIndex];
     const evidence = score;
     score += 0.02 / (1 + u.position) + w.rank * ((chunk?.score ?? 0) / topScore);
-    return { ...u, words, score, own: evidence, coverage, windowCoverage };
+    return { ...u, words, score, own: evidence, coverage, windowCoverage, focus };
   });
 
   const ranked = [...scored].sort(
@@ -291,6 +305,8 @@ export interface ScoredUnit extends Unit {
   coverage: number;
   /** Coverage of the unit with its neighbours in the chunk. */
   windowCoverage: number;
+  /** Coverage of the unit's own words (no title, heading or neighbours): 0 when it shares nothing with the question. */
+  focus: number;
 }
 
 function wordCount(text: string): number {

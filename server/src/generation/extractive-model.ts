@@ -99,6 +99,59 @@ export function createExtractiveModel(options: Partial<ExtractiveOptions> = {}):
   };
 }
 
+// A sentence that opens by pointing back at the one before it goes on from it (English).
+const CONTINUATION = /^(?:this|these|that|those|it|they|such)\b/i;
+
+function continuesPicked(candidate: ScoredUnit, picked: readonly ScoredUnit[]): boolean {
+  return (
+    candidate.kind === "sentence" &&
+    CONTINUATION.test(candidate.text) &&
+    picked.some(
+      (u) =>
+        u.chunkIndex === candidate.chunkIndex &&
+        u.block === candidate.block &&
+        u.position === candidate.position - 1,
+    )
+  );
+}
+
+/**
+ * A procedure stays whole: a step of one line (its own block) between two picked units of the same chunk
+ * is put back even when it names nothing of the question ("Open the menu > Settings." between "Open the
+ * browser." and "Select Search engine."). Gaps of at most two steps, within the word budget.
+ */
+function fillProcedureGaps(picked: ScoredUnit[], scored: readonly ScoredUnit[], budget: number): void {
+  let left = budget;
+  const positions = (chunk: number) =>
+    picked
+      .filter((u) => u.chunkIndex === chunk)
+      .map((u) => u.position)
+      .sort((a, b) => a - b);
+  for (const chunk of new Set(picked.map((u) => u.chunkIndex))) {
+    const at = positions(chunk);
+    for (let i = 1; i < at.length; i++) {
+      const from = at[i - 1] ?? 0;
+      const to = at[i] ?? 0;
+      if (to - from < 2 || to - from > 3) continue;
+      const gap = scored.filter((u) => u.chunkIndex === chunk && u.position > from && u.position < to);
+      const blocks = new Set(
+        [from, to].map((p) => scored.find((u) => u.chunkIndex === chunk && u.position === p)?.block),
+      );
+      const steps = gap.every(
+        (u) =>
+          u.kind === "sentence" &&
+          !blocks.has(u.block) &&
+          gap.filter((g) => g.block === u.block).length === 1 &&
+          scored.filter((s) => s.chunkIndex === chunk && s.block === u.block).length === 1,
+      );
+      const words = gap.reduce((sum, u) => sum + u.words, 0);
+      if (!steps || words > left) continue;
+      picked.push(...gap);
+      left -= words;
+    }
+  }
+}
+
 /** Splits text into streaming tokens: words with their leading whitespace, so the tokens concatenate to the text. */
 export function splitIntoTokens(text: string): string[] {
   return text.match(/\s*\S+/g) ?? [];
@@ -143,8 +196,9 @@ export function composeExtractiveAnswer(
     const sameChunk = candidate.chunkIndex === best.chunkIndex;
     const ratio = sameChunk ? settings.sameChunkRatio : settings.otherChunkRatio;
     if (candidate.score < best.score * ratio) continue;
-    // A further sentence must itself say something of the question's focus, not just sit nearby.
-    if (candidate.focus <= 0) continue;
+    // A further sentence must itself say something of the question's focus, not just sit nearby, unless
+    // it goes on from a picked one ("… an &atb= parameter. This parameter allows us to …").
+    if (candidate.focus <= 0 && !continuesPicked(candidate, picked)) continue;
     // One article answers, unless the question asks about several things (a comparison, "A and B").
     if (!sameChunk && !spansSeveral && chunks[candidate.chunkIndex]?.title !== bestTitle) continue;
     const group = withCompanion(candidate).filter((u) => !picked.includes(u));
@@ -156,6 +210,8 @@ export function composeExtractiveAnswer(
     picked.push(...group);
     words += groupWords;
   }
+
+  fillProcedureGaps(picked, scored, settings.maxWords - words);
 
   // Readable order: the best chunk first, then each chunk's units in document order.
   const chunkOrder = [...new Set(picked.map((u) => u.chunkIndex))];

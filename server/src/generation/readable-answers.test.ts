@@ -76,6 +76,36 @@ describe("readable extractive answers", { timeout: 60_000 }, () => {
     expect(answer).not.toContain("friendly");
   });
 
+  it("keeps a sentence that goes on from the picked one", () => {
+    const chunk = makeChunk(
+      0,
+      "Search URL",
+      "You may notice an atb parameter in the search URL. This parameter allows us to run anonymous split tests. Our logo is orange.",
+    );
+    const { answer } = composeExtractiveAnswer("What is the atb thing in my search url?", [chunk], FALLBACK, {
+      sameChunkRatio: 0,
+    });
+    expect(answer).toContain("anonymous split tests");
+    expect(answer).not.toContain("orange");
+  });
+
+  it("keeps a step between two picked steps of a procedure", () => {
+    const chunk = makeChunk(
+      0,
+      "Change search engine in Chrome",
+      "Open the Chrome browser on your phone.\n\nTap More > Settings.\n\nUnder Basics, select Search engine.",
+    );
+    const { answer } = composeExtractiveAnswer(
+      "How do I change the search engine in Chrome?",
+      [chunk],
+      FALLBACK,
+      {
+        sameChunkRatio: 0,
+      },
+    );
+    expect(answer).toContain("Tap More > Settings.");
+  });
+
   it("keeps a numbered procedure as a numbered list, one step a line", () => {
     const chunk = makeChunk(
       0,

@@ -3,9 +3,17 @@
 // a correction would and would not answer.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
-import { ensureConsoleBuilt, launchBrowser, openPage, type PageProblems, runAxe, tabTo } from "./browser.ts";
+import {
+  ensureConsoleBuilt,
+  launchBrowser,
+  openPage,
+  type PageProblems,
+  runAxe,
+  signInToConsole,
+  tabTo,
+} from "./browser.ts";
 
 let server: TestServer;
 let browser: Browser;
@@ -73,10 +81,7 @@ beforeAll(async () => {
   firstQuestionId = transcript.body.messages[0]?.id as string;
 
   ({ page, problems } = await openPage(browser, { viewport: { width: 1280, height: 720 } }));
-  await page.goto(`${server.url}/console/`);
-  await page.getByLabel("Email").fill(ADMIN_EMAIL);
-  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
-  await page.getByRole("button", { name: "Log in" }).click();
+  await signInToConsole(page, server.url);
   await page.getByRole("heading", { name: "Agents" }).waitFor();
 });
 

@@ -5,9 +5,9 @@ import type { Agent } from "@lore/shared";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { createAgent } from "../ingestion/source-helpers.ts";
-import { ensureConsoleBuilt, launchBrowser, openPage, runAxe } from "./browser.ts";
+import { ensureConsoleBuilt, launchBrowser, openPage, runAxe, signInToConsole } from "./browser.ts";
 
 let fake: FakeOpenAI;
 let server: TestServer;
@@ -28,10 +28,7 @@ beforeAll(async () => {
   token = (await server.login()).access;
   agent = await createAgent(server, token, { name: "Help desk" });
   ({ page } = await openPage(browser, { viewport: { width: 1280, height: 900 } }));
-  await page.goto(`${server.url}/console/#/agents/${agent.id}/settings`);
-  await page.getByLabel("Email").fill(ADMIN_EMAIL);
-  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
-  await page.getByRole("button", { name: "Log in" }).click();
+  await signInToConsole(page, server.url, `#/agents/${agent.id}/settings`);
   await page.getByRole("tab", { name: "Settings" }).click();
   await page.getByRole("button", { name: "Save settings" }).waitFor();
 });

@@ -4,7 +4,7 @@
 // the agent's own answer (no "Corrections" source), which the owner's transcript marks as such.
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
 import {
   ensureConsoleBuilt,
@@ -13,6 +13,7 @@ import {
   openPage,
   type PageProblems,
   runAxe,
+  signInToConsole,
 } from "./browser.ts";
 
 let server: TestServer;
@@ -88,10 +89,7 @@ describe("the owner's loop", () => {
 
   it("the owner finds it in the review queue and corrects it in at most four clicks", async () => {
     ({ page: owner, problems } = await openPage(browser, { viewport: { width: 1280, height: 900 } }));
-    await owner.goto(`${server.url}/console/`);
-    await owner.getByLabel("Email").fill(ADMIN_EMAIL);
-    await owner.getByLabel("Password").fill(ADMIN_PASSWORD);
-    await owner.getByRole("button", { name: "Log in" }).click();
+    await signInToConsole(owner, server.url);
     await owner.getByRole("heading", { name: "Agents" }).waitFor();
     await owner.getByRole("tab", { name: "Conversations" }).click();
 

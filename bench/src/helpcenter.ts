@@ -902,15 +902,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (half !== "tuning" && half !== "test" && half !== "all") {
     throw new Error(`--half must be tuning, test or all, not ${half}`);
   }
-  const mode = argValue("--mode");
-  if (mode !== undefined && mode !== "text" && mode !== "md") {
-    throw new Error(`--mode must be text or md, not ${mode}`);
-  }
-  const result = await runHelpCenter({
-    half,
-    peers: !process.argv.includes("--no-peers"),
-    ...(mode ? { modes: [mode] } : {}),
-  });
+  const result = await runHelpCenter({ half, peers: !process.argv.includes("--no-peers") });
   console.log(helpcenterTable(result));
   console.log(`wrote ${result.path}`);
 }

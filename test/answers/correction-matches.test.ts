@@ -41,7 +41,7 @@ beforeAll(async () => {
   agentId = (await createAgent(server, token, { name: "Billing", dataSourceIds: [source.id] })).id;
   otherAgentId = (await createAgent(server, token, { name: "Other", dataSourceIds: [source.id] })).id;
   for (const q of [REWORDED, INFLECTED, OTHER_ASK, OTHER_KIND, UNRELATED, REWORDED]) await ask(q);
-  await ask(TRIAL, { test: true });
+  await ask(TRIAL, { channel: "console" });
   const created = await call<{ id: string }>(server, "POST", `/agents/${agentId}/corrections/`, token, {
     question: QUESTION,
     answer: ANSWER,

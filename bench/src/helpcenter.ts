@@ -902,7 +902,15 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (half !== "tuning" && half !== "test" && half !== "all") {
     throw new Error(`--half must be tuning, test or all, not ${half}`);
   }
-  const result = await runHelpCenter({ half, peers: !process.argv.includes("--no-peers") });
+  const mode = argValue("--mode");
+  if (mode !== undefined && mode !== "text" && mode !== "md") {
+    throw new Error(`--mode must be text or md, not ${mode}`);
+  }
+  const result = await runHelpCenter({
+    half,
+    peers: !process.argv.includes("--no-peers"),
+    ...(mode ? { modes: [mode] } : {}),
+  });
   console.log(helpcenterTable(result));
   console.log(`wrote ${result.path}`);
 }

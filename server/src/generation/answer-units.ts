@@ -12,6 +12,8 @@ export interface AnswerUnit {
   block: number;
   /** The unit ends with ":" and the next block is a list, table or code: it introduces it. */
   introduces: boolean;
+  /** The inline heading above the unit's block ("" when none): its words name the topic, it is never quoted. */
+  heading: string;
 }
 
 const LIST_ITEM = /^\s*(?:[-*•+]|\d{1,3}[.)])\s+\S/;
@@ -29,12 +31,33 @@ export function chunkBody(text: string, headingPath: readonly string[]): string 
 interface Block {
   kind: AnswerUnit["kind"] | "prose";
   lines: string[];
+  heading: string;
+}
+
+// A line that ends like a sentence (or leads into one) is prose, not a heading.
+const SENTENCE_END = /[.!?…:;,)"'”’。！？]\s*$/;
+const MAX_HEADING_WORDS = 12;
+
+/**
+ * A short line without closing punctuation, with text right after it, is a heading the chunker kept
+ * inline ("Installing the Acme Widget Pro" above "Unpack the box."): quoted, it would be glued onto the
+ * first sentence.
+ */
+function isHeadingLine(line: string, next: string | undefined): boolean {
+  const text = line.trim();
+  if (next === undefined || next.trim() === "" || SENTENCE_END.test(text)) return false;
+  if (LIST_ITEM.test(line) || TABLE_ROW.test(line)) return false;
+  // A wrapped line of prose goes on in lowercase ("…three to five business" / "days within…").
+  if (!/^\s*[\p{Lu}\p{N}\-*•+|`~]/u.test(next)) return false;
+  const words = text.split(/\s+/).length;
+  return words <= MAX_HEADING_WORDS && /^[\p{Lu}\p{N}]/u.test(text);
 }
 
 function blocksOf(text: string): Block[] {
   const blocks: Block[] = [];
   const lines = text.split("\n");
   let current = null as Block | null;
+  let heading = "";
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? "";
     if (FENCE.test(line)) {
@@ -42,7 +65,7 @@ function blocksOf(text: string): Block[] {
       let j = i + 1;
       while (j < lines.length && !FENCE.test(lines[j] ?? "")) code.push(lines[j++] ?? "");
       if (j < lines.length) code.push(lines[j] ?? "");
-      blocks.push({ kind: "code", lines: code });
+      blocks.push({ kind: "code", lines: code, heading });
       current = null;
       i = j;
       continue;
@@ -55,6 +78,12 @@ function blocksOf(text: string): Block[] {
     }
     if (HEADING.test(line)) {
       current = null;
+      heading = line.replace(/^\s*#+\s*/, "").trim();
+      continue;
+    }
+    const following = lines.slice(i + 1).find((l) => l.trim() !== "");
+    if (current === null && isHeadingLine(line, following)) {
+      heading = line.trim();
       continue;
     }
     const kind: Block["kind"] = TABLE_ROW.test(line) ? "table" : LIST_ITEM.test(line) ? "list" : "prose";
@@ -64,7 +93,7 @@ function blocksOf(text: string): Block[] {
       continue;
     }
     if (current?.kind !== kind) {
-      current = { kind, lines: [] };
+      current = { kind, lines: [], heading };
       blocks.push(current);
     }
     current.lines.push(line);
@@ -78,7 +107,13 @@ export function answerUnits(body: string): AnswerUnit[] {
   const blocks = blocksOf(body);
   blocks.forEach((block, index) => {
     if (block.kind !== "prose") {
-      units.push({ text: block.lines.join("\n").trim(), kind: block.kind, block: index, introduces: false });
+      units.push({
+        text: block.lines.join("\n").trim(),
+        kind: block.kind,
+        block: index,
+        introduces: false,
+        heading: block.heading,
+      });
       return;
     }
     const next = blocks[index + 1];
@@ -90,6 +125,7 @@ export function answerUnits(body: string): AnswerUnit[] {
         kind: "sentence",
         block: index,
         introduces: last && next !== undefined && next.kind !== "prose" && /:\s*$/.test(s.text),
+        heading: block.heading,
       });
     });
   });

@@ -64,6 +64,9 @@ export const defaultExtractiveOptions: ExtractiveOptions = {
   },
 };
 
+// A question that compares or joins two things may be answered from two articles.
+const SEVERAL_FOCUSES = /\b(?:and|versus|vs\.?|compared?|comparison|difference|differ|between|both)\b/i;
+
 /** Question terms read, and distinct ones weighed: far beyond a real question (issue #34). */
 const MAX_QUESTION_TERMS_READ = 256;
 const MAX_QUESTION_TERMS = 64;
@@ -94,6 +97,59 @@ export function createExtractiveModel(options: Partial<ExtractiveOptions> = {}):
       return condenseHeuristically(question, history);
     },
   };
+}
+
+// A sentence that opens by pointing back at the one before it goes on from it (English).
+const CONTINUATION = /^(?:this|these|that|those|it|they|such)\b/i;
+
+function continuesPicked(candidate: ScoredUnit, picked: readonly ScoredUnit[]): boolean {
+  return (
+    candidate.kind === "sentence" &&
+    CONTINUATION.test(candidate.text) &&
+    picked.some(
+      (u) =>
+        u.chunkIndex === candidate.chunkIndex &&
+        u.block === candidate.block &&
+        u.position === candidate.position - 1,
+    )
+  );
+}
+
+/**
+ * A procedure stays whole: a step of one line (its own block) between two picked units of the same chunk
+ * is put back even when it names nothing of the question ("Open the menu > Settings." between "Open the
+ * browser." and "Select Search engine."). Gaps of at most two steps, within the word budget.
+ */
+function fillProcedureGaps(picked: ScoredUnit[], scored: readonly ScoredUnit[], budget: number): void {
+  let left = budget;
+  const positions = (chunk: number) =>
+    picked
+      .filter((u) => u.chunkIndex === chunk)
+      .map((u) => u.position)
+      .sort((a, b) => a - b);
+  for (const chunk of new Set(picked.map((u) => u.chunkIndex))) {
+    const at = positions(chunk);
+    for (let i = 1; i < at.length; i++) {
+      const from = at[i - 1] ?? 0;
+      const to = at[i] ?? 0;
+      if (to - from < 2 || to - from > 3) continue;
+      const gap = scored.filter((u) => u.chunkIndex === chunk && u.position > from && u.position < to);
+      const blocks = new Set(
+        [from, to].map((p) => scored.find((u) => u.chunkIndex === chunk && u.position === p)?.block),
+      );
+      const steps = gap.every(
+        (u) =>
+          u.kind === "sentence" &&
+          !blocks.has(u.block) &&
+          gap.filter((g) => g.block === u.block).length === 1 &&
+          scored.filter((s) => s.chunkIndex === chunk && s.block === u.block).length === 1,
+      );
+      const words = gap.reduce((sum, u) => sum + u.words, 0);
+      if (!steps || words > left) continue;
+      picked.push(...gap);
+      left -= words;
+    }
+  }
 }
 
 /** Splits text into streaming tokens: words with their leading whitespace, so the tokens concatenate to the text. */
@@ -130,6 +186,8 @@ export function composeExtractiveAnswer(
     return [unit];
   };
   const picked: ScoredUnit[] = withCompanion(best);
+  const bestTitle = chunks[best.chunkIndex]?.title;
+  const spansSeveral = SEVERAL_FOCUSES.test(question);
   const seenTexts = new Set(picked.map((u) => normalizeForDedupe(u.text)));
   let words = picked.reduce((sum, u) => sum + u.words, 0);
   for (const candidate of ranked.slice(1)) {
@@ -138,6 +196,11 @@ export function composeExtractiveAnswer(
     const sameChunk = candidate.chunkIndex === best.chunkIndex;
     const ratio = sameChunk ? settings.sameChunkRatio : settings.otherChunkRatio;
     if (candidate.score < best.score * ratio) continue;
+    // A further sentence must itself say something of the question's focus, not just sit nearby, unless
+    // it goes on from a picked one ("… an &atb= parameter. This parameter allows us to …").
+    if (candidate.focus <= 0 && !continuesPicked(candidate, picked)) continue;
+    // One article answers, unless the question asks about several things (a comparison, "A and B").
+    if (!sameChunk && !spansSeveral && chunks[candidate.chunkIndex]?.title !== bestTitle) continue;
     const group = withCompanion(candidate).filter((u) => !picked.includes(u));
     const groupWords = group.reduce((sum, u) => sum + u.words, 0);
     if (group.length === 0 || words + groupWords > settings.maxWords) continue;
@@ -147,6 +210,8 @@ export function composeExtractiveAnswer(
     picked.push(...group);
     words += groupWords;
   }
+
+  fillProcedureGaps(picked, scored, settings.maxWords - words);
 
   // Readable order: the best chunk first, then each chunk's units in document order.
   const chunkOrder = [...new Set(picked.map((u) => u.chunkIndex))];
@@ -241,7 +306,12 @@ export function rankAnswerUnits(
 
   const scored: ScoredUnit[] = units.map((u, index) => {
     const own = new Set(u.terms);
-    const coverage = weightedCoverage(new Set([...own, ...(titleTerms[u.chunkIndex] ?? [])]));
+    const headingTerms = u.heading ? termsOf(u.heading) : [];
+    const coverage = weightedCoverage(
+      new Set([...own, ...(titleTerms[u.chunkIndex] ?? []), ...headingTerms]),
+    );
+    // What the unit itself says of the question, without the title and headings above it.
+    const focus = weightedCoverage(own);
     const neighbours = new Set(own);
     for (const other of [units[index - 1], units[index + 1]]) {
       if (other?.chunkIndex === u.chunkIndex) for (const t of other.terms) neighbours.add(t);
@@ -268,7 +338,7 @@ export function rankAnswerUnits(
     const chunk = chunks[u.chunkIndex];
     const evidence = score;
     score += 0.02 / (1 + u.position) + w.rank * ((chunk?.score ?? 0) / topScore);
-    return { ...u, words, score, own: evidence, coverage, windowCoverage };
+    return { ...u, words, score, own: evidence, coverage, windowCoverage, focus };
   });
 
   const ranked = [...scored].sort(
@@ -291,6 +361,8 @@ export interface ScoredUnit extends Unit {
   coverage: number;
   /** Coverage of the unit with its neighbours in the chunk. */
   windowCoverage: number;
+  /** Coverage of the unit's own words (no title, heading or neighbours): 0 when it shares nothing with the question. */
+  focus: number;
 }
 
 function wordCount(text: string): number {

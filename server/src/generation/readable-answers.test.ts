@@ -1,0 +1,120 @@
+// Issue #29 item 2: the extractive answer reads as an answer.
+import { describe, expect, it } from "vitest";
+import { answerUnits } from "./answer-units.ts";
+import { composeExtractiveAnswer } from "./extractive-model.ts";
+import { makeChunk } from "./test-chunks.ts";
+
+const FALLBACK = "Sorry, I don't know.";
+
+describe("readable extractive answers", { timeout: 60_000 }, () => {
+  it("never glues an inline heading onto the first sentence", () => {
+    // The chunker keeps a merged section's heading as a line of its own above the text.
+    const chunk = makeChunk(
+      0,
+      "Acme Widget Pro",
+      "Installing the Acme Widget Pro\nUnpack the box and fix the mounting plate to the wall. Then click the widget onto the plate.\n\nCleaning\nWipe it with a dry cloth.",
+    );
+    const { answer } = composeExtractiveAnswer("How do I install the Acme Widget Pro?", [chunk], FALLBACK);
+    expect(answer).not.toContain("Installing the Acme Widget Pro");
+    expect(answer.startsWith("Unpack the box")).toBe(true);
+    expect(answerUnits(chunk.text).map((u) => u.heading)).toEqual([
+      "Installing the Acme Widget Pro",
+      "Installing the Acme Widget Pro",
+      "Cleaning",
+    ]);
+  });
+
+  it("keeps a wrapped line of prose as prose (not a heading)", () => {
+    const units = answerUnits("Standard shipping takes three to five business\ndays within the country.");
+    expect(units.map((u) => u.text)).toEqual([
+      "Standard shipping takes three to five business days within the country.",
+    ]);
+  });
+
+  it("answers from one article when the question has one focus", () => {
+    const chunks = [
+      makeChunk(0, "Returns", "You can return any item within 30 days of delivery."),
+      makeChunk(1, "Exchanges", "You can return any item within 30 days of delivery to exchange it.", {
+        score: 0.9,
+      }),
+    ];
+    const { usedChunks } = composeExtractiveAnswer(
+      "Within how many days can I return an item?",
+      chunks,
+      FALLBACK,
+      {
+        otherChunkRatio: 0.5,
+      },
+    );
+    expect(usedChunks.map((c) => c.title)).toEqual(["Returns"]);
+  });
+
+  it("may use two articles when the question compares two things", () => {
+    const chunks = [
+      makeChunk(0, "Standard shipping", "Standard shipping takes five days."),
+      makeChunk(1, "Express shipping", "Express shipping takes one day.", { score: 0.9 }),
+    ];
+    const { usedChunks } = composeExtractiveAnswer(
+      "What is the difference between standard and express shipping?",
+      chunks,
+      FALLBACK,
+      { otherChunkRatio: 0.5 },
+    );
+    expect(usedChunks.map((c) => c.title).sort()).toEqual(["Express shipping", "Standard shipping"]);
+  });
+
+  it("appends no sentence that shares nothing with the question", () => {
+    const chunk = makeChunk(
+      0,
+      "Warranty",
+      "Every appliance carries a two year warranty. Our staff are friendly and helpful. The warranty does not cover water damage.",
+    );
+    const { answer } = composeExtractiveAnswer("What warranty do appliances carry?", [chunk], FALLBACK, {
+      sameChunkRatio: 0,
+    });
+    expect(answer).toContain("two year warranty");
+    expect(answer).not.toContain("friendly");
+  });
+
+  it("keeps a sentence that goes on from the picked one", () => {
+    const chunk = makeChunk(
+      0,
+      "Search URL",
+      "You may notice an atb parameter in the search URL. This parameter allows us to run anonymous split tests. Our logo is orange.",
+    );
+    const { answer } = composeExtractiveAnswer("What is the atb thing in my search url?", [chunk], FALLBACK, {
+      sameChunkRatio: 0,
+    });
+    expect(answer).toContain("anonymous split tests");
+    expect(answer).not.toContain("orange");
+  });
+
+  it("keeps a step between two picked steps of a procedure", () => {
+    const chunk = makeChunk(
+      0,
+      "Change search engine in Chrome",
+      "Open the Chrome browser on your phone.\n\nTap More > Settings.\n\nUnder Basics, select Search engine.",
+    );
+    const { answer } = composeExtractiveAnswer(
+      "How do I change the search engine in Chrome?",
+      [chunk],
+      FALLBACK,
+      {
+        sameChunkRatio: 0,
+      },
+    );
+    expect(answer).toContain("Tap More > Settings.");
+  });
+
+  it("keeps a numbered procedure as a numbered list, one step a line", () => {
+    const chunk = makeChunk(
+      0,
+      "Installation",
+      "To install the widget:\n\n1. Unpack the box.\n2. Fix the plate to the wall.\n3. Click the widget onto the plate.",
+    );
+    const { answer } = composeExtractiveAnswer("How do I install the widget?", [chunk], FALLBACK);
+    expect(answer).toContain(
+      "1. Unpack the box.\n2. Fix the plate to the wall.\n3. Click the widget onto the plate.",
+    );
+  });
+});

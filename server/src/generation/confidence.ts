@@ -34,11 +34,17 @@ export interface ConfidenceModel {
   policies: Record<AnswerPolicy, PolicyThresholds>;
 }
 
-/** The calibrated probability that the passage holds what was asked. */
+/**
+ * The calibrated probability that the passage holds what was asked. A passage that, with its titles,
+ * shares no term of the question (nor a variant or synonym) supports nothing it asked: 0, whatever the
+ * other evidence, so it is never offered as an answer or a doubt (issue #29: "never a sentence that
+ * shares nothing with the question's focus").
+ */
 export function confidenceOf(
   features: ConfidenceFeatures,
   model: ConfidenceModel = fittedConfidence,
 ): number {
+  if (features.focus === 0 && features.titleFocus === 0) return 0;
   let z = model.bias;
   for (const name of FEATURE_NAMES) z += model.weights[name] * features[name];
   return round3(calibrate(1 / (1 + Math.exp(-z)), model.calibration));

@@ -102,12 +102,19 @@ export function createExtractiveModel(options: Partial<ExtractiveOptions> = {}):
 // A sentence that opens by pointing back at the one before it goes on from it (English).
 const CONTINUATION = /^(?:this|these|that|those|it|they|such)\b/i;
 
-function continuesPicked(candidate: ScoredUnit, picked: readonly ScoredUnit[]): boolean {
+/**
+ * The sentence right after a picked one in its paragraph goes on from it when it points back ("This
+ * parameter…") or when the question asks how to do something: the sentence after one that names the
+ * question's focus is the next step ("Click 'Forgot password'. We e-mail you a link."), in any
+ * language, whatever words it uses.
+ */
+function continuesPicked(candidate: ScoredUnit, picked: readonly ScoredUnit[], procedure: boolean): boolean {
   return (
     candidate.kind === "sentence" &&
-    CONTINUATION.test(candidate.text) &&
     picked.some(
       (u) =>
+        // A step follows a sentence that names the question's focus; pointing back may chain.
+        (CONTINUATION.test(candidate.text) || (procedure && u.focus > 0)) &&
         u.chunkIndex === candidate.chunkIndex &&
         u.block === candidate.block &&
         u.position === candidate.position - 1,
@@ -188,6 +195,7 @@ export function composeExtractiveAnswer(
   const picked: ScoredUnit[] = withCompanion(best);
   const bestTitle = chunks[best.chunkIndex]?.title;
   const spansSeveral = SEVERAL_FOCUSES.test(question);
+  const procedure = detectQuestionShape(question) === "procedure";
   const seenTexts = new Set(picked.map((u) => normalizeForDedupe(u.text)));
   let words = picked.reduce((sum, u) => sum + u.words, 0);
   for (const candidate of ranked.slice(1)) {
@@ -198,7 +206,7 @@ export function composeExtractiveAnswer(
     if (candidate.score < best.score * ratio) continue;
     // A further sentence must itself say something of the question's focus, not just sit nearby, unless
     // it goes on from a picked one ("… an &atb= parameter. This parameter allows us to …").
-    if (candidate.focus <= 0 && !continuesPicked(candidate, picked)) continue;
+    if (candidate.focus <= 0 && !continuesPicked(candidate, picked, procedure)) continue;
     // One article answers, unless the question asks about several things (a comparison, "A and B").
     if (!sameChunk && !spansSeveral && chunks[candidate.chunkIndex]?.title !== bestTitle) continue;
     const group = withCompanion(candidate).filter((u) => !picked.includes(u));

@@ -89,6 +89,25 @@ describe("readable extractive answers", { timeout: 60_000 }, () => {
     expect(answer).not.toContain("orange");
   });
 
+  it("keeps the next sentence of the paragraph when the question asks how to do something", () => {
+    const chunk = makeChunk(
+      0,
+      "Forgotten password",
+      "If you forgot your password, click Forgot password on the sign-in page. We then e-mail you a link to set a new one. Our office is in Berlin.",
+    );
+    const howTo = composeExtractiveAnswer("I forgot my password, what should I do?", [chunk], FALLBACK, {
+      sameChunkRatio: 0,
+    }).answer;
+    expect(howTo).toContain("e-mail you a link");
+    expect(howTo).not.toContain("Berlin");
+    // Not a procedure: the next sentence shares nothing with the question and is left out.
+    const what = composeExtractiveAnswer("Where is the forgot password button?", [chunk], FALLBACK, {
+      sameChunkRatio: 0,
+    }).answer;
+    expect(what).toContain("Forgot password");
+    expect(what).not.toContain("e-mail you a link");
+  });
+
   it("keeps a step between two picked steps of a procedure", () => {
     const chunk = makeChunk(
       0,

@@ -124,7 +124,7 @@ export function simulate(
         ? "fallback"
         : c >= t.answer
           ? "answered"
-          : policy === "always" || c >= t.doubt
+          : policy === "always" || (c > 0 && c >= t.doubt)
             ? "uncertain"
             : "fallback";
     if (row.kind === "unanswerable") {

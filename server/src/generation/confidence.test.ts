@@ -19,6 +19,8 @@ describe("answer confidence", () => {
     expect(features.titleFocus).toBe(0);
     expect(confidence).toBe(0);
     expect(outcomeFor(confidence, "balanced")).toBe("fallback");
+    expect(outcomeFor(confidence, "lenient")).toBe("fallback");
+    expect(outcomeFor(confidence, "always")).toBe("uncertain");
     // The same evidence with one shared term is the model's to weigh.
     expect(confidenceOf({ ...features, titleFocus: 0.2 })).toBeGreaterThan(0);
   });

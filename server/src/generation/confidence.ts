@@ -73,7 +73,8 @@ export function outcomeFor(
 ): AnswerOutcome {
   const t = model.policies[policy];
   if (confidence >= t.answer) return "answered";
-  if (policy === "always" || confidence >= t.doubt) return "uncertain";
+  // Confidence 0 (nothing of the question in the passage) is no doubt worth offering, but "Always try".
+  if (policy === "always" || (confidence > 0 && confidence >= t.doubt)) return "uncertain";
   return "fallback";
 }
 

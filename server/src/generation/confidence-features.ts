@@ -52,9 +52,7 @@ export function confidenceFeatures(input: FeatureInput): ConfidenceFeatures {
 
   // The question's focus: its distinct terms, weighed by rarity among the retrieved chunks.
   const questionTerms = [...new Set(tokenizeTerms(question))].slice(0, MAX_TERMS);
-  const chunkTerms = chunks.map(
-    (c) => new Set(tokenizeTerms(`${c.title} ${c.headingPath.join(" ")} ${c.text}`)),
-  );
+  const chunkTerms = chunks.map(termsOfChunk);
   const n = Math.max(1, chunkTerms.length);
   const weights = new Map(
     questionTerms.map((t) => {
@@ -92,6 +90,23 @@ export function confidenceFeatures(input: FeatureInput): ConfidenceFeatures {
     length: Math.min(1, tokenizeWords(text).length / 80),
     citedTop: cited[0] === chunks[0] ? 1 : 0,
   };
+}
+
+/**
+ * A chunk's terms (title, headings, text), remembered: the same chunks come back question after
+ * question. Bounded like the other caches of text (cleared when full).
+ */
+const MEMO_LIMIT = 2048;
+const chunkTermsMemo = new Map<string, ReadonlySet<string>>();
+function termsOfChunk(chunk: RetrievedChunk): ReadonlySet<string> {
+  const text = `${chunk.title} ${chunk.headingPath.join(" ")} ${chunk.text}`;
+  let terms = chunkTermsMemo.get(text);
+  if (terms === undefined) {
+    terms = new Set(tokenizeTerms(text));
+    if (chunkTermsMemo.size >= MEMO_LIMIT) chunkTermsMemo.clear();
+    chunkTermsMemo.set(text, terms);
+  }
+  return terms;
 }
 
 /** The chunks a passage cites, in order of first citation. */

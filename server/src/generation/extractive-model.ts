@@ -1,7 +1,7 @@
 import { canHaveVariants, isEdgeVariant } from "../retrieval/term-variants.ts";
 import { type ExpansionWeights, expandWords, sharedWordNet } from "../retrieval/wordnet.ts";
 import { foreignLatinLanguage } from "../text/analyzers.ts";
-import { detectLanguage } from "../text/language.ts";
+import { detectLanguage, type Language } from "../text/language.ts";
 import { STOP_WORDS, stemWord, tokenizeTerms, tokenizeTermsIn, tokenizeWords } from "../text/normalize.ts";
 import { countTokens } from "../text/tokens.ts";
 import { type AnswerUnit, answerUnits, chunkBody } from "./answer-units.ts";
@@ -264,7 +264,7 @@ export function rankAnswerUnits(
     .slice(0, 2)
     .map((c) => c.text)
     .join("\n");
-  const language = foreignLatinLanguage(tokenizeWords(passages), STOP_WORDS, () => detectLanguage(passages));
+  const language = passageLanguage(passages);
   const termsOf = (text: string) => tokenizeTermsIn(text, language);
   // Bounded (issue #34): the first MAX_QUESTION_TERMS_READ terms, MAX_QUESTION_TERMS distinct ones;
   // scoring is O(units · terms · unit terms), so 10,000 one-letter words used to take seconds.
@@ -275,11 +275,11 @@ export function rankAnswerUnits(
   if (chunks.length === 0 || questionTerms.length === 0) return none;
 
   const units: Unit[] = chunks.flatMap((chunk, chunkIndex) =>
-    answerUnits(chunkBody(chunk.text, chunk.headingPath)).map((u, position) => ({
-      ...u,
+    unitsOfChunk(chunk, language).map(({ unit, terms }, position) => ({
+      ...unit,
       chunkIndex,
       position,
-      terms: termsOf(u.text),
+      terms,
     })),
   );
   if (units.length === 0) return none;
@@ -353,6 +353,39 @@ export function rankAnswerUnits(
     (a, b) => b.score - a.score || a.chunkIndex - b.chunkIndex || a.position - b.position,
   );
   return { scored, ranked };
+}
+
+/**
+ * A chunk's answer units and their terms, and the language of a pair of passages, remembered: the same
+ * chunks come back question after question, and splitting and stemming them was a third of a
+ * question's answering time. Bounded like the other caches of text (cleared when full).
+ */
+const MEMO_LIMIT = 2048;
+const chunkUnitMemo = new Map<string, readonly { unit: AnswerUnit; terms: string[] }[]>();
+const passageLanguageMemo = new Map<string, Language | null>();
+
+function unitsOfChunk(chunk: RetrievedChunk, language: Language | null) {
+  const key = `${language ?? ""}\u0000${chunk.headingPath.join("\u0001")}\u0000${chunk.text}`;
+  let units = chunkUnitMemo.get(key);
+  if (units === undefined) {
+    units = answerUnits(chunkBody(chunk.text, chunk.headingPath)).map((unit) => ({
+      unit,
+      terms: tokenizeTermsIn(unit.text, language),
+    }));
+    if (chunkUnitMemo.size >= MEMO_LIMIT) chunkUnitMemo.clear();
+    chunkUnitMemo.set(key, units);
+  }
+  return units;
+}
+
+function passageLanguage(passages: string): Language | null {
+  let language = passageLanguageMemo.get(passages);
+  if (language === undefined) {
+    language = foreignLatinLanguage(tokenizeWords(passages), STOP_WORDS, () => detectLanguage(passages));
+    if (passageLanguageMemo.size >= MEMO_LIMIT) passageLanguageMemo.clear();
+    passageLanguageMemo.set(passages, language);
+  }
+  return language;
 }
 
 interface Unit extends AnswerUnit {

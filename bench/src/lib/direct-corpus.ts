@@ -41,13 +41,20 @@ export function passageChunks(
 }
 
 /** Fills `dataDir` (empty) and writes `<dataDir>/<marker>` with the chunk count; returns it. */
-export async function writeDirectCorpus(dataDir: string, size: number, marker: string): Promise<number> {
+export async function writeDirectCorpus(
+  dataDir: string,
+  size: number,
+  marker: string,
+  options: { workspaceId?: string } = {},
+): Promise<number> {
   const store = await Store.open(dataDir);
   const index = await ChunkIndex.open(store.db, { embedder: null });
   const pool = sentencePool(loadSquad());
   const now = new Date().toISOString();
-  const workspaceId = randomUUID();
-  await store.workspaces.put({ id: workspaceId, name: "Restart bench", personal: false, createdAt: now });
+  // An existing workspace (the bench admin's, so its agents can read the sources), or a new one.
+  const workspaceId = options.workspaceId ?? randomUUID();
+  if (!options.workspaceId)
+    await store.workspaces.put({ id: workspaceId, name: "Restart bench", personal: false, createdAt: now });
   const started = performance.now();
   for (let first = 0; first < size; first += CHUNKS_PER_SOURCE) {
     const dataSourceId = randomUUID();

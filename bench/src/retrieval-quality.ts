@@ -5,12 +5,16 @@
  *   node_modules/.bin/tsx bench/src/retrieval-quality.ts            # evaluate, write bench/results/retrieval-quality.json
  *   node_modules/.bin/tsx bench/src/retrieval-quality.ts --fit      # fit the calibration models on the tuning slice
  *   options: --scale <chunks> (default 100000, 0 skips), --no-full (sample only)
+ *   --ranking-hash: also a SHA-256 over every Lore query's candidates (text, title, heading path,
+ *     ordinal and the full feature vector of each, in order) and its ranked hits with their scores —
+ *     the same hash before and after a change proves rankings unchanged (issue #32)
+ *   --text-cache <n>: chunk texts the index keeps decoded (1: every text read from its file)
  *
  * Hold-out: the tuning slice is SQuAD questions of the dev-v1.1.json half with index % 5 == 2. The
  * reported sample (every 5th question, index % 5 == 0, 2,114 questions) never overlaps it; PubMedQA is
  * never used for fitting.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,6 +45,10 @@ const fitMode = args.includes("--fit");
 const scaleArg = args.indexOf("--scale");
 const scaleChunks = scaleArg >= 0 ? Number(args[scaleArg + 1]) : 100_000;
 const fullRun = !args.includes("--no-full");
+const rankingHash = args.includes("--ranking-hash") ? createHash("sha256") : null;
+let hashedQueries = 0;
+const textCacheArg = args.indexOf("--text-cache");
+const textCacheEntries = textCacheArg >= 0 ? Number(args[textCacheArg + 1]) : undefined;
 
 interface Query {
   text: string;
@@ -126,7 +134,26 @@ function loreRetriever(index: ChunkIndex, sourceId: string, mode: RetrievalMode,
   return {
     name,
     async search(query, k) {
-      const hits = await index.search({ query, dataSourceIds: [sourceId], topK: k, minScore: 0, mode });
+      const params = { query, dataSourceIds: [sourceId], topK: k, minScore: 0, mode };
+      const hits = await index.search(params);
+      if (rankingHash) {
+        const candidates = await index.explain(params);
+        rankingHash.update(
+          JSON.stringify([
+            name,
+            query,
+            candidates.map(({ chunk, features }) => [
+              chunk.text,
+              chunk.title,
+              chunk.headingPath,
+              chunk.ordinal,
+              features,
+            ]),
+            hits.map((h) => [h.chunk.text, h.chunk.title, h.chunk.headingPath, h.score]),
+          ]),
+        );
+        hashedQueries++;
+      }
       return hits.map((h) => h.chunk);
     },
   };
@@ -372,6 +399,7 @@ async function evaluate(): Promise<void> {
       const t0 = performance.now();
       const lore = await ChunkIndex.open(db, {
         embedder,
+        textCacheEntries,
         chunksTable: `chunks_${rows.length}_${Date.now()}`,
         vectorsTable: `vectors_${rows.length}_${Date.now()}`,
       });
@@ -431,6 +459,7 @@ async function evaluate(): Promise<void> {
     }));
     const pubIndex = await ChunkIndex.open(db, {
       embedder,
+      textCacheEntries,
       chunksTable: "pub_chunks",
       vectorsTable: "pub_vectors",
     });
@@ -468,7 +497,10 @@ async function evaluate(): Promise<void> {
       notes,
       rows,
       scale,
+      rankingHash: rankingHash ? { sha256: rankingHash.digest("hex"), queries: hashedQueries } : null,
     };
+    if (out.rankingHash)
+      console.log(`ranking SHA-256 ${out.rankingHash.sha256} over ${hashedQueries} queries`);
     writeFileSync(join(resultsDir, "retrieval-quality.json"), `${JSON.stringify(out, null, 2)}\n`);
     console.log(notes.join("\n"));
   } finally {

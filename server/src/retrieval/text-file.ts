@@ -90,6 +90,8 @@ export class TextFile {
 
   /** The bytes of one record, decoded as UTF-8, from the cache or the file. */
   readText(block: number, start: number, bytes: number): string {
+    // An empty record shares its offset with the next one: it is never cached.
+    if (bytes <= 0) return "";
     const at = (this.blockBase[block] ?? 0) + start;
     const cached = this.cache.get(at);
     if (cached !== undefined) {

@@ -155,11 +155,10 @@ export async function saveMemorySnapshot(
   memory: MemoryIndex,
 ): Promise<number> {
   const state = memory.captureState();
-  const { lexical, slots } = state;
   try {
     return await writeCaptured(path, key, state);
   } finally {
-    slots.release();
+    state.slots.release();
   }
 }
 

@@ -196,7 +196,8 @@ export class ChunkIndex {
     }
     const memory = new MemoryIndex(lexical, undefined, texts);
     const index = new ChunkIndex(store, memory, db, opts.embedder, options);
-    const staleWrites = memory.load(await store.readChunks());
+    // Streamed: at a million chunks the whole table as objects took gigabytes the process kept.
+    const staleWrites = await memory.loadStream(await store.writeStamps(), store.streamChunks());
     if (staleWrites.size > 0) await index.writes.run(() => store.deleteWrites(staleWrites));
     index.startup = { from: "table", reason, ms: Math.round(performance.now() - started) };
     // The next start loads this instead of rebuilding (a crash before any graceful stop included).

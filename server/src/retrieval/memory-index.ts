@@ -135,6 +135,35 @@ export class MemoryIndex {
     return staleWrites;
   }
 
+  /**
+   * `load` for a table read as a stream: `stamps` (every row's document, write and time, in table
+   * order) say which write of each document is the newest, then the rows of those writes are added
+   * as their batches arrive — the same slots as `load` gives, without the whole table in memory.
+   * Rows of writes the stamps do not know (made since they were read) are left to the change feed.
+   */
+  async loadStream(
+    stamps: readonly { documentId: string; writeId: string; indexedAt: number }[],
+    batches: AsyncIterable<readonly StoredRow[]>,
+  ): Promise<Set<string>> {
+    const newest = new Map<string, { writeId: string; indexedAt: number }>();
+    const known = new Set<string>();
+    for (const row of stamps) {
+      known.add(row.writeId);
+      const seen = newest.get(row.documentId);
+      if (!seen || row.indexedAt > seen.indexedAt) newest.set(row.documentId, row);
+    }
+    const staleWrites = new Set<string>();
+    for await (const rows of batches) {
+      for (const { chunk, writeId } of rows) {
+        if (!known.has(writeId)) continue;
+        const keep = newest.get(chunk.documentId);
+        if (keep && writeId !== keep.writeId) staleWrites.add(writeId);
+        else this.add(chunk, writeId);
+      }
+    }
+    return staleWrites;
+  }
+
   /** Adds a chunk; consecutive chunks of one write with the same fields share one ChunkMeta. */
   add(chunk: StoredChunk, writeId: string): void {
     const previous = this.slotById.get(chunk.id);

@@ -12,6 +12,12 @@
  * - Answers: `POST /agents/{id}/query/` on answerable items: answered (not the agent's fallback and at
  *   least one source), fact containment (every fact in `response`), first citation correct, words.
  * - Unanswerable items: fallback rate. Follow-ups: `second` after `first` in one conversation vs alone.
+ * - Outcomes (issue #29): answerable items *right* (outcome `answered`, every fact in `response`),
+ *   *helped* (`uncertain`, and every fact in `response` or a gold article among the first three
+ *   distinct source titles), *wrong* (`answered`, a fact missing); unanswerable items *honest*
+ *   (`uncertain` or `fallback`) and *wrong* (`answered`). Calibration: answerable and unanswerable
+ *   items by `confidence` in tenths vs the share right. Trade-off: the same counts under each answer
+ *   policy's thresholds (confidence-weights.generated.ts), from each item's confidence.
  * - Peers on the same questions: raw LanceDB FTS and wink BM25 over Lore's chunks, LangChain.js over
  *   the documents as ingested.
  */
@@ -19,7 +25,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { QueryResponse } from "@lore/shared";
+import { type AnswerOutcome, type AnswerPolicy, answerPolicies, type QueryResponse } from "@lore/shared";
+import { outcomeFor } from "../../server/src/generation/confidence.ts";
+import { fittedConfidence } from "../../server/src/generation/confidence-weights.generated.ts";
 import {
   containsFact,
   type HelpArticle,
@@ -105,9 +113,52 @@ export interface FollowUpStats {
   alone: FollowUpSide;
 }
 
+/** The issue #29 outcome counts of one half, as shares. */
+export interface OutcomeStats {
+  /** Answerable: answered with every fact. */
+  right: number;
+  /** Answerable: uncertain, and a fact-complete response or a gold article among three distinct sources. */
+  helped: number;
+  /** Answerable: answered with a fact missing. */
+  wrong: number;
+  /** Unanswerable: uncertain or fallback. */
+  honest: number;
+  /** Unanswerable: answered. */
+  unanswerableWrong: number;
+  /** Answerable items per outcome. */
+  outcomes: Record<AnswerOutcome, number>;
+}
+
+export interface CalibrationRow {
+  from: number;
+  count: number;
+  meanConfidence: number;
+  shareRight: number;
+}
+
+export interface PolicyRow {
+  policy: AnswerPolicy;
+  half: Half;
+  answer: number;
+  doubt: number;
+  right: number;
+  helped: number;
+  wrong: number;
+  honest: number;
+}
+
+/** One point of the frontier: the counts a pair of thresholds gives on one half (text ingest). */
+export type FrontierRow = Omit<PolicyRow, "policy">;
+
+/** The threshold pairs the frontier table walks: every answer threshold with every doubt threshold. */
+const FRONTIER_ANSWER = [0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7];
+const FRONTIER_DOUBT = [0, 0.075, 0.2, 0.3];
+
 export interface HalfStats {
   ingest: IngestMode;
   half: Half;
+  outcomes: OutcomeStats;
+  calibration: CalibrationRow[];
   answers: AnswerStats;
   unanswerable: { questions: number; fallbackRate: number };
   followUps: FollowUpStats;
@@ -144,17 +195,15 @@ export interface ItemDetail {
   answered: boolean;
   factsOk: boolean;
   firstCitationOk: boolean;
+  outcome: AnswerOutcome;
+  confidence: number;
+  /** A gold article is among the first three distinct source titles. */
+  goldListed: boolean;
   ms: number;
   serverLatency: number;
   /** Follow-ups: the answer to `first`, and `second` asked alone. */
   firstResponse?: string;
-  alone?: {
-    response: string;
-    sourceTitles: string[];
-    answered: boolean;
-    factsOk: boolean;
-    firstCitationOk: boolean;
-  };
+  alone?: ReturnType<typeof judge>;
 }
 
 export interface HelpCenterResult {
@@ -163,6 +212,10 @@ export interface HelpCenterResult {
   runs: IngestRun[];
   rows: HitRow[];
   halves: HalfStats[];
+  /** Right, helped, wrong and honest under each policy (text ingest), from each item's confidence. */
+  policies: PolicyRow[];
+  /** The same counts over a grid of thresholds: what any setting of the two thresholds would give. */
+  frontier: FrontierRow[];
   items: ItemDetail[];
   notes: string[];
   path: string;
@@ -262,13 +315,127 @@ async function ingest(client: LoreClient, mode: IngestMode, articles: readonly H
 function judge(res: QueryResponse, fallback: string, item: Item) {
   const answered = res.sources.length > 0 && res.response.trim() !== fallback.trim();
   const firstTitle = res.sources[0]?.title;
+  const distinctTitles = [...new Set(res.sources.map((s) => s.title))].slice(0, 3);
   return {
     response: res.response,
     sourceTitles: res.sources.map((s) => s.title),
     answered,
     factsOk: item.q.facts.length > 0 && item.q.facts.every((f) => containsFact(res.response, f)),
     firstCitationOk: answered && firstTitle !== undefined && item.goldTitles.has(firstTitle),
+    outcome: res.outcome,
+    confidence: res.confidence,
+    goldListed: distinctTitles.some((t) => item.goldTitles.has(t)),
   };
+}
+
+/** The issue #29 counts of answerable and unanswerable items (follow-ups aside). */
+export function outcomeStats(
+  answerable: readonly Pick<ItemDetail, "outcome" | "factsOk" | "goldListed">[],
+  unanswerable: readonly Pick<ItemDetail, "outcome">[],
+): OutcomeStats {
+  const outcomes = { answered: 0, uncertain: 0, fallback: 0 };
+  for (const d of answerable) outcomes[d.outcome]++;
+  return {
+    right: rate(
+      count(answerable, (d) => d.outcome === "answered" && d.factsOk),
+      answerable.length,
+    ),
+    helped: rate(
+      count(answerable, (d) => d.outcome === "uncertain" && (d.factsOk || d.goldListed)),
+      answerable.length,
+    ),
+    wrong: rate(
+      count(answerable, (d) => d.outcome === "answered" && !d.factsOk),
+      answerable.length,
+    ),
+    honest: rate(
+      count(unanswerable, (d) => d.outcome !== "answered"),
+      unanswerable.length,
+    ),
+    unanswerableWrong: rate(
+      count(unanswerable, (d) => d.outcome === "answered"),
+      unanswerable.length,
+    ),
+    outcomes,
+  };
+}
+
+/** Confidence in tenths vs the share of those items answered right (unanswerable items never are). */
+export function calibrationTable(
+  items: readonly Pick<ItemDetail, "kind" | "confidence" | "factsOk">[],
+): CalibrationRow[] {
+  const bins = Array.from({ length: 10 }, (_, i) => ({ from: i / 10, count: 0, sum: 0, right: 0 }));
+  for (const d of items) {
+    const bin = bins[Math.min(9, Math.floor(d.confidence * 10))];
+    if (!bin) continue;
+    bin.count++;
+    bin.sum += d.confidence;
+    if (d.kind === "answerable" && d.factsOk) bin.right++;
+  }
+  return bins.map((b) => ({
+    from: b.from,
+    count: b.count,
+    meanConfidence: rate(b.sum, b.count),
+    shareRight: rate(b.right, b.count),
+  }));
+}
+
+/**
+ * The counts each policy's thresholds give, from the confidence every item was answered with: the
+ * response holds the same passage whether stated or doubted, so only the outcome changes (an item
+ * that fell back with confidence 0, having no passage, falls back under every policy; one that fell
+ * back below the doubt threshold is judged as a doubt by its retrieved articles).
+ */
+function policyRows(details: readonly ItemDetail[], present: readonly Half[]): PolicyRow[] {
+  return present.flatMap((half) =>
+    answerPolicies.map((policy) => {
+      const t = fittedConfidence.policies[policy];
+      const counts = thresholdCounts(details, half, (c) => outcomeFor(c, policy));
+      return { policy, half, answer: t.answer, doubt: t.doubt, ...counts };
+    }),
+  );
+}
+
+/** {@link policyRows} over every pair of {@link FRONTIER_ANSWER} × {@link FRONTIER_DOUBT} (doubt < answer). */
+function frontierRows(details: readonly ItemDetail[], present: readonly Half[]): FrontierRow[] {
+  const pairs = FRONTIER_ANSWER.flatMap((answer) =>
+    FRONTIER_DOUBT.filter((doubt) => doubt < answer).map((doubt) => ({ answer, doubt })),
+  );
+  return present.flatMap((half) =>
+    pairs.map(({ answer, doubt }) => ({
+      half,
+      answer,
+      doubt,
+      ...thresholdCounts(details, half, (c) =>
+        c >= answer ? "answered" : c >= doubt ? "uncertain" : "fallback",
+      ),
+    })),
+  );
+}
+
+/** Right, helped, wrong and honest on one half (text ingest) when `outcome` decides from the confidence. */
+function thresholdCounts(
+  details: readonly ItemDetail[],
+  half: Half,
+  outcome: (confidence: number) => AnswerOutcome,
+): Pick<PolicyRow, "right" | "helped" | "wrong" | "honest"> {
+  const mine = details
+    .filter((d) => d.ingest === "text" && d.half === half)
+    .map((d) => {
+      // Confidence 0: the answerer had no passage to offer, under any thresholds.
+      if (d.outcome === "fallback" && d.confidence === 0) return d;
+      const relabelled = outcome(d.confidence);
+      if (d.outcome !== "fallback" || relabelled !== "uncertain") return { ...d, outcome: relabelled };
+      // A fallback by threshold, offered as a doubt instead: its articles would be the first three
+      // distinct ones retrieved, estimated from the /search/ top 10 (its passage is not known: no facts).
+      const articles = [...new Set(d.topTitles ?? [])].slice(0, 3);
+      return { ...d, outcome: relabelled, goldListed: articles.some((t) => d.goldTitles.includes(t)) };
+    });
+  const o = outcomeStats(
+    mine.filter((d) => d.kind === "answerable"),
+    mine.filter((d) => d.kind === "unanswerable"),
+  );
+  return { right: o.right, helped: o.helped, wrong: o.wrong, honest: o.honest };
 }
 
 /** Asks every item through Lore's HTTP API and returns one detail per item. */
@@ -347,6 +514,8 @@ function halfStats(mode: IngestMode, half: Half, details: readonly ItemDetail[])
   return {
     ingest: mode,
     half,
+    outcomes: outcomeStats(answerable, unanswerable),
+    calibration: calibrationTable([...answerable, ...unanswerable]),
     answers: {
       questions: answerable.length,
       answered: rate(answered.length, answerable.length),
@@ -533,6 +702,8 @@ export async function runHelpCenter(options: HelpCenterOptions = {}): Promise<He
     runs,
     rows,
     halves: stats,
+    policies: policyRows(details, present),
+    frontier: frontierRows(details, present),
     notes,
     items: details,
   };
@@ -614,6 +785,43 @@ export function helpcenterTable(result: Omit<HelpCenterResult, "path" | "items">
       s.followUps.alone.firstCitationCorrect,
     ]),
   );
+  const outcomes = markdownTable(
+    [
+      "outcomes (ingest, half)",
+      "right",
+      "helped",
+      "wrong",
+      "right + helped",
+      "answered / uncertain / fallback",
+      "unanswerable: honest",
+      "unanswerable: wrong",
+    ],
+    result.halves.map((s) => [
+      `${ingestLabel[s.ingest]}, ${s.half}`,
+      s.outcomes.right,
+      s.outcomes.helped,
+      s.outcomes.wrong,
+      round(s.outcomes.right + s.outcomes.helped, 4),
+      `${s.outcomes.outcomes.answered} / ${s.outcomes.outcomes.uncertain} / ${s.outcomes.outcomes.fallback}`,
+      s.outcomes.honest,
+      s.outcomes.unanswerableWrong,
+    ]),
+  );
+  const calibration = markdownTable(
+    [
+      "confidence",
+      ...result.halves.map((s) => `${ingestLabel[s.ingest]}, ${s.half}: items, mean conf., share right`),
+    ],
+    Array.from({ length: 10 }, (_, i) => [
+      `${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}`,
+      ...result.halves.map((s) => {
+        const b = s.calibration[i];
+        return b && b.count > 0 ? `${b.count}, ${b.meanConfidence}, ${b.shareRight}` : "0";
+      }),
+    ]),
+  );
+  const tradeOff = tradeOffTable(result.policies);
+  const frontier = frontierTable(result.frontier);
   const ingested = result.runs
     .map(
       (r) =>
@@ -621,7 +829,67 @@ export function helpcenterTable(result: Omit<HelpCenterResult, "path" | "items">
         (r.unmatchedTitles.length > 0 ? ` (${r.unmatchedTitles.length} titles naming no article)` : ""),
     )
     .join("; ");
-  return [retrieval, "", answers, "", others, "", `${ingested}.`, ...result.notes].join("\n");
+  return [
+    retrieval,
+    "",
+    answers,
+    "",
+    others,
+    "",
+    outcomes,
+    "",
+    calibration,
+    "",
+    tradeOff,
+    "",
+    frontier,
+    "",
+    `${ingested}.`,
+    ...result.notes,
+  ].join("\n");
+}
+
+/** Right, helped, wrong and honest per policy on each half (text ingest). */
+export function tradeOffTable(rows: readonly PolicyRow[]): string {
+  const policies = [...new Set(rows.map((r) => r.policy))];
+  return markdownTable(
+    ["policy (answer ≥, doubt ≥)", "right", "helped", "wrong", "unanswerable honest"],
+    policies.map((p) => {
+      const mine = rows.filter((r) => r.policy === p);
+      const cell = (pick: (r: PolicyRow) => number) => mine.map((r) => `${pick(r)} (${r.half})`).join(" / ");
+      const first = mine[0];
+      return [
+        `${p} (${first?.answer}, ${first?.doubt})`,
+        cell((r) => r.right),
+        cell((r) => r.helped),
+        cell((r) => r.wrong),
+        cell((r) => r.honest),
+      ];
+    }),
+  );
+}
+
+/** Every threshold pair of the frontier, both halves side by side (text ingest). */
+export function frontierTable(rows: readonly FrontierRow[]): string {
+  const halves = [...new Set(rows.map((r) => r.half))];
+  const pairs = rows.filter((r) => r.half === halves[0]);
+  const at = (half: Half, p: FrontierRow) =>
+    rows.find((r) => r.half === half && r.answer === p.answer && r.doubt === p.doubt);
+  return markdownTable(
+    [
+      "frontier: answer ≥, doubt ≥",
+      ...halves.map((h) => `${h}: right, helped, wrong, right + helped, unanswerable honest`),
+    ],
+    pairs.map((p) => [
+      `${p.answer}, ${p.doubt}`,
+      ...halves.map((h) => {
+        const r = at(h, p);
+        return r
+          ? `${r.right}, ${r.helped}, ${r.wrong}, ${Math.round((r.right + r.helped) * 1e4) / 1e4}, ${r.honest}`
+          : "";
+      }),
+    ]),
+  );
 }
 
 function argValue(name: string): string | undefined {

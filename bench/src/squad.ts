@@ -8,7 +8,7 @@
  *   SQuAD-normalised gold answer. `keyword` on the default server; `keyword`/`semantic`/`hybrid` on a
  *   second server with LORE_EMBEDDING_MODEL=hashed.
  * - Answers: `POST /agents/{id}/query/` (extractive) on every 5th question: answer recall = the
- *   `response` contains a gold answer; citation precision = share of cited chunks whose full text
+ *   `response` contains a gold answer; citation precision = share of cited chunks (named by an [n] marker) whose full text
  *   (looked up by `chunkId` in the chunks Lore indexed) contains a gold answer.
  * - Follow-ups: questions naming the article's subject are rewritten with "it" and asked after a
  *   generic first question, in the same conversation vs a new one.
@@ -157,7 +157,13 @@ async function answerStats(client: LoreClient, agentId: string, sample: Q[], chu
     if (containsAnswer(res.response, q.answers)) answered++;
     if (res.sources.length === 0) fallbacks++;
     else withCitations++;
-    res.sources.forEach((s, i) => {
+    // Cited = named by an [n] marker of the response: the further articles an uncertain answer lists
+    // as "may help" are not citations (an answer that cites nothing counts all its sources, as before).
+    const ranks = new Set(
+      [...res.response.matchAll(/\[([\d,\s]+)\]/g)].flatMap((m) => (m[1] ?? "").split(",").map(Number)),
+    );
+    const citedSources = res.sources.filter((s) => ranks.has(s.rank));
+    (citedSources.length > 0 ? citedSources : res.sources).forEach((s, i) => {
       const text = chunkText.get(s.chunkId) ?? s.content;
       const ok = containsAnswer(text, q.answers);
       cited++;

@@ -1,6 +1,7 @@
-// The console's API client: tokens in sessionStorage, one refresh on 401 token_expired, errors as
-// ApiError. Answer streams are read with the widget's SSE reader (@lore/shared/sse).
-import type { AnswerEvent, LoginResponse, Page } from "@lore/shared";
+// The console's API client: the access token in memory only (the refresh token is an HttpOnly
+// cookie no script reads, shared by every tab: docs/api.md, "Browser sessions"), one refresh on 401
+// token_expired, errors as ApiError. Answer streams are read with the widget's SSE reader (@lore/shared/sse).
+import type { AnswerEvent, Page, SessionResponse } from "@lore/shared";
 import { readAnswerEvents } from "@lore/shared/sse";
 
 export const apiPrefix = (() => {
@@ -8,9 +9,7 @@ export const apiPrefix = (() => {
   // The raw template (vite's dev server) still holds the placeholder.
   return value && !value.startsWith("{{") ? value : "/api";
 })();
-const SESSION_KEY = "lore.console.session";
-
-export type Session = LoginResponse;
+export type Session = SessionResponse;
 
 /** An API error body, kept whole so forms can show `details.fields` beside their inputs. */
 export class ApiError extends Error {
@@ -19,6 +18,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly details: Record<string, unknown> = {},
+    /** The request's path, for sentences that name what the form edits. */
+    readonly path = "",
   ) {
     super(message);
     this.name = "ApiError";
@@ -30,18 +31,14 @@ export class ApiError extends Error {
   }
 }
 
+let current: Session | null = null;
+
 export function loadSession(): Session | null {
-  try {
-    const raw = sessionStorage.getItem(SESSION_KEY);
-    return raw ? (JSON.parse(raw) as Session) : null;
-  } catch {
-    return null;
-  }
+  return current;
 }
 
 export function saveSession(session: Session | null): void {
-  if (session) sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
-  else sessionStorage.removeItem(SESSION_KEY);
+  current = session;
 }
 
 let onSignedOut: (() => void) | null = null;
@@ -50,22 +47,23 @@ export function setSignedOutHandler(handler: () => void): void {
   onSignedOut = handler;
 }
 
-let refreshing: Promise<boolean> | null = null;
+let refreshing: Promise<Session | null> | null = null;
 
-/** Trades the refresh token for a new access token; concurrent callers share one request. */
-function refreshTokens(): Promise<boolean> {
+/**
+ * A new access token from the session cookie (a new tab, a reload, an expired token); null when
+ * there is no session. Concurrent callers share one request.
+ */
+export function refreshSession(): Promise<Session | null> {
   refreshing ??= (async () => {
-    const session = loadSession();
-    if (!session) return false;
-    const res = await fetch(`${apiPrefix}/auth/token/refresh/`, {
+    const res = await fetch(`${apiPrefix}/auth/session/refresh/`, {
       method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ refresh: session.refresh }),
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: "{}",
     });
-    if (!res.ok) return false;
-    const body = (await res.json()) as { access: string; refresh?: string };
-    saveSession({ ...session, access: body.access, refresh: body.refresh ?? session.refresh });
-    return true;
+    if (res.status === 401) return null;
+    if (!res.ok) throw await toError(res);
+    current = (await res.json()) as Session;
+    return current;
   })().finally(() => {
     refreshing = null;
   });
@@ -81,7 +79,8 @@ async function toError(res: Response): Promise<ApiError> {
   if (typeof body?.error !== "string") {
     return new ApiError(res.status, "http_error", `The server answered ${res.status} ${res.statusText}`);
   }
-  return new ApiError(res.status, body.error, String(body.message ?? body.error), body.details ?? {});
+  const path = res.url ? new URL(res.url).pathname : "";
+  return new ApiError(res.status, body.error, String(body.message ?? body.error), body.details ?? {}, path);
 }
 
 export interface RequestOptions {
@@ -108,7 +107,7 @@ export async function request(method: string, path: string, options: RequestOpti
   let res = await send();
   if (res.status === 401 && options.auth !== false) {
     const first = await toError(res);
-    const renewed = first.code === "token_expired" && (await refreshTokens());
+    const renewed = first.code === "token_expired" && (await refreshSession().catch(() => null)) !== null;
     if (renewed) res = await send();
     if (!renewed || res.status === 401) {
       const error = renewed ? await toError(res) : first;
@@ -146,7 +145,7 @@ export async function listAll<T>(path: string): Promise<T[]> {
 /** Asks an agent with a streamed answer; resolves once the stream starts. */
 export async function streamAnswer(
   agentId: string,
-  body: { message: string; conversationId?: string },
+  body: { message: string; conversationId?: string; test?: boolean },
   signal: AbortSignal,
 ): Promise<AsyncGenerator<AnswerEvent>> {
   const res = await request("POST", `/agents/${agentId}/query/`, {

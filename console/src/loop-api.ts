@@ -24,6 +24,10 @@ export type QueueFilter = "all" | "down" | "unanswered" | "uncertain" | "up" | "
 export interface QueueQuery {
   filter: QueueFilter;
   q: string;
+  /** The conversations' own status; `all` for either. */
+  status: "open" | "resolved" | "all";
+  /** Whose questions: visitors' and apps' (the default), members' in Try it, or both. */
+  asked: "visitors" | "console" | "all";
 }
 
 export const PAGE_SIZE = 100;
@@ -40,6 +44,8 @@ export function listConversations(
   if (query.filter === "handoff") params.set("handoff", "open");
   if (query.filter === "uncertain") params.set("outcome", "uncertain");
   if (query.q.trim()) params.set("q", query.q.trim());
+  if (query.status !== "all") params.set("status", query.status);
+  if (query.asked !== "visitors") params.set("console", query.asked === "all" ? "include" : "only");
   return api("GET", `/agents/${agentId}/conversations/?${params}`);
 }
 
@@ -83,6 +89,15 @@ export function setHandoffStatus(
   status: HandoffStatus,
 ): Promise<Handoff> {
   return api("PATCH", `/agents/${agentId}/handoffs/${handoffId}/`, { body: { status } });
+}
+
+/** Resolves a conversation (it leaves the open queue) or opens it again. */
+export function setConversationStatus(
+  agentId: string,
+  conversationId: string,
+  status: "open" | "resolved",
+): Promise<Conversation> {
+  return api("PATCH", `/agents/${agentId}/conversations/${conversationId}/`, { body: { status } });
 }
 
 /** True when a citation is one of the owner's corrections. */

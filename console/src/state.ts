@@ -1,8 +1,16 @@
 // The console's state as signals: the session, the agents, and the route read from the hash
-// (#/agents/{agentId}/{tab}/{item}). Components read these; the functions here do the I/O.
+// (#/agents/{agentId}/{tab}/{item}, #/members, #/invitations/{invitationId}). Components read these; the functions here do the I/O.
 import type { Agent } from "@lore/shared";
 import { computed, signal } from "@preact/signals";
-import { api, listAll, loadSession, type Session, saveSession, setSignedOutHandler } from "./api.ts";
+import {
+  api,
+  listAll,
+  messageOf,
+  refreshSession,
+  type Session,
+  saveSession,
+  setSignedOutHandler,
+} from "./api.ts";
 
 export const TABS = [
   ["settings", "Settings"],
@@ -17,23 +25,30 @@ export const TABS = [
 export type Tab = (typeof TABS)[number][0];
 
 export interface Route {
+  /** The workspace's members, an invitation to accept, or an agent (the default). */
+  screen: "agent" | "members" | "invitation";
   agentId: string | null;
   tab: Tab;
-  /** The item inside the tab: a conversation id under "conversations". */
+  /** The item inside the tab: a conversation id under "conversations"; the invitation's id. */
   item: string | null;
 }
 
 export function parseRoute(hash: string): Route {
+  if (/^#\/members\/?$/.test(hash)) return { screen: "members", agentId: null, tab: "settings", item: null };
+  const invitation = /^#\/invitations\/([\w-]+)/.exec(hash)?.[1];
+  if (invitation) return { screen: "invitation", agentId: null, tab: "settings", item: invitation };
   const match = /^#\/agents\/([\w-]+)(?:\/(\w+))?(?:\/([\w-]+))?/.exec(hash);
   const tab = TABS.find(([id]) => id === match?.[2])?.[0] ?? "settings";
-  return { agentId: match?.[1] ?? null, tab, item: match?.[3] ?? null };
+  return { screen: "agent", agentId: match?.[1] ?? null, tab, item: match?.[3] ?? null };
 }
 
 export function routeHash(agentId: string, tab: Tab = "settings", item?: string): string {
   return `#/agents/${agentId}/${tab}${item ? `/${item}` : ""}`;
 }
 
-export const session = signal<Session | null>(loadSession());
+export const session = signal<Session | null>(null);
+/** True until the session cookie was tried on load: the console shows "Loading…", not the login form. */
+export const resuming = signal(true);
 /** Shown above the login form ("You are logged out."). */
 export const loginNotice = signal("");
 export const route = signal<Route>(parseRoute(location.hash));
@@ -56,13 +71,63 @@ addEventListener("hashchange", () => {
 
 setSignedOutHandler(() => signOut("Your session ended. Please log in again."));
 
-export function signIn(next: Session): void {
+// The tabs of this browser tell each other when the session starts or ends (no token is sent:
+// the other tabs fetch their own from the session cookie).
+const tabs = typeof BroadcastChannel === "function" ? new BroadcastChannel("lore.console") : null;
+if (tabs) {
+  tabs.onmessage = (event) => {
+    if (event.data === "out" && session.peek()) signOut("You logged out in another tab.");
+    if (event.data === "in" && !session.peek()) void resume();
+  };
+}
+
+// A hint, not a credential: "this browser has signed in", so a first visit does not ask for a
+// session it cannot have (a 401 the browser would log as an error). Tokens never go to web storage.
+const HINT = "lore.console.signedIn";
+const hint = (on: boolean) => {
+  try {
+    if (on) localStorage.setItem(HINT, "1");
+    else localStorage.removeItem(HINT);
+  } catch {
+    // Storage disabled: the session still works in this tab.
+  }
+};
+
+/** Picks up the browser's session (the HttpOnly cookie), if there is one: on load and when another tab logs in. */
+export async function resume(): Promise<void> {
+  let hinted = true;
+  try {
+    hinted = localStorage.getItem(HINT) !== null;
+  } catch {
+    // Storage disabled: ask the server.
+  }
+  if (!hinted) {
+    resuming.value = false;
+    return;
+  }
+  try {
+    const found = await refreshSession();
+    if (found) signIn(found, false);
+    else hint(false);
+  } catch (error) {
+    loginNotice.value = `Could not check your session: ${messageOf(error)}`;
+  } finally {
+    resuming.value = false;
+  }
+}
+
+export function signIn(next: Session, announce = true): void {
   saveSession(next);
   loginNotice.value = "";
   session.value = next;
+  hint(true);
+  if (announce) tabs?.postMessage("in");
 }
 
-export function signOut(notice: string): void {
+/** Ends the session in this tab; `announce` tells the other tabs (a logout, not an expiry). */
+export function signOut(notice: string, announce = false): void {
+  if (announce) tabs?.postMessage("out");
+  hint(false);
   saveSession(null);
   loginNotice.value = notice;
   session.value = null;

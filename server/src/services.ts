@@ -134,7 +134,11 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     spentTokens: redis ? createRedisSpentTokens(redis) : undefined,
   });
   const access = new Access(store);
-  const agents = new AgentsService(store, { model: config.chatModel });
+  const agents = new AgentsService(store, {
+    model: config.chatModel,
+    // As the chunk index decides: without an embedder every search is keyword.
+    semanticSearch: config.embeddingModel !== "",
+  });
   const apiKeys = new ApiKeysService(store);
   const limiter = redis ? createRedisRateLimiter(redis) : createMemoryRateLimiter();
   const embedder = createEmbedder(config);

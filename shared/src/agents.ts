@@ -70,7 +70,7 @@ export const answerLanguageSchema = z.enum(answerLanguages);
 export const answerPolicies = ["strict", "balanced", "lenient", "always"] as const;
 export const answerPolicySchema = z.enum(answerPolicies).openapi({
   description:
-    "`strict`: answer only when sure; `balanced` (default); `lenient`: answer more, with doubts flagged; `always`: always try, never the fallback while any source matches",
+    'two confidence thresholds: at or above `answer` the answer is stated (`answered`), at or above `doubt` it is offered with a doubt (`uncertain`), below it the fallback message is sent. `strict`: answer only when sure; `balanced` (default); `lenient`: state more answers, more of them wrong; `always`: always try, never the fallback while any source matches (docs/operations.md, "Answers", has the thresholds and their trade-off)',
 });
 export type AnswerPolicy = z.infer<typeof answerPolicySchema>;
 
@@ -95,6 +95,10 @@ export const agentSchema = z
     temperature: z.number(),
     maxTokens: z.number().int(),
     retrieval: retrievalSettingsSchema,
+    effectiveRetrievalMode: retrievalModeSchema.openapi({
+      description:
+        "read-only: the mode searches actually run in; `keyword` whatever `retrieval.mode` says when the server has no embedding model",
+    }),
     welcomeMessage: z.string(),
     suggestedQuestions: z.array(z.string()),
     fallbackMessage: z.string(),

@@ -19,6 +19,10 @@ export const queryRequestSchema = z
     stream: z.boolean().optional().openapi({
       description: "`true` streams like `Accept: text/event-stream`; `false` leaves it to that header",
     }),
+    test: z.boolean().optional().openapi({
+      description:
+        "`true`: a trial question (the console's Try it sends it): its conversation is `channel: console`, left out of the review queue by default, and analytics do not count it. A follow-up keeps its conversation's channel",
+    }),
   })
   // Unknown fields are refused: a silently dropped `topK` or typo looks like it worked.
   .strict()
@@ -58,14 +62,14 @@ export const answerMetadataSchema = z.object({
 /** How sure the answer is: stated from the sources, offered with a doubt, or the agent's fallback. */
 export const answerOutcomeSchema = z.enum(["answered", "uncertain", "fallback"]).openapi({
   description:
-    "`answered`: the response states what the sources say; `uncertain`: it says it is not sure, quotes the closest passage and lists up to three sources that may help; `fallback`: the agent's fallback message, no sources",
+    "`answered`: the response states what the sources say, cited; `uncertain`: it says, in the visitor's language, that it is not sure, quotes the closest passage and `sources` lists up to three distinct documents that may help (a chat model's answer comes first, the note after it); `fallback`: the agent's fallback message, no sources (also when a chat model declines)",
 });
 export type AnswerOutcome = z.infer<typeof answerOutcomeSchema>;
 
 /** Calibrated: of the answers given confidence ≈ c, a share ≈ c hold what was asked. */
 export const answerConfidenceSchema = z.number().min(0).max(1).openapi({
   description:
-    "0..1, calibrated: of the answers given confidence ≈ c, a share ≈ c contain what the visitor needed",
+    "0..1, calibrated: of the answers given confidence ≈ c, a share ≈ c contain what the visitor needed (fitted on the help-center tuning half; read from the passage's coverage of the question, retrieval scores and agreement, and words the knowledge base never mentions). 0 when nothing was retrieved; 1 for an owner's correction",
 });
 
 export const queryResponseSchema = z
@@ -76,6 +80,10 @@ export const queryResponseSchema = z
     conversationId: idSchema,
     messageId: idSchema,
     sources: z.array(citationSchema),
+    correctionId: idSchema.nullable().openapi({
+      description:
+        "the owner's correction that gave this answer (its text, as the agent's own answer: `sources` is then empty); null otherwise",
+    }),
     latency: z.number().int(),
     model: z.string(),
     retrievedChunks: z.number().int(),
@@ -115,15 +123,34 @@ export const searchRequestSchema = z
   .openapi("SearchRequest");
 export type SearchRequest = z.infer<typeof searchRequestSchema>;
 export const searchResponseSchema = z
-  .object({ results: z.array(citationSchema), retrievalTime: z.number() })
+  .object({
+    results: z.array(citationSchema),
+    retrievalTime: z.number(),
+    mode: retrievalModeSchema.openapi({
+      description:
+        "the mode the search ran in: `keyword` whatever was asked when the server has no embedding model",
+    }),
+  })
   .openapi("SearchResponse");
 export type SearchResponse = z.infer<typeof searchResponseSchema>;
+
+/** Whether a conversation still needs a reviewer: set from the console, and `resolved` by a correction. */
+export const conversationStatusSchema = z.enum(["open", "resolved"]).openapi("ConversationStatus");
+export type ConversationStatus = z.infer<typeof conversationStatusSchema>;
 
 export const conversationSchema = z
   .object({
     id: idSchema,
     title: z.string(),
     messageCount: z.number().int(),
+    status: conversationStatusSchema.openapi({
+      description: "`open` until resolved; a new visitor question opens it again",
+    }),
+    channel: z.enum(["widget", "api", "console"]).openapi({
+      description:
+        "where it was started: the widget, an app (`/query/` with an API key, chat completions, MCP), or a signed-in member's `/query/` (the console's Try it)",
+    }),
+    resolvedAt: z.string().nullable().openapi({ description: "when it was resolved; null while open" }),
     // Why a row is in a review queue: its rated and fallback answers.
     upvotes: z.number().int().nonnegative(),
     downvotes: z.number().int().nonnegative(),
@@ -209,8 +236,20 @@ export const conversationListQuerySchema = pageQuerySchema.extend({
     .optional()
     .openapi({ description: "`open`: conversations with an unresolved contact request; `any`: with any" }),
   q: z.string().max(200).optional().openapi({ description: "case-insensitive text in any message" }),
+  status: conversationStatusSchema.optional().openapi({ description: "conversations with this status" }),
+  console: z.enum(["include", "only"]).optional().openapi({
+    description:
+      "conversations a signed-in member started (`channel: console`, the console's Try it) are left out unless `include` (all) or `only` (just those)",
+  }),
 });
 export type ConversationListQuery = z.infer<typeof conversationListQuerySchema>;
+
+/** `PATCH /agents/{agentId}/conversations/{conversationId}/`: resolve a conversation or open it again. */
+export const updateConversationRequestSchema = z
+  .object({ status: conversationStatusSchema })
+  .strict()
+  .openapi("UpdateConversation");
+export type UpdateConversationRequest = z.infer<typeof updateConversationRequestSchema>;
 
 /** One suggested question run through the answer path by `POST …/suggested-questions/check/`. */
 export const suggestedQuestionCheckSchema = z.object({
@@ -228,6 +267,9 @@ export const suggestedQuestionCheckSchema = z.object({
     .openapi({ description: "the answer's outcome, as a visitor would get it" }),
   confidence: z.number().min(0).max(1).nullable().openapi({ description: "the answer's confidence" }),
   sources: z.array(citationSchema),
+  correctionId: idSchema
+    .nullable()
+    .openapi({ description: "the owner's correction that answered it (no sources then); null otherwise" }),
 });
 export type SuggestedQuestionCheck = z.infer<typeof suggestedQuestionCheckSchema>;
 export const suggestedQuestionsCheckSchema = z

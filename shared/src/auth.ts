@@ -29,6 +29,14 @@ export const refreshResponseSchema = z.object({
 });
 export type RefreshResponse = z.infer<typeof refreshResponseSchema>;
 
+/** The console's session: the access token in the body, the refresh token only in an HttpOnly cookie. */
+export const sessionResponseSchema = z
+  .object({ access: z.string(), user: userSchema })
+  .openapi("SessionResponse");
+export type SessionResponse = z.infer<typeof sessionResponseSchema>;
+/** The cookie routes take an empty JSON object: the JSON content type is their CSRF guard. */
+export const sessionRequestSchema = z.object({}).openapi("SessionRequest");
+
 export const workspaceSchema = z
   .object({
     id: idSchema,
@@ -60,6 +68,7 @@ export const meResponseSchema = z.object({
   workspaces: z.array(workspaceSchema),
   invitations: z.array(invitationSchema).openapi({ description: "pending invitations to the user's email" }),
 });
+export type Me = z.infer<typeof meResponseSchema>;
 
 export const memberSchema = z
   .object({

@@ -8,6 +8,7 @@ export * from "./errors.ts";
 export * from "./handoffs.ts";
 export * from "./limits.ts";
 export * from "./mcp.ts";
+export * from "./models.ts";
 export * from "./openai.ts";
 export * from "./origins.ts";
 export * from "./preview.ts";

@@ -207,6 +207,10 @@ export const documentSchema = z
     contentHash: z.string(),
     createdAt: z.string(),
     updatedAt: z.string(),
+    sections: z.array(z.string()).optional().openapi({
+      description:
+        "The headings its indexed chunks start at, in document order (`Setup > Install`), at most 50; in the documents list only",
+    }),
   })
   .openapi("Document");
 export type SourceDocument = z.infer<typeof documentSchema>;
@@ -260,6 +264,14 @@ export const createFileSourceFormSchema = fileSourceFieldsSchema
 
 export const uploadFilesFormSchema = z.object({ files: filePartsSchema }).openapi("UploadFilesForm");
 
+export const replaceFileFormSchema = z
+  .object({
+    file: z
+      .string()
+      .openapi({ format: "binary", description: "the new version of the file (exactly one part)" }),
+  })
+  .openapi("ReplaceFileForm");
+
 export const putTextEntryResponseSchema = z
   .object({
     entry: storedTextEntrySchema,
@@ -289,3 +301,20 @@ export const uploadFilesResponseSchema = z
   .object({ documents: z.array(documentSchema), syncRun: syncRunSchema })
   .openapi("UploadFilesResponse");
 export type UploadFilesResponse = z.infer<typeof uploadFilesResponseSchema>;
+
+export const replaceFileResponseSchema = z
+  .object({ document: documentSchema, syncRun: syncRunSchema })
+  .openapi("ReplaceFileResponse");
+export type ReplaceFileResponse = z.infer<typeof replaceFileResponseSchema>;
+
+export const uploadLimitsSchema = z
+  .object({
+    maxUploadBytes: z.number().int().openapi({
+      description: "the largest multipart body accepted (`LORE_MAX_UPLOAD_BYTES`); larger is 413",
+    }),
+    supportedExtensions: z
+      .array(z.string())
+      .openapi({ description: "file name extensions read (`.pdf`, `.md`, …)" }),
+  })
+  .openapi("UploadLimits");
+export type UploadLimits = z.infer<typeof uploadLimitsSchema>;

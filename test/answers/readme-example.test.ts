@@ -45,11 +45,15 @@ describe("the README's two-article example", () => {
     expect(status).toBe(200);
     expect(body.response).toContain(fact);
     expect(body.sources[0]?.title).toBe(title);
+    // Stated, not offered with a doubt: the default policy answers these.
+    expect(body.outcome, `confidence ${body.confidence}`).toBe("answered");
+    expect(body.response).not.toMatch(/not sure/);
   });
 
   it("answers a question neither article covers with the fallback", async () => {
     const { body } = await ask("Do you have a store in Paris?");
     expect(body.response).toBe(agent.fallbackMessage);
     expect(body.sources).toEqual([]);
+    expect(body.outcome).toBe("fallback");
   });
 });

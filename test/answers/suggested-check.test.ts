@@ -61,14 +61,20 @@ describe("checking an agent's suggested questions", () => {
   });
 
   it("answers a suggested question from a correction when one matches", async () => {
-    const added = await call(server, "POST", `/agents/${agent.id}/corrections/`, token, {
+    const added = await call<{ id: string }>(server, "POST", `/agents/${agent.id}/corrections/`, token, {
       question: "Do you sell Moon tickets?",
       answer: "No, only appliances.",
     });
     expect(added.status).toBe(201);
     const bad = (await check()).body.results[1];
-    expect(bad).toMatchObject({ response: "No, only appliances.", fallback: false, score: 1 });
-    expect(bad?.sources.map((s) => s.dataSourceType)).toEqual(["correction"]);
+    expect(bad).toMatchObject({
+      response: "No, only appliances.",
+      fallback: false,
+      weak: false,
+      outcome: "answered",
+      correctionId: added.body.id,
+      sources: [],
+    });
   });
 
   it("returns no results for an agent without suggested questions", async () => {

@@ -34,7 +34,11 @@ async function logInByKeyboard(page: Page): Promise<void> {
   await page.keyboard.press("Tab");
   await page.keyboard.type(ADMIN_PASSWORD);
   await page.keyboard.press("Enter");
-  await page.getByRole("heading", { name: "Agents" }).waitFor();
+  // The agents list, or on a phone the compact agent picker.
+  await page
+    .getByRole("heading", { name: "Agents" })
+    .or(page.getByRole("navigation", { name: "Agents" }))
+    .waitFor();
 }
 
 describe("the console by keyboard", () => {
@@ -90,7 +94,10 @@ describe("the console by keyboard", () => {
     await expect.poll(() => page.locator(".detail-head .badge").getAttribute("data-status")).toBe("ready");
     expect(await form.locator('input[type="radio"]:checked').count()).toBe(1);
     expect(await form.getByLabel("Name", { exact: true }).inputValue()).toBe("");
-    expect(await page.getByRole("status").first().textContent()).toMatch(/added; syncing now/);
+    // The status follows the sync: "added; syncing now." gives way to what is ready.
+    await expect
+      .poll(() => page.getByRole("status").first().textContent())
+      .toMatch(/“Handbook” is ready: 1 document, 1 chunk\./);
   });
 
   it("moves between tabs with the arrow keys, Home and End", async () => {
@@ -203,7 +210,8 @@ describe("the console on a phone", () => {
     });
 
   it("keeps the page from scrolling sideways and the active tab in view on every tab", async () => {
-    await page.locator(".agent-link").first().click();
+    // The compact picker has opened the first agent.
+    await page.getByRole("combobox", { name: "Agent" }).waitFor();
     await page.getByRole("tablist").waitFor();
     for (const tab of ["Analytics", "API keys", "Corrections", "Settings", "Conversations", "Embed"]) {
       await page.getByRole("tab", { name: tab }).click();

@@ -122,6 +122,25 @@ describe("the review queue", () => {
     expect(await answer.locator(".feedback-comment").textContent()).toContain("Nothing about the gym");
     expect(await answer.getAttribute("data-fallback")).toBe("true");
   });
+
+  it("resolves a conversation out of the open queue and opens it again", async () => {
+    await page.getByRole("button", { name: "Resolve conversation" }).click();
+    await page.getByRole("button", { name: "Reopen conversation" }).waitFor();
+    expect(await page.locator(".conv-status strong").textContent()).toBe("Resolved");
+    expect(await runAxe(page)).toEqual([]);
+    await page.getByRole("link", { name: "← Review queue" }).click();
+    // The queue shows open conversations by default: the resolved one is gone from it.
+    await expect.poll(rowTitles).not.toContain(UNANSWERED);
+    await page.getByLabel("Status").selectOption("resolved");
+    await expect.poll(rowTitles).toEqual([UNANSWERED]);
+    await page.locator(".conv-row", { hasText: UNANSWERED }).getByRole("link").click();
+    await page.getByRole("button", { name: "Reopen conversation" }).click();
+    await page.getByRole("button", { name: "Resolve conversation" }).waitFor();
+    await page.getByRole("link", { name: "← Review queue" }).click();
+    await expect.poll(rowTitles).toEqual([]);
+    await page.getByLabel("Status").selectOption("open");
+    await expect.poll(rowTitles).toContain(UNANSWERED);
+  });
 });
 
 describe("suggested questions", () => {
@@ -139,6 +158,26 @@ describe("suggested questions", () => {
     expect(await vacation.textContent()).toContain("27 days");
     expect(await page.locator("#checks-title ~ .status").textContent()).toMatch(/need attention/);
     expect(await runAxe(page)).toEqual([]);
+  });
+});
+
+describe("when to answer", () => {
+  it("is one plain choice in the settings, saved as the agent's answer policy", async () => {
+    const policy = async () =>
+      (await server.request<{ answerPolicy: string }>("GET", `/agents/${agentId}/`, { token })).body
+        .answerPolicy;
+    await page.getByRole("tab", { name: "Settings" }).click();
+    const choice = page.getByLabel("When to answer");
+    const before = await policy();
+    expect(await choice.inputValue()).toBe(before);
+    await choice.selectOption({ label: "Always try" });
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await expect.poll(policy).toBe("always");
+    await page.getByText("Saved.").waitFor();
+    expect(await choice.inputValue()).toBe("always");
+    await choice.selectOption(before);
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await expect.poll(policy).toBe(before);
   });
 });
 
@@ -220,6 +259,9 @@ describe("corrections", () => {
     await tabTo(page, page.getByRole("button", { name: "Correct this answer" }));
     await page.keyboard.press("Enter");
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("answer");
+    // The box starts with the current answer; the owner replaces it.
+    expect(await page.locator('textarea[name="answer"]').inputValue()).not.toBe("");
+    await page.keyboard.press("ControlOrMeta+A");
     await page.keyboard.type("Employees get 27 paid vacation days a year, plus public holidays.");
     await page.keyboard.press("Tab");
     await page.keyboard.press("Enter");
@@ -245,6 +287,25 @@ describe("corrections", () => {
     await page.keyboard.press("Enter");
     await page.getByText("Correction deleted.").waitFor();
     expect((await corrections()).map((c) => c.question)).toEqual([UNANSWERED_GROUP]);
+  });
+
+  it("keeps Try it questions out of the queue unless asked for, marked when shown", async () => {
+    const TRIAL = "Do employees get paid vacation?";
+    await page.getByRole("tab", { name: "Try it" }).click();
+    await page.getByLabel("Question").fill(TRIAL);
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
+    await page.locator('.turn .answer[data-state="done"]').last().waitFor();
+
+    await page.getByRole("tab", { name: "Conversations" }).click();
+    await page.getByLabel("All conversations").check();
+    await page.getByLabel("Status").selectOption("all");
+    await expect.poll(rowTitles).toContain(ANSWERED);
+    expect(await rowTitles()).not.toContain(TRIAL);
+    await page.getByLabel("Asked by").selectOption({ label: "You, in Try it" });
+    await expect.poll(rowTitles).toEqual([TRIAL]);
+    expect(await page.locator(".conv-row .conv-meta").first().textContent()).toMatch(/^Try it · /);
+    expect(await runAxe(page)).toEqual([]);
+    await page.getByLabel("Asked by").selectOption({ label: "Visitors and apps" });
   });
 
   it("ran under the strict CSP without errors", () => {

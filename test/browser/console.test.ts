@@ -1,8 +1,7 @@
 // The owner console (console/, served at /console/) in real Chromium against the real server: log in,
 // create an agent, add a text source and watch it sync, upload a file source, ask with streaming and
-// citations, settings validation, keys shown once, analytics, token refresh, and how the page is served.
+// citations, settings validation, keys shown once, analytics, the session over a reload, and how the page is served.
 // Keyboard, phone and the review views: console-keyboard.test.ts, console-review.test.ts, owner-loop.test.ts.
-import { createHmac } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
@@ -23,21 +22,6 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
 });
-
-const SESSION_KEY = "lore.console.session";
-
-/** An HS256 access token like the server's, already expired (to exercise the console's refresh). */
-function expiredCopy(token: string, secret: string): string {
-  const [, payload] = token.split(".");
-  const claims = JSON.parse(Buffer.from(payload ?? "", "base64url").toString("utf8"));
-  const now = Math.floor(Date.now() / 1000);
-  const header = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url");
-  const body = Buffer.from(JSON.stringify({ ...claims, iat: now - 120, exp: now - 60 })).toString(
-    "base64url",
-  );
-  const signature = createHmac("sha256", secret).update(`${header}.${body}`).digest("base64url");
-  return `${header}.${body}.${signature}`;
-}
 
 describe("owner console", () => {
   it("the demo page, without a preview, shows no agent and points to the console", async () => {
@@ -81,7 +65,7 @@ describe("owner console", () => {
     const row = page.locator(".source-row", { hasText: "Employee handbook" });
     await row.locator('.badge[data-status="ready"]').waitFor({ timeout: 20_000 });
     expect(await row.getByRole("checkbox").isChecked()).toBe(true);
-    expect(await row.locator(".counts").textContent()).toMatch(/1 documents/);
+    expect(await row.locator(".counts").textContent()).toMatch(/^1 document · 1 chunk\b/);
 
     // Documents and sync history, with counts.
     await row.getByText("Documents and sync history").click();
@@ -98,7 +82,7 @@ describe("owner console", () => {
     const form = page.locator("form.add-source");
     await form.getByLabel("Upload files").check();
     await form.getByLabel("Name", { exact: true }).fill("Office guide");
-    await form.getByLabel("Files", { exact: true }).setInputFiles({
+    await form.getByLabel("Files (or drop them here)").setInputFiles({
       name: "office.md",
       mimeType: "text/markdown",
       buffer: Buffer.from("# Office hours\n\nThe office opens at 8am and closes at 6pm on weekdays.\n"),
@@ -231,24 +215,20 @@ describe("owner console", () => {
     await page.locator("table", { hasText: "Recent conversations" }).waitFor();
   });
 
-  it("refreshes an expired access token without asking to log in again", async () => {
-    const stored = await page.evaluate((k) => sessionStorage.getItem(k), SESSION_KEY);
-    const session = JSON.parse(stored ?? "{}");
-    const expired = expiredCopy(session.access, server.services.config.jwtSecret);
-    await page.evaluate(
-      ([k, v]) => sessionStorage.setItem(k ?? "", v ?? ""),
-      [SESSION_KEY, JSON.stringify({ ...session, access: expired })],
-    );
+  it("keeps the session over a reload from the HttpOnly cookie, with no token in web storage", async () => {
     await page.reload();
     await page.getByRole("heading", { name: "Handbook bot", level: 1 }).waitFor();
-    const renewed = JSON.parse((await page.evaluate((k) => sessionStorage.getItem(k), SESSION_KEY)) ?? "{}");
-    expect(renewed.access).not.toBe(expired);
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
+    expect(stored).not.toMatch(/eyJ/);
+    expect(await page.evaluate(() => document.cookie)).not.toContain("lore_session");
   });
 
   it("logs out and shows the login form", async () => {
     await page.getByRole("button", { name: "Log out" }).click();
     await page.getByRole("heading", { name: "Log in to Lore" }).waitFor();
-    expect(await page.evaluate((k) => sessionStorage.getItem(k), SESSION_KEY)).toBeNull();
+    expect((await page.context().cookies()).map((c) => c.name)).not.toContain("lore_session");
+    await page.reload();
+    await page.getByRole("heading", { name: "Log in to Lore" }).waitFor();
   });
 
   it("is served as one page under the strict CSP, with hashed assets cached for good", async () => {

@@ -176,6 +176,8 @@ describe("widget on the demo page under a strict CSP", () => {
     expect(await toggle.getAttribute("aria-expanded")).toBe("true");
     const body = page.locator('[data-lore="source-body"]').first();
     await body.waitFor({ state: "visible" });
+    // The snippet's code may still be arriving (it is a separate chunk): wait for the marked quote.
+    await body.locator("mark").waitFor();
     expect(await body.textContent()).toContain(FACT);
     // The answer quoted the fact, so the snippet marks it.
     expect(await body.locator("mark").textContent()).toBe(FACT.replace(/\.$/, ""));

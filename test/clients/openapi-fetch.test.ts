@@ -240,6 +240,17 @@ describe("openapi-fetch against /api/openapi.json", () => {
     expect((await call("post", "/auth/token/refresh/", { body: { refresh: session.refresh } })).status).toBe(
       200,
     );
+    // The console's browser session: the refresh token in an HttpOnly cookie, read by the refresh route.
+    const browser = await call("post", "/auth/session/", {
+      body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
+    });
+    expect(browser.status).toBe(200);
+    const cookie = (browser.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    expect(cookie).toMatch(/^lore_session=./);
+    expect(
+      (await call("post", "/auth/session/refresh/", { headers: { Cookie: cookie }, body: {} })).status,
+    ).toBe(200);
+    expect((await call("get", "/models/", { token: admin })).status).toBe(200);
     const me = await call<{ workspaces: Array<{ id: string }> }>("get", "/auth/me/", { token: admin });
     ids.workspaceId = me.body.workspaces[0]?.id ?? "";
     expect((await call("get", "/workspaces/", { token: admin })).status).toBe(200);
@@ -354,6 +365,15 @@ describe("openapi-fetch against /api/openapi.json", () => {
     expect(answer.body.response).toMatch(/three to five business days/);
     ids.conversationId = answer.body.conversationId;
     ids.messageId = answer.body.messageId;
+    expect(
+      (
+        await call("patch", "/agents/{agentId}/conversations/{conversationId}/", {
+          token: admin,
+          path: { ...a, conversationId: ids.conversationId },
+          body: { status: "resolved" },
+        })
+      ).status,
+    ).toBe(200);
 
     // Streamed: data-only events (onmessage sees them all), each with an id `<messageId>:<seq>`.
     const streamed = await call("post", "/agents/{agentId}/query/", {
@@ -592,6 +612,23 @@ describe("openapi-fetch against /api/openapi.json", () => {
     );
     expect(added.status).toBe(201);
     ids.documentId = added.body.documents[0]?.id ?? "";
+    expect((await call("get", "/data-sources/limits/", { token: admin })).status).toBe(200);
+    const replacement = new FormData();
+    replacement.append(
+      "file",
+      new Blob(["Deliveries arrive before ten."], { type: "text/plain" }),
+      "noon.txt",
+    );
+    expect(
+      (
+        await call("put", "/data-sources/{dataSourceId}/files/{documentId}/", {
+          token: admin,
+          path: { ...f, documentId: ids.documentId },
+          body: replacement,
+          raw: true,
+        })
+      ).status,
+    ).toBe(200);
     expect(
       (await call("get", "/data-sources/{dataSourceId}/documents/", { token: admin, path: f })).status,
     ).toBe(200);
@@ -665,6 +702,37 @@ describe("openapi-fetch against /api/openapi.json", () => {
         })
       ).status,
     ).toBe(200);
+    // The way out: the owner offers a form, the visitor sends a request, the owner resolves it.
+    expect(
+      (
+        await call("patch", "/agents/{agentId}/", {
+          token: admin,
+          path: a,
+          body: { handoff: { mode: "form", url: null } },
+        })
+      ).status,
+    ).toBe(200);
+    const sent = await call<{ id: string }>(
+      "post",
+      "/widget/{widgetId}/conversations/{conversationId}/handoff/",
+      {
+        path: { ...w, conversationId },
+        headers: page,
+        body: { visitorToken, email: "visitor@example.com", message: "Please call me back." },
+      },
+    );
+    expect(sent.status).toBe(201);
+    ids.handoffId = sent.body.id;
+    expect((await call("get", "/agents/{agentId}/handoffs/", { token: admin, path: a })).status).toBe(200);
+    expect(
+      (
+        await call("patch", "/agents/{agentId}/handoffs/{handoffId}/", {
+          token: admin,
+          path: { ...a, handoffId: ids.handoffId },
+          body: { status: "resolved" },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("answers the error statuses the document declares, with the contract's body", async () => {
@@ -681,6 +749,7 @@ describe("openapi-fetch against /api/openapi.json", () => {
       dataSourceId: ids.dataSourceId ?? "",
       key: "gift wrap/2",
       documentId: ids.documentId ?? "",
+      handoffId: ids.handoffId ?? "",
       widgetId: ids.widgetId ?? "",
       modelId: ids.agentId ?? "",
     };
@@ -727,7 +796,10 @@ describe("openapi-fetch against /api/openapi.json", () => {
             headers: { Origin: ORIGIN },
             body: path.endsWith("/entries/") ? [{ zzz: 1 }] : { zzz: 1 },
           });
-          if (unknown.status !== 400) lenient.push(`${method} ${path} ${unknown.status}`);
+          // The cookie routes answer by the cookie first: none here, so refresh is 401 and logout,
+          // which signs out whatever it is given, 204 (docs/api.md, "Browser sessions").
+          const byCookie = { "/auth/session/refresh/": 401, "/auth/session/logout/": 204 }[path];
+          if (unknown.status !== (byCookie ?? 400)) lenient.push(`${method} ${path} ${unknown.status}`);
           const notJson = await call(method, path, {
             path: real,
             ...(token ? { token } : {}),

@@ -190,6 +190,17 @@ async function addEntry(fx: MatrixFixture, t: Target): Promise<Record<string, st
   return { key: encodeURIComponent(key) };
 }
 
+/** A fresh user's browser session cookie (`lore_session=…`). */
+async function sessionCookie(fx: MatrixFixture): Promise<string> {
+  const user = await fx.freshUser();
+  const res = await fx.server.request("POST", "/auth/session/", {
+    body: { email: user.email, password: DEFAULT_PASSWORD },
+  });
+  const cookie = res.headers.getSetCookie()[0]?.split(";")[0];
+  if (!cookie) throw new Error("no session cookie");
+  return cookie;
+}
+
 function uploadForm(): FormData {
   const form = new FormData();
   form.append("files", new Blob(["Deliveries arrive before noon."], { type: "text/plain" }), "noon.txt");
@@ -216,7 +227,31 @@ const rows: MatrixRow[] = (
     },
     // Login and refresh ignore the Authorization header: every caller gets the same answer.
     { method: "POST", path: "/auth/token/refresh/", body: (t) => ({ refresh: t.refresh }) },
+    // The browser session's routes read the cookie, never the Authorization header.
+    {
+      method: "POST",
+      path: "/auth/session/",
+      setup: async (fx) => ({ loginEmail: fx.users.viewer.email }),
+      body: (t) => ({ email: t.loginEmail, password: DEFAULT_PASSWORD }),
+    },
+    {
+      method: "POST",
+      path: "/auth/session/refresh/",
+      setup: async (fx) => ({ sessionCookie: await sessionCookie(fx) }),
+      body: () => ({}),
+      headers: (t) => ({ Cookie: t.sessionCookie ?? "" }),
+    },
+    {
+      method: "POST",
+      path: "/auth/session/logout/",
+      // Revokes the tokens of the cookie's user: a fresh one per call, never a caller.
+      fresh: async (fx) => ({ sessionCookie: await sessionCookie(fx) }),
+      body: () => ({}),
+      headers: (t) => ({ Cookie: t.sessionCookie ?? "" }),
+    },
     { method: "GET", path: "/auth/me/" },
+    // The server's models: any signed-in user; an API key has no business with the server's setup.
+    { method: "GET", path: "/models/" },
     { method: "POST", path: "/auth/logout/", invalidatesCaller: true },
     { method: "GET", path: "/workspaces/" },
     {
@@ -355,6 +390,7 @@ const rows: MatrixRow[] = (
         config: { entries: [{ title: "Hello", content: "Hello from the matrix." }] },
       }),
     },
+    { method: "GET", path: "/data-sources/limits/" },
     {
       method: "GET",
       path: "/data-sources/{dataSourceId}/",
@@ -380,6 +416,13 @@ const rows: MatrixRow[] = (
       method: "POST",
       path: "/data-sources/{dataSourceId}/files/",
       setup: makeFileSource,
+      body: uploadForm,
+    },
+    {
+      method: "PUT",
+      path: "/data-sources/{dataSourceId}/files/{documentId}/",
+      setup: makeFileSource,
+      fresh: addFile,
       body: uploadForm,
     },
     {
@@ -471,6 +514,12 @@ const rows: MatrixRow[] = (
       method: "GET",
       path: "/agents/{agentId}/conversations/{conversationId}/",
       setup: askAgent,
+    },
+    {
+      method: "PATCH",
+      path: "/agents/{agentId}/conversations/{conversationId}/",
+      setup: askAgent,
+      body: () => ({ status: "resolved" }),
     },
     {
       method: "DELETE",
@@ -607,7 +656,7 @@ async function call(row: MatrixRow, who: Caller, base: Target) {
   const res = await server.request<{ error?: string | { code: string } }>(row.method, path, {
     token: fx.credential(who, target),
     body: row.body?.(target),
-    headers: row.headers,
+    headers: typeof row.headers === "function" ? row.headers(target) : row.headers,
   });
   if (row.invalidatesCaller && res.status < 300) await fx.reissue(who);
   return res;

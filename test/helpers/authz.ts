@@ -73,7 +73,8 @@ export interface MatrixRow {
   /** The success status. */
   ok: number;
   body?: (t: Target) => unknown;
-  headers?: Record<string, string>;
+  /** Request headers, fixed or from the target (a cookie from `setup` or `fresh`). */
+  headers?: Record<string, string> | ((t: Target) => Record<string, string>);
   /** Once per row, before its calls: extra target fields. */
   setup?: (fx: MatrixFixture) => Promise<Record<string, string>>;
   /** Once per call: resources the request consumes (DELETE); may replace agentId and ownKey. */

@@ -58,6 +58,7 @@ beforeAll(async () => {
             sources: [citation(1)],
             latency: 20,
             model: "extractive",
+            correctionId: null,
             retrievedChunks: 1,
             metadata: { tokensUsed: 3, retrievalTime: 5, generationTime: 15 },
           }),

@@ -148,6 +148,7 @@ describe("mountWidget", () => {
       sources: [],
       latency: 1,
       model: "extractive",
+      correctionId: null,
       retrievedChunks: 0,
       metadata: { tokensUsed: 1, retrievalTime: 0, generationTime: 1 },
     });

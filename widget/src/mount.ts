@@ -159,7 +159,7 @@ export function mountWidget(options: WidgetOptions, ctx: MountContext): PanelHan
   render(
     h(
       WidgetContext.Provider,
-      { value: { store, ui, i18n } },
+      { value: { store, ui, i18n, adoptStyles: ctx.adoptStyles } },
       h(App, { launcher, widgetId: options.widgetId }),
     ),
     container,

@@ -115,6 +115,7 @@ export function answerResponse(tokens: string[], sources: Citation[] = [], ids =
       sources,
       latency: 12,
       model: "extractive",
+      correctionId: null,
       retrievedChunks: sources.length,
       metadata: { tokensUsed: 10, retrievalTime: 4, generationTime: 8 },
     },

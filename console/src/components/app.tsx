@@ -1,5 +1,5 @@
 import type { Agent } from "@lore/shared";
-import { useSignal, useSignalEffect } from "@preact/signals";
+import { signal, useSignal, useSignalEffect } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
 import { ApiError, api } from "../api.ts";
 import {
@@ -12,6 +12,8 @@ import {
   loadAgents,
   loginNotice,
   openAgent,
+  resume,
+  resuming,
   route,
   routeHash,
   session,
@@ -25,10 +27,20 @@ import { ConversationsTab } from "./conversations.tsx";
 import { CorrectionsTab } from "./corrections.tsx";
 import { EmbedTab } from "./embed.tsx";
 import { KeysTab } from "./keys.tsx";
+import { InvitationScreen, MembersScreen } from "./members.tsx";
 import { SettingsTab } from "./settings.tsx";
 import { SourcesTab } from "./sources.tsx";
 import { TryTab } from "./try.tsx";
 import { Badge, ErrorBox, Field, FormError, inputValue, useFormState } from "./ui.tsx";
+
+void resume();
+
+/** True while the window is phone-narrow (the layout's single-column breakpoint). */
+const narrowQuery = matchMedia("(max-width: 760px)");
+const narrow = signal(narrowQuery.matches);
+narrowQuery.addEventListener("change", () => {
+  narrow.value = narrowQuery.matches;
+});
 
 export function App() {
   const signedIn = session.value !== null;
@@ -47,7 +59,7 @@ export function App() {
         {signedIn && <SessionBox />}
       </header>
       <main id="main" tabIndex={-1}>
-        {signedIn ? <Console /> : <Login />}
+        {resuming.value ? <p class="loading">Loading…</p> : signedIn ? <Console /> : <Login />}
       </main>
     </>
   );
@@ -58,16 +70,21 @@ function SessionBox() {
   const logout = async () => {
     busy.value = true;
     try {
-      await api("POST", "/auth/logout/");
+      // Revokes every token of the user and clears the session cookie (so every tab is signed out).
+      await api("POST", "/auth/session/logout/", { body: {}, auth: false });
     } catch {
       // The session ends locally either way.
     }
     // The next login starts from the first agent, not this one.
     location.hash = "";
-    signOut("You are logged out.");
+    signOut("You are logged out.", true);
   };
+  const members = route.value.screen === "members";
   return (
     <div class="session">
+      <a href="#/members" class="nav-link" aria-current={members ? "page" : undefined}>
+        Members
+      </a>
       <span class="who">{session.value?.user.email}</span>
       <button type="button" class="ghost" disabled={busy.value} onClick={logout}>
         Log out
@@ -84,7 +101,7 @@ function Login() {
   useEffect(() => emailRef.current?.focus(), []);
   const onSubmit = form.submit(async () => {
     signIn(
-      await api("POST", "/auth/login/", {
+      await api("POST", "/auth/session/", {
         body: { email: email.value, password: password.value },
         auth: false,
       }),
@@ -156,16 +173,20 @@ function Console() {
   // Open the agent the hash names, or the first one.
   useSignalEffect(() => {
     if (!checked.value) return;
-    const { agentId } = route.value;
+    const { agentId, screen } = route.value;
     const first = agents.peek()[0];
+    if (screen !== "agent") return;
     if (!agentId && first) go(first.id);
     else if (agentId && agent.peek()?.id !== agentId) void openAgent(agentId);
   });
   if (startError.value) return <ErrorBox error={startError.value} />;
   if (!checked.value) return <p class="loading">Loading…</p>;
+  const { screen } = route.value;
+  if (screen === "members") return <MembersScreen />;
+  if (screen === "invitation") return <InvitationScreen />;
   return (
     <div class="layout">
-      <Sidebar />
+      {narrow.value ? <AgentPicker /> : <Sidebar />}
       <section class="detail">
         <Detail />
       </section>
@@ -173,15 +194,37 @@ function Console() {
   );
 }
 
+/** The phone layout's agent picker: one compact row above the agent instead of the agents list. */
+function AgentPicker() {
+  const current = route.value.agentId ?? "";
+  return (
+    <nav class="agent-picker" aria-label="Agents">
+      <label for="agent-picker">Agent</label>
+      <select
+        id="agent-picker"
+        value={current}
+        onChange={(e) => {
+          const id = inputValue(e);
+          if (id) go(id);
+        }}
+      >
+        {!current && <option value="">Choose an agent</option>}
+        {agents.value.map((a) => (
+          <option key={a.id} value={a.id}>
+            {a.name}
+          </option>
+        ))}
+      </select>
+      <details class="agent-picker-new">
+        <summary>New agent</summary>
+        <CreateAgent />
+      </details>
+      {agentsError.value ? <ErrorBox error={agentsError.value} /> : null}
+    </nav>
+  );
+}
+
 function Sidebar() {
-  const name = useSignal("");
-  const form = useFormState();
-  const onSubmit = form.submit(async () => {
-    const created = await api<Agent>("POST", "/agents/", { body: { name: name.value } });
-    name.value = "";
-    await loadAgents();
-    go(created.id, "sources");
-  });
   const current = route.value.agentId;
   return (
     <aside class="sidebar">
@@ -203,34 +246,48 @@ function Sidebar() {
           </li>
         ))}
       </ul>
-      <form
-        class="create-agent"
-        aria-labelledby="create-agent-title"
-        noValidate
-        ref={form.ref}
-        onSubmit={onSubmit}
-      >
-        <h2 id="create-agent-title">New agent</h2>
-        <FormError error={form.error.value} />
-        <Field label="Agent name" name="name" error={form.error.value}>
-          {(p) => (
-            <input
-              {...p}
-              required
-              maxLength={200}
-              placeholder="e.g. Docs assistant"
-              value={name.value}
-              onInput={(e) => {
-                name.value = inputValue(e);
-              }}
-            />
-          )}
-        </Field>
-        <button type="submit" class="primary" disabled={form.busy.value}>
-          Create agent
-        </button>
-      </form>
+      <CreateAgent />
     </aside>
+  );
+}
+
+function CreateAgent() {
+  const name = useSignal("");
+  const form = useFormState();
+  const onSubmit = form.submit(async () => {
+    const created = await api<Agent>("POST", "/agents/", { body: { name: name.value } });
+    name.value = "";
+    await loadAgents();
+    go(created.id, "sources");
+  });
+  return (
+    <form
+      class="create-agent"
+      aria-labelledby="create-agent-title"
+      noValidate
+      ref={form.ref}
+      onSubmit={onSubmit}
+    >
+      <h2 id="create-agent-title">New agent</h2>
+      <FormError error={form.error.value} />
+      <Field label="Agent name" name="name" error={form.error.value}>
+        {(p) => (
+          <input
+            {...p}
+            required
+            maxLength={200}
+            placeholder="e.g. Docs assistant"
+            value={name.value}
+            onInput={(e) => {
+              name.value = inputValue(e);
+            }}
+          />
+        )}
+      </Field>
+      <button type="submit" class="primary" disabled={form.busy.value}>
+        Create agent
+      </button>
+    </form>
   );
 }
 

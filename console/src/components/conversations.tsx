@@ -9,13 +9,14 @@ import {
   PAGE_SIZE,
   type QueueFilter,
   type QueueQuery,
+  setConversationStatus,
   setHandoffStatus,
   type Transcript,
 } from "../loop-api.ts";
 import { go, route, routeHash } from "../state.ts";
 import { AnswerWithSources } from "./citations.tsx";
 import { CorrectionForm } from "./correction-form.tsx";
-import { ago, ErrorBox, Status, TimeAgo } from "./ui.tsx";
+import { ago, ErrorBox, Status, TimeAgo, useFormState } from "./ui.tsx";
 
 /** Row height of the virtualised list, in px (matches .conv-row in styles.css). */
 export const ROW_HEIGHT = 60;
@@ -31,12 +32,18 @@ const FILTERS: Array<[QueueFilter, string]> = [
 ];
 
 /** The queue's filter and search, kept while a transcript is open. */
-const queue = signal<QueueQuery & { agentId: string }>({ agentId: "", filter: "down", q: "" });
+const queue = signal<QueueQuery & { agentId: string }>({
+  agentId: "",
+  filter: "down",
+  q: "",
+  status: "open",
+  asked: "visitors",
+});
 
 export function ConversationsTab(props: { agent: Agent }) {
   const { item } = route.value;
   if (queue.value.agentId !== props.agent.id)
-    queue.value = { agentId: props.agent.id, filter: "down", q: "" };
+    queue.value = { agentId: props.agent.id, filter: "down", q: "", status: "open", asked: "visitors" };
   return item ? (
     <TranscriptView agent={props.agent} conversationId={item} />
   ) : (
@@ -73,6 +80,32 @@ function ReviewQueue(props: { agent: Agent }) {
             </span>
           ))}
         </fieldset>
+        <p class="queue-status">
+          <label for={`${filterName}-status`}>Status</label>{" "}
+          <select
+            id={`${filterName}-status`}
+            value={queue.value.status}
+            onChange={(e) => {
+              queue.value = { ...queue.value, status: e.currentTarget.value as QueueQuery["status"] };
+            }}
+          >
+            <option value="open">Open</option>
+            <option value="resolved">Resolved</option>
+            <option value="all">Any</option>
+          </select>{" "}
+          <label for={`${filterName}-asked`}>Asked by</label>{" "}
+          <select
+            id={`${filterName}-asked`}
+            value={queue.value.asked}
+            onChange={(e) => {
+              queue.value = { ...queue.value, asked: e.currentTarget.value as QueueQuery["asked"] };
+            }}
+          >
+            <option value="visitors">Visitors and apps</option>
+            <option value="console">You, in Try it</option>
+            <option value="all">Anyone</option>
+          </select>
+        </p>
         <form
           class="queue-search"
           onSubmit={(e) => {
@@ -95,7 +128,7 @@ function ReviewQueue(props: { agent: Agent }) {
         </form>
       </div>
       <ConversationList
-        key={`${queue.value.filter}|${queue.value.q}`}
+        key={`${queue.value.filter}|${queue.value.q}|${queue.value.status}|${queue.value.asked}`}
         agentId={props.agent.id}
         query={queue.value}
       />
@@ -113,6 +146,7 @@ const reasonLabel = {
 /** Why a row is in the queue, in words. */
 function rowReasons(row: Conversation): string {
   const parts = [`${row.messageCount} messages`];
+  if (row.channel === "console") parts.unshift("Try it");
   if (row.downvotes) parts.push(`${row.downvotes} thumbs down`);
   if (row.upvotes) parts.push(`${row.upvotes} thumbs up`);
   if (row.unanswered) parts.push(`${row.unanswered} unanswered`);
@@ -272,20 +306,45 @@ function TranscriptView(props: { agent: Agent; conversationId: string }) {
         {t.messageCount} messages · started <TimeAgo iso={t.createdAt} /> · last message{" "}
         <TimeAgo iso={t.updatedAt} />
       </p>
+      <ResolveConversation agent={agent} transcript={t} reload={load} />
       {t.handoffRequests.length > 0 && <HandoffList agent={agent} transcript={t} reload={load} />}
       <ThreadMessages agent={agent} messages={t.messages} />
     </>
   );
 }
 
+/** The conversation's own status: resolved leaves the (open) review queue. */
+function ResolveConversation(props: { agent: Agent; transcript: Transcript; reload: () => Promise<void> }) {
+  const action = useFormState();
+  const open = props.transcript.status === "open";
+  return (
+    <div class="row-actions conv-status" data-status={props.transcript.status}>
+      <p>
+        Status: <strong>{open ? "Open" : "Resolved"}</strong>
+      </p>
+      <button
+        type="button"
+        class="small"
+        disabled={action.busy.value}
+        onClick={action.submit(async () => {
+          await setConversationStatus(props.agent.id, props.transcript.id, open ? "resolved" : "open");
+          await props.reload();
+        })}
+      >
+        {open ? "Resolve conversation" : "Reopen conversation"}
+      </button>
+      {action.error.value !== null && <ErrorBox error={action.error.value} />}
+    </div>
+  );
+}
+
 /** The visitor's contact requests on this conversation, each resolvable (or reopened). */
 function HandoffList(props: { agent: Agent; transcript: Transcript; reload: () => Promise<void> }) {
-  const busy = useSignal(false);
-  const error = useSignal<unknown>(null);
+  const action = useFormState();
   return (
     <section class="handoffs" aria-labelledby="handoffs-title" data-testid="handoffs">
       <h3 id="handoffs-title">Contact requests</h3>
-      {error.value !== null && <ErrorBox error={error.value} />}
+      {action.error.value !== null && <ErrorBox error={action.error.value} />}
       <ul>
         {props.transcript.handoffRequests.map((h) => (
           <li key={h.id} class="handoff" data-status={h.status}>
@@ -299,19 +358,11 @@ function HandoffList(props: { agent: Agent; transcript: Transcript; reload: () =
               <button
                 type="button"
                 class="small"
-                disabled={busy.value}
-                onClick={async () => {
-                  busy.value = true;
-                  error.value = null;
-                  try {
-                    await setHandoffStatus(props.agent.id, h.id, h.status === "open" ? "resolved" : "open");
-                    await props.reload();
-                  } catch (caught) {
-                    error.value = caught;
-                  } finally {
-                    busy.value = false;
-                  }
-                }}
+                disabled={action.busy.value}
+                onClick={action.submit(async () => {
+                  await setHandoffStatus(props.agent.id, h.id, h.status === "open" ? "resolved" : "open");
+                  await props.reload();
+                })}
               >
                 {h.status === "open" ? "Mark resolved" : "Reopen"}
               </button>
@@ -371,7 +422,6 @@ function AssistantMessage(props: {
     m.retrievalTime !== null ? `retrieval ${m.retrievalTime} ms` : null,
     m.model,
     m.tokensUsed !== null ? `${m.tokensUsed} tokens` : null,
-    m.status !== "complete" ? m.status : null,
   ].filter(Boolean);
   return (
     <li
@@ -379,10 +429,13 @@ function AssistantMessage(props: {
       data-message-id={m.id}
       data-feedback={m.feedback ?? undefined}
       data-fallback={m.fallback ? "true" : undefined}
+      data-status={m.status}
     >
       <p class="who-said">
         Assistant
         {m.fallback && <span class="flag flag-fallback">No answer (fallback)</span>}
+        {m.status === "stopped" && <span class="flag flag-halted">Stopped by the visitor</span>}
+        {m.status === "failed" && <span class="flag flag-halted">Failed</span>}
         {fromCorrection && <span class="flag flag-ok">From your correction</span>}
         {m.feedback === "down" && <span class="flag flag-down">Thumbs down</span>}
         {m.feedback === "up" && <span class="flag flag-up">Thumbs up</span>}
@@ -409,6 +462,7 @@ function AssistantMessage(props: {
         <CorrectionForm
           title="Correct this answer"
           question={props.question}
+          answer={m.status === "complete" ? m.content : ""}
           submitLabel="Save correction"
           onSave={async ({ question, answer }) => {
             await correctMessage(props.agent.id, m.id, {

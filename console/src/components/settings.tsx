@@ -1,13 +1,59 @@
-import type { Agent, SuggestedQuestionCheck } from "@lore/shared";
+import type { Agent, ModelsResponse, RetrievalMode, SuggestedQuestionCheck } from "@lore/shared";
 import { useSignal } from "@preact/signals";
-import { useRef } from "preact/hooks";
+import { useEffect, useRef } from "preact/hooks";
 import { ApiError, api } from "../api.ts";
 import { checkSuggestedQuestions } from "../loop-api.ts";
+import { counted } from "../messages.ts";
 import { agents, go, patchAgent } from "../state.ts";
 import { Markdown } from "./markdown.tsx";
 import { ErrorBox, Field, FormError, Status, splitLines, useFormState } from "./ui.tsx";
 
 const HEX = /^#[0-9a-f]{6}$/i;
+
+const modeLabels: Record<RetrievalMode, string> = {
+  hybrid: "Meaning and keywords",
+  keyword: "Keywords",
+  semantic: "Meaning",
+};
+const modeWords: Record<RetrievalMode, string> = {
+  hybrid: "meaning and keywords",
+  keyword: "keywords only",
+  semantic: "meaning only",
+};
+
+/** What a model id means to an owner: the built-in answerer, or a model of the model server. */
+function modelLabel(id: string): string {
+  if (id === "extractive") return "Built in: quotes the sources (no model server needed)";
+  return id.startsWith("openai:") ? `${id.slice("openai:".length)} (writes answers from the sources)` : id;
+}
+
+/** The model, chosen from what this server is configured with; a stored one it no longer has stays, marked. */
+function ModelField(props: { agent: Agent; models: ModelsResponse | null; error: unknown }) {
+  const { agent, models } = props;
+  const ids = models ? models.chat.map((m) => m.id) : [agent.model];
+  const missing = models !== null && !ids.includes(agent.model);
+  const hint =
+    models?.modelServer === "unreachable"
+      ? "The model server did not answer, so only the configured models are listed."
+      : models?.modelServer === "none"
+        ? "Set LORE_OPENAI_BASE_URL to let a language model write the answers."
+        : "The built-in answerer quotes the sources; a model writes answers from them.";
+  return (
+    <Field label="Answers written by" name="model" error={props.error} hint={hint}>
+      {(p) => (
+        // Keyed by the list, so the default selection is applied once the list has arrived.
+        <select {...p} key={ids.join(" ")} defaultValue={agent.model}>
+          {missing && <option value={agent.model}>{`${agent.model} (not available on this server)`}</option>}
+          {ids.map((id) => (
+            <option key={id} value={id}>
+              {modelLabel(id)}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
 
 export function SettingsTab(props: { agent: Agent }) {
   const { agent } = props;
@@ -17,6 +63,17 @@ export function SettingsTab(props: { agent: Agent }) {
   const checks = useSignal<SuggestedQuestionCheck[] | null>(null);
   const checkError = useSignal<unknown>(null);
   const checking = useSignal(false);
+  const models = useSignal<ModelsResponse | null>(null);
+  useEffect(() => {
+    api<ModelsResponse>("GET", "/models/").then(
+      (list) => {
+        models.value = list;
+      },
+      () => undefined,
+    );
+  }, []);
+  // Until the list arrives, the agent's own word for it decides what the form offers.
+  const embeddings = models.value?.embeddings.available ?? agent.effectiveRetrievalMode !== "keyword";
 
   const checkSuggestions = async () => {
     checking.value = true;
@@ -43,6 +100,7 @@ export function SettingsTab(props: { agent: Agent }) {
       welcomeMessage: text("welcomeMessage"),
       suggestedQuestions: splitLines(text("suggestedQuestions")),
       fallbackMessage: text("fallbackMessage"),
+      answerPolicy: text("answerPolicy"),
       handoff: {
         mode: text("handoff.mode"),
         url: text("handoff.mode") === "link" ? text("handoff.url").trim() || null : null,
@@ -109,6 +167,21 @@ export function SettingsTab(props: { agent: Agent }) {
           >
             {(p) => <textarea {...p} rows={2} defaultValue={agent.fallbackMessage} />}
           </Field>
+          <Field
+            label="When to answer"
+            name="answerPolicy"
+            error={error}
+            hint="How sure the sources must make the assistant before it states an answer. Below that it says it is not sure and links articles that may help, or gives the fallback message."
+          >
+            {(p) => (
+              <select {...p} defaultValue={agent.answerPolicy}>
+                <option value="strict">Answer only when sure</option>
+                <option value="balanced">Balanced (recommended)</option>
+                <option value="lenient">Answer more, say when unsure</option>
+                <option value="always">Always try</option>
+              </select>
+            )}
+          </Field>
           <div class="row">
             <Field
               label="Way out for visitors"
@@ -133,33 +206,59 @@ export function SettingsTab(props: { agent: Agent }) {
               {(p) => <input {...p} spellcheck={false} defaultValue={agent.handoff.url ?? ""} />}
             </Field>
           </div>
-          <Field
-            label="Model"
-            name="model"
-            error={error}
-            hint="'extractive' (built in, no model needed) or 'openai:<model>'."
-          >
-            {(p) => <input {...p} spellcheck={false} defaultValue={agent.model} />}
-          </Field>
+          <ModelField agent={agent} models={models.value} error={error} />
         </fieldset>
-        <fieldset>
-          <legend>Retrieval</legend>
+        {/* Numbers for tuning search; the defaults suit most sites, so they stay folded away. */}
+        <details class="advanced">
+          <summary>Advanced: how passages are found</summary>
+          <p class="muted">
+            Searches run by {modeWords[agent.effectiveRetrievalMode]}
+            {agent.effectiveRetrievalMode !== agent.retrieval.mode &&
+              ` (this server has no embedding model, so “${modeLabels[agent.retrieval.mode]}” runs as keywords)`}
+            .
+          </p>
           <div class="row">
-            <Field label="Top K" name="retrieval.topK" error={error} hint="Chunks retrieved per question.">
+            <Field
+              label="Passages read per question"
+              name="retrieval.topK"
+              error={error}
+              hint="How many of the best-matching passages the answer is built from (1 to 50)."
+            >
               {(p) => (
                 <input {...p} type="number" min={1} max={50} defaultValue={String(agent.retrieval.topK)} />
               )}
             </Field>
-            <Field label="Mode" name="retrieval.mode" error={error}>
+            <Field
+              label="Search by"
+              name="retrieval.mode"
+              error={error}
+              hint={
+                embeddings
+                  ? "Meaning finds rewordings; keywords find exact terms; both is usually best."
+                  : "Matching by meaning needs an embedding model (LORE_EMBEDDING_MODEL), which this server has not."
+              }
+            >
               {(p) => (
                 <select {...p} defaultValue={agent.retrieval.mode}>
-                  <option value="hybrid">Hybrid (keywords + meaning)</option>
-                  <option value="keyword">Keyword (BM25)</option>
-                  <option value="semantic">Semantic (embeddings)</option>
+                  {(["hybrid", "keyword", "semantic"] as const).map((mode) => (
+                    <option
+                      key={mode}
+                      value={mode}
+                      disabled={!embeddings && mode !== "keyword" && mode !== agent.retrieval.mode}
+                    >
+                      {modeLabels[mode]}
+                      {!embeddings && mode !== "keyword" ? " (needs an embedding model)" : ""}
+                    </option>
+                  ))}
                 </select>
               )}
             </Field>
-            <Field label="Minimum score" name="retrieval.minScore" error={error} hint="0 to 1.">
+            <Field
+              label="Closest match required"
+              name="retrieval.minScore"
+              error={error}
+              hint="From 0 (any passage may be used) to 1 (only near-exact matches); passages below it are ignored."
+            >
               {(p) => (
                 <input
                   {...p}
@@ -172,7 +271,7 @@ export function SettingsTab(props: { agent: Agent }) {
               )}
             </Field>
           </div>
-        </fieldset>
+        </details>
         <fieldset>
           <legend>Widget theme</legend>
           <div class="row">
@@ -324,8 +423,9 @@ function SuggestedQuestionChecks(props: {
                 </p>
                 <Markdown text={check.response} sources={check.sources} />
                 <p class="muted meta">
-                  Best source score {check.score.toFixed(2)} · {check.sources.length} source
-                  {check.sources.length === 1 ? "" : "s"}
+                  {check.correctionId
+                    ? "From your correction"
+                    : `Best source score ${check.score.toFixed(2)} · ${counted(check.sources.length, "source")}`}
                 </p>
               </li>
             );

@@ -2,7 +2,9 @@ import type { Agent, DataSource, Page, SourceDocument, SyncRun } from "@lore/sha
 import { useSignal } from "@preact/signals";
 import { useEffect, useId, useRef } from "preact/hooks";
 import { api, listAll } from "../api.ts";
+import { counted } from "../messages.ts";
 import { agent as currentAgent, openAgent, patchAgent } from "../state.ts";
+import { dropProps, FileTools, nameFromFile, TextEntries, useLimitText } from "./source-edit.tsx";
 import { Badge, ErrorBox, Field, FormError, Status, Table, TimeAgo, useFormState } from "./ui.tsx";
 
 const syncing = (s: DataSource) => s.status === "queued" || s.status === "syncing";
@@ -12,6 +14,8 @@ export function SourcesTab(props: { agent: Agent }) {
   const sources = useSignal<DataSource[] | null>(null);
   const listError = useSignal<unknown>(null);
   const status = useSignal("");
+  /** The source just added: the status line follows its sync until it is ready or failed. */
+  const added = useSignal<string | null>(null);
   /** Open "documents and history" panels by source id, kept across refreshes. */
   const open = useRef(new Set<string>());
   const timer = useRef(0);
@@ -50,7 +54,7 @@ export function SourcesTab(props: { agent: Agent }) {
       <p class="muted">
         Tick the sources this agent answers from. Sources belong to the workspace, so agents can share them.
       </p>
-      <Status>{status.value}</Status>
+      <Status>{addedStatus(sources.value?.find((s) => s.id === added.value)) ?? status.value}</Status>
       <div class="source-list">
         {listError.value ? <ErrorBox error={listError.value} /> : null}
         {sources.value?.length === 0 && (
@@ -66,6 +70,7 @@ export function SourcesTab(props: { agent: Agent }) {
                 attached={attached.has(source.id)}
                 open={open.current}
                 say={(text) => {
+                  added.value = null;
                   status.value = text;
                 }}
                 refresh={refresh}
@@ -78,11 +83,21 @@ export function SourcesTab(props: { agent: Agent }) {
         agent={agent}
         onCreated={async (created) => {
           status.value = `“${created.name}” added; syncing now.`;
+          added.value = created.id;
           await refresh();
         }}
       />
     </>
   );
+}
+
+/** What a just-added source is doing, in words that follow its real state. */
+function addedStatus(source: DataSource | undefined): string | null {
+  if (!source) return null;
+  if (syncing(source)) return `“${source.name}” added; syncing now.`;
+  if (source.status === "failed")
+    return `“${source.name}” could not be synced: ${source.lastError ?? "see below"}.`;
+  return `“${source.name}” is ready: ${counted(source.documentCount, "document")}, ${counted(source.chunkCount, "chunk")}.`;
 }
 
 function SourceRow(props: {
@@ -156,7 +171,7 @@ function SourceRow(props: {
         )}
       </div>
       <p class="muted counts">
-        {source.documentCount} documents · {source.chunkCount} chunks · last synced{" "}
+        {counted(source.documentCount, "document")} · {counted(source.chunkCount, "chunk")} · last synced{" "}
         <TimeAgo iso={source.lastSyncedAt} />
       </p>
       {source.lastError && <p class="source-error">Last error: {source.lastError}</p>}
@@ -180,14 +195,27 @@ function SourceRow(props: {
         }}
       >
         <summary>Documents and sync history</summary>
-        {isOpen.value && <SourceMore source={source} />}
+        {isOpen.value && (
+          <SourceMore
+            source={source}
+            changed={async (text) => {
+              props.say(text);
+              await props.refresh();
+            }}
+          />
+        )}
       </details>
     </li>
   );
 }
 
-function SourceMore(props: { source: DataSource }) {
+function SourceMore(props: { source: DataSource; changed: (text: string) => Promise<void> }) {
   const { source } = props;
+  const version = useSignal(0);
+  const changed = async (text: string) => {
+    version.value += 1;
+    await props.changed(text);
+  };
   const data = useSignal<{ docs: Page<SourceDocument>; runs: Page<SyncRun> } | null>(null);
   const error = useSignal<unknown>(null);
   useEffect(() => {
@@ -202,15 +230,17 @@ function SourceMore(props: { source: DataSource }) {
         error.value = caught;
       }
     })();
-  }, [source.updatedAt, source.status]);
+  }, [source.updatedAt, source.status, version.value]);
   if (error.value) return <ErrorBox error={error.value} />;
   if (!data.value) return <p class="loading">Loading…</p>;
   const { docs, runs } = data.value;
   return (
     <div class="more-body">
+      {source.type === "text" && <TextEntries source={source} changed={changed} />}
+      {source.type === "file" && <FileTools source={source} docs={docs.results} changed={changed} />}
       <Table
         caption={`Documents (${docs.count})`}
-        headers={["Title", "Kind", "Status", "Chunks"]}
+        headers={["Title", "Kind", "Status", "Chunks", "Sections"]}
         rows={docs.results.map((d) => [
           d.sourceUrl && /^https?:\/\//.test(d.sourceUrl) ? (
             <a href={d.sourceUrl} rel="noopener noreferrer" target="_blank">
@@ -222,6 +252,15 @@ function SourceMore(props: { source: DataSource }) {
           d.kind,
           d.error ? `${d.status}: ${d.error}` : d.status,
           String(d.chunkCount),
+          d.sections && d.sections.length > 0 ? (
+            <ul class="sections">
+              {d.sections.map((title) => (
+                <li key={title}>{title}</li>
+              ))}
+            </ul>
+          ) : (
+            "—"
+          ),
         ])}
       />
       <Table
@@ -271,6 +310,26 @@ function AddSourceForm(props: { agent: Agent; onCreated: (created: DataSource) =
   const kindName = useId();
   // Bumped after a source is added: the fields start empty again, with the kind still selected.
   const generation = useSignal(0);
+  const over = useSignal(false);
+  const limitText = useLimitText();
+  /** The name field follows the first file until the owner types a name of their own. */
+  const nameFromFiles = (files: readonly File[]) => {
+    const input = form.ref.current?.elements.namedItem("name");
+    const first = files[0];
+    if (!(input instanceof HTMLInputElement) || !first) return;
+    if (!input.value.trim() || input.dataset.fromFile === "1") {
+      input.value = nameFromFile(first.name);
+      input.dataset.fromFile = "1";
+    }
+  };
+  const dropped = (files: File[]) => {
+    const input = form.ref.current?.elements.namedItem("files");
+    if (!(input instanceof HTMLInputElement)) return;
+    const transfer = new DataTransfer();
+    for (const f of files) transfer.items.add(f);
+    input.files = transfer.files;
+    nameFromFiles(files);
+  };
 
   const onSubmit = form.submit(async () => {
     const element = form.ref.current;
@@ -355,7 +414,16 @@ function AddSourceForm(props: { agent: Agent; onCreated: (created: DataSource) =
       <FormError error={error} />
       <div class="fields" key={generation.value}>
         <Field label="Name" name="name" error={error}>
-          {(p) => <input {...p} required maxLength={200} />}
+          {(p) => (
+            <input
+              {...p}
+              required
+              maxLength={200}
+              onInput={(e) => {
+                delete e.currentTarget.dataset.fromFile;
+              }}
+            />
+          )}
         </Field>
         <fieldset class="kinds">
           <legend>Kind</legend>
@@ -429,10 +497,20 @@ function AddSourceForm(props: { agent: Agent; onCreated: (created: DataSource) =
           </div>
         )}
         {kind.value === "file" && (
-          <div class="kind-part" data-kind="file">
-            <Field label="Files" name="files" error={error} hint="PDF, DOCX, Markdown, HTML, TXT or CSV.">
+          <div
+            class={`kind-part drop-zone${over.value ? " drop-over" : ""}`}
+            data-kind="file"
+            {...dropProps(dropped, over)}
+          >
+            <Field label="Files (or drop them here)" name="files" error={error} hint={limitText}>
               {(p) => (
-                <input {...p} type="file" multiple accept=".pdf,.docx,.md,.markdown,.html,.htm,.txt,.csv" />
+                <input
+                  {...p}
+                  type="file"
+                  multiple
+                  accept=".pdf,.docx,.md,.markdown,.html,.htm,.txt,.csv"
+                  onChange={(e) => nameFromFiles([...(e.currentTarget.files ?? [])])}
+                />
               )}
             </Field>
           </div>

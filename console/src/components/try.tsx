@@ -20,6 +20,7 @@ let turnIds = 0;
 
 function metaOf(done: Extract<AnswerEvent, { type: "done" }>): string {
   const m = done.metadata;
+  if (done.correctionId) return `From your correction (visitors see it as the answer) · ${done.latency} ms`;
   return `${done.model} · ${done.latency} ms (retrieval ${m.retrievalTime} ms, generation ${m.generationTime} ms) · ${m.tokensUsed} tokens · ${done.retrievedChunks} chunks retrieved`;
 }
 
@@ -64,7 +65,8 @@ export function TryTab(props: { agent: Agent }) {
     try {
       const events = await streamAnswer(
         agent.id,
-        { message: turn.question, conversationId: conversations.get(agent.id) },
+        // A trial question: kept out of the review queue and analytics, which are about visitors.
+        { message: turn.question, conversationId: conversations.get(agent.id), test: true },
         abort.signal,
       );
       question.value = "";

@@ -4,13 +4,25 @@ import { type Signal, useSignal } from "@preact/signals";
 import type { ComponentChildren, JSX } from "preact";
 import { useEffect, useId, useRef } from "preact/hooks";
 import { ApiError, messageOf } from "../api.ts";
+import { fieldSentence, formOf } from "../messages.ts";
 
-/** Messages of `error` for the control `name`: its `details.fields` key or any key below it (`allowedOrigins.1`). */
+/** Sentences of `error` for the control `name`: its `details.fields` key or any key below it (`allowedOrigins.1`). */
 function fieldMessages(error: unknown, name: string): string[] {
   if (!(error instanceof ApiError)) return [];
-  return Object.entries(error.fields)
+  const form = formOf(error.path);
+  const sentences = Object.entries(error.fields)
     .filter(([key]) => key === name || key.startsWith(`${name}.`))
-    .flatMap(([, messages]) => messages);
+    .flatMap(([key, messages]) => messages.map((m) => fieldSentence(key, m, form)));
+  return [...new Set(sentences)];
+}
+
+/** Every field error of `error` as sentences, for the form's summary. */
+function allFieldSentences(error: ApiError): string[] {
+  const form = formOf(error.path);
+  const sentences = Object.entries(error.fields).flatMap(([key, messages]) =>
+    messages.map((m) => fieldSentence(key, m, form)),
+  );
+  return [...new Set(sentences)];
 }
 
 export interface ControlProps {
@@ -73,7 +85,11 @@ export function FormError(props: { error: unknown }) {
       tabIndex={-1}
       data-code={error instanceof ApiError ? error.code : "error"}
     >
-      <p>{messageOf(error)}</p>
+      {error instanceof ApiError && error.code === "validation_error" ? (
+        <p>Check the form: {allFieldSentences(error).join(" ") || messageOf(error)}</p>
+      ) : (
+        <p>{messageOf(error)}</p>
+      )}
     </div>
   );
 }
@@ -94,6 +110,8 @@ export function useFormState(): FormState & { ref: preact.RefObject<HTMLFormElem
     if (error.value === null) return;
     const form = ref.current;
     const invalid = form?.querySelector<HTMLElement>('[aria-invalid="true"]');
+    // A field folded away (an "Advanced" section) is unfolded so its message can be read.
+    invalid?.closest("details")?.setAttribute("open", "");
     (invalid ?? form?.querySelector<HTMLElement>(".form-error"))?.focus?.();
   }, [error.value]);
   const submit = (work: () => Promise<void>) => async (event?: Event) => {

@@ -39,7 +39,7 @@ describe("AgentsService.toAgentJson", () => {
         everReady: false,
       };
       await store.dataSources.put(source);
-      const agents = new AgentsService(store, { model: "extractive" });
+      const agents = new AgentsService(store, { model: "extractive", semanticSearch: false });
       const created = await agents.create(workspaceId, { name: "Help", dataSourceIds: [source.id] });
       const expectJson = (record: typeof created, status: string) => {
         const json = agents.toAgentJson(record);

@@ -42,7 +42,11 @@ export class AgentsService {
 
   constructor(
     private readonly store: Store,
-    private readonly defaults: { model: string },
+    private readonly defaults: {
+      model: string;
+      /** An embedding model is configured: semantic and hybrid run as set, else as keyword. */
+      semanticSearch: boolean;
+    },
   ) {}
 
   /** Public shape: the stored agent plus its derived status. */
@@ -56,6 +60,7 @@ export class AgentsService {
       answerPolicy: record.answerPolicy ?? DEFAULT_ANSWER_POLICY,
       handoff: handoffOf(record),
       theme: themeOf(record),
+      effectiveRetrievalMode: this.defaults.semanticSearch ? record.retrieval.mode : "keyword",
       status,
     };
   }

@@ -55,6 +55,7 @@ export async function checkSuggestedQuestions(
       outcome,
       confidence,
       sources: result.sources,
+      correctionId: result.correctionId,
     });
   }
   return results;

@@ -2,19 +2,17 @@ import { randomUUID } from "node:crypto";
 import type { AnswerEvent, AnswerOutcome, Citation, QueryResponse } from "@lore/shared";
 import type { AgentsService } from "../agents/agents-service.ts";
 import type { ConversationsService } from "../conversations/conversations-service.ts";
-import {
-  type CorrectionFinder,
-  type CorrectionMatch,
-  correctionCitation,
-} from "../corrections/corrections-service.ts";
+import type { CorrectionFinder, CorrectionMatch } from "../corrections/corrections-service.ts";
 import { AppError } from "../errors.ts";
+import { decideAnswer, withArticlesThatMayHelp } from "../generation/answer-outcome.ts";
 import { buildSources, createCitationRenumberer } from "../generation/citations.ts";
+import { splitIntoTokens } from "../generation/extractive-model.ts";
 import { HISTORY_WINDOW } from "../generation/prompt.ts";
 import type { ChatMessage, ChatModel, RetrievedChunk } from "../generation/types.ts";
 import type { ChunkIndex } from "../retrieval/chunk-index.ts";
 import type { AgentRecord, ConversationRecord, MessageRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
-import { localizeFallback } from "../text/messages.ts";
+import { localizeFallback, localizeUncertain } from "../text/messages.ts";
 import { countTokens } from "../text/tokens.ts";
 import type { AnsweredQuery, AnswerRecorder } from "./answer-record.ts";
 import { searchKnowledge } from "./search-knowledge.ts";
@@ -36,7 +34,8 @@ export interface AnswerInput {
   message: string;
   conversationId?: string;
   dataSourceIds?: string[];
-  channel: "api" | "widget" | "openai" | "mcp";
+  /** `console`: asked by a signed-in member (the console's Try it), not by a visitor or an app. */
+  channel: "api" | "widget" | "openai" | "mcp" | "console";
   streamed: boolean;
   callerId: string;
   /** Widget conversations belong to one visitor. */
@@ -109,7 +108,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       agentId: agent.id,
       workspaceId: agent.workspaceId,
       title: input.message,
-      channel: input.channel === "widget" ? ("widget" as const) : ("api" as const),
+      channel: input.channel === "widget" || input.channel === "console" ? input.channel : ("api" as const),
       visitorId: input.visitorId ?? null,
     };
     conversation = input.ephemeral ? unsavedConversation(fields) : deps.conversations.create(fields);
@@ -194,6 +193,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     outcome,
     confidence,
     sources,
+    correctionId,
     latency,
     model: model.name,
     retrievedChunks,
@@ -212,8 +212,8 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     if (corrected) {
       retrievalTime = performance.now() - retrievalStart;
       const generationStart = performance.now();
+      // The owner's words are the agent's answer: no source card named after the corrections list.
       correctionId = corrected.correction.id;
-      sources = [correctionCitation(corrected)];
       // The owner wrote this answer: as sure as an answer gets.
       outcome = "answered";
       confidence = 1;
@@ -240,9 +240,19 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     const generationStart = performance.now();
     // The default fallback follows the visitor's language; a custom one is sent as written.
     const fallbackMessage = localizeFallback(agent.fallbackMessage, input.message, agent.language ?? null);
+    const notice = localizeUncertain(input.message, agent.language ?? null);
     const renumber = createCitationRenumberer(chunks.length);
     let raw = "";
     let usage: { promptTokens: number; completionTokens: number } | null = null;
+    // An answerer that composes its answer at once (the extractive one) is judged before anything is
+    // sent; a chat model streams, and its answer is judged at the end.
+    const judgedFirst = model.closestPassage !== undefined;
+    const send = (token: string): string => {
+      const text = renumber.push(token);
+      // What the visitor has seen so far: stored as it is if the model fails before the end.
+      answer += text;
+      return text;
+    };
     for await (const event of model.generate({
       question: standalone,
       history,
@@ -258,21 +268,50 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
         continue;
       }
       raw += event.token;
-      const text = renumber.push(event.token);
-      // What the visitor has seen so far: stored as it is if the model fails before the end.
-      answer += text;
+      if (judgedFirst) continue;
+      const text = send(event.token);
+      if (text) yield { type: "token", token: text };
+    }
+    const decision = decideAnswer({
+      question: standalone,
+      chunks,
+      raw,
+      fallbackMessage,
+      policy: agent.answerPolicy ?? "balanced",
+      vocabulary: deps.index.unknownTerms(standalone),
+      closestPassage: model.closestPassage,
+    });
+    outcome = decision.outcome;
+    confidence = decision.confidence;
+    let offered = raw;
+    if (judgedFirst) {
+      offered =
+        outcome === "fallback"
+          ? fallbackMessage
+          : outcome === "uncertain"
+            ? `${notice}\n\n${decision.passage}`
+            : decision.passage;
+      for (const token of splitIntoTokens(offered)) {
+        if (input.signal.aborted) break;
+        const text = send(token);
+        if (text) yield { type: "token", token: text };
+      }
+    } else if (outcome === "uncertain" && !input.signal.aborted) {
+      // The model's answer is already out: the doubt follows it.
+      const note = `\n\n${notice}`;
+      offered += note;
+      const text = send(note);
       if (text) yield { type: "token", token: text };
     }
     const tail = renumber.flush();
     answer += tail;
     if (tail) yield { type: "token", token: tail };
     if (input.signal.aborted) status = "stopped";
-    const isFallback = chunks.length === 0 || raw.trim() === fallbackMessage.trim();
-    const built = buildSources(raw, chunks, { isFallback, question: standalone });
+    const isFallback = outcome === "fallback";
+    const built = buildSources(offered, chunks, { isFallback, question: standalone });
     answer = built.answer;
-    sources = built.sources;
-    outcome = isFallback ? "fallback" : "answered";
-    confidence = isFallback ? 0 : Math.max(0, Math.min(1, chunks[0]?.score ?? 0));
+    sources =
+      outcome === "uncertain" ? withArticlesThatMayHelp(built.sources, chunks, standalone) : built.sources;
     promptTokens = usage ? usage.promptTokens : countTokens(standalone);
     completionTokens = usage ? usage.completionTokens : countTokens(answer);
     tokensUsed = promptTokens + completionTokens;
@@ -353,6 +392,8 @@ function record(
     | "tokensUsed"
   > & { conversation: ConversationRecord; sources: Citation[] },
 ): void {
+  // A member trying the agent in the console is not visitor traffic: analytics leave it out.
+  if (input.channel === "console" || r.conversation.channel === "console") return;
   deps.recorder.record({
     agentId: input.agent.id,
     workspaceId: input.agent.workspaceId,

@@ -34,7 +34,8 @@ export function answersRoutes({
           message: body.message,
           conversationId: body.conversationId,
           dataSourceIds: body.dataSourceIds,
-          channel: "api",
+          // A trial question (the console's Try it) is not traffic: tagged, and analytics skip it.
+          channel: body.test === true ? "console" : "api",
           streamed: stream,
           callerId: callerId(c.get("principal"), c.get("clientIp")),
           signal: controller.signal,

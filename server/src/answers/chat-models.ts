@@ -1,6 +1,6 @@
 import type { Config } from "../config.ts";
 import { AppError } from "../errors.ts";
-import { createExtractiveModel } from "../generation/extractive-model.ts";
+import { composeExtractiveAnswer, createExtractiveModel } from "../generation/extractive-model.ts";
 import { createOpenAIChatModel } from "../generation/openai-model.ts";
 import type { ChatModel } from "../generation/types.ts";
 
@@ -11,8 +11,9 @@ export function createModelRegistry(config: Pick<Config, "openai">): (name: stri
     const cached = models.get(name);
     if (cached) return cached;
     let model: ChatModel;
-    if (name === "extractive") model = createExtractiveModel();
-    else if (name.startsWith("openai:") && config.openai.baseUrl) {
+    if (name === "extractive") {
+      model = createDefaultAnswerer();
+    } else if (name.startsWith("openai:") && config.openai.baseUrl) {
       model = createOpenAIChatModel({
         baseURL: config.openai.baseUrl,
         apiKey: config.openai.apiKey,
@@ -27,5 +28,14 @@ export function createModelRegistry(config: Pick<Config, "openai">): (name: stri
     }
     models.set(name, model);
     return model;
+  };
+}
+
+/** The extractive answerer as answers use it: with its closest passage for answers given with a doubt. */
+export function createDefaultAnswerer(): ChatModel {
+  return {
+    ...createExtractiveModel(),
+    closestPassage: (question, chunks) =>
+      composeExtractiveAnswer(question, chunks, "", { relevanceFloor: 0 }).answer,
   };
 }

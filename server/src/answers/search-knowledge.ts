@@ -60,5 +60,6 @@ export async function searchResults(
   return {
     results: chunks.map((chunk, i) => chunkCitation(chunk, i + 1, chunk.text)),
     retrievalTime: Math.round((performance.now() - started) * 10) / 10,
+    mode: deps.index.effectiveMode(q.mode ?? agent.retrieval.mode),
   };
 }

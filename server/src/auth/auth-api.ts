@@ -4,6 +4,8 @@ import {
   meResponseSchema,
   refreshRequestSchema,
   refreshResponseSchema,
+  sessionRequestSchema,
+  sessionResponseSchema,
 } from "@lore/shared";
 import { apiRoute, jsonBody, jsonResponse, noContent } from "../http/route.ts";
 
@@ -51,4 +53,45 @@ export const me = apiRoute({
   tag: "Auth",
   auth: "user",
   responses: { 200: jsonResponse(meResponseSchema.openapi("Me")) },
+});
+
+const sessionCookieNote =
+  "The refresh token travels only in the `lore_session` cookie (`HttpOnly; SameSite=Strict; Path=<prefix>/auth/session/`, `Secure` over HTTPS), never in the body, so no script on the page can read it. The Authorization header is ignored. The body must be JSON (415 otherwise): with SameSite=Strict and no `Access-Control-Allow-Credentials`, another site can neither send the cookie nor read the answer.";
+
+export const sessionLogin = apiRoute({
+  method: "post",
+  path: "/auth/session/",
+  summary: "Log in for a browser session: the access token in the body, the refresh token in a cookie",
+  description: `Login as \`POST /auth/login/\` (same body, throttling and errors), for the console. ${sessionCookieNote}`,
+  tag: "Auth",
+  auth: "none",
+  ignoresAuthorization: true,
+  request: { body: jsonBody(loginRequestSchema.openapi("LoginRequest")) },
+  responses: { 200: jsonResponse(sessionResponseSchema) },
+  errors: ["invalid_credentials"],
+});
+
+export const sessionRefresh = apiRoute({
+  method: "post",
+  path: "/auth/session/refresh/",
+  summary: "A new access token from the session cookie (every tab of the browser shares it)",
+  description: `Body \`{}\`. No cookie: 401 \`not_authenticated\`; a cookie from before a logout, forged or replayed: 401 \`invalid_token\`; expired: 401 \`token_expired\` (the cookie is cleared on every 401). With \`LORE_REFRESH_ROTATION=true\` the cookie is replaced by a new refresh token, as \`POST /auth/token/refresh/\` rotates. ${sessionCookieNote}`,
+  tag: "Auth",
+  auth: "none",
+  ignoresAuthorization: true,
+  request: { body: jsonBody(sessionRequestSchema) },
+  responses: { 200: jsonResponse(sessionResponseSchema) },
+  errors: ["not_authenticated", "invalid_token", "token_expired"],
+});
+
+export const sessionLogout = apiRoute({
+  method: "post",
+  path: "/auth/session/logout/",
+  summary: "End the browser session: revoke every token of the cookie's user and clear the cookie",
+  description: `Body \`{}\`. A valid cookie revokes every access and refresh token of its user (as \`POST /auth/logout/\`, so the other tabs are signed out at their next request); the cookie is cleared in every case, also when it is missing or no longer valid (204 all the same). ${sessionCookieNote}`,
+  tag: "Auth",
+  auth: "none",
+  ignoresAuthorization: true,
+  request: { body: jsonBody(sessionRequestSchema) },
+  responses: { 204: noContent },
 });

@@ -1,14 +1,66 @@
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { AppError } from "../errors.ts";
+import { requestUrl } from "../http/pagination.ts";
+import type { AppEnv } from "../http/principal.ts";
 import { endpoint } from "../http/route.ts";
 import type { Services } from "../services.ts";
 import * as api from "./auth-api.ts";
 import { toUser } from "./users-service.ts";
 
-export function authRoutes({ auth, access, workspaces }: Pick<Services, "auth" | "access" | "workspaces">) {
+/** The console's refresh cookie (docs/api.md, "Browser sessions"). */
+export const SESSION_COOKIE = "lore_session";
+
+export function authRoutes({
+  auth,
+  access,
+  workspaces,
+  config,
+}: Pick<Services, "auth" | "access" | "workspaces" | "config">) {
+  // Sent only to the session routes: never with another API request, never to the console's pages.
+  const path = `${config.apiPrefix}/auth/session/`;
+  const secure = (c: Context<AppEnv>) => requestUrl(c, config.trustProxy).protocol === "https:";
+  const keep = (c: Context<AppEnv>, refresh: string) =>
+    setCookie(c, SESSION_COOKIE, refresh, {
+      path,
+      httpOnly: true,
+      sameSite: "Strict",
+      secure: secure(c),
+      maxAge: config.refreshTokenTtl,
+    });
+  const clear = (c: Context<AppEnv>) =>
+    deleteCookie(c, SESSION_COOKIE, { path, httpOnly: true, sameSite: "Strict", secure: secure(c) });
   return [
     endpoint(api.login, async (c, input) => c.json(await auth.login(await input.json(), c.get("clientIp")))),
     endpoint(api.refreshToken, async (c, input) => c.json(await auth.refresh((await input.json()).refresh))),
     endpoint(api.logout, async (c) => {
       await auth.logout(access.requireUser(c.get("principal")));
+      return c.body(null, 204);
+    }),
+    endpoint(api.sessionLogin, async (c, input) => {
+      const { access: token, refresh, user } = await auth.login(await input.json(), c.get("clientIp"));
+      keep(c, refresh);
+      return c.json({ access: token, user }, 200);
+    }),
+    endpoint(api.sessionRefresh, async (c, input) => {
+      await input.json();
+      const cookie = getCookie(c, SESSION_COOKIE);
+      if (!cookie) throw new AppError("not_authenticated", "No session: log in");
+      try {
+        const { access: token, refresh, user } = await auth.refreshSession(cookie);
+        if (refresh) keep(c, refresh);
+        return c.json({ access: token, user }, 200);
+      } catch (error) {
+        // A cookie that can never work again is dropped, so the browser stops sending it.
+        if (error instanceof AppError) clear(c);
+        throw error;
+      }
+    }),
+    endpoint(api.sessionLogout, async (c, input) => {
+      await input.json();
+      const cookie = getCookie(c, SESSION_COOKIE);
+      if (cookie) await auth.logoutByRefresh(cookie);
+      clear(c);
       return c.body(null, 204);
     }),
     endpoint(api.me, (c) => {

@@ -58,20 +58,16 @@ export class AuthService {
     const fleetFirst = await this.options.spentTokens
       ?.spend(claims.jti, now, claims.exp * 1000 - now)
       .catch(() => undefined);
+    // A use that began before the first one was recorded (`now` is read before the awaits) is
+    // concurrent with it: 0 ms apart, never negative, so a grace of 0 still refuses it. Records from
+    // before the grace period existed carry no spentAt: NaN is never within it.
+    const again = (firstSpentAt: number) =>
+      Math.max(0, now - firstSpentAt) < rotation.reuseGraceSeconds * 1000 ? "again" : "replayed";
     const use = await this.store.usedTokens.transact(() => {
       // Another replica spent it first (its record may not have reached this one yet).
-      if (fleetFirst !== undefined && fleetFirst !== null) {
-        return {
-          rows: [],
-          result: now - fleetFirst < rotation.reuseGraceSeconds * 1000 ? "again" : "replayed",
-        };
-      }
+      if (fleetFirst !== undefined && fleetFirst !== null) return { rows: [], result: again(fleetFirst) };
       const spent = this.store.usedTokens.get(claims.jti);
-      if (spent) {
-        // Records from before the grace period existed carry no spentAt: NaN is never within it.
-        const within = now - Date.parse(spent.spentAt ?? "") < rotation.reuseGraceSeconds * 1000;
-        return { rows: [], result: within ? "again" : "replayed" };
-      }
+      if (spent) return { rows: [], result: again(Date.parse(spent.spentAt ?? "")) };
       const record = {
         id: claims.jti,
         userId: user.id,
@@ -86,6 +82,27 @@ export class AuthService {
     }
     this.forgetExpiredTokens();
     return this.issuePair(user);
+  }
+
+  /** The cookie session's refresh: `refresh` and the user too, for the console to show who it is. */
+  async refreshSession(
+    refreshToken: string,
+  ): Promise<{ access: string; refresh?: string; user: ReturnType<typeof toUser> }> {
+    const result = await this.refresh(refreshToken);
+    const claims = await this.tokens.verify(result.access, "access");
+    return { ...result, user: toUser(this.liveUser(claims)) };
+  }
+
+  /** Logout by refresh token (the cookie session): false when the token was already no longer valid. */
+  async logoutByRefresh(refreshToken: string): Promise<boolean> {
+    try {
+      const user = this.liveUser(await this.tokens.verify(refreshToken, "refresh"));
+      await this.logout(user);
+      return true;
+    } catch (error) {
+      if (error instanceof AppError) return false;
+      throw error;
+    }
   }
 
   private forgetExpiredTokens(): void {

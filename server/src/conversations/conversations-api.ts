@@ -3,13 +3,15 @@ import {
   conversationListQuerySchema,
   conversationSchema,
   pageSchema,
+  updateConversationRequestSchema,
 } from "@lore/shared";
-import { apiRoute, jsonResponse, noContent } from "../http/route.ts";
+import { apiRoute, jsonBody, jsonResponse, noContent } from "../http/route.ts";
 
 export const listConversations = apiRoute({
   method: "get",
   path: "/agents/{agentId}/conversations/",
-  summary: "List conversations, newest activity first (filters: feedback, unanswered, q)",
+  summary:
+    "List conversations, newest activity first (filters: feedback, unanswered, outcome, handoff, status, q)",
   tag: "Conversations",
   auth: "user-or-key",
   role: "viewer",
@@ -36,4 +38,15 @@ export const deleteConversation = apiRoute({
   auth: "user-or-key",
   role: "editor",
   responses: { 204: noContent },
+});
+
+export const updateConversation = apiRoute({
+  method: "patch",
+  path: "/agents/{agentId}/conversations/{conversationId}/",
+  summary: "Resolve a conversation (or open it again)",
+  tag: "Conversations",
+  auth: "user-or-key",
+  role: "editor",
+  request: { body: jsonBody(updateConversationRequestSchema) },
+  responses: { 200: jsonResponse(conversationSchema) },
 });

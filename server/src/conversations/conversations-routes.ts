@@ -22,6 +22,15 @@ export function conversationsRoutes({
       const conversation = conversations.get(agent.id, input.id("conversationId"));
       return c.json(await conversations.transcript(conversation, handoffs.forConversation(conversation.id)));
     }),
+    endpoint(api.updateConversation, async (c, input) => {
+      const agent = access.agent(c.get("principal"), input.id("agentId"), "write");
+      const found = conversations.get(agent.id, input.id("conversationId"));
+      const { status } = await input.json();
+      const updated = await conversations.setStatus(found, status);
+      const detail = await conversations.transcript(updated, handoffs.forConversation(updated.id));
+      const { messages: _m, handoffRequests: _h, ...row } = detail;
+      return c.json(row);
+    }),
     endpoint(api.deleteConversation, async (c, input) => {
       const agent = access.agent(c.get("principal"), input.id("agentId"), "write");
       const conversation = conversations.get(agent.id, input.id("conversationId"));

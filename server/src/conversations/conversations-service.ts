@@ -40,6 +40,9 @@ export function toConversation(
     id: c.id,
     title: c.title,
     messageCount: c.messageCount,
+    status: c.status ?? "open",
+    channel: c.channel,
+    resolvedAt: c.resolvedAt ?? null,
     upvotes: counts.upvotes,
     downvotes: counts.downvotes,
     unanswered: counts.unanswered,
@@ -222,6 +225,9 @@ export class ConversationsService {
       if (filters.outcome === "uncertain" && counts.uncertain === 0) continue;
       // Answered: nothing in it was the fallback or given with a doubt.
       if (filters.outcome === "answered" && (counts.unanswered > 0 || counts.uncertain > 0)) continue;
+      if (filters.status && (record.status ?? "open") !== filters.status) continue;
+      if ((record.channel === "console") !== (filters.console === "only") && filters.console !== "include")
+        continue;
       if (matching && !matching.has(record.id)) continue;
       const handoffs = handoffsOf(record.id);
       if (filters.handoff === "any" && handoffs.handoffs === 0) continue;
@@ -329,8 +335,15 @@ export class ConversationsService {
     if (!this.exists(message.conversationId)) return;
     const list = await this.messages(message.conversationId);
     const current = this.store.conversations.get(message.conversationId);
+    // A new question needs a reviewer again: a resolved conversation opens.
+    const reopen = message.role === "user" && current?.status === "resolved";
     const conversation = current
-      ? { ...current, messageCount: current.messageCount + 1, updatedAt: message.createdAt }
+      ? {
+          ...current,
+          messageCount: current.messageCount + 1,
+          updatedAt: message.createdAt,
+          ...(reopen ? { status: "open" as const, resolvedAt: null } : {}),
+        }
       : undefined;
     this.write({ message, seq: list.length, ...(conversation ? { conversation } : {}) });
     if (conversation) this.store.conversations.remember([conversation]);
@@ -354,6 +367,25 @@ export class ConversationsService {
     const pending = this.unflushed.get(message.conversationId) ?? new Map<string, MessageRecord>();
     pending.set(message.id, message);
     this.unflushed.set(message.conversationId, pending);
+  }
+
+  /** Resolves a conversation or opens it again (journaled: durable on return). */
+  async setStatus(
+    conversation: ConversationRecord,
+    status: "open" | "resolved",
+  ): Promise<ConversationRecord> {
+    const current = this.store.conversations.get(conversation.id);
+    if (!current || !this.exists(conversation.id)) throw notFound("conversation", conversation.id);
+    if ((current.status ?? "open") === status) return current;
+    const updated: ConversationRecord = {
+      ...current,
+      status,
+      resolvedAt: status === "resolved" ? new Date().toISOString() : null,
+    };
+    this.write({ conversation: updated });
+    this.store.conversations.remember([updated]);
+    await this.sharedNow();
+    return updated;
   }
 
   /** Every message of a conversation, oldest first. */

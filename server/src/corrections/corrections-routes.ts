@@ -28,6 +28,9 @@ export function correctionsRoutes({
         answer: body.answer,
         messageId: message.id,
       });
+      // The correction answers the conversation's problem: it leaves the review queue.
+      const conversation = conversations.get(agent.id, message.conversationId);
+      await conversations.setStatus(conversation, "resolved");
       return c.json(created, 201);
     }),
     endpoint(api.createCorrection, async (c, input) => {

@@ -1,11 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  type Citation,
-  CORRECTION_SOURCE_TYPE,
-  type Correction,
-  type CreateCorrectionRequest,
-  type UpdateCorrectionRequest,
-} from "@lore/shared";
+import type { Correction, CreateCorrectionRequest, UpdateCorrectionRequest } from "@lore/shared";
 import { notFound } from "../errors.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Embedder } from "../retrieval/embedder.ts";
@@ -38,24 +32,6 @@ export interface CorrectionFinder {
 }
 
 export const noCorrections: CorrectionFinder = { find: async () => null };
-
-/** The one citation of an answer given from a correction. */
-export function correctionCitation(match: CorrectionMatch): Citation {
-  const { correction } = match;
-  return {
-    rank: 1,
-    documentId: correction.id,
-    chunkId: correction.id,
-    title: correction.question,
-    dataSourceName: "Corrections",
-    dataSourceType: CORRECTION_SOURCE_TYPE,
-    sourceUrl: "",
-    content: correction.answer,
-    score: Math.min(1, Math.max(0, match.score)),
-    displayMode: "expandable",
-    dataSourceId: correction.id,
-  };
-}
 
 export function toCorrection(r: CorrectionRecord): Correction {
   const { workspaceId: _w, ...correction } = r;

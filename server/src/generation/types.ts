@@ -43,6 +43,12 @@ export interface ChatModel {
   /** Reported as QueryResponse.model. */
   readonly name: string;
   generate(input: GenerateInput): AsyncIterable<GenerationEvent>;
+  /**
+   * The answerer's best passage whatever its evidence, citing chunks [n]: offered under a doubt when
+   * it would fall back. Only an answerer that composes its whole answer at once has it (the extractive
+   * one); its answer is then judged before the first token is sent.
+   */
+  closestPassage?(question: string, chunks: RetrievedChunk[]): string;
   /** Rewrites a follow-up into a standalone question using the history. */
   condense(question: string, history: ChatMessage[], signal?: AbortSignal): Promise<string>;
 }

@@ -1,4 +1,4 @@
-import { healthSchema, openApiDocumentSchema, readinessSchema } from "@lore/shared";
+import { healthSchema, modelsResponseSchema, openApiDocumentSchema, readinessSchema } from "@lore/shared";
 import { apiRoute, jsonResponse } from "../http/route.ts";
 
 export const health = apiRoute({
@@ -29,4 +29,14 @@ export const openApiDocument = apiRoute({
   tag: "Meta",
   auth: "none",
   responses: { 200: jsonResponse(openApiDocumentSchema) },
+});
+
+export const listModels = apiRoute({
+  method: "get",
+  path: "/models/",
+  summary:
+    "The chat models an agent's `model` may name (the model server's list, asked at most once a minute) and whether embeddings exist",
+  tag: "Meta",
+  auth: "user",
+  responses: { 200: jsonResponse(modelsResponseSchema) },
 });

@@ -5,14 +5,17 @@ import { endpoint } from "../http/route.ts";
 import { buildOpenApiDocument } from "../openapi/document.ts";
 import type { Services } from "../services.ts";
 import * as api from "./meta-api.ts";
+import { createModelCatalog } from "./model-catalog.ts";
 
-/** Health checks and the OpenAPI document. */
+/** Health checks, the OpenAPI document and the models this server is configured with. */
 export function metaRoutes({
   config,
   store,
   lifecycle,
   watchdog,
-}: Pick<Services, "config" | "store" | "lifecycle" | "watchdog">) {
+  access,
+}: Pick<Services, "config" | "store" | "lifecycle" | "watchdog" | "access">) {
+  const models = createModelCatalog(config);
   return [
     // Answered by the event loop, so it cannot answer while a task holds it: it reports the last stall after.
     endpoint(api.health, (c) => c.json({ status: "ok" as const, eventLoop: watchdog.state() })),
@@ -34,5 +37,9 @@ export function metaRoutes({
         ),
       ),
     ),
+    endpoint(api.listModels, async (c) => {
+      access.requireUser(c.get("principal"));
+      return c.json(await models.list());
+    }),
   ];
 }

@@ -384,6 +384,11 @@ export class ChunkIndex {
     return this.memory.chunksOf(documentId);
   }
 
+  /** Of a question's terms, how many the index (every source) never mentions; see LexicalIndex.unknownTerms. */
+  unknownTerms(query: string): { terms: number; unknown: number } {
+    return this.memory.lexical.unknownTerms(query);
+  }
+
   /** Ranked, de-duplicated chunks of the given sources with calibrated scores. */
   async search(params: SearchParams): Promise<SearchHit[]> {
     return (await this.searchWithInfo(params)).hits;
@@ -467,7 +472,12 @@ export class ChunkIndex {
 
   /** Semantic and hybrid need an embedder; without one every mode runs as keyword. */
   private modeFor(params: SearchParams): RetrievalMode {
-    return this.embedder && this.store.hasVectors ? params.mode : "keyword";
+    return this.effectiveMode(params.mode);
+  }
+
+  /** The mode a search asking for `mode` runs in (keyword without an embedder). */
+  effectiveMode(mode: RetrievalMode): RetrievalMode {
+    return this.embedder && this.store.hasVectors ? mode : "keyword";
   }
 
   private candidates(

@@ -710,6 +710,26 @@ export class LexicalIndex {
     };
   }
 
+  /**
+   * How many of the query's distinct terms (stop words aside) no live chunk holds, not even as a
+   * variant: words the whole knowledge base never mentions. Bounded like a query. (A misspelling
+   * counts as unknown: correcting it costs more than the answer it would inform.)
+   */
+  unknownTerms(query: string): { terms: number; unknown: number } {
+    const isLiveTerm = (term: string) => (this.df[this.termIdByTerm.get(term) ?? -1] ?? 0) > 0;
+    const seen = new Set<string>();
+    let unknown = 0;
+    for (const token of tokenize(query).slice(0, MAX_QUERY_TOKENS)) {
+      const [term] = analyzeTokens([token]);
+      if (term === undefined || seen.has(term) || seen.size >= MAX_QUERY_TERMS) continue;
+      seen.add(term);
+      if (isLiveTerm(term)) continue;
+      if (this.variants.of(term, isLiveTerm).length > 0) continue;
+      unknown++;
+    }
+    return { terms: seen.size, unknown };
+  }
+
   private prepare(query: string): PreparedQuery {
     const n = Math.max(1, this.liveCount);
     const idfOf = (id: number): number => {

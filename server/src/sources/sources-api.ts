@@ -11,13 +11,25 @@ import {
   pageSchema,
   putTextEntryRequestSchema,
   putTextEntryResponseSchema,
+  replaceFileFormSchema,
+  replaceFileResponseSchema,
   storedTextEntrySchema,
   syncRunSchema,
   updateDataSourceRequestSchema,
   uploadFilesFormSchema,
   uploadFilesResponseSchema,
+  uploadLimitsSchema,
 } from "@lore/shared";
 import { apiRoute, jsonBody, jsonResponse, noContent } from "../http/route.ts";
+
+export const uploadLimits = apiRoute({
+  method: "get",
+  path: "/data-sources/limits/",
+  summary: "What an upload may be: the largest body and the file types read",
+  tag: "Data sources",
+  auth: "user",
+  responses: { 200: jsonResponse(uploadLimitsSchema) },
+});
 
 export const listDataSources = apiRoute({
   method: "get",
@@ -116,6 +128,21 @@ export const removeFile = apiRoute({
   auth: "user",
   role: "editor",
   responses: { 204: noContent },
+});
+
+export const replaceFile = apiRoute({
+  method: "put",
+  path: "/data-sources/{dataSourceId}/files/{documentId}/",
+  summary: "Replace one file of a file source with a new version; queues a sync",
+  description:
+    "Exactly one file part (`file` or `files`). The old version is no longer searched or cited from this call on; the document keeps its id and is `pending` until the returned sync run indexes the new file. A body that is not `multipart/form-data` is 415, more than one file 400.",
+  tag: "Data sources",
+  auth: "user",
+  role: "editor",
+  request: {
+    body: { content: { "multipart/form-data": { schema: replaceFileFormSchema } }, required: true },
+  },
+  responses: { 200: jsonResponse(replaceFileResponseSchema) },
 });
 
 export const listDocuments = apiRoute({

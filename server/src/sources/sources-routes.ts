@@ -9,6 +9,7 @@ import { assertPublicUrl, OutboundError } from "../net/outbound.ts";
 import type { Services } from "../services.ts";
 import type { DocumentRecord } from "../store/records.ts";
 import { bulkFormat, capBytes, chunksOf } from "./entry-stream.ts";
+import { SUPPORTED_EXTENSIONS } from "./parsing/detect-kind.ts";
 import * as api from "./sources-api.ts";
 import { toSyncRun } from "./sources-service.ts";
 
@@ -55,6 +56,14 @@ export function sourcesRoutes({ access, sources, config }: Pick<Services, "acces
   };
 
   return [
+    // Before the `{dataSourceId}` routes, which would read `limits` as an id.
+    endpoint(api.uploadLimits, (c) => {
+      access.requireUser(c.get("principal"));
+      return c.json({
+        maxUploadBytes: config.maxUploadBytes,
+        supportedExtensions: [...SUPPORTED_EXTENSIONS],
+      });
+    }),
     endpoint(api.listDataSources, (c, input) => {
       const user = access.requireUser(c.get("principal"));
       const query = input.query();
@@ -124,6 +133,23 @@ export function sourcesRoutes({ access, sources, config }: Pick<Services, "acces
       const { documents, syncRun } = await sources.addFiles(source, files);
       return c.json({ documents: documents.map(toDocument), syncRun: toSyncRun(syncRun) }, 201);
     }),
+    endpoint(api.replaceFile, async (c, input) => {
+      const source = owned(c, input, "editor");
+      if (!isMultipart(c)) {
+        throw new AppError("unsupported_media_type", "Upload the file as multipart/form-data", {
+          supported: ["multipart/form-data"],
+        });
+      }
+      const { files } = await readMultipart(c);
+      const [file] = files;
+      if (!file || files.length > 1) {
+        throw new AppError("validation_error", "Attach exactly one file to replace a file", {
+          fields: { file: [`got ${files.length} files`] },
+        });
+      }
+      const { document, syncRun } = await sources.replaceFile(source, input.id("documentId"), file);
+      return c.json({ document: toDocument(document), syncRun: toSyncRun(syncRun) }, 200);
+    }),
     endpoint(api.removeFile, async (c, input) => {
       const source = owned(c, input, "editor");
       await sources.removeFile(source, input.id("documentId"));
@@ -132,7 +158,11 @@ export function sourcesRoutes({ access, sources, config }: Pick<Services, "acces
     endpoint(api.listDocuments, (c, input) => {
       const source = owned(c, input, "viewer");
       const docs = sources.documents(source.id).map(toDocument);
-      return c.json(paginate(c, docs, input.query(), config.trustProxy));
+      const page = paginate(c, docs, input.query(), config.trustProxy);
+      return c.json({
+        ...page,
+        results: page.results.map((d) => ({ ...d, sections: sources.sectionTitles(d.id) })),
+      });
     }),
     endpoint(api.listTextEntries, async (c, input) => {
       const source = owned(c, input, "viewer");

@@ -184,6 +184,45 @@ export class SourcesService {
     await this.refreshCounts(source.id);
   }
 
+  /**
+   * Puts a new version of one uploaded file in place of the old: the old chunks and stored file go
+   * at once (never cited again), the document keeps its id and is re-indexed by the queued sync.
+   */
+  async replaceFile(
+    source: DataSourceRecord,
+    documentId: string,
+    upload: UploadedFile,
+  ): Promise<{ document: DocumentRecord; syncRun: SyncRunRecord }> {
+    if (source.type !== "file") {
+      throw new AppError("validation_error", "Only uploaded files can be replaced", {
+        fields: { documentId: ["not an uploaded file"] },
+      });
+    }
+    const doc = this.store.documents.get(documentId);
+    if (!doc || doc.dataSourceId !== source.id || !doc.storedFile) throw notFound("document", documentId);
+    const checked = checkUpload(upload);
+    const fileId = await this.files.save(source.id, checked.bytes);
+    await this.index.deleteDocuments([doc.id]);
+    const document: DocumentRecord = {
+      ...doc,
+      title: checked.name,
+      kind: checked.kind,
+      status: "pending",
+      error: null,
+      chunkCount: 0,
+      pageCount: null,
+      bytes: checked.bytes.byteLength,
+      contentHash: contentHash(checked.bytes),
+      storedFile: fileId,
+      updatedAt: new Date().toISOString(),
+    };
+    await this.store.documents.putMany([document]);
+    await this.files.remove(source.id, doc.storedFile);
+    await this.refreshCounts(source.id);
+    const syncRun = await this.runner.enqueue(source, "files");
+    return { document, syncRun };
+  }
+
   async update(
     source: DataSourceRecord,
     patch: { name?: string; config?: Record<string, unknown>; schedule?: { intervalMinutes: number } | null },
@@ -363,6 +402,17 @@ export class SourcesService {
 
   sync(source: DataSourceRecord): Promise<SyncRunRecord> {
     return this.runner.enqueue(source, "manual");
+  }
+
+  /** The headings a document's indexed chunks start at, in order, without repeats (at most 50). */
+  sectionTitles(documentId: string): string[] {
+    const titles: string[] = [];
+    for (const chunk of this.index.documentChunks(documentId)) {
+      const title = chunk.headingPath.join(" > ");
+      if (title && titles.at(-1) !== title && !titles.includes(title)) titles.push(title);
+      if (titles.length >= 50) break;
+    }
+    return titles;
   }
 
   documents(sourceId: string): DocumentRecord[] {

@@ -39,7 +39,9 @@ export interface MembershipRecord {
 }
 
 /** Agents stored before the handoff setting existed have none (read as `{ mode: "none" }`). */
-export type AgentRecord = Omit<Agent, "status" | "handoff"> & { handoff?: HandoffSetting };
+export type AgentRecord = Omit<Agent, "status" | "handoff" | "effectiveRetrievalMode"> & {
+  handoff?: HandoffSetting;
+};
 
 /** A visitor's request for a person, stored before anyone is notified. */
 export interface HandoffRecord extends Handoff {
@@ -84,9 +86,13 @@ export interface ConversationRecord {
   workspaceId: string;
   title: string;
   messageCount: number;
-  channel: "api" | "widget";
+  /** `console`: started by a signed-in member (Try it); left out of the review queue by default. */
+  channel: "api" | "widget" | "console";
   /** Visitor identity for widget conversations (from the signed visitor token). */
   visitorId: string | null;
+  /** Absent on conversations stored before statuses existed: open. */
+  status?: "open" | "resolved";
+  resolvedAt?: string | null;
   createdAt: string;
   updatedAt: string;
 }

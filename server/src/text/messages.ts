@@ -33,3 +33,28 @@ export function localizeFallback(
   if (configured.trim() !== fallbackMessages.en) return configured;
   return fallbackMessages[language ?? detectLanguage(question) ?? "en"];
 }
+
+/** The note an `uncertain` answer starts with (after a chat model's answer, ends with), per language. */
+export const uncertainNotices = {
+  en: "I'm not sure this answers your question. The closest passage I found is below; the sources listed may help.",
+  es: "No estoy seguro de que esto responda a tu pregunta. Abajo está el pasaje más cercano que encontré; las fuentes indicadas pueden ayudarte.",
+  de: "Ich bin nicht sicher, ob das Ihre Frage beantwortet. Unten steht die passendste Stelle, die ich gefunden habe; die genannten Quellen können helfen.",
+  fr: "Je ne suis pas sûr que cela réponde à votre question. Voici le passage le plus proche que j'ai trouvé ; les sources indiquées peuvent vous aider.",
+  pt: "Não tenho certeza de que isto responde à sua pergunta. Abaixo está o trecho mais próximo que encontrei; as fontes listadas podem ajudar.",
+  it: "Non sono sicuro che questo risponda alla tua domanda. Qui sotto c'è il passaggio più vicino che ho trovato; le fonti elencate possono aiutarti.",
+  nl: "Ik weet niet zeker of dit je vraag beantwoordt. Hieronder staat de passage die er het dichtst bij komt; de genoemde bronnen kunnen helpen.",
+  pl: "Nie jestem pewien, czy to odpowiada na Twoje pytanie. Poniżej jest najbliższy fragment, jaki znalazłem; wymienione źródła mogą pomóc.",
+  tr: "Bunun sorunuzu yanıtladığından emin değilim. Bulduğum en yakın bölüm aşağıda; listelenen kaynaklar yardımcı olabilir.",
+  ru: "Не уверен, что это отвечает на ваш вопрос. Ниже — самый близкий фрагмент, который я нашёл; указанные источники могут помочь.",
+  uk: "Не впевнений, що це відповідає на ваше запитання. Нижче — найближчий фрагмент, який я знайшов; наведені джерела можуть допомогти.",
+  ar: "لست متأكدًا من أن هذا يجيب عن سؤالك. أقرب مقطع وجدته أدناه؛ وقد تساعدك المصادر المذكورة.",
+  hi: "मुझे यकीन नहीं है कि इससे आपके प्रश्न का उत्तर मिलता है। मुझे मिला सबसे निकट अंश नीचे है; सूचीबद्ध स्रोत मदद कर सकते हैं।",
+  zh: "我不确定这是否回答了您的问题。下面是我找到的最接近的段落；列出的来源可能会有所帮助。",
+  ja: "ご質問への答えになっているか確信がありません。見つかった最も近い箇所を以下に示します。記載の情報源が役立つかもしれません。",
+  ko: "질문에 대한 답인지 확실하지 않습니다. 가장 가까운 내용을 아래에 보여 드리며, 나열된 출처가 도움이 될 수 있습니다.",
+} as const satisfies Record<Language, string>;
+
+/** The uncertain note in the agent's language, else the question's (English when it cannot tell). */
+export function localizeUncertain(question: string, language: Language | null = null): string {
+  return uncertainNotices[language ?? detectLanguage(question) ?? "en"];
+}

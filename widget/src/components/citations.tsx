@@ -1,7 +1,7 @@
 import type { Citation } from "@lore/shared";
 import { safeHttpUrl } from "../markdown.ts";
-import { cleanSnippet, findQuote } from "../snippet.ts";
 import { useWidget } from "./context.ts";
+import { LazySnippet, loadExtras } from "./lazy.tsx";
 
 export interface CitationsProps {
   sources: readonly Citation[];
@@ -13,11 +13,12 @@ export interface CitationsProps {
   idPrefix: string;
 }
 
-const SNIPPET_LIMIT = 600;
-
 /** The answer's sources as expandable cards: title and data source, then snippet and link. */
 export function Citations({ sources, answer, expanded, onToggle, idPrefix }: CitationsProps) {
   const { i18n } = useWidget();
+  // An answer with sources is when a visitor may open one: fetch the snippet code now, not on the
+  // click (loadExtras starts the fetch once, so calling it on every render costs nothing).
+  loadExtras();
   return (
     // No aria-label: a named section is a landmark, and every answer would add another "Sources" one.
     <section class="sources" data-lore="sources">
@@ -26,9 +27,6 @@ export function Citations({ sources, answer, expanded, onToggle, idPrefix }: Cit
         {sources.map((source) => {
           const open = expanded.includes(source.rank);
           const href = safeHttpUrl(source.sourceUrl);
-          const text = cleanSnippet(source.content);
-          const snippet = text.length > SNIPPET_LIMIT ? `${text.slice(0, SNIPPET_LIMIT)}…` : text;
-          const [from, to] = findQuote(snippet, answer, source.rank) ?? [0, 0];
           return (
             <li key={source.rank} class="source" data-lore="source" data-rank={source.rank}>
               <button
@@ -54,11 +52,7 @@ export function Citations({ sources, answer, expanded, onToggle, idPrefix }: Cit
                 hidden={!open}
                 data-lore="source-body"
               >
-                <p class="snippet" dir="auto">
-                  {snippet.slice(0, from)}
-                  {to > from && <mark>{snippet.slice(from, to)}</mark>}
-                  {snippet.slice(to)}
-                </p>
+                {open && <LazySnippet source={source} answer={answer} />}
                 {href && (
                   <a href={href} target="_blank" rel="noopener noreferrer nofollow" data-lore="source-link">
                     {i18n.t("openSource")}

@@ -1,5 +1,36 @@
 import { useEffect, useRef } from "preact/hooks";
+import { ApiError } from "../api/client.ts";
+import type { ContactForm as Form, HandoffState } from "../state/handoff.ts";
 import { useWidget } from "./context.ts";
+
+type Field = "email" | "message" | "name";
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const MAX_MESSAGE = 4000;
+
+/** Checks the form here first, so the visitor hears what to fix without a round trip, then sends it. */
+async function submitContact(handoff: HandoffState, form: Form): Promise<void> {
+  const open = (invalid: readonly Field[], failed = false) => {
+    handoff.contact.value = { step: "open", invalid, failed };
+  };
+  const email = form.email.trim();
+  const message = form.message.trim();
+  const invalid: Field[] = [];
+  if (!EMAIL.test(email)) invalid.push("email");
+  if (!message || message.length > MAX_MESSAGE) invalid.push("message");
+  const sent = invalid.length === 0 ? handoff.send({ email, message, name: form.name.trim() }) : null;
+  if (!sent) return open(invalid);
+  handoff.contact.value = { step: "sending" };
+  try {
+    await sent;
+    handoff.contact.value = { step: "sent" };
+  } catch (error) {
+    const fields = error instanceof ApiError ? Object.keys(error.fields) : [];
+    open(
+      fields.filter((f): f is Field => f === "email" || f === "message" || f === "name"),
+      true,
+    );
+  }
+}
 
 /** The handoff form: the visitor's e-mail, an optional name and a message, sent with the conversation. */
 export function ContactForm({ id }: { id: string }) {
@@ -52,7 +83,7 @@ export function ContactForm({ id }: { id: string }) {
       onSubmit={(event) => {
         event.preventDefault();
         const data = new FormData(event.currentTarget);
-        void store.handoff.submitContact({
+        void submitContact(store.handoff, {
           email: String(data.get("email") ?? ""),
           name: String(data.get("name") ?? ""),
           message: String(data.get("message") ?? ""),

@@ -18,6 +18,8 @@ export interface WidgetContextValue {
   store: WidgetStore;
   ui: WidgetUi;
   i18n: Translator;
+  /** Adds CSS to the widget's shadow root (a lazily loaded chunk's styles). */
+  adoptStyles?: (cssText: string) => void;
 }
 
 export const WidgetContext = createContext<WidgetContextValue | null>(null);

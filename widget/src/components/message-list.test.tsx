@@ -116,7 +116,8 @@ describe("citations", () => {
     fireEvent.click(toggle);
     expect(toggle.getAttribute("aria-expanded")).toBe("true");
     const card1 = container.querySelector('[data-rank="1"] [data-lore="source-body"]');
-    expect(card1?.textContent).toContain("Snippet number 1 about refunds.");
+    // The snippet comes with the extras chunk, fetched when the first card opens.
+    await waitFor(() => expect(card1?.textContent).toContain("Snippet number 1 about refunds."));
     expect(card1?.querySelector("a")?.getAttribute("href")).toBe("https://docs.example.com/1");
     fireEvent.click(toggle);
     expect(toggle.getAttribute("aria-expanded")).toBe("false");
@@ -137,6 +138,7 @@ describe("citations", () => {
       },
     });
     await store.send("Q");
+    fireEvent.click(await screen.findByRole("button", { name: /^Document 1/ }));
     const snippet = await waitFor(() => {
       const found = container.querySelector('[data-rank="1"] .snippet');
       if (!found) throw new Error("no snippet yet");

@@ -3,8 +3,9 @@ import type { ChatMessage } from "../state/types.ts";
 import { Citations } from "./citations.tsx";
 import { useWidget } from "./context.ts";
 import { Icon } from "./icons.tsx";
+import { LazyFeedbackReasons, LazyUncertainSources } from "./lazy.tsx";
 import { Markdown } from "./markdown.tsx";
-import { FeedbackReasons, UncertainSources, WayOut } from "./way-out.tsx";
+import { WayOut } from "./way-out.tsx";
 
 /** The conversation. Deliberately not a live region: answers are announced once, when complete. */
 export function MessageList() {
@@ -120,7 +121,7 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
         {message.status === "failed" && <p class="msg-status">{i18n.t("failed")}</p>}
       </div>
       {message.outcome === "uncertain" ? (
-        <UncertainSources sources={message.sources} />
+        <LazyUncertainSources sources={message.sources} />
       ) : (
         message.sources.length > 0 && (
           <Citations
@@ -177,7 +178,7 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
         </div>
       )}
       {askWhy && message.feedback === "down" && (
-        <FeedbackReasons message={message} onDone={() => setAskWhy(false)} />
+        <LazyFeedbackReasons message={message} onDone={() => setAskWhy(false)} />
       )}
       {message.status === "complete" &&
         (message.outcome === "fallback" ||

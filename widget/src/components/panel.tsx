@@ -2,12 +2,12 @@ import { useSignalEffect } from "@preact/signals";
 import { useLayoutEffect, useRef } from "preact/hooks";
 import { safeHttpUrl } from "../markdown.ts";
 import { Composer } from "./composer.tsx";
-import { ContactButton } from "./contact-button.tsx";
-import { ContactForm } from "./contact-form.tsx";
 import { useWidget } from "./context.ts";
 import { Icon } from "./icons.tsx";
+import { LazyContactForm } from "./lazy.tsx";
 import { MessageList } from "./message-list.tsx";
 import { NoticeBanner, Welcome } from "./states.tsx";
+import { ContactAction } from "./way-out.tsx";
 
 const focusable =
   'a[href],button:not([disabled]),textarea:not([disabled]),input:not([disabled]),[tabindex]:not([tabindex="-1"])';
@@ -79,7 +79,7 @@ export function Panel({ id }: { id: string }) {
         <h2 id={titleId} class="title">
           {ui.title.value}
         </h2>
-        <ContactButton />
+        <ContactAction icon />
         <button
           type="button"
           class="icon-btn"
@@ -114,7 +114,7 @@ export function Panel({ id }: { id: string }) {
       >
         <Welcome />
         <MessageList />
-        <ContactForm id={`${id}-contact`} />
+        {store.handoff.contact.value.step !== "closed" && <LazyContactForm id={`${id}-contact`} />}
       </div>
       <NoticeBanner />
       <Composer inputRef={input} inputId={`${id}-input`} />

@@ -66,6 +66,7 @@ describe("sending", () => {
       sources: [citation(1)],
       latency: 5,
       model: "extractive",
+      correctionId: null,
       retrievedChunks: 1,
       metadata: { tokensUsed: 1, retrievalTime: 1, generationTime: 1 },
     });

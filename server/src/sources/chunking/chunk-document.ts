@@ -394,8 +394,27 @@ function commonPrefix(a: string[], b: string[]): string[] {
   return out;
 }
 
-/** Merges runs of small sections that share a page and a top-level heading, keeping their sub-headings inline. */
-function groupSections(sections: ParsedSection[], maxTokens: number, minTokens: number): Group[] {
+/**
+ * Kinds whose headings are the author's own sections (Markdown, HTML, DOCX files): every heading
+ * starts a chunk, however short its text, so a citation opens at its section. Other kinds (text
+ * entries, web pages, Notion, PDF) merge small neighbours as below.
+ */
+const SECTIONED_KINDS: ReadonlySet<ParsedDocument["kind"]> = new Set(["markdown", "html", "docx"]);
+
+function samePath(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((h, i) => h === b[i]);
+}
+
+/**
+ * Merges runs of small sections that share a page and a top-level heading, keeping their
+ * sub-headings inline; with `atHeadings`, only sections under the very same heading path merge.
+ */
+function groupSections(
+  sections: ParsedSection[],
+  maxTokens: number,
+  minTokens: number,
+  atHeadings = false,
+): Group[] {
   const groups: Group[] = [];
   for (const section of sections) {
     // Above maxTokens the exact size does not matter: such a section is neither merged nor kept whole.
@@ -407,6 +426,7 @@ function groupSections(sections: ParsedSection[], maxTokens: number, minTokens: 
       !section.isTable &&
       prev.page === section.page &&
       prev.headingPath[0] === section.headingPath[0] &&
+      (!atHeadings || samePath(prev.headingPath, section.headingPath)) &&
       (prev.tokens < minTokens || tokens < minTokens) &&
       prev.tokens + tokens + 8 <= maxTokens * 0.8;
     if (prev && mergeable) {
@@ -492,7 +512,8 @@ function leadingText(sections: ParsedSection[]): string {
  */
 export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = {}): ChunkDraft[] {
   const english = budgetsAt(1, opts);
-  const groups = groupSections(doc.sections, english.maxTokens, english.minTokens);
+  const atHeadings = SECTIONED_KINDS.has(doc.kind);
+  const groups = groupSections(doc.sections, english.maxTokens, english.minTokens, atHeadings);
   // One section that fits one chunk at the English budget is that same chunk at any larger budget
   // (one section is never merged, and a budget grows with its scale), so its language cannot
   // change the chunks and is not detected: most text entries are such paragraphs.
@@ -502,7 +523,11 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = {}): Chu
   const scale = languageBudgetFactor(leadingText(doc.sections));
   if (scale === 1) return chunkGroups(groups, english, opts);
   const scaled = budgetsAt(scale, opts);
-  return chunkGroups(groupSections(doc.sections, scaled.maxTokens, scaled.minTokens), scaled, opts);
+  return chunkGroups(
+    groupSections(doc.sections, scaled.maxTokens, scaled.minTokens, atHeadings),
+    scaled,
+    opts,
+  );
 }
 
 interface Budgets {

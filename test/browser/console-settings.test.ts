@@ -1,0 +1,120 @@
+// Issue #31 item 3 in Chromium: the agent's settings in words a site owner reads. The server has a
+// model server (the local fake OpenAI) but no embedding model, so the model is picked from what the
+// server lists, and the screen says searches run by keywords even though the agent is set to hybrid.
+import type { Agent } from "@lore/shared";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
+import { createAgent } from "../ingestion/source-helpers.ts";
+import { ensureConsoleBuilt, launchBrowser, openPage, runAxe } from "./browser.ts";
+
+let fake: FakeOpenAI;
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+let token: string;
+let agent: Agent;
+
+const fetchAgent = async () => (await server.request<Agent>("GET", `/agents/${agent.id}/`, { token })).body;
+
+beforeAll(async () => {
+  ensureConsoleBuilt();
+  fake = await startFakeOpenAI({ models: ["fake-chat", "llama-3.1-8b", "text-embedding-3-small"] });
+  [server, browser] = await Promise.all([
+    startTestServer({ LORE_OPENAI_BASE_URL: fake.url }),
+    launchBrowser(),
+  ]);
+  token = (await server.login()).access;
+  agent = await createAgent(server, token, { name: "Help desk" });
+  ({ page } = await openPage(browser, { viewport: { width: 1280, height: 900 } }));
+  await page.goto(`${server.url}/console/#/agents/${agent.id}/settings`);
+  await page.getByLabel("Email").fill(ADMIN_EMAIL);
+  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
+  await page.getByRole("button", { name: "Log in" }).click();
+  await page.getByRole("tab", { name: "Settings" }).click();
+  await page.getByRole("button", { name: "Save settings" }).waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await fake?.close();
+});
+
+describe("agent settings", () => {
+  it("picks the model from the list this server offers, and saves it", async () => {
+    const model = page.getByLabel("Answers written by");
+    await expect
+      .poll(() =>
+        model.locator("option").evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)),
+      )
+      .toEqual(["extractive", "openai:fake-chat", "openai:llama-3.1-8b"]);
+    // Embedding models are not offered for writing answers, and there is no free-text field.
+    expect(await page.locator('input[name="model"]').count()).toBe(0);
+    expect(await model.inputValue()).toBe("extractive");
+    await model.selectOption({ label: "llama-3.1-8b (writes answers from the sources)" });
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Saved.").waitFor();
+    expect((await fetchAgent()).model).toBe("openai:llama-3.1-8b");
+  });
+
+  it("keeps the retrieval numbers under Advanced, in plain words, and says searches run by keywords", async () => {
+    const advanced = page.locator("details.advanced");
+    const topK = page.getByLabel("Passages read per question");
+    expect(await advanced.evaluate((el) => (el as HTMLDetailsElement).open)).toBe(false);
+    expect(await topK.isVisible()).toBe(false);
+    // None of the implementation's words.
+    const text = await page.locator("form.settings").textContent();
+    for (const word of ["Top K", "Chunks", "Minimum score", "BM25", "openai:<model>"]) {
+      expect(text).not.toContain(word);
+    }
+
+    await advanced.locator("summary").click();
+    expect(await topK.isVisible()).toBe(true);
+    expect(await advanced.textContent()).toContain("Searches run by keywords only");
+    const mode = page.getByLabel("Search by");
+    expect(await mode.inputValue()).toBe("hybrid");
+    // Meaning-only cannot be chosen without an embedding model; the stored hybrid stays, marked.
+    expect(await mode.locator('option[value="semantic"]').isDisabled()).toBe(true);
+    expect(await mode.locator('option[value="hybrid"]').textContent()).toContain("needs an embedding model");
+
+    await topK.fill("8");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Saved.").waitFor();
+    const saved = await fetchAgent();
+    expect(saved.retrieval.topK).toBe(8);
+    expect(saved.effectiveRetrievalMode).toBe("keyword");
+    expect(await runAxe(page)).toEqual([]);
+  });
+
+  it("unfolds Advanced to show a retrieval number's error, as a sentence", async () => {
+    await page.reload();
+    await page.getByRole("button", { name: "Save settings" }).waitFor();
+    const advanced = page.locator("details.advanced");
+    await advanced.locator("summary").click();
+    await page.getByLabel("Passages read per question").fill("99");
+    await advanced.locator("summary").click();
+    expect(await advanced.evaluate((el) => (el as HTMLDetailsElement).open)).toBe(false);
+    await page.getByRole("button", { name: "Save settings" }).click();
+    const topK = page.getByLabel("Passages read per question");
+    await expect.poll(() => topK.getAttribute("aria-invalid")).toBe("true");
+    expect(await advanced.evaluate((el) => (el as HTMLDetailsElement).open)).toBe(true);
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute("name")))
+      .toBe("retrieval.topK");
+    expect(await page.locator(".field", { has: topK }).locator(".field-error").textContent()).toBe(
+      "Read at most 50 passages.",
+    );
+  });
+
+  it("fits a 375 px screen without scrolling sideways", async () => {
+    await page.setViewportSize({ width: 375, height: 740 });
+    await page.locator("details.advanced summary").click();
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    expect(await runAxe(page)).toEqual([]);
+  });
+});

@@ -1,7 +1,10 @@
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type Connection, connect } from "@lancedb/lancedb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ChunkIndex, type StoredChunk } from "./chunk-index.ts";
@@ -126,7 +129,7 @@ describe("chunk texts off the heap", () => {
     expect(await rankings(tiny)).toEqual(expected);
     for (const { documentId } of documents)
       expect(tiny.documentChunks(documentId)).toEqual(whole.documentChunks(documentId));
-  });
+  }, 60_000);
 
   it("reads the right text and heading path of every chunk after a restart from the snapshot", async () => {
     const snapshotPath = join(dir, "index", "chunks.snapshot");
@@ -148,5 +151,62 @@ describe("chunk texts off the heap", () => {
       await reopened.replaceDocument(added.documentId, added.chunks);
       expect(reopened.documentChunks(added.documentId)).toEqual(added.chunks);
     }
-  });
+  }, 60_000);
+
+  it("leaves the last snapshot whole and readable when the process is killed while saving a rebuild", async () => {
+    const snapshotPath = join(dir, "index", "chunks.snapshot");
+    // Enough chunks that writing the snapshot takes a while (killed inside it, not after it).
+    const big = Array.from({ length: 60 }, () => corpus()).flat();
+    const first = await ChunkIndex.open(db, { embedder: null, snapshotPath, textCacheEntries: 1 });
+    await first.replaceDocuments(big.slice(0, 360));
+    await first.saveSnapshot();
+    const saved = readFileSync(snapshotPath);
+    // The table moves past the snapshot: the next start rebuilds from it and saves a new one.
+    await first.replaceDocuments(big.slice(360));
+
+    const script = `
+import { connect } from "@lancedb/lancedb";
+import { ChunkIndex } from ${JSON.stringify(new URL("./chunk-index.ts", import.meta.url).href)};
+const db = await connect(${JSON.stringify(join(dir, "lance"))});
+const index = await ChunkIndex.open(db, { embedder: null, snapshotPath: ${JSON.stringify(snapshotPath)}, textCacheEntries: 1 });
+process.stderr.write("opened " + index.startup.from + "\\n");
+setInterval(() => {}, 1000);
+`;
+    const tsx = createRequire(import.meta.url).resolve("tsx");
+    const child = spawn(process.execPath, ["--import", tsx, "--input-type=module", "-e", script], {
+      cwd: fileURLToPath(new URL(".", import.meta.url)),
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (text: string) => {
+      stderr += text;
+    });
+    const temporary = `chunks.snapshot.tmp-${child.pid}`;
+    // Killed the moment its temporary snapshot file appears: mid-write.
+    const watcher = watch(join(dir, "index"), (_event, name) => {
+      if (name === temporary) child.kill("SIGKILL");
+    });
+    const giveUp = setTimeout(() => child.kill("SIGKILL"), 90_000);
+    const exit = await new Promise<NodeJS.Signals | null>((resolve) =>
+      child.once("exit", (_code, signal) => resolve(signal)),
+    );
+    clearTimeout(giveUp);
+    watcher.close();
+    expect(stderr).toContain("opened table");
+    expect(exit).toBe("SIGKILL");
+    expect(existsSync(join(dir, "index", temporary))).toBe(true); // it died inside the write
+    expect(readFileSync(snapshotPath).equals(saved)).toBe(true); // the last snapshot, untouched
+
+    // A restart reads every chunk's text right and ranks like a fresh build from the table.
+    const restarted = await ChunkIndex.open(db, { embedder: null, snapshotPath, textCacheEntries: 1 });
+    expect(restarted.startup.from).toBe("table");
+    const reference = await ChunkIndex.open(db, { embedder: null, textCacheEntries: 1_000_000 });
+    expect(await rankings(restarted)).toEqual(await rankings(reference));
+    for (const { documentId, chunks } of big) expect(restarted.documentChunks(documentId)).toEqual(chunks);
+    // And the snapshot it saves next is read back whole.
+    await restarted.saveSnapshot();
+    const again = await ChunkIndex.open(db, { embedder: null, snapshotPath, textCacheEntries: 1 });
+    expect(again.startup.from).toBe("snapshot");
+    for (const { documentId, chunks } of big) expect(again.documentChunks(documentId)).toEqual(chunks);
+  }, 120_000);
 });

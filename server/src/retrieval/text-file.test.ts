@@ -33,9 +33,8 @@ describe("the chunk text file", () => {
       const where = at[i];
       if (where) expect(file.readText(where.block, where.start, where.length)).toBe(text);
     });
-    // Unlinked at once: the process holds the only reference.
-    expect(readdirSync(dir).filter((f) => f.includes("chunk-texts"))).toEqual([]);
     file.release();
+    expect(readdirSync(dir).filter((f) => f.includes("chunk-texts"))).toEqual([]);
   });
 
   it("keeps at most its cache size of texts decoded, evicting the least recently read", () => {
@@ -200,6 +199,10 @@ setInterval(() => {}, 1000);
     // A restart reads every chunk's text right and ranks like a fresh build from the table.
     const restarted = await ChunkIndex.open(db, { embedder: null, snapshotPath, textCacheEntries: 1 });
     expect(restarted.startup.from).toBe("table");
+    // The killed process's text file went with the restart.
+    expect(readdirSync(join(dir, "index")).filter((f) => f.includes(`chunk-texts-${child.pid}-`))).toEqual(
+      [],
+    );
     const reference = await ChunkIndex.open(db, { embedder: null, textCacheEntries: 1_000_000 });
     expect(await rankings(restarted)).toEqual(await rankings(reference));
     for (const { documentId, chunks } of big) expect(restarted.documentChunks(documentId)).toEqual(chunks);

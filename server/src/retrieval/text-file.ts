@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PRIVATE_FILE_MODE } from "../store/permissions.ts";
@@ -25,12 +25,16 @@ let fileCounter = 0;
  * this process, cut into blocks of at most 32 MiB (a record never straddles two), read back with
  * positional reads for the few chunks a search returns, behind a bounded LRU cache of decoded texts.
  *
- * The file is unlinked as soon as it is opened: it lives as long as the process holds it, a crash
- * leaves nothing behind, and nothing but this process ever reads it (the snapshot, written atomically
- * elsewhere, is what survives a restart). Page cache, not the process's RSS, holds its hot pages.
+ * The file stays open only for reading; appends open it for a moment. An unlinked or write-open file
+ * would keep its file system from being remounted read-only (the kernel says "busy"), and a data
+ * dir must stay as easy to freeze as without it. It is removed on release; one a crashed process
+ * left behind is removed by the next TextFile opened in that directory. Nothing but this process
+ * reads it (the snapshot, written atomically elsewhere, is what survives a restart). Page cache, not
+ * the process's RSS, holds its hot pages.
  */
 export class TextFile {
   private fd: number;
+  private readonly path: string;
   /** File offset of each block's first byte. */
   private readonly blockBase: number[] = [];
   /** Bytes used in each block. */
@@ -47,9 +51,11 @@ export class TextFile {
   misses = 0;
 
   constructor(options: TextFileOptions = {}) {
-    const path = join(options.dir ?? tmpdir(), `.chunk-texts-${process.pid}-${++fileCounter}.tmp`);
-    this.fd = openSync(path, "w+", PRIVATE_FILE_MODE);
-    unlinkSync(path);
+    const dir = options.dir ?? tmpdir();
+    removeOrphans(dir);
+    this.path = join(dir, `.chunk-texts-${process.pid}-${++fileCounter}.tmp`);
+    closeSync(openSync(this.path, "w", PRIVATE_FILE_MODE));
+    this.fd = openSync(this.path, "r");
     this.cacheEntries = Math.max(1, Math.floor(options.cacheEntries ?? DEFAULT_TEXT_CACHE_ENTRIES));
   }
 
@@ -140,6 +146,7 @@ export class TextFile {
     if (--this.references > 0 || this.fd < 0) return;
     closeSync(this.fd);
     this.fd = -1;
+    rmSync(this.path, { force: true });
     this.cache.clear();
     this.pending = Buffer.alloc(0);
   }
@@ -163,9 +170,14 @@ export class TextFile {
   }
 
   private writeAll(bytes: Uint8Array, position: number): void {
-    let done = 0;
-    while (done < bytes.byteLength) {
-      done += writeSync(this.fd, bytes, done, bytes.byteLength - done, position + done);
+    const fd = openSync(this.path, "r+");
+    try {
+      let done = 0;
+      while (done < bytes.byteLength) {
+        done += writeSync(fd, bytes, done, bytes.byteLength - done, position + done);
+      }
+    } finally {
+      closeSync(fd);
     }
   }
 
@@ -194,5 +206,30 @@ export class TextFile {
       const from = at + done - this.flushed;
       this.pending.copy(out, done, from, from + out.byteLength - done);
     }
+  }
+}
+
+/** Removes text files whose process is gone (killed before it could release them). */
+function removeOrphans(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^\.chunk-texts-(\d+)-\d+\.tmp$/.exec(name)?.[1]);
+    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    rmSync(join(dir, name), { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, another user's.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

@@ -145,11 +145,12 @@ export async function listAll<T>(path: string): Promise<T[]> {
 /** Asks an agent with a streamed answer; resolves once the stream starts. */
 export async function streamAnswer(
   agentId: string,
-  body: { message: string; conversationId?: string; test?: boolean },
+  body: { message: string; conversationId?: string },
   signal: AbortSignal,
 ): Promise<AsyncGenerator<AnswerEvent>> {
   const res = await request("POST", `/agents/${agentId}/query/`, {
-    body,
+    // The owner's own test question: left out of the review queue and analytics by default.
+    body: { ...body, channel: "console" },
     headers: { Accept: "text/event-stream" },
     signal,
   });

@@ -5,6 +5,7 @@ import type {
   CORRECTION_SOURCE_TYPE,
   Conversation,
   Correction,
+  CorrectionMatches,
   CorrectMessageRequest,
   CreateCorrectionRequest,
   Handoff,
@@ -27,7 +28,7 @@ export interface QueueQuery {
   /** The conversations' own status; `all` for either. */
   status: "open" | "resolved" | "all";
   /** Whose questions: visitors' and apps' (the default), members' in Try it, or both. */
-  asked: "visitors" | "console" | "all";
+  asked: "visitors" | "all";
 }
 
 export const PAGE_SIZE = 100;
@@ -45,7 +46,7 @@ export function listConversations(
   if (query.filter === "uncertain") params.set("outcome", "uncertain");
   if (query.q.trim()) params.set("q", query.q.trim());
   if (query.status !== "all") params.set("status", query.status);
-  if (query.asked !== "visitors") params.set("console", query.asked === "all" ? "include" : "only");
+  if (query.asked === "all") params.set("includeConsole", "true");
   return api("GET", `/agents/${agentId}/conversations/?${params}`);
 }
 
@@ -68,6 +69,11 @@ export function createCorrection(agentId: string, body: CreateCorrectionRequest)
 
 export function listCorrections(agentId: string, page: number): Promise<Page<Correction>> {
   return api("GET", `/agents/${agentId}/corrections/?page=${page}&page_size=50`);
+}
+
+/** Recent visitor questions the correction would answer, and close ones it would not. */
+export function correctionMatches(agentId: string, id: string): Promise<CorrectionMatches> {
+  return api("GET", `/agents/${agentId}/corrections/${id}/matches/?limit=5`);
 }
 
 export function updateCorrection(

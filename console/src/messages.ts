@@ -28,8 +28,15 @@ const SENTENCES: Record<string, Partial<Record<Kind, string>>> = {
   origin: { other: "Use a site like https://www.example.com or example.com, without a path." },
   "handoff.url": { other: "Use a link starting with https:// or mailto:." },
   "config.url": { other: "Use a web address starting with https://." },
+  "config.maxPages": { small: "Read at least {n} page.", big: "Read at most {n} pages." },
+  "config.maxDepth": { small: "Use a link depth of at least {n}.", big: "Follow links at most {n} deep." },
+  "config.token": { empty: "Paste the Notion integration's secret." },
   "config.entries.title": { empty: "Give the entry a title." },
   "config.entries.content": { empty: "Write the entry's text." },
+  // One entry of a text source, edited on its own (`PUT …/entries/{key}/`).
+  "source.title": { empty: "Give the entry a title.", long: "Keep the title to {n} characters or fewer." },
+  "source.content": { empty: "Write the entry's text." },
+  query: { empty: "Write a question to search for." },
   question: { empty: "Write the question." },
   answer: { empty: "Write the answer." },
   files: { empty: "Choose at least one file." },
@@ -66,8 +73,9 @@ function classify(raw: string): { kind: Kind; n: string } {
 export function fieldSentence(field: string, raw: string, form = ""): string {
   const key = field.replace(/\.\d+(?=\.|$)/g, "");
   const { kind, n } = classify(raw);
-  // An unknown field or a server's own sentence (starts upper-case) is already plain.
-  if (kind === "other" && /^[A-Z]/.test(raw)) return raw;
+  // A server's own sentence (starts upper-case) is already plain; zod's "Invalid URL" and
+  // "Invalid email address" are not, and get the field's sentence.
+  if (kind === "other" && /^[A-Z]/.test(raw) && !/^Invalid /.test(raw)) return raw;
   const sentence = SENTENCES[`${form}.${key}`]?.[kind] ?? SENTENCES[key]?.[kind] ?? GENERIC[kind];
   return sentence.replace("{n}", n);
 }

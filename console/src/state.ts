@@ -69,7 +69,10 @@ addEventListener("hashchange", () => {
   route.value = parseRoute(location.hash);
 });
 
-setSignedOutHandler(() => signOut("Your session ended. Please log in again."));
+// A request refused after this tab already signed out (a logout elsewhere) keeps the notice it has.
+setSignedOutHandler(() => {
+  if (session.peek()) signOut("Your session ended. Please log in again.");
+});
 
 // The tabs of this browser tell each other when the session starts or ends (no token is sent:
 // the other tabs fetch their own from the session cookie).

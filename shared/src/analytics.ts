@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { includeConsoleSchema } from "./answers.ts";
 import { idSchema } from "./common.ts";
 
 export const analyticsIntervalSchema = z.enum(["hour", "day", "week"]);
@@ -25,6 +26,7 @@ export const analyticsQuerySchema = z.object({
     .max(100)
     .default(10)
     .openapi({ description: "Entries in each top list" }),
+  includeConsole: includeConsoleSchema,
 });
 export type AnalyticsQuery = z.infer<typeof analyticsQuerySchema>;
 

@@ -19,9 +19,9 @@ export const queryRequestSchema = z
     stream: z.boolean().optional().openapi({
       description: "`true` streams like `Accept: text/event-stream`; `false` leaves it to that header",
     }),
-    test: z.boolean().optional().openapi({
+    channel: z.literal("console").optional().openapi({
       description:
-        "`true`: a trial question (the console's Try it sends it): its conversation is `channel: console`, left out of the review queue by default, and analytics do not count it. A follow-up keeps its conversation's channel",
+        "`console`: the owner's own test question (the console's Try it), kept out of the review queue and analytics by default; only with a user's login token (an API key gets 400); it tags a new conversation",
     }),
   })
   // Unknown fields are refused: a silently dropped `topK` or typo looks like it worked.
@@ -138,17 +138,52 @@ export type SearchResponse = z.infer<typeof searchResponseSchema>;
 export const conversationStatusSchema = z.enum(["open", "resolved"]).openapi("ConversationStatus");
 export type ConversationStatus = z.infer<typeof conversationStatusSchema>;
 
+/**
+ * Where a conversation came from, set by the server from the route and the caller, never by the
+ * request body: `widget` (the widget's public routes), `api` (an API key, chat completions, MCP) or
+ * `console` (an owner's login session: the console's "Try it").
+ */
+export const conversationChannelSchema = z.enum(["widget", "api", "console"]).openapi("ConversationChannel");
+export type ConversationChannel = z.infer<typeof conversationChannelSchema>;
+
+/** A coarse device class the widget reads from the viewport width and the pointer (no user agent). */
+export const deviceClassSchema = z.enum(["mobile", "tablet", "desktop"]).openapi("DeviceClass");
+export type DeviceClass = z.infer<typeof deviceClassSchema>;
+
+export const MAX_PAGE_URL_LENGTH = 2048;
+/** The page the widget was asked on: an http(s) URL without its fragment. */
+export const pageUrlSchema = z
+  .string()
+  .max(MAX_PAGE_URL_LENGTH)
+  .refine(
+    (s) => /^https?:\/\/[^#]*$/i.test(s) && URL.canParse(s),
+    "must be an http(s) URL without a fragment",
+  );
+
+/** `includeConsole=true` also counts the owner's own "Try it" questions (channel `console`). */
+export const includeConsoleSchema = z
+  .enum(["true", "false"])
+  .transform((v) => v === "true")
+  .optional()
+  .openapi({
+    description:
+      "`true`: include the conversations asked from the console's Try it (channel `console`), left out by default",
+  });
+
 export const conversationSchema = z
   .object({
     id: idSchema,
     title: z.string(),
     messageCount: z.number().int(),
+    channel: conversationChannelSchema,
+    pageUrl: z.string().nullable().openapi({
+      description: "the page a widget conversation began on (sent by the widget); null otherwise",
+    }),
+    device: deviceClassSchema.nullable().openapi({
+      description: "the widget's coarse device class when the conversation began; null otherwise",
+    }),
     status: conversationStatusSchema.openapi({
       description: "`open` until resolved; a new visitor question opens it again",
-    }),
-    channel: z.enum(["widget", "api", "console"]).openapi({
-      description:
-        "where it was started: the widget, an app (`/query/` with an API key, chat completions, MCP), or a signed-in member's `/query/` (the console's Try it)",
     }),
     resolvedAt: z.string().nullable().openapi({ description: "when it was resolved; null while open" }),
     // Why a row is in a review queue: its rated and fallback answers.
@@ -237,10 +272,7 @@ export const conversationListQuerySchema = pageQuerySchema.extend({
     .openapi({ description: "`open`: conversations with an unresolved contact request; `any`: with any" }),
   q: z.string().max(200).optional().openapi({ description: "case-insensitive text in any message" }),
   status: conversationStatusSchema.optional().openapi({ description: "conversations with this status" }),
-  console: z.enum(["include", "only"]).optional().openapi({
-    description:
-      "conversations a signed-in member started (`channel: console`, the console's Try it) are left out unless `include` (all) or `only` (just those)",
-  }),
+  includeConsole: includeConsoleSchema,
 });
 export type ConversationListQuery = z.infer<typeof conversationListQuerySchema>;
 
@@ -256,7 +288,9 @@ export const suggestedQuestionCheckSchema = z.object({
   question: z.string(),
   response: z.string(),
   fallback: z.boolean(),
-  score: z.number().min(0).max(1).openapi({ description: "the best source's score; 0 without sources" }),
+  score: z.number().min(0).max(1).openapi({
+    description: "the best source's score; 0 without sources, 1 for an answer from a correction",
+  }),
   weak: z.boolean().openapi({
     description:
       "answered with a doubt (outcome `uncertain`); from servers without outcomes, a weakly matching best source",

@@ -1,6 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { themeSchema } from "./agents.ts";
-import { feedbackRequestSchema, queryRequestSchema, queryResponseSchema } from "./answers.ts";
+import {
+  deviceClassSchema,
+  feedbackRequestSchema,
+  pageUrlSchema,
+  queryRequestSchema,
+  queryResponseSchema,
+} from "./answers.ts";
 import { handoffSettingSchema } from "./handoffs.ts";
 
 export const widgetConfigSchema = z
@@ -18,13 +24,20 @@ export type WidgetConfig = z.infer<typeof widgetConfigSchema>;
 
 /** The widget's query: the agent query body, plus the visitor token that continues a conversation. */
 export const widgetQueryRequestSchema = queryRequestSchema
-  .omit({ dataSourceIds: true, stream: true })
+  .omit({ dataSourceIds: true, stream: true, channel: true })
   .extend({
     visitorToken: z
       .string()
       .max(4000)
       .optional()
       .openapi({ description: "from an earlier answer; required to continue a conversation" }),
+    pageUrl: pageUrlSchema.optional().openapi({
+      description:
+        "the host page (`location.href` without its fragment); recorded when the message starts a conversation",
+    }),
+    device: deviceClassSchema.optional().openapi({
+      description: "coarse device class; recorded when the message starts a conversation",
+    }),
   })
   .openapi("WidgetQueryRequest");
 export type WidgetQueryRequest = z.infer<typeof widgetQueryRequestSchema>;

@@ -15,6 +15,7 @@ import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContextOptions, chromium, type Locator, type Page } from "playwright-core";
+import { ADMIN_EMAIL, ADMIN_PASSWORD } from "../helpers/server.ts";
 import { until } from "../helpers/until.ts";
 
 export const CHROMIUM_PATH = process.env.LORE_CHROMIUM ?? "/usr/bin/chromium";
@@ -230,4 +231,12 @@ export async function tabTo(page: Page, target: Locator, { back = false, limit =
     await page.keyboard.press(back ? "Shift+Tab" : "Tab");
   }
   throw new Error(`Tab never reached ${target}`);
+}
+
+/** Opens the console (at `hash`, a route like `#/agents/{id}/settings`) and signs in as the test admin. */
+export async function signInToConsole(page: Page, origin: string, hash = ""): Promise<void> {
+  await page.goto(`${origin}/console/${hash}`);
+  await page.getByLabel("Email").fill(ADMIN_EMAIL);
+  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
+  await page.getByRole("button", { name: "Log in" }).click();
 }

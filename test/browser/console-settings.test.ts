@@ -5,9 +5,9 @@ import type { Agent } from "@lore/shared";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { createAgent } from "../ingestion/source-helpers.ts";
-import { ensureConsoleBuilt, launchBrowser, openPage, runAxe } from "./browser.ts";
+import { ensureConsoleBuilt, launchBrowser, openPage, runAxe, signInToConsole } from "./browser.ts";
 
 let fake: FakeOpenAI;
 let server: TestServer;
@@ -28,10 +28,7 @@ beforeAll(async () => {
   token = (await server.login()).access;
   agent = await createAgent(server, token, { name: "Help desk" });
   ({ page } = await openPage(browser, { viewport: { width: 1280, height: 900 } }));
-  await page.goto(`${server.url}/console/#/agents/${agent.id}/settings`);
-  await page.getByLabel("Email").fill(ADMIN_EMAIL);
-  await page.getByLabel("Password").fill(ADMIN_PASSWORD);
-  await page.getByRole("button", { name: "Log in" }).click();
+  await signInToConsole(page, server.url, `#/agents/${agent.id}/settings`);
   await page.getByRole("tab", { name: "Settings" }).click();
   await page.getByRole("button", { name: "Save settings" }).waitFor();
 });
@@ -43,6 +40,31 @@ afterAll(async () => {
 });
 
 describe("agent settings", () => {
+  it("labels the everyday settings in plain words, each with a line of help", async () => {
+    const form = page.locator("form.settings");
+    for (const [label, help] of [
+      ["Name", "Shown to visitors at the top of the chat"],
+      ["Welcome message", "The first thing visitors read"],
+      ["Fallback message", "Said when the knowledge base has nothing relevant."],
+      ["When to answer", "How sure the sources must make the assistant"],
+      ["Way out for visitors", "Offered with unsure and fallback answers"],
+      ["Answers written by", "a model writes answers from them"],
+    ] as const) {
+      const field = form.locator(".field", { has: page.getByLabel(label, { exact: true }) });
+      expect(await field.isVisible(), label).toBe(true);
+      expect(await field.textContent(), label).toContain(help);
+    }
+    // The everyday settings come before the folded retrieval numbers.
+    const nameFirst = await form.evaluate((el) => {
+      const name = el.querySelector('[name="name"]');
+      const advanced = el.querySelector("details.advanced");
+      return Boolean(
+        name && advanced && name.compareDocumentPosition(advanced) & Node.DOCUMENT_POSITION_FOLLOWING,
+      );
+    });
+    expect(nameFirst).toBe(true);
+  });
+
   it("picks the model from the list this server offers, and saves it", async () => {
     const model = page.getByLabel("Answers written by");
     await expect
@@ -64,6 +86,10 @@ describe("agent settings", () => {
     const topK = page.getByLabel("Passages read per question");
     expect(await advanced.evaluate((el) => (el as HTMLDetailsElement).open)).toBe(false);
     expect(await topK.isVisible()).toBe(false);
+    expect(await page.getByLabel("Closest match required").isVisible()).toBe(false);
+    expect(await page.getByLabel("Search by").isVisible()).toBe(false);
+    // Folded, the section still says how searches really run: this server has no embedding model.
+    expect(await advanced.locator("summary").textContent()).toContain("searches use keywords only");
     // None of the implementation's words.
     const text = await page.locator("form.settings").textContent();
     for (const word of ["Top K", "Chunks", "Minimum score", "BM25", "openai:<model>"]) {
@@ -85,6 +111,9 @@ describe("agent settings", () => {
     const saved = await fetchAgent();
     expect(saved.retrieval.topK).toBe(8);
     expect(saved.effectiveRetrievalMode).toBe("keyword");
+    // The screen and the API say the same.
+    const models = await server.request<{ embeddings: { available: boolean } }>("GET", "/models/", { token });
+    expect(models.body.embeddings.available).toBe(false);
     expect(await runAxe(page)).toEqual([]);
   });
 
@@ -108,9 +137,44 @@ describe("agent settings", () => {
     );
   });
 
+  it("keeps a stored model this server does not offer, marked, instead of changing it", async () => {
+    const retired = await createAgent(server, token, { name: "Old desk", model: "openai:retired-model" });
+    await page.goto(`${server.url}/console/#/agents/${retired.id}/settings`);
+    await page.reload();
+    await page.getByRole("button", { name: "Save settings" }).waitFor();
+    const model = page.getByLabel("Answers written by");
+    await expect.poll(() => model.locator("option").count()).toBe(4);
+    expect(await model.inputValue()).toBe("openai:retired-model");
+    expect(await model.locator('option[value="openai:retired-model"]').textContent()).toContain(
+      "Not available on this server",
+    );
+    expect(await page.locator(".field", { has: model }).textContent()).toContain(
+      "This server does not offer retired-model",
+    );
+    await page.getByLabel("Welcome message").fill("Hello there.");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Saved.").waitFor();
+    const saved = (await server.request<Agent>("GET", `/agents/${retired.id}/`, { token })).body;
+    expect(saved.model).toBe("openai:retired-model");
+    expect(saved.welcomeMessage).toBe("Hello there.");
+  });
+
+  it("counts the suggested questions checked in words that fit one question", async () => {
+    // This agent has no sources, so its one suggested question falls back.
+    await page.getByRole("textbox", { name: "Suggested questions" }).fill("When are you open?");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    const status = page.locator("#checks-title ~ .status");
+    await expect
+      .poll(() => status.textContent(), { timeout: 20_000 })
+      .toBe("Suggested questions that need attention: 1 of 1.");
+  });
+
   it("fits a 375 px screen without scrolling sideways", async () => {
     await page.setViewportSize({ width: 375, height: 740 });
-    await page.locator("details.advanced summary").click();
+    await page.locator("details.advanced").evaluate((el) => {
+      (el as HTMLDetailsElement).open = true;
+    });
+    expect(await page.getByLabel("Passages read per question").isVisible()).toBe(true);
     const overflow = await page.evaluate(
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
     );

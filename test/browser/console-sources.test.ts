@@ -3,8 +3,8 @@
 // added through the picker, its section titles shown; axe clean, keyboard reachable, 375 px wide.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
-import { ensureConsoleBuilt, launchBrowser, openPage, runAxe, tabTo } from "./browser.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { ensureConsoleBuilt, launchBrowser, openPage, runAxe, signInToConsole, tabTo } from "./browser.ts";
 
 let server: TestServer;
 let browser: Browser;
@@ -31,10 +31,7 @@ const entryTitles = () =>
 
 describe("sources edited in the console", () => {
   it("edits, adds and removes entries of a text source", async () => {
-    await owner.goto(`${server.url}/console/`);
-    await owner.getByLabel("Email").fill(ADMIN_EMAIL);
-    await owner.getByLabel("Password").fill(ADMIN_PASSWORD);
-    await owner.getByRole("button", { name: "Log in" }).click();
+    await signInToConsole(owner, server.url);
     await owner.getByLabel("Agent name").fill("Kitchen helper");
     await owner.getByRole("button", { name: "Create agent" }).click();
     await owner.getByRole("heading", { name: "Kitchen helper", level: 1 }).waitFor();

@@ -4,7 +4,7 @@
 // The owner only clicks and types; a second site is allowed by typing its bare host.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
 import {
   ensureConsoleBuilt,
   ensureWidgetBuilt,
@@ -13,6 +13,7 @@ import {
   openPage,
   type PageProblems,
   runAxe,
+  signInToConsole,
   startHostSite,
   tabTo,
 } from "./browser.ts";
@@ -73,10 +74,7 @@ describe("a new owner's first hour", () => {
   });
 
   it("logs in, creates an agent and a text source that syncs", async () => {
-    await owner.goto(`${server.url}/console/`);
-    await owner.getByLabel("Email").fill(ADMIN_EMAIL);
-    await owner.getByLabel("Password").fill(ADMIN_PASSWORD);
-    await owner.getByRole("button", { name: "Log in" }).click();
+    await signInToConsole(owner, server.url);
     await owner.getByLabel("Agent name").fill("Shop helper");
     await owner.getByRole("button", { name: "Create agent" }).click();
     await owner.getByRole("heading", { name: "Shop helper", level: 1 }).waitFor();

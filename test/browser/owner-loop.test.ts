@@ -1,10 +1,10 @@
 // Issue #15's goal, end to end in Chromium: a visitor asks in the widget, gets an answer that does not
 // help and rates it down; the owner opens the review queue in the console and writes a correction in
-// at most four clicks from the queue; a second visitor asks in other words and gets the correction,
-// cited as such.
+// at most four clicks from the queue; a second visitor asks in other words and gets the correction as
+// the agent's own answer (no "Corrections" source), which the owner's transcript marks as such.
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
 import {
   ensureConsoleBuilt,
@@ -13,12 +13,15 @@ import {
   openPage,
   type PageProblems,
   runAxe,
+  signInToConsole,
 } from "./browser.ts";
 
 let server: TestServer;
 let browser: Browser;
 let agentId: string;
 let previewUrl: string;
+/** The pages the two visitors asked on, as their browsers had them. */
+const askedOn: string[] = [];
 
 const QUESTION = "How long is parental leave for new parents?";
 const PARAPHRASE = "For new parents, how long does the parental leave last?";
@@ -52,9 +55,16 @@ afterAll(async () => {
 });
 
 /** A visitor on the demo page asks `question` in the widget and waits for the finished answer. */
-async function visitorAsks(question: string): Promise<{ page: Page; answer: Locator }> {
-  const { page } = await openPage(browser, { viewport: { width: 1280, height: 800 } });
-  await page.goto(previewUrl);
+async function visitorAsks(question: string, phone = false): Promise<{ page: Page; answer: Locator }> {
+  const { page } = await openPage(
+    browser,
+    phone
+      ? { viewport: { width: 390, height: 800 }, isMobile: true, hasTouch: true }
+      : { viewport: { width: 1280, height: 800 } },
+  );
+  // A fragment the widget must not send.
+  await page.goto(`${previewUrl}#pricing`);
+  askedOn.push(page.url().replace(/#.*/, ""));
   await page.locator('[data-lore="launcher"]').click();
   await page.locator('[data-lore="input"]').fill(question);
   await page.locator('[data-lore="input"]').press("Enter");
@@ -68,7 +78,7 @@ describe("the owner's loop", () => {
   let problems: PageProblems;
 
   it("a visitor gets no useful answer and rates it down", async () => {
-    const { page, answer } = await visitorAsks(QUESTION);
+    const { page, answer } = await visitorAsks(QUESTION, true);
     expect(await answer.textContent()).not.toContain("16 weeks");
     await answer.locator('[data-lore="feedback-down"]').click();
     await expect
@@ -79,10 +89,7 @@ describe("the owner's loop", () => {
 
   it("the owner finds it in the review queue and corrects it in at most four clicks", async () => {
     ({ page: owner, problems } = await openPage(browser, { viewport: { width: 1280, height: 900 } }));
-    await owner.goto(`${server.url}/console/`);
-    await owner.getByLabel("Email").fill(ADMIN_EMAIL);
-    await owner.getByLabel("Password").fill(ADMIN_PASSWORD);
-    await owner.getByRole("button", { name: "Log in" }).click();
+    await signInToConsole(owner, server.url);
     await owner.getByRole("heading", { name: "Agents" }).waitFor();
     await owner.getByRole("tab", { name: "Conversations" }).click();
 
@@ -102,6 +109,9 @@ describe("the owner's loop", () => {
     await click(row.getByRole("link"));
     const answer = owner.locator('.msg-assistant[data-feedback="down"]');
     await answer.waitFor();
+    // The transcript says where the visitor asked: the page (no fragment) and a phone.
+    expect(await owner.locator(".asked-on").textContent()).toBe(`Asked on ${askedOn[0]} · mobile`);
+    expect(askedOn[0]).not.toContain("#");
     expect(await answer.locator(".flag-down").textContent()).toBe("Thumbs down");
     expect(await owner.locator(".msg-user .question").first().textContent()).toBe(QUESTION);
     await click(answer.getByRole("button", { name: "Correct this answer" }));

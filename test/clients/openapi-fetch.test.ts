@@ -507,6 +507,13 @@ describe("openapi-fetch against /api/openapi.json", () => {
     expect(
       (await call("get", "/agents/{agentId}/corrections/{correctionId}/", { token: admin, path: c })).status,
     ).toBe(200);
+    const matches = await call<{ correctionId: string; wouldAnswer: unknown[]; wouldNotAnswer: unknown[] }>(
+      "get",
+      "/agents/{agentId}/corrections/{correctionId}/matches/",
+      { token: admin, path: c },
+    );
+    expect(matches.status).toBe(200);
+    expect(matches.body.correctionId).toBe(correction.body.id);
     expect(
       (
         await call("patch", "/agents/{agentId}/corrections/{correctionId}/", {

@@ -547,6 +547,11 @@ const rows: MatrixRow[] = (
     { method: "GET", path: "/agents/{agentId}/corrections/" },
     { method: "GET", path: "/agents/{agentId}/corrections/{correctionId}/", setup: makeCorrection },
     {
+      method: "GET",
+      path: "/agents/{agentId}/corrections/{correctionId}/matches/",
+      setup: makeCorrection,
+    },
+    {
       method: "PATCH",
       path: "/agents/{agentId}/corrections/{correctionId}/",
       setup: makeCorrection,

@@ -15,12 +15,14 @@ import {
   createAgentRequestSchema,
   createDataSourceRequestSchema,
   dataSourceSchema,
+  deviceClassSchema,
   errorBodySchema,
   feedbackRequestSchema,
   loginRequestSchema,
   loginResponseSchema,
   pageQuerySchema,
   pageSchema,
+  pageUrlSchema,
   queryRequestSchema,
   queryResponseSchema,
   searchRequestSchema,
@@ -57,8 +59,12 @@ const ORIGIN = "https://allowed.example";
 
 // The server's effective widget body (the contract's shape, with the query's message rules).
 const serverWidgetQuerySchema = queryRequestSchema
-  .omit({ dataSourceIds: true, stream: true })
-  .extend({ visitorToken: z.string().max(4000).optional() });
+  .omit({ dataSourceIds: true, stream: true, channel: true })
+  .extend({
+    visitorToken: z.string().max(4000).optional(),
+    pageUrl: pageUrlSchema.optional(),
+    device: deviceClassSchema.optional(),
+  });
 
 beforeAll(async () => {
   // Errors are logged: a 500 during fuzzing must leave its stack in the test output.

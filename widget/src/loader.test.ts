@@ -216,7 +216,8 @@ describe("loader", () => {
     expect(host).not.toBeNull();
     await waitFor(() => expect(messages).toHaveLength(2), { timeout: 5000 });
     expect(messages[1]).toMatchObject({ role: "assistant", content: "Refunds take 5 days [1]." });
-    expect(queries).toEqual([{ message: "How do refunds work?" }]);
+    // A new conversation's first message carries the page it was asked on and a coarse device class.
+    expect(queries).toEqual([{ message: "How do refunds work?", pageUrl: location.href, device: "desktop" }]);
     const shadow = host.shadowRoot as ShadowRoot;
     expect(shadow.querySelector('[data-lore="cite"]')?.textContent).toBe("1");
     // Calls after load go straight through the same queue interface.

@@ -3,6 +3,7 @@ import { useSignal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { ApiError, api } from "../api.ts";
 import { createCorrection } from "../loop-api.ts";
+import { counted } from "../messages.ts";
 import { routeHash } from "../state.ts";
 import { CorrectionForm } from "./correction-form.tsx";
 import { ErrorBox, Status, Table, TimeAgo } from "./ui.tsx";
@@ -230,7 +231,7 @@ function Chart(props: { points: AnalyticsPoint[] }) {
         viewBox={`0 0 ${width} ${height}`}
         class="chart"
         role="img"
-        aria-label={`Queries per day: ${total} over ${points.length} days, at most ${peak} in a day`}
+        aria-label={`Queries per day: ${total} over ${counted(points.length, "day")}, at most ${peak} in a day`}
       >
         {ticks.map((tick) => {
           const y = pad.top + plot * (1 - tick);

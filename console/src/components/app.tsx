@@ -69,15 +69,16 @@ function SessionBox() {
   const busy = useSignal(false);
   const logout = async () => {
     busy.value = true;
+    // Every tab signs out first, so none meets a token the logout revoked (and says the session
+    // "ended") before it hears of the logout. The next login starts from the first agent.
+    location.hash = "";
+    signOut("You are logged out.", true);
     try {
-      // Revokes every token of the user and clears the session cookie (so every tab is signed out).
+      // Revokes every token of the user and clears the session cookie (the request sends the cookie).
       await api("POST", "/auth/session/logout/", { body: {}, auth: false });
     } catch {
       // The session ends locally either way.
     }
-    // The next login starts from the first agent, not this one.
-    location.hash = "";
-    signOut("You are logged out.", true);
   };
   const members = route.value.screen === "members";
   return (

@@ -102,8 +102,7 @@ function ReviewQueue(props: { agent: Agent }) {
             }}
           >
             <option value="visitors">Visitors and apps</option>
-            <option value="console">You, in Try it</option>
-            <option value="all">Anyone</option>
+            <option value="all">Anyone, with your Try it questions</option>
           </select>
         </p>
         <form
@@ -229,7 +228,10 @@ export function ConversationList(props: { agentId: string; query: QueueQuery }) 
         data-unanswered={row?.unanswered ? "true" : undefined}
       >
         {row ? (
-          <a href={routeHash(props.agentId, "conversations", row.id)} class="conv-link">
+          <a
+            href={`${routeHash(props.agentId, "conversations", row.id)}${props.query.filter === "all" ? "" : `?for=${props.query.filter}`}`}
+            class="conv-link"
+          >
             <span class="conv-title">{row.title || "(untitled)"}</span>
             <span class="conv-meta muted">
               {rowReasons(row)} ·{" "}
@@ -267,9 +269,62 @@ export function ConversationList(props: { agentId: string; query: QueueQuery }) 
   );
 }
 
+/** What each queue filter brings a conversation in for, as the transcript marks it. */
+const TARGETS: Partial<Record<QueueFilter, [(m: Message) => boolean, string]>> = {
+  down: [(m) => m.feedback === "down", "The answer rated thumbs down"],
+  up: [(m) => m.feedback === "up", "The answer rated thumbs up"],
+  unanswered: [(m) => m.fallback, "The answer that got the fallback"],
+  uncertain: [(m) => m.outcome === "uncertain", "The answer given with a doubt"],
+};
+
+/**
+ * The message (or contact request) that brought the conversation into the queue: `?at=<id>` in the
+ * hash, or the first one the queue's filter (`?for=`) names; the hash is then rewritten to `?at=`
+ * so a reload opens at the same place.
+ */
+function queueTarget(t: Transcript): Target | null {
+  const params = new URLSearchParams(location.hash.split("?")[1] ?? "");
+  const at = params.get("at");
+  const filter = params.get("for") as QueueFilter | null;
+  let found: Target | null = null;
+  const message = t.messages.find((m) => m.id === at);
+  const handoff = t.handoffRequests.find((h) => h.id === at);
+  if (message) found = { id: message.id, label: labelOf(message) };
+  else if (handoff) found = { id: handoff.id, label: "The contact request" };
+  else if (filter === "handoff") {
+    const h = t.handoffRequests.find((r) => r.status === "open") ?? t.handoffRequests[0];
+    if (h) found = { id: h.id, label: "The contact request" };
+  } else if (filter && TARGETS[filter]) {
+    const [test, label] = TARGETS[filter];
+    const m = t.messages.find((x) => x.role === "assistant" && test(x));
+    if (m) found = { id: m.id, label };
+  }
+  if (found && at !== found.id)
+    history.replaceState(null, "", `${location.hash.split("?")[0]}?at=${encodeURIComponent(found.id)}`);
+  return found;
+}
+
+type Target = { id: string; label: string };
+
+/** The marked element's class and focusability: outlined, and focused on open. */
+function marked(target: Target | null | undefined, id: string, base: string) {
+  return target?.id === id ? { class: `${base} queue-target`, tabIndex: -1 } : { class: base };
+}
+
+/** Says, first thing in the marked element, why the transcript opened there. */
+function TargetLabel(props: { target: Target | null | undefined; id: string }) {
+  return props.target?.id === props.id ? <p class="target-label">{props.target.label}</p> : null;
+}
+
+function labelOf(m: Message): string {
+  for (const [test, label] of Object.values(TARGETS)) if (test(m)) return label;
+  return "The message you opened";
+}
+
 function TranscriptView(props: { agent: Agent; conversationId: string }) {
   const { agent, conversationId } = props;
   const transcript = useSignal<Transcript | null>(null);
+  const target = useSignal<Target | null>(null);
   const error = useSignal<unknown>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const load = async () => {
@@ -280,7 +335,17 @@ function TranscriptView(props: { agent: Agent; conversationId: string }) {
     }
   };
   useEffect(() => {
-    void load().then(() => heading.current?.focus());
+    void load().then(() => {
+      const t = transcript.peek();
+      target.value = t && queueTarget(t);
+      requestAnimationFrame(() => {
+        const el = target.peek() && document.querySelector<HTMLElement>(".queue-target");
+        if (!el) return heading.current?.focus();
+        // Focus announces it (its label comes first) and keeps keyboard users there; centred in view.
+        el.focus({ preventScroll: true });
+        el.scrollIntoView({ block: "center" });
+      });
+    });
   }, [conversationId]);
   const back = (
     <a class="back" href={routeHash(agent.id, "conversations")}>
@@ -306,9 +371,20 @@ function TranscriptView(props: { agent: Agent; conversationId: string }) {
         {t.messageCount} messages · started <TimeAgo iso={t.createdAt} /> · last message{" "}
         <TimeAgo iso={t.updatedAt} />
       </p>
+      {t.pageUrl && (
+        <p class="muted asked-on">
+          Asked on{" "}
+          <a href={t.pageUrl} target="_blank" rel="noopener noreferrer">
+            {t.pageUrl}
+          </a>
+          {t.device && ` · ${t.device}`}
+        </p>
+      )}
       <ResolveConversation agent={agent} transcript={t} reload={load} />
-      {t.handoffRequests.length > 0 && <HandoffList agent={agent} transcript={t} reload={load} />}
-      <ThreadMessages agent={agent} messages={t.messages} />
+      {t.handoffRequests.length > 0 && (
+        <HandoffList agent={agent} transcript={t} reload={load} target={target.value} />
+      )}
+      <ThreadMessages agent={agent} messages={t.messages} target={target.value} />
     </>
   );
 }
@@ -339,7 +415,12 @@ function ResolveConversation(props: { agent: Agent; transcript: Transcript; relo
 }
 
 /** The visitor's contact requests on this conversation, each resolvable (or reopened). */
-function HandoffList(props: { agent: Agent; transcript: Transcript; reload: () => Promise<void> }) {
+function HandoffList(props: {
+  agent: Agent;
+  transcript: Transcript;
+  reload: () => Promise<void>;
+  target: Target | null;
+}) {
   const action = useFormState();
   return (
     <section class="handoffs" aria-labelledby="handoffs-title" data-testid="handoffs">
@@ -347,7 +428,13 @@ function HandoffList(props: { agent: Agent; transcript: Transcript; reload: () =
       {action.error.value !== null && <ErrorBox error={action.error.value} />}
       <ul>
         {props.transcript.handoffRequests.map((h) => (
-          <li key={h.id} class="handoff" data-status={h.status}>
+          <li
+            key={h.id}
+            data-status={h.status}
+            data-handoff-id={h.id}
+            {...marked(props.target, h.id, "handoff")}
+          >
+            <TargetLabel target={props.target} id={h.id} />
             <p>
               <strong>{h.name ? `${h.name} <${h.email}>` : h.email}</strong> · <TimeAgo iso={h.createdAt} /> ·{" "}
               {h.status === "open" ? "open" : "resolved"}
@@ -375,7 +462,7 @@ function HandoffList(props: { agent: Agent; transcript: Transcript; reload: () =
 }
 
 /** A transcript's messages; each answer with its citations, latency, feedback and a way to correct it. */
-export function ThreadMessages(props: { agent: Agent; messages: Message[] }) {
+export function ThreadMessages(props: { agent: Agent; messages: Message[]; target?: Target | null }) {
   const { messages } = props;
   // One live region for the whole thread (not one per answer).
   const status = useSignal("");
@@ -385,7 +472,8 @@ export function ThreadMessages(props: { agent: Agent; messages: Message[] }) {
       <ol class="thread" aria-label="Messages">
         {messages.map((m, i) =>
           m.role === "user" ? (
-            <li key={m.id} class="msg msg-user" data-message-id={m.id}>
+            <li key={m.id} data-message-id={m.id} {...marked(props.target, m.id, "msg msg-user")}>
+              <TargetLabel target={props.target} id={m.id} />
               <p class="who-said">Visitor</p>
               <p class="question">{m.content}</p>
             </li>
@@ -394,6 +482,7 @@ export function ThreadMessages(props: { agent: Agent; messages: Message[] }) {
               key={m.id}
               agent={props.agent}
               message={m}
+              target={props.target ?? null}
               question={messages[i - 1]?.role === "user" ? (messages[i - 1]?.content ?? "") : ""}
               say={(text) => {
                 status.value = text;
@@ -409,6 +498,7 @@ export function ThreadMessages(props: { agent: Agent; messages: Message[] }) {
 function AssistantMessage(props: {
   agent: Agent;
   message: Message;
+  target: Target | null;
   question: string;
   say: (text: string) => void;
 }) {
@@ -425,12 +515,13 @@ function AssistantMessage(props: {
   ].filter(Boolean);
   return (
     <li
-      class="msg msg-assistant"
+      {...marked(props.target, m.id, "msg msg-assistant")}
       data-message-id={m.id}
       data-feedback={m.feedback ?? undefined}
       data-fallback={m.fallback ? "true" : undefined}
       data-status={m.status}
     >
+      <TargetLabel target={props.target} id={m.id} />
       <p class="who-said">
         Assistant
         {m.fallback && <span class="flag flag-fallback">No answer (fallback)</span>}

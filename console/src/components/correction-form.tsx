@@ -31,7 +31,7 @@ export function CorrectionForm(props: CorrectionFormProps) {
         label="Question"
         name="question"
         error={error}
-        hint="Visitors asking this, in any words, get your answer."
+        hint="Visitors asking this question, or a close rewording of it, get your answer."
       >
         {(p) => (
           <input

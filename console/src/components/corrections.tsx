@@ -1,8 +1,9 @@
-import type { Agent, Page } from "@lore/shared";
+import type { Agent, CorrectionMatch, CorrectionMatches, Page } from "@lore/shared";
 import { useSignal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import {
   type Correction,
+  correctionMatches,
   createCorrection,
   deleteCorrection,
   listCorrections,
@@ -50,8 +51,9 @@ export function CorrectionsTab(props: { agent: Agent }) {
     <>
       <h2>Corrections</h2>
       <p class="muted">
-        Your own answers to questions visitors ask. A question that means the same, in any words, is answered
-        from the correction and cites it.
+        Your own answers to questions visitors ask. A visitor who asks the same question, or a close rewording
+        of it (other word order or forms, a synonym), gets your answer. A different question on the same topic
+        does not: open “Which questions it answers” to see recent ones either way.
       </p>
       {adding.value ? (
         <CorrectionForm
@@ -112,6 +114,7 @@ export function CorrectionsTab(props: { agent: Agent }) {
               <li key={c.id} class="correction" data-correction-id={c.id}>
                 <h3 class="correction-question">{c.question}</h3>
                 <Markdown text={c.answer} sources={[]} />
+                <Examples agentId={agent.id} correction={c} />
                 <p class="muted meta">
                   {c.messageId ? "From a conversation" : "Added by hand"} · updated{" "}
                   <TimeAgo iso={c.updatedAt} />
@@ -167,5 +170,72 @@ export function CorrectionsTab(props: { agent: Agent }) {
         </nav>
       )}
     </>
+  );
+}
+
+/** Recent visitor questions the correction would answer and close ones it would not, loaded when opened. */
+function Examples(props: { agentId: string; correction: Correction }) {
+  const found = useSignal<CorrectionMatches | null>(null);
+  const error = useSignal<unknown>(null);
+  const load = async () => {
+    try {
+      found.value = await correctionMatches(props.agentId, props.correction.id);
+    } catch (caught) {
+      error.value = caught;
+    }
+  };
+  const f = found.value;
+  return (
+    <details
+      class="examples"
+      onToggle={(e) => {
+        if (e.currentTarget.open) void load();
+      }}
+    >
+      <summary class="examples-summary">Which questions it answers</summary>
+      {error.value ? <ErrorBox error={error.value} /> : null}
+      {!f && !error.value && <p class="loading">Comparing recent visitor questions…</p>}
+      {f && (
+        <>
+          <p class="muted">
+            Of the last {f.scanned} distinct questions visitors asked ({"Try it"} left out):
+          </p>
+          <ExampleList
+            title="Would get this answer"
+            kind="yes"
+            items={f.wouldAnswer}
+            empty="None yet: no recent question matches it."
+          />
+          <ExampleList
+            title="Would not: close, but a different question"
+            kind="no"
+            items={f.wouldNotAnswer}
+            empty="No recent question shares its words."
+          />
+        </>
+      )}
+    </details>
+  );
+}
+
+function ExampleList(props: { title: string; kind: string; items: CorrectionMatch[]; empty: string }) {
+  return (
+    <div class={`example-list example-${props.kind}`}>
+      <h4>{props.title}</h4>
+      {props.items.length === 0 ? (
+        <p class="muted">{props.empty}</p>
+      ) : (
+        <ul>
+          {props.items.map((m) => (
+            <li key={m.messageId} class="example">
+              “{m.question}”{" "}
+              <span class="muted">
+                {m.times > 1 ? `asked ${m.times} times · ` : ""}match {Math.round(m.score * 100)}%
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }

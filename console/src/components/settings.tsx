@@ -28,22 +28,34 @@ function modelLabel(id: string): string {
 }
 
 /** The model, chosen from what this server is configured with; a stored one it no longer has stays, marked. */
-function ModelField(props: { agent: Agent; models: ModelsResponse | null; error: unknown }) {
+function ModelField(props: {
+  agent: Agent;
+  models: ModelsResponse | null;
+  listFailed: boolean;
+  error: unknown;
+}) {
   const { agent, models } = props;
   const ids = models ? models.chat.map((m) => m.id) : [agent.model];
   const missing = models !== null && !ids.includes(agent.model);
-  const hint =
-    models?.modelServer === "unreachable"
-      ? "The model server did not answer, so only the configured models are listed."
-      : models?.modelServer === "none"
-        ? "Set LORE_OPENAI_BASE_URL to let a language model write the answers."
-        : "The built-in answerer quotes the sources; a model writes answers from them.";
+  const hint = missing
+    ? `This server does not offer ${agent.model.replace(/^openai:/, "")} (kept until you choose another).`
+    : props.listFailed
+      ? "The list of models could not be loaded, so only the current one is shown; reload the page to choose another."
+      : models?.modelServer === "unreachable"
+        ? "The model server did not answer, so only the configured models are listed."
+        : models?.modelServer === "none"
+          ? "Set LORE_OPENAI_BASE_URL to let a language model write the answers."
+          : "The built-in answerer quotes the sources; a model writes answers from them.";
   return (
     <Field label="Answers written by" name="model" error={props.error} hint={hint}>
       {(p) => (
         // Keyed by the list, so the default selection is applied once the list has arrived.
         <select {...p} key={ids.join(" ")} defaultValue={agent.model}>
-          {missing && <option value={agent.model}>{`${agent.model} (not available on this server)`}</option>}
+          {missing && (
+            <option
+              value={agent.model}
+            >{`Not available on this server: ${agent.model.replace(/^openai:/, "")}`}</option>
+          )}
           {ids.map((id) => (
             <option key={id} value={id}>
               {modelLabel(id)}
@@ -64,16 +76,21 @@ export function SettingsTab(props: { agent: Agent }) {
   const checkError = useSignal<unknown>(null);
   const checking = useSignal(false);
   const models = useSignal<ModelsResponse | null>(null);
+  const listFailed = useSignal(false);
   useEffect(() => {
     api<ModelsResponse>("GET", "/models/").then(
       (list) => {
         models.value = list;
       },
-      () => undefined,
+      () => {
+        listFailed.value = true;
+      },
     );
   }, []);
-  // Until the list arrives, the agent's own word for it decides what the form offers.
-  const embeddings = models.value?.embeddings.available ?? agent.effectiveRetrievalMode !== "keyword";
+  // Without the list, the agent's own word decides: a mode that runs as keywords means no embeddings.
+  const embeddings =
+    models.value?.embeddings.available ?? agent.effectiveRetrievalMode === agent.retrieval.mode;
+  const effective = modeWords[agent.effectiveRetrievalMode];
 
   const checkSuggestions = async () => {
     checking.value = true;
@@ -134,10 +151,20 @@ export function SettingsTab(props: { agent: Agent }) {
         <FormError error={error} />
         <fieldset>
           <legend>Assistant</legend>
-          <Field label="Name" name="name" error={error}>
+          <Field
+            label="Name"
+            name="name"
+            error={error}
+            hint="Shown to visitors at the top of the chat, unless the widget theme sets a title."
+          >
             {(p) => <input {...p} required maxLength={200} defaultValue={agent.name} />}
           </Field>
-          <Field label="Description" name="description" error={error}>
+          <Field
+            label="Description"
+            name="description"
+            error={error}
+            hint="A note for your team about what this assistant is for; visitors don't see it."
+          >
             {(p) => <input {...p} defaultValue={agent.description} />}
           </Field>
           <Field
@@ -148,7 +175,12 @@ export function SettingsTab(props: { agent: Agent }) {
           >
             {(p) => <textarea {...p} rows={4} defaultValue={agent.instructions} />}
           </Field>
-          <Field label="Welcome message" name="welcomeMessage" error={error}>
+          <Field
+            label="Welcome message"
+            name="welcomeMessage"
+            error={error}
+            hint="The first thing visitors read when they open the chat. Empty: none."
+          >
             {(p) => <textarea {...p} rows={2} defaultValue={agent.welcomeMessage} />}
           </Field>
           <Field
@@ -206,13 +238,16 @@ export function SettingsTab(props: { agent: Agent }) {
               {(p) => <input {...p} spellcheck={false} defaultValue={agent.handoff.url ?? ""} />}
             </Field>
           </div>
-          <ModelField agent={agent} models={models.value} error={error} />
+          <ModelField agent={agent} models={models.value} listFailed={listFailed.value} error={error} />
         </fieldset>
         {/* Numbers for tuning search; the defaults suit most sites, so they stay folded away. */}
         <details class="advanced">
-          <summary>Advanced: how passages are found</summary>
+          {/* The mode searches really run in is readable with the section folded. */}
+          <summary>
+            Advanced: how passages are found <span class="summary-note">· searches use {effective}</span>
+          </summary>
           <p class="muted">
-            Searches run by {modeWords[agent.effectiveRetrievalMode]}
+            Searches run by {effective}
             {agent.effectiveRetrievalMode !== agent.retrieval.mode &&
               ` (this server has no embedding model, so “${modeLabels[agent.retrieval.mode]}” runs as keywords)`}
             .
@@ -395,8 +430,10 @@ function SuggestedQuestionChecks(props: {
           ? "Asking the suggested questions…"
           : checks
             ? flagged === 0
-              ? `All ${checks.length} suggested questions get an answer.`
-              : `${flagged} of ${checks.length} suggested questions need attention.`
+              ? checks.length === 1
+                ? "The suggested question gets an answer."
+                : `All ${checks.length} suggested questions get an answer.`
+              : `Suggested questions that need attention: ${flagged} of ${checks.length}.`
             : ""}
       </Status>
       {error instanceof ApiError && error.status === 404 && error.details.resource === "endpoint" ? (

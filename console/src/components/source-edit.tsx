@@ -3,6 +3,7 @@ import type { DataSource, Page, SourceDocument, StoredTextEntry, UploadLimits } 
 import { signal, useSignal } from "@preact/signals";
 import { useEffect, useId } from "preact/hooks";
 import { api } from "../api.ts";
+import { counted } from "../messages.ts";
 import { ErrorBox, Status } from "./ui.tsx";
 
 /** The server's upload limits, read once per console load. */
@@ -27,7 +28,7 @@ export function useUploadLimits(): UploadLimits | null {
 export function formatBytes(n: number): string {
   if (n >= 1024 * 1024) return `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
   if (n >= 1024) return `${Math.round(n / 1024)} KB`;
-  return `${n} bytes`;
+  return counted(n, "byte");
 }
 
 /** "Up to 25 MB per upload: .pdf, .docx, …" once the limits are known. */

@@ -2,6 +2,7 @@ import type { Agent, AnswerEvent, Citation, SearchResponse } from "@lore/shared"
 import { type Signal, signal, useSignal } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
 import { ApiError, api, streamAnswer } from "../api.ts";
+import { counted } from "../messages.ts";
 import { AnswerWithSources } from "./citations.tsx";
 import { Field, FormError, inputValue, Status, useFormState } from "./ui.tsx";
 
@@ -21,7 +22,7 @@ let turnIds = 0;
 function metaOf(done: Extract<AnswerEvent, { type: "done" }>): string {
   const m = done.metadata;
   if (done.correctionId) return `From your correction (visitors see it as the answer) · ${done.latency} ms`;
-  return `${done.model} · ${done.latency} ms (retrieval ${m.retrievalTime} ms, generation ${m.generationTime} ms) · ${m.tokensUsed} tokens · ${done.retrievedChunks} chunks retrieved`;
+  return `${done.model} · ${done.latency} ms (retrieval ${m.retrievalTime} ms, generation ${m.generationTime} ms) · ${counted(m.tokensUsed, "token")} · ${counted(done.retrievedChunks, "passage")} read`;
 }
 
 export function TryTab(props: { agent: Agent }) {
@@ -65,8 +66,7 @@ export function TryTab(props: { agent: Agent }) {
     try {
       const events = await streamAnswer(
         agent.id,
-        // A trial question: kept out of the review queue and analytics, which are about visitors.
-        { message: turn.question, conversationId: conversations.get(agent.id), test: true },
+        { message: turn.question, conversationId: conversations.get(agent.id) },
         abort.signal,
       );
       question.value = "";

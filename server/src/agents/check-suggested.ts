@@ -24,7 +24,8 @@ export async function checkSuggestedQuestions(
       fallback: boolean;
       outcome: SuggestedQuestionCheck["outcome"];
       confidence: number | null;
-    } = { fallback: false, outcome: null, confidence: null };
+      corrected: boolean;
+    } = { fallback: false, outcome: null, confidence: null, corrected: false };
     const result = await collectResponse(
       answerQuestion(deps, {
         agent,
@@ -38,13 +39,15 @@ export async function checkSuggestedQuestions(
           stored.fallback = message.fallback;
           stored.outcome = message.outcome ?? null;
           stored.confidence = message.confidence ?? null;
+          stored.corrected = message.correctionId !== null;
         },
         signal,
       }),
     );
     const { outcome, confidence } = stored;
     const fallback = outcome ? outcome === "fallback" : stored.fallback;
-    const score = Math.max(0, ...result.sources.map((s) => s.score));
+    // An owner's correction cites no source: it is the agent's own answer, as sure as one gets.
+    const score = stored.corrected ? 1 : Math.max(0, ...result.sources.map((s) => s.score));
     results.push({
       question,
       response: result.response,

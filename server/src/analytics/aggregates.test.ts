@@ -275,3 +275,21 @@ describe("stored buckets", () => {
     expect(dayTopsJsonSchema.safeParse({ q: [["hi", "1", 2]], u: [], s: [] }).success).toBe(false);
   });
 });
+
+describe("the console's Try-it questions", () => {
+  it("are left out of a report unless it includes them, hourly and daily, top lists too", () => {
+    const agg = new Aggregates();
+    agg.addQuery(query("2025-05-01T10:00:00Z", { channel: "widget", question: "Where is my order?" }));
+    agg.addQuery(query("2025-05-01T11:00:00Z", { channel: "console", question: "Owner testing a question" }));
+    agg.addFeedback(`${AGENT}+console`, Date.parse("2025-05-01T11:00:00Z"), "down", 1);
+    for (const interval of ["hour", "day", "week"] as const) {
+      const range = { from: "2025-05-01", to: "2025-05-01", interval, limit: 10 };
+      const visitors = agg.report(AGENT, range);
+      expect(visitors.totals).toMatchObject({ queries: 1, conversations: 1, feedbackDown: 0 });
+      expect(visitors.topQuestions.map((q) => q.question)).toEqual(["where is my order"]);
+      const all = agg.report(AGENT, { ...range, includeConsole: true });
+      expect(all.totals).toMatchObject({ queries: 2, conversations: 2, feedbackDown: 1 });
+      expect(all.topQuestions).toHaveLength(2);
+    }
+  });
+});

@@ -235,6 +235,14 @@ interface DayRollup {
 
 const MAX_CACHED_ROLLUPS = 20_000;
 
+/**
+ * The key an answer is counted under: the agent's, or for the console's Try-it questions (asked with
+ * an owner's session) a separate one, so visitor analytics leave them out unless asked to include them.
+ */
+export function analyticsKey(agentId: string, channel: AnsweredQuery["channel"]): string {
+  return channel === "console" ? `${agentId}+console` : agentId;
+}
+
 /** Per-agent hour buckets and day top lists, all in memory; persistence is the caller's. */
 export class Aggregates {
   readonly hours = new Map<string, Map<number, HourBucket>>();
@@ -309,7 +317,8 @@ export class Aggregates {
   addQuery(q: AnsweredQuery): void {
     const at = Date.parse(q.at);
     if (!Number.isFinite(at)) return;
-    const b = this.hour(q.agentId, Math.floor(at / HOUR_MS));
+    const key = analyticsKey(q.agentId, q.channel);
+    const b = this.hour(key, Math.floor(at / HOUR_MS));
     const c = b.counters;
     c.queries += 1;
     if (q.newConversation) c.conversations += 1;
@@ -331,7 +340,7 @@ export class Aggregates {
     b.generation.add(q.generationTime);
     b.callers.add(hashCaller(q.callerId));
 
-    const tops = this.day(q.agentId, Math.floor(at / DAY_MS));
+    const tops = this.day(key, Math.floor(at / DAY_MS));
     const question = normalizeQuestion(q.question);
     if (question) {
       tops.addQuestion(tops.questions, question, at);
@@ -366,6 +375,8 @@ export interface ReportRange {
   to: string;
   interval: AnalyticsInterval;
   limit: number;
+  /** Also count the console's Try-it questions. */
+  includeConsole?: boolean;
 }
 
 /** Point starts (ms) covering [fromMs, endMs): hours, days, or ISO weeks (Monday) clipped to the range. */
@@ -386,6 +397,7 @@ const share = (part: number, whole: number): number =>
   whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 10_000;
 
 function buildReport(agg: Aggregates, agentId: string, range: ReportRange): AgentAnalytics {
+  const keys = range.includeConsole ? [agentId, analyticsKey(agentId, "console")] : [agentId];
   const fromMs = Date.parse(`${range.from}T00:00:00Z`);
   const endMs = Date.parse(`${range.to}T00:00:00Z`) + DAY_MS;
   const starts = intervalStarts(fromMs, endMs, range.interval);
@@ -410,32 +422,34 @@ function buildReport(agg: Aggregates, agentId: string, range: ReportRange): Agen
     for (const k of COUNTER_KEYS) pc[k] += counters[k];
     merge(pl, pv);
   };
-  const hours = agg.hours.get(agentId);
-  if (hours && range.interval === "hour") {
-    for (let h = fromMs / HOUR_MS, point = 0; h < endMs / HOUR_MS; h++, point++) {
-      const bucket = hours.get(h);
-      if (!bucket) continue;
-      add(point, bucket.counters, (pl, pv) => {
-        bucket.latency.mergeInto(pl);
-        bucket.retrieval.mergeInto(retrieval);
-        bucket.generation.mergeInto(generation);
-        bucket.callers.mergeInto(pv);
-      });
-    }
-  } else if (hours) {
-    // Day and week points are sums of whole days: merge cached day rollups, not 24 buckets each.
-    let point = 0;
-    for (let d = fromMs / DAY_MS; d < endMs / DAY_MS; d++) {
-      while (point + 1 < starts.length && (starts[point + 1] ?? Number.POSITIVE_INFINITY) <= d * DAY_MS)
-        point += 1;
-      const day = agg.rollup(agentId, d);
-      if (!day) continue;
-      add(point, day.counters, (pl, pv) => {
-        addDense(pl, day.latency);
-        addDense(retrieval, day.retrieval);
-        addDense(generation, day.generation);
-        pv.mergeAccumulator(day.callers);
-      });
+  for (const key of keys) {
+    const hours = agg.hours.get(key);
+    if (hours && range.interval === "hour") {
+      for (let h = fromMs / HOUR_MS, point = 0; h < endMs / HOUR_MS; h++, point++) {
+        const bucket = hours.get(h);
+        if (!bucket) continue;
+        add(point, bucket.counters, (pl, pv) => {
+          bucket.latency.mergeInto(pl);
+          bucket.retrieval.mergeInto(retrieval);
+          bucket.generation.mergeInto(generation);
+          bucket.callers.mergeInto(pv);
+        });
+      }
+    } else if (hours) {
+      // Day and week points are sums of whole days: merge cached day rollups, not 24 buckets each.
+      let point = 0;
+      for (let d = fromMs / DAY_MS; d < endMs / DAY_MS; d++) {
+        while (point + 1 < starts.length && (starts[point + 1] ?? Number.POSITIVE_INFINITY) <= d * DAY_MS)
+          point += 1;
+        const day = agg.rollup(key, d);
+        if (!day) continue;
+        add(point, day.counters, (pl, pv) => {
+          addDense(pl, day.latency);
+          addDense(retrieval, day.retrieval);
+          addDense(generation, day.generation);
+          pv.mergeAccumulator(day.callers);
+        });
+      }
     }
   }
   for (const [i, pc] of pointCounters.entries()) {
@@ -473,7 +487,7 @@ function buildReport(agg: Aggregates, agentId: string, range: ReportRange): Agen
     avg: avg(sum),
   });
 
-  const tops = topLists(agg, agentId, fromMs, endMs, range.limit);
+  const tops = topLists(agg, keys, fromMs, endMs, range.limit);
   return {
     agentId,
     from: range.from,
@@ -525,15 +539,16 @@ function addDense(into: Float64Array, from: Float64Array): void {
   for (let i = 0; i < from.length; i++) into[i] = (into[i] ?? 0) + (from[i] ?? 0);
 }
 
-function topLists(agg: Aggregates, agentId: string, fromMs: number, endMs: number, limit: number) {
+function topLists(agg: Aggregates, keys: string[], fromMs: number, endMs: number, limit: number) {
   // Plain number maps: a 30-day merge touches tens of thousands of entries and allocates nothing per entry.
   const questions = new Map<string, number>();
   const unanswered = new Map<string, number>();
   const lastAsked = new Map<string, number>();
   const citations = new Map<string, number>();
   const docs = new Map<string, CitedDoc>();
-  const days = agg.days.get(agentId);
-  if (days) {
+  for (const key of keys) {
+    const days = agg.days.get(key);
+    if (!days) continue;
     for (let d = fromMs / DAY_MS; d < endMs / DAY_MS; d++) {
       const tops = days.get(d);
       if (!tops) continue;

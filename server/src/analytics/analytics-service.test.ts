@@ -99,6 +99,7 @@ describe("AnalyticsService", () => {
         comment: null,
         reason: null,
         conversationCreatedAt: new Date().toISOString(),
+        conversationChannel: "widget",
       });
     feedback("up");
     feedback("up");

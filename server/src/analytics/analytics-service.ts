@@ -12,6 +12,7 @@ import type { ChangeFeed } from "../store/change-feed.ts";
 import { WriteQueue } from "../store/write-queue.ts";
 import {
   Aggregates,
+  analyticsKey,
   DAY_MS,
   DayTops,
   dayTopsJsonSchema,
@@ -57,7 +58,7 @@ const answeredQueryJsonSchema = z.object({
   conversationId: z.string(),
   messageId: z.string(),
   at: z.string(),
-  channel: z.enum(["api", "widget", "openai", "mcp"]),
+  channel: z.enum(["api", "widget", "console", "openai", "mcp"]),
   streamed: z.boolean(),
   callerId: z.string(),
   question: z.string(),
@@ -486,8 +487,9 @@ export class AnalyticsService implements AnswerRecorder {
   private onEvent(event: DomainEvent): void {
     if (event.type === "message.feedback") {
       const at = Date.parse(event.conversationCreatedAt);
+      // Ratings of Try-it answers count with the console's questions (the key is stored in the row).
       this.recordFeedback(
-        event.agentId,
+        analyticsKey(event.agentId, event.conversationChannel),
         event.messageId,
         event.rating,
         Date.now(),
@@ -538,7 +540,13 @@ export class AnalyticsService implements AnswerRecorder {
         fields: { interval: [`hour allows at most ${MAX_HOURLY_RANGE_DAYS} days; use day or week`] },
       });
     }
-    return this.aggregates.report(agentId, { from, to, interval: query.interval, limit: query.limit });
+    return this.aggregates.report(agentId, {
+      from,
+      to,
+      interval: query.interval,
+      limit: query.limit,
+      includeConsole: query.includeConsole === true,
+    });
   }
 
   /** Writes the buckets changed since the last flush, with the log position they include, in one commit. */

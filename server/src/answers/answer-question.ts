@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { AnswerEvent, AnswerOutcome, Citation, QueryResponse } from "@lore/shared";
+import type { AnswerEvent, AnswerOutcome, Citation, DeviceClass, QueryResponse } from "@lore/shared";
 import type { AgentsService } from "../agents/agents-service.ts";
 import type { ConversationsService } from "../conversations/conversations-service.ts";
 import type { CorrectionFinder, CorrectionMatch } from "../corrections/corrections-service.ts";
@@ -34,9 +34,11 @@ export interface AnswerInput {
   message: string;
   conversationId?: string;
   dataSourceIds?: string[];
-  /** `console`: asked by a signed-in member (the console's Try it), not by a visitor or an app. */
-  channel: "api" | "widget" | "openai" | "mcp" | "console";
+  channel: AnsweredQuery["channel"];
   streamed: boolean;
+  /** The widget's page and device class, recorded on a new conversation. */
+  pageUrl?: string;
+  device?: DeviceClass;
   callerId: string;
   /** Widget conversations belong to one visitor. */
   visitorId?: string | null;
@@ -108,8 +110,10 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       agentId: agent.id,
       workspaceId: agent.workspaceId,
       title: input.message,
-      channel: input.channel === "widget" || input.channel === "console" ? input.channel : ("api" as const),
+      channel: conversationChannel(input.channel),
       visitorId: input.visitorId ?? null,
+      pageUrl: input.pageUrl ?? null,
+      device: input.device ?? null,
     };
     conversation = input.ephemeral ? unsavedConversation(fields) : deps.conversations.create(fields);
   }
@@ -364,10 +368,18 @@ export function messageRecord(
 
 /** A conversation that is never stored (a trial run's). */
 function unsavedConversation(
-  fields: Pick<ConversationRecord, "agentId" | "workspaceId" | "title" | "channel" | "visitorId">,
+  fields: Pick<
+    ConversationRecord,
+    "agentId" | "workspaceId" | "title" | "channel" | "visitorId" | "pageUrl" | "device"
+  >,
 ): ConversationRecord {
   const now = new Date().toISOString();
   return { id: randomUUID(), ...fields, messageCount: 0, createdAt: now, updatedAt: now };
+}
+
+/** A conversation's channel: chat completions and MCP are API traffic. */
+function conversationChannel(channel: AnswerInput["channel"]): ConversationRecord["channel"] {
+  return channel === "widget" || channel === "console" ? channel : "api";
 }
 
 /** A correction's answer in word-sized tokens, so it streams like a generated one. */
@@ -392,8 +404,6 @@ function record(
     | "tokensUsed"
   > & { conversation: ConversationRecord; sources: Citation[] },
 ): void {
-  // A member trying the agent in the console is not visitor traffic: analytics leave it out.
-  if (input.channel === "console" || r.conversation.channel === "console") return;
   deps.recorder.record({
     agentId: input.agent.id,
     workspaceId: input.agent.workspaceId,

@@ -6,7 +6,8 @@ export interface AnsweredQuery {
   messageId: string;
   /** ISO time the question arrived. */
   at: string;
-  channel: "api" | "widget" | "openai" | "mcp";
+  /** `console`: asked with an owner's session (the console's Try it); left out of analytics by default. */
+  channel: "api" | "widget" | "console" | "openai" | "mcp";
   streamed: boolean;
   /** Visitor id, user id or API key id: distinct callers are counted from it. */
   callerId: string;

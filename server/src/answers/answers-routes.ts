@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { AgentAction } from "../auth/access.ts";
-import { callerId } from "../auth/principal.ts";
+import { callerId, type Principal } from "../auth/principal.ts";
+import { AppError } from "../errors.ts";
 import type { AppEnv } from "../http/principal.ts";
 import { endpoint } from "../http/route.ts";
 import { linkedController, streamEvents, wantsStream } from "../http/sse.ts";
@@ -9,6 +10,20 @@ import { answerQuestion, resolveSources } from "./answer-question.ts";
 import * as api from "./answers-api.ts";
 import { collectResponse } from "./collect-response.ts";
 import { searchResults } from "./search-knowledge.ts";
+
+/**
+ * The console's Try it tags its questions `console`; only an owner's login session may (the widget's
+ * routes take no such field), so no visitor can hide their questions from the queue or analytics.
+ */
+function tryItChannel(principal: Principal, requested: "console" | undefined): "console" | "api" {
+  if (requested === undefined) return "api";
+  if (principal.kind !== "user") {
+    throw new AppError("validation_error", "Only a console session may tag a question `console`", {
+      fields: { channel: ["only with a user's login token"] },
+    });
+  }
+  return requested;
+}
 
 /** Questions to an agent: answers (JSON or SSE), retrieval only, and ratings. */
 export function answersRoutes({
@@ -34,8 +49,7 @@ export function answersRoutes({
           message: body.message,
           conversationId: body.conversationId,
           dataSourceIds: body.dataSourceIds,
-          // A trial question (the console's Try it) is not traffic: tagged, and analytics skip it.
-          channel: body.test === true ? "console" : "api",
+          channel: tryItChannel(c.get("principal"), body.channel),
           streamed: stream,
           callerId: callerId(c.get("principal"), c.get("clientIp")),
           signal: controller.signal,

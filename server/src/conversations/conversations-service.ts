@@ -40,6 +40,8 @@ export function toConversation(
     id: c.id,
     title: c.title,
     messageCount: c.messageCount,
+    pageUrl: c.pageUrl ?? null,
+    device: c.device ?? null,
     status: c.status ?? "open",
     channel: c.channel,
     resolvedAt: c.resolvedAt ?? null,
@@ -57,6 +59,15 @@ export function toConversation(
 export function toMessage(m: MessageRecord): Message {
   const { agentId: _a, workspaceId: _w, ...message } = m;
   return message;
+}
+
+/** A visitor question as the corrections' examples list it. */
+export interface RecentQuestion {
+  question: string;
+  conversationId: string;
+  messageId: string;
+  askedAt: string;
+  times: number;
 }
 
 /** One journal entry: a conversation's new state, a message's new state, or both. */
@@ -226,8 +237,8 @@ export class ConversationsService {
       // Answered: nothing in it was the fallback or given with a doubt.
       if (filters.outcome === "answered" && (counts.unanswered > 0 || counts.uncertain > 0)) continue;
       if (filters.status && (record.status ?? "open") !== filters.status) continue;
-      if ((record.channel === "console") !== (filters.console === "only") && filters.console !== "include")
-        continue;
+      // The owner's own Try-it questions are not visitors': out of the queue unless asked for.
+      if (record.channel === "console" && filters.includeConsole !== true) continue;
       if (matching && !matching.has(record.id)) continue;
       const handoffs = handoffsOf(record.id);
       if (filters.handoff === "any" && handoffs.handoffs === 0) continue;
@@ -252,6 +263,33 @@ export class ConversationsService {
       messages: messages.map(toMessage),
       handoffRequests,
     };
+  }
+
+  /**
+   * An agent's visitors' questions, newest first, one entry per distinct wording (case and spacing
+   * aside) with how often it was asked; Try it questions left out. At most `max` wordings.
+   */
+  async recentQuestions(agentId: string, max: number): Promise<RecentQuestion[]> {
+    const asked = [...(await this.agentMessages(agentId))]
+      .filter(
+        (m) => m.role === "user" && this.store.conversations.get(m.conversationId)?.channel !== "console",
+      )
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+    const byText = new Map<string, RecentQuestion>();
+    for (const m of asked) {
+      const key = m.content.trim().toLowerCase().replace(/\s+/g, " ");
+      const known = byText.get(key);
+      if (known) known.times++;
+      else if (byText.size < max)
+        byText.set(key, {
+          question: m.content.trim(),
+          conversationId: m.conversationId,
+          messageId: m.id,
+          askedAt: m.createdAt,
+          times: 1,
+        });
+    }
+    return [...byText.values()];
   }
 
   private async conversationsMentioning(agentId: string, lowerText: string): Promise<Set<string>> {
@@ -302,6 +340,8 @@ export class ConversationsService {
     title: string;
     channel: ConversationRecord["channel"];
     visitorId: string | null;
+    pageUrl?: string | null;
+    device?: ConversationRecord["device"];
   }): ConversationRecord {
     const now = new Date().toISOString();
     const title = input.title.replace(/\s+/g, " ").trim();
@@ -313,6 +353,8 @@ export class ConversationsService {
       messageCount: 0,
       channel: input.channel,
       visitorId: input.visitorId,
+      pageUrl: input.pageUrl ?? null,
+      device: input.device ?? null,
       createdAt: now,
       updatedAt: now,
     };
@@ -476,6 +518,7 @@ export class ConversationsService {
       reason,
       conversationCreatedAt:
         this.store.conversations.get(message.conversationId)?.createdAt ?? message.createdAt,
+      conversationChannel: this.store.conversations.get(message.conversationId)?.channel ?? "api",
     });
   }
 

@@ -1,4 +1,6 @@
 import {
+  correctionMatchesQuerySchema,
+  correctionMatchesSchema,
   correctionSchema,
   correctMessageRequestSchema,
   createCorrectionRequestSchema,
@@ -71,4 +73,17 @@ export const deleteCorrection = apiRoute({
   auth: "user-or-key",
   role: "editor",
   responses: { 204: noContent },
+});
+
+export const correctionMatches = apiRoute({
+  method: "get",
+  path: "/agents/{agentId}/corrections/{correctionId}/matches/",
+  summary:
+    "Recent visitor questions the correction would answer, and ones sharing its words that it would not (the same matching the answer path applies)",
+  tag: "Conversations",
+  auth: "user-or-key",
+  role: "viewer",
+  request: { query: correctionMatchesQuerySchema },
+  responses: { 200: jsonResponse(correctionMatchesSchema) },
+  errors: ["validation_error"],
 });

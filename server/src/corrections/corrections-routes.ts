@@ -5,6 +5,9 @@ import type { Services } from "../services.ts";
 import * as api from "./corrections-api.ts";
 import { toCorrection } from "./corrections-service.ts";
 
+/** Distinct recent visitor questions a correction's examples are drawn from. */
+const RECENT_QUESTIONS = 500;
+
 /** An agent's corrections: question/answer pairs it answers from before searching its sources. */
 export function correctionsRoutes({
   access,
@@ -44,6 +47,14 @@ export function correctionsRoutes({
     endpoint(api.getCorrection, (c, input) => {
       const agent = access.agent(c.get("principal"), input.id("agentId"), "read");
       return c.json(toCorrection(corrections.get(agent.id, input.id("correctionId"))));
+    }),
+    endpoint(api.correctionMatches, async (c, input) => {
+      const agent = access.agent(c.get("principal"), input.id("agentId"), "read");
+      const found = corrections.get(agent.id, input.id("correctionId"));
+      const { limit } = input.query();
+      const questions = await conversations.recentQuestions(agent.id, RECENT_QUESTIONS);
+      const examples = await corrections.examples(found, questions, limit, c.req.raw.signal);
+      return c.json({ correctionId: found.id, scanned: questions.length, ...examples });
     }),
     endpoint(api.updateCorrection, async (c, input) => {
       const agent = access.agent(c.get("principal"), input.id("agentId"), "write");

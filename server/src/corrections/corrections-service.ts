@@ -1,5 +1,11 @@
 import { randomUUID } from "node:crypto";
-import type { Correction, CreateCorrectionRequest, UpdateCorrectionRequest } from "@lore/shared";
+import type {
+  Correction,
+  CorrectionMatch as CorrectionExample,
+  CreateCorrectionRequest,
+  UpdateCorrectionRequest,
+} from "@lore/shared";
+import type { RecentQuestion } from "../conversations/conversations-service.ts";
 import { notFound } from "../errors.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Embedder } from "../retrieval/embedder.ts";
@@ -13,6 +19,7 @@ import {
   isSemantic,
   lexicalSimilarity,
   sameQuestion,
+  sharesTerms,
 } from "./match-correction.ts";
 
 /** A correction as stored: its agent's workspace kept for isolation checks. */
@@ -135,6 +142,63 @@ export class CorrectionsService implements CorrectionFinder {
       if (!best || score > best.score) best = { correction: toCorrection(c.correction), score };
     }
     return best;
+  }
+
+  /**
+   * Which of `questions` the correction would answer — the test `find` applies, lexical and (with a
+   * semantic embedder) cosine — and which share a word with its question but stay below the match.
+   * Each list best first, `limit` long at most.
+   */
+  async examples(
+    correction: CorrectionRecord,
+    questions: RecentQuestion[],
+    limit: number,
+    signal: AbortSignal,
+  ): Promise<{ wouldAnswer: CorrectionExample[]; wouldNotAnswer: CorrectionExample[] }> {
+    const prepared = this.prepare(correction);
+    const semantic = await this.cosines(correction, prepared, questions, signal);
+    const would: CorrectionExample[] = [];
+    const wouldNot: CorrectionExample[] = [];
+    questions.forEach((q, i) => {
+      const analyzed = analyzeQuestion(q.question);
+      const words = lexicalSimilarity(analyzed, prepared.analyzed);
+      const meaning = semantic?.[i] ?? null;
+      const score = Math.round(Math.max(words, meaning ?? 0) * 1000) / 1000;
+      if (sameQuestion(words, meaning)) would.push({ ...q, score });
+      else if (sharesTerms(analyzed, prepared.analyzed)) wouldNot.push({ ...q, score });
+    });
+    const best = (a: CorrectionExample, b: CorrectionExample) =>
+      b.score - a.score || b.times - a.times || b.askedAt.localeCompare(a.askedAt);
+    return {
+      wouldAnswer: would.sort(best).slice(0, limit),
+      wouldNotAnswer: wouldNot.sort(best).slice(0, limit),
+    };
+  }
+
+  /** Cosines of the correction's question with each question, or null as `semanticScores` gives it. */
+  private async cosines(
+    correction: CorrectionRecord,
+    prepared: Prepared,
+    questions: RecentQuestion[],
+    signal: AbortSignal,
+  ): Promise<number[] | null> {
+    const embedder = this.embedder;
+    if (!isSemantic(embedder) || questions.length === 0) return null;
+    try {
+      const texts = [...(prepared.vector ? [] : [correction.question]), ...questions.map((q) => q.question)];
+      const vectors = await embedder.embed(texts, signal);
+      if (!prepared.vector) prepared.vector = vectors.shift();
+      const own = prepared.vector;
+      if (!own) return null;
+      return questions.map((_, i) => {
+        const v = vectors[i];
+        return v ? cosine(v, own) : 0;
+      });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      this.logger?.warn("embedding questions for a correction's examples failed", { error: String(error) });
+      return null;
+    }
   }
 
   /** Cosine of the question with each candidate, or null without a semantic embedder (or when it fails). */

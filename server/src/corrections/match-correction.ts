@@ -113,6 +113,16 @@ export function lexicalSimilarity(a: AnalyzedQuestion, b: AnalyzedQuestion): num
   return (2 * matched) / (a.stems.length + b.stems.length);
 }
 
+/** Whether two questions have a content word (or a synonym or derived form of one) in common. */
+export function sharesTerms(a: AnalyzedQuestion, b: AnalyzedQuestion): boolean {
+  const theirs = new Set(b.stems);
+  return a.stems.some(
+    (stem) =>
+      theirs.has(stem) ||
+      b.stems.some((other) => a.related.get(stem)?.has(other) || b.related.get(other)?.has(stem)),
+  );
+}
+
 export function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;
   let na = 0;

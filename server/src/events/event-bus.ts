@@ -28,6 +28,8 @@ export type DomainEvent =
       reason: FeedbackReason | null;
       /** When the rated answer's conversation began (analytics count conversations by their start). */
       conversationCreatedAt: string;
+      /** The conversation's channel: ratings of the console's Try-it answers are kept apart. */
+      conversationChannel: "api" | "widget" | "console";
     }
   | {
       type: "conversation.handoff_requested";

@@ -86,10 +86,13 @@ export interface ConversationRecord {
   workspaceId: string;
   title: string;
   messageCount: number;
-  /** `console`: started by a signed-in member (Try it); left out of the review queue by default. */
+  /** Set by the server from the route and caller (`console`: an owner's session, the console's Try it). */
   channel: "api" | "widget" | "console";
   /** Visitor identity for widget conversations (from the signed visitor token). */
   visitorId: string | null;
+  /** The page and device class the widget sent with the first message; absent before they existed. */
+  pageUrl?: string | null;
+  device?: "mobile" | "tablet" | "desktop" | null;
   /** Absent on conversations stored before statuses existed: open. */
   status?: "open" | "resolved";
   resolvedAt?: string | null;

@@ -235,7 +235,13 @@ export class WebhooksService {
       case "agent.ready":
         return { agentId: event.agentId, agentName: this.store.agents.get(event.agentId)?.name ?? null };
       case "message.feedback": {
-        const { type: _t, workspaceId: _w, conversationCreatedAt: _c, ...rest } = event;
+        const {
+          type: _t,
+          workspaceId: _w,
+          conversationCreatedAt: _c,
+          conversationChannel: _ch,
+          ...rest
+        } = event;
         return rest;
       }
       case "conversation.handoff_requested":

@@ -192,6 +192,8 @@ export function widgetRoutes({
           message: body.message,
           conversationId: body.conversationId,
           channel: "widget",
+          pageUrl: body.pageUrl?.replace(/#.*/s, ""),
+          device: body.device,
           streamed: stream,
           callerId: `visitor:${visitorId}`,
           visitorId,

@@ -26,6 +26,7 @@ export const WidgetContext = createContext<WidgetContextValue | null>(null);
 
 export function useWidget(): WidgetContextValue {
   const value = useContext(WidgetContext);
-  if (!value) throw new Error("Widget components must render inside WidgetContext");
+  // Only a component rendered outside the provider (a programming error) gets here; kept short for the budget.
+  if (!value) throw new Error("no WidgetContext");
   return value;
 }

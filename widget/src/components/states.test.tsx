@@ -34,7 +34,7 @@ describe("states", () => {
     await store.loadConfig();
     expect(await screen.findByText("Acme", { selector: "strong" })).toBeTruthy();
     fireEvent.click(screen.getByRole("button", { name: "Where is my order?" }));
-    await waitFor(() => expect(requests.at(-1)?.body).toEqual({ message: "Where is my order?" }));
+    await waitFor(() => expect(requests.at(-1)?.body).toMatchObject({ message: "Where is my order?" }));
     await waitFor(() => expect(screen.queryByRole("button", { name: "Where is my order?" })).toBeNull());
   });
 

@@ -14,6 +14,8 @@ import { storageKey } from "./persistence.ts";
 import { createStore, plainText } from "./store.ts";
 
 const server = "https://lore.example.com";
+/** What a new conversation's first message says about the page (happy-dom's page, a desktop pointer). */
+const page = () => ({ pageUrl: location.href.replace(/#.*/, ""), device: "desktop" });
 const until = (check: () => boolean) => vi.waitFor(() => expect(check()).toBe(true));
 
 function setup(
@@ -83,8 +85,26 @@ describe("sending", () => {
     expect(answer?.sources.map((s) => s.rank)).toEqual([1]);
     expect(store.busy.value).toBe(false);
     expect(store.announcement.value).toBe("Refunds take 5 days.");
-    expect(requests.at(-1)?.body).toEqual({ message: "How do refunds work?" });
+    expect(requests.at(-1)?.body).toEqual({ message: "How do refunds work?", ...page() });
     expect(requests.at(-1)?.headers.accept).toBe("text/event-stream");
+  });
+
+  it("tells a new conversation its page without the fragment, and nothing from a non-http page", async () => {
+    const { store, requests } = setup({ "POST /query/": () => answerResponse(["Hello"]) });
+    const before = location.href;
+    history.replaceState(null, "", "/help/returns?lang=en#order-1234");
+    await store.send("first");
+    expect(requests.at(-1)?.body).toEqual({
+      message: "first",
+      pageUrl: `${location.origin}/help/returns?lang=en`,
+      device: "desktop",
+    });
+    history.replaceState(null, "", before);
+    store.reset();
+    const href = vi.spyOn(location, "href", "get").mockReturnValue("about:srcdoc");
+    await store.send("again");
+    href.mockRestore();
+    expect(requests.at(-1)?.body).toEqual({ message: "again" });
   });
 
   it("continues the conversation with the returned conversationId and visitor token", async () => {
@@ -94,7 +114,7 @@ describe("sending", () => {
     await store.send("first");
     await store.send("second");
     expect(requests.filter((r) => r.method === "POST").map((r) => r.body)).toEqual([
-      { message: "first" },
+      { message: "first", ...page() },
       { message: "second", conversationId: defaultIds.conversationId, visitorToken: defaultIds.token },
     ]);
   });
@@ -280,7 +300,7 @@ describe("failures", () => {
     await store.send("Still there?");
     expect(requests.filter((r) => r.method === "POST").map((r) => r.body)).toEqual([
       { message: "Still there?", conversationId: "c-old", visitorToken: "expired" },
-      { message: "Still there?" },
+      { message: "Still there?", ...page() },
     ]);
     expect(store.messages.value.at(-1)?.content).toBe("Fresh");
   });
@@ -431,7 +451,7 @@ describe("persistence", () => {
     expect(store.messages.value).toEqual([]);
     expect(storage.getItem(storageKey(server, "w1"))).toBeNull();
     await store.send("Two");
-    expect(requests.at(-1)?.body).toEqual({ message: "Two" });
+    expect(requests.at(-1)?.body).toEqual({ message: "Two", ...page() });
   });
 
   it("works without storage (blocked localStorage)", async () => {

@@ -267,10 +267,24 @@ export function createStore(options: StoreOptions): WidgetStore {
     let started = false;
     let finished = false;
     try {
+      // A new conversation says where it began: the page (http(s), no fragment) and a coarse device
+      // class from the pointer and viewport width; no user agent is read (docs/widget.md, Privacy).
+      const page = location.href.replace(/#.*/, "");
       const events = await client.query(
         {
           message,
-          ...(conversationId ? { conversationId } : {}),
+          ...(conversationId
+            ? { conversationId }
+            : /^http/.test(page)
+              ? {
+                  pageUrl: page.slice(0, 2048),
+                  device: matchMedia("(pointer:coarse)").matches
+                    ? innerWidth < 600
+                      ? "mobile"
+                      : "tablet"
+                    : "desktop",
+                }
+              : {}),
           ...(visitorToken ? { visitorToken } : {}),
         },
         own.signal,

@@ -5,12 +5,19 @@
  *   node_modules/.bin/tsx bench/src/retrieval-quality.ts            # evaluate, write bench/results/retrieval-quality.json
  *   node_modules/.bin/tsx bench/src/retrieval-quality.ts --fit      # fit the calibration models on the tuning slice
  *   options: --scale <chunks> (default 100000, 0 skips), --no-full (sample only)
+ *   --ranking-hash: also a SHA-256 over every Lore query's candidates (text, title, heading path,
+ *     ordinal and the full feature vector of each, in order) and its ranked hits with their scores —
+ *     the same hash before and after a change proves rankings unchanged (issue #32)
+ *   --text-cache <n>: chunk texts the index keeps decoded (1: every text read from its file)
+ *   --datasets <list>: only these of paragraph,chunker,pubmed (default all three)
+ *   --systems <list>: only these of raw,keyword,semantic,hybrid (default all four); e.g.
+ *     `--systems keyword,hybrid --ranking-hash` hashes every Lore keyword and hybrid query in less time
  *
  * Hold-out: the tuning slice is SQuAD questions of the dev-v1.1.json half with index % 5 == 2. The
  * reported sample (every 5th question, index % 5 == 0, 2,114 questions) never overlaps it; PubMedQA is
  * never used for fitting.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,6 +48,24 @@ const fitMode = args.includes("--fit");
 const scaleArg = args.indexOf("--scale");
 const scaleChunks = scaleArg >= 0 ? Number(args[scaleArg + 1]) : 100_000;
 const fullRun = !args.includes("--no-full");
+const rankingHash = args.includes("--ranking-hash") ? createHash("sha256") : null;
+let hashedQueries = 0;
+const textCacheArg = args.indexOf("--text-cache");
+const textCacheEntries = textCacheArg >= 0 ? Number(args[textCacheArg + 1]) : undefined;
+/** The values of a comma-separated option, checked against the allowed ones; null when not given. */
+function listOption(name: string, allowed: readonly string[]): Set<string> | null {
+  const at = args.indexOf(name);
+  if (at < 0) return null;
+  const values = (args[at + 1] ?? "").split(",").filter((v) => v !== "");
+  const unknown = values.filter((v) => !allowed.includes(v));
+  if (values.length === 0 || unknown.length > 0) {
+    throw new Error(`${name} takes a comma-separated list of ${allowed.join(", ")}`);
+  }
+  return new Set(values);
+}
+const onlyDatasets = listOption("--datasets", ["paragraph", "chunker", "pubmed"]);
+const onlySystems = listOption("--systems", ["raw", "keyword", "semantic", "hybrid"]);
+const wanted = (only: Set<string> | null, key: string) => only === null || only.has(key);
 
 interface Query {
   text: string;
@@ -126,7 +151,26 @@ function loreRetriever(index: ChunkIndex, sourceId: string, mode: RetrievalMode,
   return {
     name,
     async search(query, k) {
-      const hits = await index.search({ query, dataSourceIds: [sourceId], topK: k, minScore: 0, mode });
+      const params = { query, dataSourceIds: [sourceId], topK: k, minScore: 0, mode };
+      const hits = await index.search(params);
+      if (rankingHash) {
+        const candidates = await index.explain(params);
+        rankingHash.update(
+          JSON.stringify([
+            name,
+            query,
+            candidates.map(({ chunk, features }) => [
+              chunk.text,
+              chunk.title,
+              chunk.headingPath,
+              chunk.ordinal,
+              features,
+            ]),
+            hits.map((h) => [h.chunk.text, h.chunk.title, h.chunk.headingPath, h.score]),
+          ]),
+        );
+        hashedQueries++;
+      }
       return hits.map((h) => h.chunk);
     },
   };
@@ -323,8 +367,10 @@ async function evaluate(): Promise<void> {
     // SQuAD: one chunk per paragraph, and the project chunker's chunks of each article when it exists.
     const granularities: { name: string; chunks: StoredChunk[] }[] = [];
     const sourceId = randomUUID();
-    granularities.push({ name: "paragraph", chunks: squadParagraphChunks(squad, sourceId, workspaceId) });
-    const chunker = await loadProjectChunker();
+    if (wanted(onlyDatasets, "paragraph")) {
+      granularities.push({ name: "paragraph", chunks: squadParagraphChunks(squad, sourceId, workspaceId) });
+    }
+    const chunker = wanted(onlyDatasets, "chunker") ? await loadProjectChunker() : null;
     if (chunker) {
       const chunks: StoredChunk[] = [];
       const source = randomUUID();
@@ -351,7 +397,7 @@ async function evaluate(): Promise<void> {
         });
       }
       granularities.push({ name: "project chunker", chunks });
-    } else {
+    } else if (wanted(onlyDatasets, "chunker")) {
       notes.push(
         "server/src/sources/chunking/chunk-document.ts not present: project-chunker granularity not measured",
       );
@@ -372,6 +418,7 @@ async function evaluate(): Promise<void> {
       const t0 = performance.now();
       const lore = await ChunkIndex.open(db, {
         embedder,
+        textCacheEntries,
         chunksTable: `chunks_${rows.length}_${Date.now()}`,
         vectorsTable: `vectors_${rows.length}_${Date.now()}`,
       });
@@ -382,14 +429,14 @@ async function evaluate(): Promise<void> {
       notes.push(
         `${granularity.name}: ${granularity.chunks.length} chunks, Lore ingest ${Math.round(ingestMs)} ms`,
       );
-      const retrievers: Retriever[] = [
-        await rawLanceFts(db, `raw_${Date.now()}`, granularity.chunks),
-        loreRetriever(lore, source, "keyword", "lore keyword"),
-      ];
-      if (embedder) {
-        retrievers.push(loreRetriever(lore, source, "semantic", `lore semantic (${embedder.name})`));
-        retrievers.push(loreRetriever(lore, source, "hybrid", `lore hybrid (${embedder.name})`));
-      }
+      const retrievers = await retrieversFor(
+        db,
+        `raw_${Date.now()}`,
+        granularity.chunks,
+        lore,
+        source,
+        embedder,
+      );
       for (const retriever of retrievers) {
         const all = fullRun ? squad.questions : sample;
         const queries: Query[] = all.map((q) => ({
@@ -412,48 +459,7 @@ async function evaluate(): Promise<void> {
       }
     }
 
-    // PubMedQA: one document per abstract; the gold document is the question's own abstract.
-    const pubSource = randomUUID();
-    const pubChunks: StoredChunk[] = pubmed.map((item, ordinal) => ({
-      id: randomUUID(),
-      workspaceId,
-      dataSourceId: pubSource,
-      documentId: item.pmid,
-      documentVersion: "v1",
-      ordinal,
-      text: item.contexts.join("\n\n"),
-      title: "",
-      headingPath: [],
-      page: null,
-      sourceUrl: null,
-      kind: "text",
-      tokenCount: 0,
-    }));
-    const pubIndex = await ChunkIndex.open(db, {
-      embedder,
-      chunksTable: "pub_chunks",
-      vectorsTable: "pub_vectors",
-    });
-    await ingest(pubIndex, pubChunks);
-    await pubIndex.optimize();
-    const pubRetrievers: Retriever[] = [
-      await rawLanceFts(db, "pub_raw", pubChunks),
-      loreRetriever(pubIndex, pubSource, "keyword", "lore keyword"),
-    ];
-    if (embedder) {
-      pubRetrievers.push(loreRetriever(pubIndex, pubSource, "semantic", `lore semantic (${embedder.name})`));
-      pubRetrievers.push(loreRetriever(pubIndex, pubSource, "hybrid", `lore hybrid (${embedder.name})`));
-    }
-    for (const retriever of pubRetrievers) {
-      const queries: Query[] = pubmed.map((item) => ({
-        text: item.question,
-        relevant: (chunk) => chunk.documentId === item.pmid,
-      }));
-      const { rank, ms } = await ranks(retriever, queries);
-      const row = summarize(retriever.name, "PubMedQA PQA-L, 1,000 abstracts", rank, ms);
-      rows.push(row);
-      printRow(row);
-    }
+    if (wanted(onlyDatasets, "pubmed")) await evaluatePubmed(db, pubmed, workspaceId, embedder, rows);
 
     const scale = scaleChunks > 0 ? await scaleTest(db, squad, scaleChunks, embedder) : null;
     if (scale) console.log("scale:", JSON.stringify(scale));
@@ -468,7 +474,10 @@ async function evaluate(): Promise<void> {
       notes,
       rows,
       scale,
+      rankingHash: rankingHash ? { sha256: rankingHash.digest("hex"), queries: hashedQueries } : null,
     };
+    if (out.rankingHash)
+      console.log(`ranking SHA-256 ${out.rankingHash.sha256} over ${hashedQueries} queries`);
     writeFileSync(join(resultsDir, "retrieval-quality.json"), `${JSON.stringify(out, null, 2)}\n`);
     console.log(notes.join("\n"));
   } finally {
@@ -476,11 +485,79 @@ async function evaluate(): Promise<void> {
   }
 }
 
+/** PubMedQA PQA-L: one document per abstract; the gold document is the question's own abstract. */
+async function evaluatePubmed(
+  db: Connection,
+  pubmed: ReturnType<typeof loadPubmedQa>,
+  workspaceId: string,
+  embedder: Embedder | null,
+  rows: RecallRow[],
+): Promise<void> {
+  const pubSource = randomUUID();
+  const pubChunks: StoredChunk[] = pubmed.map((item, ordinal) => ({
+    id: randomUUID(),
+    workspaceId,
+    dataSourceId: pubSource,
+    documentId: item.pmid,
+    documentVersion: "v1",
+    ordinal,
+    text: item.contexts.join("\n\n"),
+    title: "",
+    headingPath: [],
+    page: null,
+    sourceUrl: null,
+    kind: "text",
+    tokenCount: 0,
+  }));
+  const pubIndex = await ChunkIndex.open(db, {
+    embedder,
+    textCacheEntries,
+    chunksTable: "pub_chunks",
+    vectorsTable: "pub_vectors",
+  });
+  await ingest(pubIndex, pubChunks);
+  await pubIndex.optimize();
+  const pubRetrievers = await retrieversFor(db, "pub_raw", pubChunks, pubIndex, pubSource, embedder);
+  for (const retriever of pubRetrievers) {
+    const queries: Query[] = pubmed.map((item) => ({
+      text: item.question,
+      relevant: (chunk) => chunk.documentId === item.pmid,
+    }));
+    const { rank, ms } = await ranks(retriever, queries);
+    const row = summarize(retriever.name, "PubMedQA PQA-L, 1,000 abstracts", rank, ms);
+    rows.push(row);
+    printRow(row);
+  }
+}
+
+/** The systems measured on one data set (all four, or those --systems names). */
+async function retrieversFor(
+  db: Connection,
+  rawTable: string,
+  chunks: StoredChunk[],
+  lore: ChunkIndex,
+  source: string,
+  embedder: Embedder | null,
+): Promise<Retriever[]> {
+  const retrievers: Retriever[] = [];
+  if (wanted(onlySystems, "raw")) retrievers.push(await rawLanceFts(db, rawTable, chunks));
+  if (wanted(onlySystems, "keyword")) retrievers.push(loreRetriever(lore, source, "keyword", "lore keyword"));
+  for (const mode of ["semantic", "hybrid"] as const) {
+    if (embedder && wanted(onlySystems, mode)) {
+      retrievers.push(loreRetriever(lore, source, mode, `lore ${mode} (${embedder.name})`));
+    }
+  }
+  return retrievers;
+}
+
 function printRow(row: RecallRow): void {
   const r = ks.map((k) => (row.recall[`top${k}`] ?? 0).toFixed(3)).join("  ");
   console.log(
     `${row.system.padEnd(36)} ${row.data.padEnd(52)} n=${String(row.questions).padStart(5)}  ${r}  p50 ${row.p50Ms}ms p95 ${row.p95Ms}ms`,
   );
+  // The hash so far, so two runs that stop early can still be compared up to where both got.
+  if (rankingHash)
+    console.log(`  ranking SHA-256 so far ${rankingHash.copy().digest("hex")} (${hashedQueries} queries)`);
 }
 
 /** Search latency at `target` chunks: SQuAD paragraphs replicated under new ids (each copy its own document). */

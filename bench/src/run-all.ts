@@ -5,6 +5,9 @@
  * Sized to finish within 60 minutes on 2 cores; the latency benchmark gets what time is left.
  *
  *   node_modules/.bin/tsx bench/src/run-all.ts [--only squad,http] [--reuse widget,http] [--budget-min 60] [--no-readme]
+ *
+ * `scale` (a million chunks, tens of minutes: bench/src/scale.ts) runs only when `--only` names it,
+ * with `--chunks N` passed on.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -21,6 +24,7 @@ import { log, machineInfo, markdownTable, resultsDir } from "./lib/report.ts";
 import { repoRoot } from "./lib/server.ts";
 import { round } from "./lib/stats.ts";
 import { type PubmedResult, pubmedTable, runPubmedQa } from "./pubmedqa.ts";
+import { runScale, type ScaleResult, scaleTable } from "./scale.ts";
 import { runSharedMode, type SharedModeResult, sharedModeTable } from "./shared-mode.ts";
 import { runSquad, type SquadResult, squadTable } from "./squad.ts";
 import { runTextEntries, type TextEntriesResult, textEntriesTable } from "./text-entries.ts";
@@ -361,6 +365,22 @@ await step(
   },
   ["squad-v1.1-dev", "financebench"],
 );
+
+// Only on request (`--only scale`): a million chunks take tens of minutes to write and measure.
+if (only?.includes("scale"))
+  await step(
+    "scale",
+    () => runScale({ chunks: arg("--chunks") ? Number(arg("--chunks")) : undefined }),
+    (r: ScaleResult) => {
+      sections.push(`### Scale (\`tsx bench/src/scale.ts\`)\n\n${scaleTable([r])}`);
+      goals.push([
+        "1M chunks: RSS ≤ 2 GB",
+        `${r.rssAfterRequestsMiB} MiB at ${r.chunks} chunks`,
+        mark(r.chunks >= 1_000_000 && (r.rssAfterRequestsMiB ?? 1e9) <= 2048),
+      ]);
+    },
+    ["squad-v1.1-dev"],
+  );
 
 await step(
   "shared-mode",

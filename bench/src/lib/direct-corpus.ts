@@ -41,22 +41,33 @@ export function passageChunks(
 }
 
 /** Fills `dataDir` (empty) and writes `<dataDir>/<marker>` with the chunk count; returns it. */
-export async function writeDirectCorpus(dataDir: string, size: number, marker: string): Promise<number> {
+export async function writeDirectCorpus(
+  dataDir: string,
+  size: number,
+  marker: string,
+  options: { workspaceId?: string; firstSourceChunks?: number } = {},
+): Promise<number> {
   const store = await Store.open(dataDir);
   const index = await ChunkIndex.open(store.db, { embedder: null });
   const pool = sentencePool(loadSquad());
   const now = new Date().toISOString();
-  const workspaceId = randomUUID();
-  await store.workspaces.put({ id: workspaceId, name: "Restart bench", personal: false, createdAt: now });
+  // An existing workspace (the bench admin's, so its agents can read the sources), or a new one.
+  const workspaceId = options.workspaceId ?? randomUUID();
+  if (!options.workspaceId)
+    await store.workspaces.put({ id: workspaceId, name: "Restart bench", personal: false, createdAt: now });
   const started = performance.now();
-  for (let first = 0; first < size; first += CHUNKS_PER_SOURCE) {
+  // Sources of 10,000 chunks, the first one smaller when asked (a small agent's source on a big
+  // server holds the same passages as a server holding only that source).
+  const firstSize = options.firstSourceChunks ?? CHUNKS_PER_SOURCE;
+  for (let sourceNumber = 0, first = 0, end = 0; first < size; sourceNumber++, first = end) {
+    end = Math.min(size, first + (sourceNumber === 0 ? firstSize : CHUNKS_PER_SOURCE));
     const dataSourceId = randomUUID();
     const documents: { documentId: string; chunks: StoredChunk[] }[] = [];
     const records: DocumentRecord[] = [];
-    for (let d = first; d < Math.min(size, first + CHUNKS_PER_SOURCE); d += CHUNKS_PER_DOCUMENT) {
+    for (let d = first; d < end; d += CHUNKS_PER_DOCUMENT) {
       const documentId = randomUUID();
       const title = `Document ${d / CHUNKS_PER_DOCUMENT}`;
-      const passages = syntheticEntries(pool, d, Math.min(CHUNKS_PER_DOCUMENT, size - d));
+      const passages = syntheticEntries(pool, d, Math.min(CHUNKS_PER_DOCUMENT, end - d));
       records.push({
         id: documentId,
         dataSourceId,
@@ -86,7 +97,7 @@ export async function writeDirectCorpus(dataDir: string, size: number, marker: s
     await store.dataSources.put({
       id: dataSourceId,
       workspaceId,
-      name: `Synthetic ${first / CHUNKS_PER_SOURCE}`,
+      name: `Synthetic ${sourceNumber}`,
       type: "text",
       config: {},
       status: "ready",
@@ -101,9 +112,7 @@ export async function writeDirectCorpus(dataDir: string, size: number, marker: s
       deletedAt: null,
       everReady: true,
     });
-    log(
-      `restart: direct corpus ${first + CHUNKS_PER_SOURCE} chunks (${Math.round((performance.now() - started) / 1000)} s)`,
-    );
+    log(`restart: direct corpus ${end} chunks (${Math.round((performance.now() - started) / 1000)} s)`);
   }
   await index.optimize();
   const chunks = index.size;

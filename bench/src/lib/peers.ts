@@ -32,6 +32,8 @@ export interface Retriever {
   chunkCount: number;
   search(query: string, k: number): Promise<PeerChunk[]>;
   close(): Promise<void>;
+  /** Where an on-disk index lives (for its size), when it has one. */
+  dir?: string;
 }
 
 export interface SourceDocument {
@@ -88,6 +90,7 @@ export async function rawLanceFts(chunks: readonly PeerChunk[]): Promise<Retriev
   return {
     name: "LanceDB FTS (raw)",
     chunkCount: chunks.length,
+    dir,
     async search(query, k) {
       const q = query.replace(/[^\p{L}\p{N}\s]/gu, " ").trim();
       if (q === "") return [];

@@ -56,6 +56,11 @@ export interface ChunkIndexOptions {
   snapshotPath?: string;
   /** Shared mode: other replicas' index writes arrive here, this one's are published. */
   feed?: ChangeFeed;
+  /**
+   * Chunk texts kept decoded in memory (the rest are read from a file beside the snapshot, or in the
+   * OS temp dir without one); default DEFAULT_TEXT_CACHE_ENTRIES.
+   */
+  textCacheEntries?: number;
 }
 
 /** Change-feed names: documents whose chunks changed, data sources whose chunks all went. */
@@ -150,11 +155,17 @@ export class ChunkIndex {
     };
     if (options.snapshotPath)
       mkdirSync(dirname(options.snapshotPath), { recursive: true, mode: PRIVATE_DIR_MODE });
+    const texts = {
+      dir: options.snapshotPath ? dirname(options.snapshotPath) : undefined,
+      cacheEntries: opts.textCacheEntries,
+    };
     const version = await store.chunksVersion();
     let reason: string | null = "no snapshot path";
     if (options.snapshotPath) {
       try {
-        const loaded = await loadMemorySnapshot(options.snapshotPath, snapshotKey(options, version));
+        const loaded = await loadMemorySnapshot(options.snapshotPath, snapshotKey(options, version), {
+          texts,
+        });
         if (loaded) {
           const index = new ChunkIndex(store, loaded, db, opts.embedder, options);
           index.snapshotVersion = version;
@@ -167,6 +178,7 @@ export class ChunkIndex {
         if (options.feed.shared) {
           const older = await loadMemorySnapshot(options.snapshotPath, snapshotKey(options, version), {
             anyTableVersion: true,
+            texts,
           });
           if (older) {
             const index = new ChunkIndex(store, older, db, opts.embedder, options);
@@ -182,9 +194,10 @@ export class ChunkIndex {
         reason = `damaged snapshot: ${error instanceof Error ? error.message : String(error)}`;
       }
     }
-    const memory = new MemoryIndex(lexical);
+    const memory = new MemoryIndex(lexical, undefined, texts);
     const index = new ChunkIndex(store, memory, db, opts.embedder, options);
-    const staleWrites = memory.load(await store.readChunks());
+    // Streamed: at a million chunks the whole table as objects took gigabytes the process kept.
+    const staleWrites = await memory.loadStream(await store.writeStamps(), store.streamChunks());
     if (staleWrites.size > 0) await index.writes.run(() => store.deleteWrites(staleWrites));
     index.startup = { from: "table", reason, ms: Math.round(performance.now() - started) };
     // The next start loads this instead of rebuilding (a crash before any graceful stop included).

@@ -7,7 +7,6 @@ const meta: ChunkMeta = {
   documentId: "d",
   documentVersion: "v1",
   title: "Guide",
-  headingPath: ["Setup"],
   sourceUrl: null,
   kind: "markdown",
   writeId: "write-1",
@@ -25,13 +24,19 @@ describe("ChunkSlots", () => {
   it("gives back every field it was given, text included, whatever its characters", () => {
     const slots = new ChunkSlots();
     for (const [i, text] of texts.entries()) {
-      slots.set(i, { id: `c${i}`, ordinal: i, text, page: i === 1 ? null : i + 1, tokenCount: 10 + i }, meta);
+      const headingPath = i === 3 ? [] : ["Setup", `Part ${i}\n“${text.slice(0, 5)}”`];
+      slots.set(
+        i,
+        { id: `c${i}`, ordinal: i, text, headingPath, page: i === 1 ? null : i + 1, tokenCount: 10 + i },
+        meta,
+      );
     }
     texts.forEach((text, i) => {
       expect(slots.chunk(i)).toEqual({
         id: `c${i}`,
         ordinal: i,
         text,
+        headingPath: i === 3 ? [] : ["Setup", `Part ${i}\n“${text.slice(0, 5)}”`],
         page: i === 1 ? null : i + 1,
         tokenCount: 10 + i,
       });
@@ -42,7 +47,7 @@ describe("ChunkSlots", () => {
   it("forgets a cleared slot and renumbers the rest on compaction, texts intact", () => {
     const slots = new ChunkSlots();
     for (const [i, text] of texts.entries()) {
-      slots.set(i, { id: `c${i}`, ordinal: i, text, page: null, tokenCount: 1 }, meta);
+      slots.set(i, { id: `c${i}`, ordinal: i, text, headingPath: [], page: null, tokenCount: 1 }, meta);
     }
     slots.clear(1);
     expect(slots.chunk(1)).toBeNull();
@@ -57,7 +62,11 @@ describe("ChunkSlots", () => {
     const slots = new ChunkSlots();
     const big = "x".repeat(3 * 1024 * 1024);
     for (let i = 0; i < 24; i++) {
-      slots.set(i, { id: `c${i}`, ordinal: i, text: `${i}:${big}`, page: null, tokenCount: 1 }, meta);
+      slots.set(
+        i,
+        { id: `c${i}`, ordinal: i, text: `${i}:${big}`, headingPath: [], page: null, tokenCount: 1 },
+        meta,
+      );
     }
     for (const i of [0, 10, 11, 23]) expect(slots.chunk(i)?.text).toBe(`${i}:${big}`);
   });

@@ -1,14 +1,14 @@
 import type { DocumentKind } from "@lore/shared";
 import { int32At, itemAt } from "./checked-access.ts";
+import { TextFile, type TextFileOptions } from "./text-file.ts";
 
-/** What the chunks of one write usually share; one object serves all of them. */
+/** What the chunks of one write share; one object serves all of them. */
 export interface ChunkMeta {
   workspaceId: string;
   dataSourceId: string;
   documentId: string;
   documentVersion: string;
   title: string;
-  headingPath: readonly string[];
   sourceUrl: string | null;
   kind: DocumentKind;
   writeId: string;
@@ -21,8 +21,15 @@ export interface SlotChunk {
   id: string;
   ordinal: number;
   text: string;
+  headingPath: string[];
   page: number | null;
   tokenCount: number;
+}
+
+/** A text block of a captured state: its length now, its bytes read when a snapshot writes it. */
+export interface TextBlock {
+  byteLength: number;
+  read(): Uint8Array;
 }
 
 /** Everything ChunkSlots holds, as plain arrays and JSON (for a snapshot on disk). */
@@ -33,10 +40,15 @@ export interface SlotsState {
   metaIndex: Int32Array;
   metas: ChunkMeta[];
   columns: Record<SlotsColumn, Int32Array>;
-  /** Text blocks, each cut to the last byte a slot uses. */
-  blocks: Uint8Array[];
+  /**
+   * Text blocks, each cut to the last byte a slot uses. Per slot a record: its heading path as JSON,
+   * a line break, its text as UTF-8.
+   */
+  blocks: TextBlock[];
   nextBlockBytes: number;
   oddTexts: [number, string][];
+  /** Called once the captured blocks have been read (a capture holds the text file open till then). */
+  release(): void;
 }
 
 export const slotsColumns = [
@@ -49,18 +61,32 @@ export const slotsColumns = [
 ] as const;
 export type SlotsColumn = (typeof slotsColumns)[number];
 
-// Text lives in blocks that double from the smallest to the largest size (a small knowledge base
-// holds little, a large one few blocks); a text never straddles two blocks.
-const minBlockBytes = 256 * 1024;
-const maxBlockBytes = 32 * 1024 * 1024;
 const noPage = -2_147_483_648;
-// A lone surrogate does not survive UTF-8; such (rare) texts stay JS strings.
+// A lone surrogate does not survive UTF-8; such (rare) texts stay JS strings (their record holds "").
 const loneSurrogate = /\p{Cs}/u;
 
+/** A slot's record: heading path as JSON (which escapes line breaks and lone surrogates), "\n", text. */
+function encodeRecord(headingPath: readonly string[], text: string): Buffer {
+  return Buffer.from(`${JSON.stringify(headingPath)}\n${text}`, "utf8");
+}
+
+function decodeRecord(record: string): { headingPath: string[]; text: string } {
+  const cut = record.indexOf("\n");
+  let headingPath: string[] = [];
+  try {
+    const parsed: unknown = JSON.parse(record.slice(0, cut));
+    if (Array.isArray(parsed)) headingPath = parsed.map(String);
+  } catch {
+    // A damaged record reads as no heading; the text still reads.
+  }
+  return { headingPath, text: record.slice(cut + 1) };
+}
+
 /**
- * Chunks by slot, packed for a million of them: UTF-8 text in large shared buffers, numbers in typed
- * columns, and the fields a write's chunks share in one `ChunkMeta` — about the text's bytes plus
- * ~60 bytes a slot, where a `StoredChunk` object per slot cost several kilobytes.
+ * Chunks by slot, packed for millions of them: numbers in typed columns, the fields a write's chunks
+ * share in one `ChunkMeta`, and each chunk's text and heading path in a `TextFile` off the heap, read
+ * back (through a bounded cache) only for the chunks a caller returns — about 60 bytes of RAM a slot
+ * besides its id, where the texts in memory cost their bytes again.
  */
 export class ChunkSlots {
   private ids: (string | null)[] = [];
@@ -71,21 +97,30 @@ export class ChunkSlots {
   private textBlock = new Int32Array(1024);
   private textStart = new Int32Array(1024);
   private textBytes = new Int32Array(1024);
-  private blocks: Buffer[] = [];
-  private blockUsed = 0;
-  private nextBlockBytes = minBlockBytes;
+  private texts: TextFile;
   private readonly oddTexts = new Map<number, string>();
+
+  constructor(private readonly textOptions: TextFileOptions = {}) {
+    this.texts = new TextFile(textOptions);
+  }
 
   get length(): number {
     return this.ids.length;
   }
 
-  /** The slots as plain arrays (see SlotsState); text blocks are shared, not copied (only appended to). */
+  /** Text reads that missed the cache so far. */
+  get textMisses(): number {
+    return this.texts.misses;
+  }
+
+  /**
+   * The slots as plain arrays (see SlotsState). Text blocks are read later, from a file this capture
+   * holds open (records are only ever appended; compaction writes a new file), until `release()`.
+   */
   captureState(): SlotsState {
     const slots = this.ids.length;
     const metaNumber = new Map<ChunkMeta, number>();
     const metaIndex = new Int32Array(slots).fill(-1);
-    const used = new Int32Array(this.blocks.length);
     for (let slot = 0; slot < slots; slot++) {
       const meta = this.metas[slot];
       if (!meta) continue;
@@ -95,11 +130,10 @@ export class ChunkSlots {
         metaNumber.set(meta, n);
       }
       metaIndex[slot] = n;
-      const bytes = int32At(this.textBytes, slot);
-      const block = int32At(this.textBlock, slot);
-      if (bytes >= 0) used[block] = Math.max(int32At(used, block), int32At(this.textStart, slot) + bytes);
     }
     const column = (values: Int32Array) => values.slice(0, slots);
+    const file = this.texts;
+    const release = file.retain();
     return {
       ids: this.ids.map((id) => id ?? ""),
       metaIndex,
@@ -112,15 +146,26 @@ export class ChunkSlots {
         textStart: column(this.textStart),
         textBytes: column(this.textBytes),
       },
-      blocks: this.blocks.map((b, i) => b.subarray(0, int32At(used, i))),
-      nextBlockBytes: this.nextBlockBytes,
+      blocks: Array.from({ length: file.blockCount }, (_, block) => {
+        const byteLength = file.blockLength(block);
+        return { byteLength, read: () => file.readBlock(block).subarray(0, byteLength) };
+      }),
+      nextBlockBytes: 0,
       oddTexts: [...this.oddTexts],
+      release,
     };
   }
 
-  /** Slots holding a captured state, exactly as they were. */
-  static fromState(state: SlotsState): ChunkSlots {
-    const slots = new ChunkSlots();
+  /**
+   * Slots holding a captured state, exactly as they were; its text blocks are copied into this
+   * instance's file one by one as `blocks` yields them (a snapshot inflates them one at a time).
+   */
+  static async fromState(
+    state: Omit<SlotsState, "blocks" | "release">,
+    blocks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    textOptions: TextFileOptions = {},
+  ): Promise<ChunkSlots> {
+    const slots = new ChunkSlots(textOptions);
     const count = state.ids.length;
     for (const name of slotsColumns) {
       if (state.columns[name].length !== count) throw new RangeError("slot columns do not match");
@@ -136,19 +181,24 @@ export class ChunkSlots {
     slots.textBlock.set(state.columns.textBlock);
     slots.textStart.set(state.columns.textStart);
     slots.textBytes.set(state.columns.textBytes);
-    slots.blocks = state.blocks.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength));
-    slots.blockUsed = slots.blocks.at(-1)?.length ?? 0;
-    slots.nextBlockBytes = state.nextBlockBytes;
+    for await (const block of blocks) slots.texts.appendBlock(block);
     for (const [slot, text] of state.oddTexts) slots.oddTexts.set(slot, text);
     return slots;
   }
 
-  set(slot: number, chunk: SlotChunk, meta: ChunkMeta): void {
+  set(
+    slot: number,
+    chunk: Omit<SlotChunk, "headingPath"> & { headingPath: readonly string[] },
+    meta: ChunkMeta,
+  ): void {
     this.place(slot, chunk.id, meta);
     this.ordinals[slot] = chunk.ordinal;
     this.pages[slot] = chunk.page ?? noPage;
     this.tokenCounts[slot] = chunk.tokenCount;
-    this.writeText(slot, chunk.text);
+    const odd = loneSurrogate.test(chunk.text);
+    if (odd) this.oddTexts.set(slot, chunk.text);
+    else this.oddTexts.delete(slot);
+    this.writeRecord(slot, encodeRecord(chunk.headingPath, odd ? "" : chunk.text));
   }
 
   clear(slot: number): void {
@@ -166,21 +216,23 @@ export class ChunkSlots {
     return this.metas[slot] ?? null;
   }
 
-  /** The slot's chunk fields, text decoded; null for an empty slot. */
+  /** The slot's chunk fields, text and heading path read back; null for an empty slot. */
   chunk(slot: number): SlotChunk | null {
     const id = this.ids[slot];
     if (!id) return null;
     const page = int32At(this.pages, slot);
+    const { headingPath, text } = this.readRecord(slot);
     return {
       id,
       ordinal: int32At(this.ordinals, slot),
-      text: this.readText(slot),
+      text: this.oddTexts.get(slot) ?? text,
+      headingPath,
       page: page === noPage ? null : page,
       tokenCount: int32At(this.tokenCounts, slot),
     };
   }
 
-  /** Renumbers slots by `remap` (old → new, −1 to drop), repacking the text bytes. */
+  /** Renumbers slots by `remap` (old → new, −1 to drop), copying the live records to a new file. */
   compact(remap: Int32Array): void {
     const old = {
       ids: this.ids,
@@ -191,22 +243,15 @@ export class ChunkSlots {
       textBlock: this.textBlock,
       textStart: this.textStart,
       textBytes: this.textBytes,
-      blocks: this.blocks,
+      texts: this.texts,
       oddTexts: new Map(this.oddTexts),
     };
     this.ids = [];
     this.metas = [];
     for (const name of ["ordinals", "pages", "tokenCounts", "textBlock", "textStart", "textBytes"] as const)
       this[name] = new Int32Array(1024);
-    this.blocks = [];
-    this.blockUsed = 0;
+    this.texts = new TextFile(this.textOptions);
     this.oddTexts.clear();
-    // The first new block holds every live text when it can, so compaction leaves no half-empty chain.
-    let liveBytes = 0;
-    for (let slot = 0; slot < remap.length; slot++) {
-      if (int32At(remap, slot) >= 0) liveBytes += Math.max(0, int32At(old.textBytes, slot));
-    }
-    this.nextBlockBytes = Math.min(maxBlockBytes, Math.max(minBlockBytes, liveBytes));
     for (let slot = 0; slot < remap.length; slot++) {
       const next = int32At(remap, slot);
       const id = old.ids[slot];
@@ -216,17 +261,22 @@ export class ChunkSlots {
       this.ordinals[next] = int32At(old.ordinals, slot);
       this.pages[next] = int32At(old.pages, slot);
       this.tokenCounts[next] = int32At(old.tokenCounts, slot);
-      const bytes = int32At(old.textBytes, slot);
-      if (bytes < 0) {
-        this.oddTexts.set(next, old.oddTexts.get(slot) ?? "");
-        this.textBytes[next] = -1;
-        continue;
-      }
-      const start = int32At(old.textStart, slot);
-      const source = old.blocks[int32At(old.textBlock, slot)]?.subarray(start, start + bytes);
-      const { block, offset } = this.reserve(next, bytes);
-      if (source) block.set(source, offset);
+      const odd = old.oddTexts.get(slot);
+      if (odd !== undefined) this.oddTexts.set(next, odd);
+      const record = old.texts.readBytes(
+        int32At(old.textBlock, slot),
+        int32At(old.textStart, slot),
+        int32At(old.textBytes, slot),
+      );
+      this.writeRecord(next, record);
     }
+    // A snapshot being written may still hold the old file; it closes when that one is done.
+    old.texts.release();
+  }
+
+  /** Closes the text file (once any snapshot being written is done with it). */
+  close(): void {
+    this.texts.release();
   }
 
   private place(slot: number, id: string, meta: ChunkMeta): void {
@@ -259,39 +309,20 @@ export class ChunkSlots {
     this.textBytes = grow(this.textBytes);
   }
 
-  private writeText(slot: number, text: string): void {
-    if (loneSurrogate.test(text)) {
-      this.oddTexts.set(slot, text);
-      this.textBytes[slot] = -1;
-      return;
-    }
-    this.oddTexts.delete(slot);
-    const bytes = Buffer.byteLength(text, "utf8");
-    const { block, offset } = this.reserve(slot, bytes);
-    block.write(text, offset, "utf8");
+  private writeRecord(slot: number, record: Uint8Array): void {
+    const { block, start } = this.texts.append(record);
+    this.textBlock[slot] = block;
+    this.textStart[slot] = start;
+    this.textBytes[slot] = record.byteLength;
   }
 
-  /** Room for a slot's text bytes at the end of the last block (or in a new one). */
-  private reserve(slot: number, bytes: number): { block: Buffer; offset: number } {
-    let block = this.blocks.at(-1);
-    if (!block || this.blockUsed + bytes > block.length) {
-      block = Buffer.allocUnsafeSlow(Math.max(this.nextBlockBytes, bytes));
-      this.nextBlockBytes = Math.min(maxBlockBytes, this.nextBlockBytes * 2);
-      this.blocks.push(block);
-      this.blockUsed = 0;
-    }
-    const offset = this.blockUsed;
-    this.textBlock[slot] = this.blocks.length - 1;
-    this.textStart[slot] = offset;
-    this.textBytes[slot] = bytes;
-    this.blockUsed += bytes;
-    return { block, offset };
-  }
-
-  private readText(slot: number): string {
-    const bytes = int32At(this.textBytes, slot);
-    if (bytes < 0) return this.oddTexts.get(slot) ?? "";
-    const start = int32At(this.textStart, slot);
-    return this.blocks[int32At(this.textBlock, slot)]?.toString("utf8", start, start + bytes) ?? "";
+  private readRecord(slot: number): { headingPath: string[]; text: string } {
+    return decodeRecord(
+      this.texts.readText(
+        int32At(this.textBlock, slot),
+        int32At(this.textStart, slot),
+        int32At(this.textBytes, slot),
+      ),
+    );
   }
 }

@@ -165,6 +165,14 @@ export class ChunkStore {
     return this.rowsWhere(null);
   }
 
+  /**
+   * Every stored chunk row in table order, a batch at a time (LanceDB's stream with its back-pressure),
+   * so a rebuild never holds the whole table as objects.
+   */
+  async *streamChunks(): AsyncGenerator<StoredRow[]> {
+    for await (const batch of this.chunks.query()) yield toStoredRows(readChunkRows(batch));
+  }
+
   /** The stored rows of these documents (every write of each). */
   async readDocuments(documentIds: readonly string[]): Promise<StoredRow[]> {
     const out: StoredRow[] = [];
@@ -196,11 +204,7 @@ export class ChunkStore {
   private async rowsWhere(predicate: string | null): Promise<StoredRow[]> {
     const query = this.chunks.query();
     if (predicate) query.where(predicate);
-    return readChunkRows(await query.toArrow()).map(({ writeId, indexedAt, headingPath, ...rest }) => ({
-      chunk: { ...rest, headingPath: parseHeadingPath(headingPath) },
-      writeId,
-      indexedAt,
-    }));
+    return toStoredRows(readChunkRows(await query.toArrow()));
   }
 
   /** The chunks table's version: it changes with every commit, so it names what the table holds. */
@@ -328,6 +332,14 @@ function toRow(chunk: StoredChunk, writeId: string, indexedAt: number): ChunkRow
   };
 }
 
+function toStoredRows(rows: ChunkRow[]): StoredRow[] {
+  return rows.map(({ writeId, indexedAt, headingPath, ...rest }) => ({
+    chunk: { ...rest, headingPath: parseHeadingPath(headingPath) },
+    writeId,
+    indexedAt,
+  }));
+}
+
 function parseHeadingPath(json: string): string[] {
   try {
     const value: unknown = JSON.parse(json);
@@ -337,7 +349,7 @@ function parseHeadingPath(json: string): string[] {
   }
 }
 
-function readChunkRows(table: ArrowTable): ChunkRow[] {
+function readChunkRows(table: Pick<ArrowTable, "numRows" | "getChild">): ChunkRow[] {
   const column = (name: string) => table.getChild(name);
   const cols = {
     id: column("id"),

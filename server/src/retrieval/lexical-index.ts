@@ -154,13 +154,30 @@ function unpackPostings(packed: PackedPostings, terms: number): Postings[] {
   return lists;
 }
 
+/**
+ * One term's postings, in slot order, partitioned by data source: entries of one source added in a
+ * row form a run, and a search skips the runs of sources the question may not read. So a question
+ * touches only its own sources' entries (plus one check per run), whatever else the server holds.
+ */
 class Postings {
   // Possibly views into a loaded snapshot's buffer (see fromState).
   docs: Int32Array = new Int32Array(4);
   tfs: Uint16Array = new Uint16Array(4);
   length = 0;
+  /** The source of the last entry (of every entry while `runs` is null), −1 while empty. */
+  lastSource = -1;
+  /**
+   * Once a second source arrives: per run, the index of its first entry and its source, as pairs
+   * (`runCount` of them); null while all entries share one source (most terms: no cost for them).
+   */
+  runs: Int32Array | null = null;
+  runCount = 0;
 
-  push(doc: number, tf: number): void {
+  push(doc: number, tf: number, source: number): void {
+    if (source !== this.lastSource) {
+      if (this.length > 0) this.startRun(source, this.length);
+      this.lastSource = source;
+    }
     if (this.length === this.docs.length) {
       const docs = new Int32Array(this.docs.length * 2);
       docs.set(this.docs);
@@ -172,6 +189,50 @@ class Postings {
     this.docs[this.length] = doc;
     this.tfs[this.length] = Math.min(tf, 65_535);
     this.length++;
+  }
+
+  /** Opens a run of `source` at entry `at` (the first run is written when the second opens). */
+  private startRun(source: number, at: number): void {
+    if (this.runs === null) {
+      this.runs = new Int32Array(8);
+      this.runs[0] = 0;
+      this.runs[1] = this.lastSource;
+      this.runCount = 1;
+    }
+    if (this.runCount * 2 === this.runs.length) {
+      const grown = new Int32Array(this.runs.length * 2);
+      grown.set(this.runs);
+      this.runs = grown;
+    }
+    this.runs[this.runCount * 2] = at;
+    this.runs[this.runCount * 2 + 1] = source;
+    this.runCount++;
+  }
+
+  /** Recomputes the runs from each entry's source (after a snapshot load: they are not saved). */
+  indexRuns(sourceOf: Int32Array): void {
+    this.runs = null;
+    this.runCount = 0;
+    this.lastSource = -1;
+    for (let i = 0; i < this.length; i++) {
+      const source = int32At(sourceOf, int32At(this.docs, i));
+      if (source === this.lastSource) continue;
+      if (i > 0) this.startRun(source, i);
+      this.lastSource = source;
+    }
+  }
+
+  /** Calls `visit(from, to)` for each stretch of entries whose source is allowed. */
+  forAllowed(allowed: ReadonlySet<number>, visit: (from: number, to: number) => void): void {
+    const runs = this.runs;
+    if (runs === null) {
+      if (this.length > 0 && allowed.has(this.lastSource)) visit(0, this.length);
+      return;
+    }
+    for (let r = 0; r < this.runCount; r++) {
+      if (!allowed.has(int32At(runs, r * 2 + 1))) continue;
+      visit(int32At(runs, r * 2), r + 1 < this.runCount ? int32At(runs, r * 2 + 2) : this.length);
+    }
   }
 }
 
@@ -413,6 +474,8 @@ export class LexicalIndex {
     index.docGroup = column(state.columns.docGroup);
     index.recordBlock = column(state.columns.recordBlock);
     index.recordOffset = column(state.columns.recordOffset);
+    for (const list of index.postings) list.indexRuns(index.docSource.values);
+    for (const list of index.titlePostings) list.indexRuns(index.docSource.values);
     index.blocks = state.blocks;
     index.blockUsed = state.blocks.at(-1)?.length ?? 0;
     index.slotTotal = slotTotal;
@@ -440,7 +503,7 @@ export class LexicalIndex {
     for (const id of ids) tf.set(id, (tf.get(id) ?? 0) + 1);
     const slot = this.slotTotal;
     for (const [id, count] of tf) {
-      itemAt(this.postings, id).push(slot, count);
+      itemAt(this.postings, id).push(slot, count, source);
       this.df[id] = (this.df[id] ?? 0) + 1;
     }
     const titleIds = new Set<number>();
@@ -448,7 +511,7 @@ export class LexicalIndex {
       const id = this.tokenTermId(token);
       if (id >= 0) titleIds.add(id);
     }
-    for (const id of titleIds) itemAt(this.titlePostings, id).push(slot, 1);
+    for (const id of titleIds) itemAt(this.titlePostings, id).push(slot, 1, source);
     this.store(slot, ids, [...titleIds], starts, source, group);
     this.slotTotal++;
     this.totalLength += ids.length;
@@ -509,11 +572,14 @@ export class LexicalIndex {
       const block = itemAt(old.blocks, old.recordBlock.get(slot));
       const offset = old.recordOffset.get(slot);
       const record = block.subarray(offset, offset + length + titles + sentences);
-      this.place(next, record, length, titles, sentences, old.docSource.get(slot), old.docGroup.get(slot));
+      const source = old.docSource.get(slot);
+      this.place(next, record, length, titles, sentences, source, old.docGroup.get(slot));
       const tf = new Map<number, number>();
       for (const id of record.subarray(0, length)) tf.set(id, (tf.get(id) ?? 0) + 1);
-      for (const [id, count] of tf) itemAt(this.postings, id).push(next, count);
-      for (const id of record.subarray(length, length + titles)) itemAt(this.titlePostings, id).push(next, 1);
+      for (const [id, count] of tf) itemAt(this.postings, id).push(next, count, source);
+      for (const id of record.subarray(length, length + titles)) {
+        itemAt(this.titlePostings, id).push(next, 1, source);
+      }
       next++;
     }
     this.slotTotal = next;
@@ -554,10 +620,7 @@ export class LexicalIndex {
     if (prepared.termIds.length === 0 || this.liveCount === 0) return [];
     const { k1, b, titleWeight } = this.params;
     const avgLength = this.totalLength / this.liveCount || 1;
-    if (this.scratch.length < this.slotTotal) {
-      this.scratch = new Float64Array(this.slotTotal * 2);
-      this.maskScratch = new Int32Array(this.slotTotal * 2);
-    }
+    this.growScratch();
     const acc = this.scratch;
     const masks = this.maskScratch;
     const touched: number[] = [];
@@ -599,26 +662,28 @@ export class LexicalIndex {
     const acc = this.scratch;
     const masks = this.maskScratch;
     const docLength = this.docLength.values;
-    const docSource = this.docSource.values;
     const flat = typeof field === "number" ? field * term.weight : 0;
-    for (let i = 0; i < list.length; i++) {
-      const slot = int32At(list.docs, i);
-      const length = int32At(docLength, slot);
-      if (length < 0 || !allowedSources.has(int32At(docSource, slot))) continue;
-      const current = float64At(acc, slot);
-      if (current === 0) touched.push(slot);
-      acc[slot] =
-        current +
-        (typeof field === "number"
-          ? flat
-          : bm25Part(
-              term.weight,
-              uint16At(list.tfs, i),
-              field.k1,
-              field.k1 * (1 - field.b + (field.b * length) / field.avgLength),
-            ));
-      masks[slot] = int32At(masks, slot) | term.bit;
-    }
+    // Only the runs of allowed sources: every entry in them is of an allowed source.
+    list.forAllowed(allowedSources, (from, to) => {
+      for (let i = from; i < to; i++) {
+        const slot = int32At(list.docs, i);
+        const length = int32At(docLength, slot);
+        if (length < 0) continue;
+        const current = float64At(acc, slot);
+        if (current === 0) touched.push(slot);
+        acc[slot] =
+          current +
+          (typeof field === "number"
+            ? flat
+            : bm25Part(
+                term.weight,
+                uint16At(list.tfs, i),
+                field.k1,
+                field.k1 * (1 - field.b + (field.b * length) / field.avgLength),
+              ));
+        masks[slot] = int32At(masks, slot) | term.bit;
+      }
+    });
   }
 
   /** Features of given slots for a query (used when candidates come from another retriever). */
@@ -629,8 +694,10 @@ export class LexicalIndex {
     const { k1, b, titleWeight } = this.params;
     const avgLength = this.totalLength / Math.max(1, this.liveCount) || 1;
     const live = slots.filter((slot) => this.isLive(slot));
-    const scores = new Float64Array(this.slotTotal);
-    const masks = new Int32Array(this.slotTotal);
+    // The search's scratch (all zero between calls), not two arrays as long as the whole index.
+    this.growScratch();
+    const scores = this.scratch;
+    const masks = this.maskScratch;
     for (const slot of live) {
       const ids = this.termsOf(slot);
       const tf = new Map<number, number>();
@@ -659,7 +726,18 @@ export class LexicalIndex {
       const doc = this.documentFeatures(slot, prepared, groups);
       out.set(slot, this.features(slot, prepared, score, score / maxPossible, score / best, doc));
     }
+    for (const slot of live) {
+      scores[slot] = 0;
+      masks[slot] = 0;
+    }
     return out;
+  }
+
+  private growScratch(): void {
+    if (this.scratch.length < this.slotTotal) {
+      this.scratch = new Float64Array(this.slotTotal * 2);
+      this.maskScratch = new Int32Array(this.slotTotal * 2);
+    }
   }
 
   /**

@@ -1,6 +1,7 @@
 import { type ChunkMeta, ChunkSlots, type SlotsState } from "./chunk-slots.ts";
 import type { StoredChunk, StoredRow } from "./chunk-store.ts";
 import { LexicalIndex, type LexicalParams, type LexicalState } from "./lexical-index.ts";
+import type { TextFileOptions } from "./text-file.ts";
 
 /** Everything a MemoryIndex holds (for a snapshot on disk); the id → slot maps are rebuilt from the slots. */
 export interface MemoryState {
@@ -15,13 +16,14 @@ export interface MemoryState {
 
 /**
  * The searchable copy of the live chunks: the lexical index and, per slot, the chunk behind it
- * (packed: text as UTF-8, shared fields once per document), plus the maps from chunk, document and
+ * (packed: numbers in columns, shared fields once per write, text and heading path in a file off the
+ * heap, read back through a bounded cache for the chunks returned), plus the maps from chunk, document and
  * data source ids to slots. Rebuilt from the store at open; switching a document's version here is one
  * synchronous step, which is what makes a replacement atomic for readers.
  */
 export class MemoryIndex {
   readonly lexical: LexicalIndex;
-  private readonly slots = new ChunkSlots();
+  private readonly slots: ChunkSlots;
   private readonly slotById = new Map<string, number>();
   private readonly slotsByDocument = new Map<string, number[]>();
   private readonly sourceNumber = new Map<string, number>();
@@ -33,9 +35,13 @@ export class MemoryIndex {
   /** The meta of the chunk added last, reused by the next chunk of the same document and write. */
   private lastMeta: ChunkMeta | null = null;
 
-  constructor(lexicalParams: LexicalParams, restored?: { lexical: LexicalIndex; slots: ChunkSlots }) {
+  constructor(
+    lexicalParams: LexicalParams,
+    restored?: { lexical: LexicalIndex; slots: ChunkSlots },
+    texts: TextFileOptions = {},
+  ) {
     this.lexical = restored?.lexical ?? new LexicalIndex(lexicalParams);
-    if (restored) this.slots = restored.slots;
+    this.slots = restored?.slots ?? new ChunkSlots(texts);
   }
 
   /** The whole index as plain arrays, in one synchronous step (see LexicalState). */
@@ -51,17 +57,7 @@ export class MemoryIndex {
     };
   }
 
-  /** An index holding a captured state: the same slots, numbers and rankings as the one captured. */
-  static fromState(params: LexicalParams, state: MemoryState): MemoryIndex {
-    return MemoryIndex.fromParts(
-      params,
-      LexicalIndex.fromState(params, state.lexical),
-      ChunkSlots.fromState(state.slots),
-      state,
-    );
-  }
-
-  /** fromState with its two halves already restored (a snapshot builds the lexical one while the texts inflate). */
+  /** An index from a captured state's two halves, restored (memory-snapshot.ts). */
   static fromParts(
     params: LexicalParams,
     lexical: LexicalIndex,
@@ -139,6 +135,35 @@ export class MemoryIndex {
     return staleWrites;
   }
 
+  /**
+   * `load` for a table read as a stream: `stamps` (every row's document, write and time, in table
+   * order) say which write of each document is the newest, then the rows of those writes are added
+   * as their batches arrive — the same slots as `load` gives, without the whole table in memory.
+   * Rows of writes the stamps do not know (made since they were read) are left to the change feed.
+   */
+  async loadStream(
+    stamps: readonly { documentId: string; writeId: string; indexedAt: number }[],
+    batches: AsyncIterable<readonly StoredRow[]>,
+  ): Promise<Set<string>> {
+    const newest = new Map<string, { writeId: string; indexedAt: number }>();
+    const known = new Set<string>();
+    for (const row of stamps) {
+      known.add(row.writeId);
+      const seen = newest.get(row.documentId);
+      if (!seen || row.indexedAt > seen.indexedAt) newest.set(row.documentId, row);
+    }
+    const staleWrites = new Set<string>();
+    for await (const rows of batches) {
+      for (const { chunk, writeId } of rows) {
+        if (!known.has(writeId)) continue;
+        const keep = newest.get(chunk.documentId);
+        if (keep && writeId !== keep.writeId) staleWrites.add(writeId);
+        else this.add(chunk, writeId);
+      }
+    }
+    return staleWrites;
+  }
+
   /** Adds a chunk; consecutive chunks of one write with the same fields share one ChunkMeta. */
   add(chunk: StoredChunk, writeId: string): void {
     const previous = this.slotById.get(chunk.id);
@@ -156,7 +181,6 @@ export class MemoryIndex {
         documentId: chunk.documentId,
         documentVersion: chunk.documentVersion,
         title: chunk.title,
-        headingPath: chunk.headingPath,
         sourceUrl: chunk.sourceUrl,
         kind: chunk.kind,
         writeId,
@@ -226,7 +250,6 @@ export class MemoryIndex {
       documentId: meta.documentId,
       documentVersion: meta.documentVersion,
       title: meta.title,
-      headingPath: [...meta.headingPath],
       sourceUrl: meta.sourceUrl,
       kind: meta.kind,
     };
@@ -261,6 +284,16 @@ export class MemoryIndex {
     const remap = this.lexical.compact();
     this.slots.compact(remap);
     this.indexSlots();
+  }
+
+  /** Text reads that missed the text cache so far. */
+  get textMisses(): number {
+    return this.slots.textMisses;
+  }
+
+  /** Releases the file of chunk texts (the index is not used after). */
+  close(): void {
+    this.slots.close();
   }
 
   /** Rebuilds the chunk id → slot and document → slots maps from the slots. */
@@ -307,8 +340,6 @@ function sharesMeta(meta: ChunkMeta, chunk: StoredChunk, writeId: string): boole
     meta.dataSourceId === chunk.dataSourceId &&
     meta.title === chunk.title &&
     meta.sourceUrl === chunk.sourceUrl &&
-    meta.kind === chunk.kind &&
-    meta.headingPath.length === chunk.headingPath.length &&
-    meta.headingPath.every((part, i) => part === chunk.headingPath[i])
+    meta.kind === chunk.kind
   );
 }

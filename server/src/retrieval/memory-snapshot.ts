@@ -7,12 +7,14 @@ import {
   decodeStrings,
   encodeStrings,
   inflatedSection,
+  type LazySection,
   openSnapshot,
   type SectionBytes,
   SnapshotError,
   sectionOf,
   writeSnapshot,
 } from "./snapshot-file.ts";
+import type { TextFileOptions } from "./text-file.ts";
 
 /**
  * What a snapshot of the in-memory index is valid for: the chunks table at one version, ranked with
@@ -27,7 +29,8 @@ export interface SnapshotKey {
 }
 
 // 3: postings' slot numbers stored as gaps (with the file's sections deflated, format 2).
-export const SNAPSHOT_LAYOUT = 3;
+// 4: heading paths moved from the shared metas into each slot's text record (issue #32).
+export const SNAPSHOT_LAYOUT = 4;
 
 /** The small, JSON part of a snapshot; the arrays go in binary sections. */
 interface SnapshotMeta {
@@ -47,8 +50,8 @@ interface SnapshotMeta {
   nextDocumentNumber: number;
 }
 
-// The string fields of ChunkMeta, one section each: a document can have a meta per chunk (its own
-// heading path each), so a million of them must not go through JSON.
+// The string fields of ChunkMeta, one section each: a write of many documents has a meta each, so a
+// million of them must not go through JSON.
 const metaStrings = [
   "workspaceId",
   "dataSourceId",
@@ -64,12 +67,7 @@ function metaSections(metas: readonly ChunkMeta[]): [string, SectionBytes][] {
       `meta.${field}`,
       encodeStrings(metas.map((m) => m[field])),
     ]),
-    // A heading path as its length, then its parts (none holds a NUL; one that did fails the count
-    // check on load, and the index is rebuilt). A missing URL is marked by the flag column.
-    [
-      "meta.headingPath",
-      encodeStrings(metas.map((m) => [m.headingPath.length, ...m.headingPath].join("\u0001"))),
-    ],
+    // A missing URL is marked by the flag column.
     ["meta.sourceUrl", encodeStrings(metas.map((m) => m.sourceUrl ?? ""))],
     ["meta.hasSourceUrl", Uint8Array.from(metas, (m) => (m.sourceUrl === null ? 0 : 1))],
     ["meta.kind", encodeStrings(metas.map((m) => m.kind))],
@@ -78,19 +76,26 @@ function metaSections(metas: readonly ChunkMeta[]): [string, SectionBytes][] {
 }
 
 function decodeMetas(sections: ReadonlyMap<string, SectionBytes>, count: number): ChunkMeta[] {
-  const strings = (name: string) => decodeStrings(sectionOf(sections, `meta.${name}`, Uint8Array), count);
+  // Equal strings (a workspace's id in every meta) are kept once.
+  const interned = new Map<string, string>();
+  const intern = (value: string) => {
+    const known = interned.get(value);
+    if (known !== undefined) return known;
+    interned.set(value, value);
+    return value;
+  };
+  const strings = (name: string) =>
+    decodeStrings(sectionOf(sections, `meta.${name}`, Uint8Array), count).map(intern);
   const fields = Object.fromEntries(metaStrings.map((field) => [field, strings(field)])) as Record<
     (typeof metaStrings)[number],
     string[]
   >;
-  const headingPaths = strings("headingPath");
   const sourceUrls = strings("sourceUrl");
   const kinds = strings("kind");
   const hasSourceUrl = sectionOf(sections, "meta.hasSourceUrl", Uint8Array);
   const sources = sectionOf(sections, "meta.source", Int32Array);
   const at = (values: readonly string[], i: number) => values[i] ?? "";
   return Array.from({ length: count }, (_, i) => {
-    const [, ...headingPath] = at(headingPaths, i).split("\u0001");
     return {
       workspaceId: at(fields.workspaceId, i),
       dataSourceId: at(fields.dataSourceId, i),
@@ -98,7 +103,6 @@ function decodeMetas(sections: ReadonlyMap<string, SectionBytes>, count: number)
       documentVersion: at(fields.documentVersion, i),
       title: at(fields.title, i),
       writeId: at(fields.writeId, i),
-      headingPath,
       sourceUrl: hasSourceUrl[i] === 1 ? at(sourceUrls, i) : null,
       kind: at(kinds, i) as ChunkMeta["kind"],
       source: sources[i] ?? -1,
@@ -145,10 +149,22 @@ function postingsSections(prefix: string, postings: PackedPostings): [string, Se
 }
 
 /** Captures the index now and writes it (atomically) to `path`; returns the bytes written. */
-export function saveMemorySnapshot(path: string, key: SnapshotKey, memory: MemoryIndex): Promise<number> {
+export async function saveMemorySnapshot(
+  path: string,
+  key: SnapshotKey,
+  memory: MemoryIndex,
+): Promise<number> {
   const state = memory.captureState();
+  try {
+    return await writeCaptured(path, key, state);
+  } finally {
+    state.slots.release();
+  }
+}
+
+function writeCaptured(path: string, key: SnapshotKey, state: MemoryState): Promise<number> {
   const { lexical, slots } = state;
-  const sections = new Map<string, SectionBytes>([
+  const sections = new Map<string, SectionBytes | LazySection>([
     ["terms", encodeStrings(lexical.terms)],
     ["prefixes", encodeStrings(lexical.prefixes)],
     ["df", lexical.df],
@@ -162,8 +178,8 @@ export function saveMemorySnapshot(path: string, key: SnapshotKey, memory: Memor
     ["metaIndex", slots.metaIndex],
     ...slotsColumns.map((name): [string, SectionBytes] => [`slots.${name}`, slots.columns[name]]),
     ...metaSections(slots.metas),
-    // Last: the bulk that nothing is built from, inflating while the load builds the rest.
-    ...slots.blocks.map((block, i): [string, SectionBytes] => [`text#${i}`, block]),
+    // Last: the bulk that nothing is built from, read from the text file as the write gets to it.
+    ...slots.blocks.map((block, i): [string, LazySection] => [`text#${i}`, block]),
   ]);
   const meta: SnapshotMeta = {
     terms: lexical.terms.length,
@@ -194,13 +210,15 @@ export function saveMemorySnapshot(path: string, key: SnapshotKey, memory: Memor
 export async function loadMemorySnapshot(
   path: string,
   key: SnapshotKey,
-  options: { anyTableVersion?: boolean } = {},
+  options: { anyTableVersion?: boolean; texts?: TextFileOptions } = {},
 ): Promise<MemoryIndex | null> {
   const sameButVersion = (stored: unknown) =>
     typeof stored === "object" &&
     stored !== null &&
     JSON.stringify({ ...stored, tableVersion: key.tableVersion }) === JSON.stringify(key);
-  const opened = openSnapshot(path, key, options.anyTableVersion ? sameButVersion : undefined);
+  const opened = openSnapshot(path, key, options.anyTableVersion ? sameButVersion : undefined, (name) =>
+    name.startsWith("text#"),
+  );
   if (!opened) return null;
   const meta = opened.meta as SnapshotMeta;
   const { sections } = opened;
@@ -232,15 +250,37 @@ export async function loadMemorySnapshot(
   });
   const metaBytes = new Map<string, SectionBytes>();
   for (const [name, bytes] of sections) if (name.startsWith("meta.")) metaBytes.set(name, await bytes);
-  const slots = ChunkSlots.fromState({
-    ids: decodeStrings(await uint8("ids"), meta.slots),
-    metaIndex: await int32("metaIndex"),
-    metas: decodeMetas(metaBytes, meta.metaCount),
-    columns: await columns(slotsColumns, "slots"),
-    blocks: await Promise.all(Array.from({ length: meta.textBlocks }, (_, i) => uint8(`text#${i}`))),
-    nextBlockBytes: meta.nextBlockBytes,
-    oddTexts: meta.oddTexts,
-  });
+  // Text blocks inflate one at a time (the next while this one is written to the text file), so
+  // they never all sit in memory.
+  const later = opened.later;
+  async function* textBlocks(): AsyncGenerator<Uint8Array> {
+    const inflate = (i: number) => {
+      const start = later.get(`text#${i}`);
+      if (!start) return Promise.reject(new SnapshotError(`snapshot section text#${i} is missing`));
+      const inflating = start();
+      inflating.catch(() => undefined); // surfaced when awaited below
+      return inflating;
+    };
+    let next = meta.textBlocks > 0 ? inflate(0) : null;
+    for (let i = 0; i < meta.textBlocks; i++) {
+      const bytes = await next;
+      next = i + 1 < meta.textBlocks ? inflate(i + 1) : null;
+      if (!(bytes instanceof Uint8Array)) throw new SnapshotError(`snapshot section text#${i} is missing`);
+      yield bytes;
+    }
+  }
+  const slots = await ChunkSlots.fromState(
+    {
+      ids: decodeStrings(await uint8("ids"), meta.slots),
+      metaIndex: await int32("metaIndex"),
+      metas: decodeMetas(metaBytes, meta.metaCount),
+      columns: await columns(slotsColumns, "slots"),
+      nextBlockBytes: meta.nextBlockBytes,
+      oddTexts: meta.oddTexts,
+    },
+    textBlocks(),
+    options.texts,
+  );
   return MemoryIndex.fromParts(key.params, lexical, slots, {
     sourceNumber: meta.sourceNumber,
     liveBySource: meta.liveBySource,

@@ -12,6 +12,17 @@ export type SectionBytes = Int32Array | Uint16Array | Uint8Array;
 
 type SectionType = "int32" | "uint16" | "uint8";
 
+/**
+ * A section of bytes read only when the writer gets to it (chunk texts, read from their file piece
+ * by piece instead of all held in memory at once); stored as "uint8".
+ */
+export interface LazySection {
+  byteLength: number;
+  read(): Uint8Array;
+}
+
+const isLazy = (bytes: SectionBytes | LazySection): bytes is LazySection => !ArrayBuffer.isView(bytes);
+
 interface SectionEntry {
   name: string;
   type: SectionType;
@@ -46,7 +57,8 @@ const SECTION_PIECE = 256 * 1024 * 1024;
 const deflateAsync = promisify(deflate);
 const inflateAsync = promisify(inflate);
 
-function typeOf(bytes: SectionBytes): SectionType {
+function typeOf(bytes: SectionBytes | LazySection): SectionType {
+  if (isLazy(bytes)) return "uint8";
   if (bytes instanceof Int32Array) return "int32";
   if (bytes instanceof Uint16Array) return "uint16";
   return "uint8";
@@ -65,7 +77,7 @@ export async function writeSnapshot(
   path: string,
   key: unknown,
   meta: unknown,
-  sections: ReadonlyMap<string, SectionBytes>,
+  sections: ReadonlyMap<string, SectionBytes | LazySection>,
   { pieceBytes = SECTION_PIECE }: { pieceBytes?: number } = {},
 ): Promise<number> {
   // On libuv's thread pool, two pieces at a time (this thread keeps serving; at a million chunks
@@ -76,11 +88,16 @@ export async function writeSnapshot(
     byteLength: bytes.byteLength,
     storedLengths: [],
   }));
+  // A lazy section is one piece, read when its turn to deflate comes.
   const pieces = [...sections.values()].flatMap((bytes, section) => {
+    const out: { section: number; piece: () => Uint8Array }[] = [];
+    if (isLazy(bytes)) {
+      if (bytes.byteLength > 0) out.push({ section, piece: () => bytes.read() });
+      return out;
+    }
     const raw = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const out: { section: number; piece: Uint8Array }[] = [];
     for (let at = 0; at < raw.byteLength; at += pieceBytes)
-      out.push({ section, piece: raw.subarray(at, Math.min(raw.byteLength, at + pieceBytes)) });
+      out.push({ section, piece: () => raw.subarray(at, Math.min(raw.byteLength, at + pieceBytes)) });
     return out;
   });
   const stored: Uint8Array[] = new Array(pieces.length);
@@ -88,7 +105,7 @@ export async function writeSnapshot(
   const deflateNext = async (): Promise<void> => {
     for (let i = next++; i < pieces.length; i = next++) {
       const piece = pieces[i];
-      if (piece) stored[i] = await deflateAsync(piece.piece, { level: DEFLATE_LEVEL });
+      if (piece) stored[i] = await deflateAsync(piece.piece(), { level: DEFLATE_LEVEL });
     }
   };
   await Promise.all([deflateNext(), deflateNext()]);
@@ -162,6 +179,8 @@ export interface OpenedSnapshot {
   meta: unknown;
   /** Each section as it inflates: all start at once, on libuv's thread pool, in the file's order. */
   sections: Map<string, Promise<SectionBytes>>;
+  /** The sections `deferred` named: each inflates when called (so they need not all be in memory at once). */
+  later: Map<string, () => Promise<SectionBytes>>;
 }
 
 /**
@@ -174,6 +193,7 @@ export function openSnapshot(
   path: string,
   key: unknown,
   accepts: (stored: unknown) => boolean = (stored) => JSON.stringify(stored) === JSON.stringify(key),
+  deferred: (name: string) => boolean = () => false,
 ): OpenedSnapshot | null {
   let size: number;
   try {
@@ -223,12 +243,18 @@ export function openSnapshot(
     closeSync(fd);
   }
   const sections = new Map<string, Promise<SectionBytes>>();
+  const later = new Map<string, () => Promise<SectionBytes>>();
   header.sections.forEach((entry, i) => {
-    const inflating = inflateSection(entry, stored[i] ?? [], header.pieceBytes);
+    const inflate = () => inflateSection(entry, stored[i] ?? [], header.pieceBytes);
+    if (deferred(entry.name)) {
+      later.set(entry.name, inflate);
+      return;
+    }
+    const inflating = inflate();
     inflating.catch(() => undefined); // surfaced to whoever awaits it
     sections.set(entry.name, inflating);
   });
-  return { meta: header.meta, sections };
+  return { meta: header.meta, sections, later };
 }
 
 async function inflateSection(

@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 /**
  * End-to-end files that measure the machine as much as the code: throughput of a three-replica fleet
@@ -48,7 +48,13 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: "e2e", include: ["test/**/*.test.ts"], exclude: alone, ...e2e },
+        test: {
+          name: "e2e",
+          include: ["test/**/*.test.ts"],
+          // Replaces vitest's default list (node_modules, dist…), so it is kept.
+          exclude: [...configDefaults.exclude, ...alone],
+          ...e2e,
+        },
       },
       {
         extends: true,

@@ -26,11 +26,10 @@ const e2e = {
 export default defineConfig({
   esbuild: { jsx: "automatic", jsxImportSource: "preact" },
   test: {
-    // Vitest's default is one worker fewer than the CPUs (one, on a 2-core machine). Most end-to-end
-    // files wait on child processes, browsers, sockets and timers rather than compute, so three files
-    // at a time finish the suite in about half the time on 2 cores. `--maxWorkers=N` overrides it.
-    maxWorkers: 3,
-    minWorkers: 1,
+    // Workers: vitest's default, one fewer than the CPUs (one on a 2-core machine). Most end-to-end
+    // files wait on child processes, browsers and timers, so `npm test -- --maxWorkers=3` overlaps
+    // them; it is not the default yet: on a 2-core machine busy with other work (load 9-18) it did
+    // not pass cleanly (bench/README.md, "Test suite time").
     projects: [
       {
         extends: true,

@@ -4,6 +4,10 @@
  * the fleet) run that build with node alone, as the container image does, instead of transpiling the
  * source through tsx at every start (about 1.5 s more per process here). The build's runtime packages
  * resolve through a link to the server's installed ones (`--link-modules`), the versions it pins.
+ *
+ * Both end-to-end projects (vitest.config.ts: `e2e`, and `e2e-alone` for the files that run by
+ * themselves) list this setup; vitest runs it once per project, in the same process, so the first
+ * run builds and the others reuse that build (the last teardown deletes it).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -21,7 +25,15 @@ declare module "vitest" {
 
 const repoRoot = resolve(fileURLToPath(new URL("..", import.meta.url)));
 
-export default function setup(project: TestProject): () => void {
+/** Kept on globalThis: each project loads this module on its own, in the one vitest process. */
+interface SharedBuild {
+  dir: string;
+  users: number;
+}
+const key = Symbol.for("lore.test.serverBuild");
+const holder = globalThis as { [key]?: SharedBuild };
+
+function build(): string {
   const dir = mkdtempSync(join(tmpdir(), "lore-test-build-"));
   const built = spawnSync(
     process.execPath,
@@ -34,6 +46,18 @@ export default function setup(project: TestProject): () => void {
       `the server build failed (npm test builds the widget and console first):\n${built.stderr}`,
     );
   }
-  project.provide("serverBuild", dir);
-  return () => rmSync(dir, { recursive: true, force: true });
+  return dir;
+}
+
+export default function setup(project: TestProject): () => void {
+  holder[key] ??= { dir: build(), users: 0 };
+  const shared = holder[key];
+  shared.users++;
+  project.provide("serverBuild", shared.dir);
+  return () => {
+    shared.users--;
+    if (shared.users > 0) return;
+    rmSync(shared.dir, { recursive: true, force: true });
+    holder[key] = undefined;
+  };
 }

@@ -226,7 +226,10 @@ describe("owner console", () => {
   it("logs out and shows the login form", async () => {
     await page.getByRole("button", { name: "Log out" }).click();
     await page.getByRole("heading", { name: "Log in to Lore" }).waitFor();
-    expect((await page.context().cookies()).map((c) => c.name)).not.toContain("lore_session");
+    // The form shows as the other tabs are told, before the logout request clears the cookie.
+    await expect
+      .poll(async () => (await page.context().cookies()).map((c) => c.name))
+      .not.toContain("lore_session");
     await page.reload();
     await page.getByRole("heading", { name: "Log in to Lore" }).waitFor();
   });

@@ -116,7 +116,7 @@ describe("crash safety", () => {
     for (const doc of state.docs) expect(perDoc.get(doc.id), doc.title).toBe(doc.chunkCount);
     expect(state.live).toBe(state.rows.length);
     expect(state.rows.length).toBe(ready.chunkCount);
-  });
+  }, 150_000); // a 1,200-document sync twice over: well under a minute alone, longer beside other files
 
   it("finishes purging a deleted source after a SIGKILL right after the delete", async () => {
     proc = await startServerProcess();

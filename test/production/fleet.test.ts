@@ -13,6 +13,7 @@ import type { Agent, Conversation, DataSource, Message, QueryResponse, SyncRun }
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Fleet, startFleet } from "../helpers/fleet.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, DEFAULT_PASSWORD, makeTempDir, runCli } from "../helpers/server.ts";
+import { until } from "../helpers/until.ts";
 import { createFileSource, waitForSettled } from "../ingestion/source-helpers.ts";
 
 let fleet: Fleet;
@@ -210,6 +211,11 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
     victim.kill("SIGKILL");
     const killedAt = Date.now();
     await sleep(4_000);
+    // Enough answers to judge (4 s is ~25 of them on a quiet machine, fewer on a busy one).
+    await until(() => load.sofar().filter((r) => r.startedAt > killedAt + 200).length > 12, {
+      timeout: 30_000,
+      what: "13 answers to questions asked after the kill",
+    });
     const results = await load.stop();
     // Requests started after the kill (the proxy's health check needs ~100 ms to notice) all succeed.
     const afterKill = results.filter((r) => r.startedAt > killedAt + 200);
@@ -377,7 +383,7 @@ interface LoadResult {
  * agents so none passes the per-agent limit (60 a minute), until stopped. Each loop keeps one
  * conversation per agent, so consecutive turns of a conversation reach different replicas.
  */
-function steadyLoad(agentIds: string[]): { stop(): Promise<LoadResult[]> } {
+function steadyLoad(agentIds: string[]): { sofar(): readonly LoadResult[]; stop(): Promise<LoadResult[]> } {
   let running = true;
   let turn = 0;
   const results: LoadResult[] = [];
@@ -406,6 +412,7 @@ function steadyLoad(agentIds: string[]): { stop(): Promise<LoadResult[]> } {
     }
   });
   return {
+    sofar: () => results,
     async stop() {
       running = false;
       await Promise.all(loops);

@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 
 // Worker start-up (tsx + pdf.js load) takes about a second, more on a busy machine.
-describe("the parse worker pool", { timeout: 20_000 }, () => {
+describe("the parse worker pool", { timeout: 60_000 }, () => {
   it("parses a PDF in a worker thread with the same result as in-process", async () => {
     const doc = await pool.parse({
       externalId: "a",

@@ -310,6 +310,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       await store.close();
       await feed?.close();
       await redis?.quit();
+      // Last: nothing reads chunk texts after this, and the next start would remove the file anyway.
+      index.close();
     },
   };
 }

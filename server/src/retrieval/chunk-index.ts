@@ -465,6 +465,11 @@ export class ChunkIndex {
     if (Date.now() - this.snapshotSavedAt >= SNAPSHOT_INTERVAL_MS) await this.saveSnapshot();
   }
 
+  /** Removes the file of chunk texts (once a snapshot being written is done with it); the index is not used after. */
+  close(): void {
+    this.memory.close();
+  }
+
   /** For tests and tools: the LanceDB connection the index lives in. */
   get connection(): Connection {
     return this.db;

@@ -148,6 +148,7 @@ function unpackPostings(packed: PackedPostings, terms: number): Postings[] {
       list.docs = packed.docs.subarray(from, to);
       list.tfs = packed.tfs.subarray(from, to);
       list.length = to - from;
+      list.runsKnown = false;
     }
     lists.push(list);
   }
@@ -172,8 +173,15 @@ class Postings {
    */
   runs: Int32Array | null = null;
   runCount = 0;
+  /**
+   * False for a list loaded from a snapshot until it is first searched or appended to: its runs are
+   * recomputed from the slots' sources then (not saved; doing it for every list at load would add
+   * about a quarter of a second per 100,000 chunks to a restart).
+   */
+  runsKnown = true;
 
-  push(doc: number, tf: number, source: number): void {
+  push(doc: number, tf: number, source: number, sourceOf: Int32Array): void {
+    if (!this.runsKnown) this.indexRuns(sourceOf);
     if (source !== this.lastSource) {
       if (this.length > 0) this.startRun(source, this.length);
       this.lastSource = source;
@@ -210,7 +218,8 @@ class Postings {
   }
 
   /** Recomputes the runs from each entry's source (after a snapshot load: they are not saved). */
-  indexRuns(sourceOf: Int32Array): void {
+  private indexRuns(sourceOf: Int32Array): void {
+    this.runsKnown = true;
     this.runs = null;
     this.runCount = 0;
     this.lastSource = -1;
@@ -223,7 +232,12 @@ class Postings {
   }
 
   /** Calls `visit(from, to)` for each stretch of entries whose source is allowed. */
-  forAllowed(allowed: ReadonlySet<number>, visit: (from: number, to: number) => void): void {
+  forAllowed(
+    allowed: ReadonlySet<number>,
+    sourceOf: Int32Array,
+    visit: (from: number, to: number) => void,
+  ): void {
+    if (!this.runsKnown) this.indexRuns(sourceOf);
     const runs = this.runs;
     if (runs === null) {
       if (this.length > 0 && allowed.has(this.lastSource)) visit(0, this.length);
@@ -474,8 +488,6 @@ export class LexicalIndex {
     index.docGroup = column(state.columns.docGroup);
     index.recordBlock = column(state.columns.recordBlock);
     index.recordOffset = column(state.columns.recordOffset);
-    for (const list of index.postings) list.indexRuns(index.docSource.values);
-    for (const list of index.titlePostings) list.indexRuns(index.docSource.values);
     index.blocks = state.blocks;
     index.blockUsed = state.blocks.at(-1)?.length ?? 0;
     index.slotTotal = slotTotal;
@@ -503,7 +515,7 @@ export class LexicalIndex {
     for (const id of ids) tf.set(id, (tf.get(id) ?? 0) + 1);
     const slot = this.slotTotal;
     for (const [id, count] of tf) {
-      itemAt(this.postings, id).push(slot, count, source);
+      itemAt(this.postings, id).push(slot, count, source, this.docSource.values);
       this.df[id] = (this.df[id] ?? 0) + 1;
     }
     const titleIds = new Set<number>();
@@ -511,7 +523,7 @@ export class LexicalIndex {
       const id = this.tokenTermId(token);
       if (id >= 0) titleIds.add(id);
     }
-    for (const id of titleIds) itemAt(this.titlePostings, id).push(slot, 1, source);
+    for (const id of titleIds) itemAt(this.titlePostings, id).push(slot, 1, source, this.docSource.values);
     this.store(slot, ids, [...titleIds], starts, source, group);
     this.slotTotal++;
     this.totalLength += ids.length;
@@ -576,9 +588,10 @@ export class LexicalIndex {
       this.place(next, record, length, titles, sentences, source, old.docGroup.get(slot));
       const tf = new Map<number, number>();
       for (const id of record.subarray(0, length)) tf.set(id, (tf.get(id) ?? 0) + 1);
-      for (const [id, count] of tf) itemAt(this.postings, id).push(next, count, source);
+      for (const [id, count] of tf)
+        itemAt(this.postings, id).push(next, count, source, this.docSource.values);
       for (const id of record.subarray(length, length + titles)) {
-        itemAt(this.titlePostings, id).push(next, 1, source);
+        itemAt(this.titlePostings, id).push(next, 1, source, this.docSource.values);
       }
       next++;
     }
@@ -664,7 +677,7 @@ export class LexicalIndex {
     const docLength = this.docLength.values;
     const flat = typeof field === "number" ? field * term.weight : 0;
     // Only the runs of allowed sources: every entry in them is of an allowed source.
-    list.forAllowed(allowedSources, (from, to) => {
+    list.forAllowed(allowedSources, this.docSource.values, (from, to) => {
       for (let i = from; i < to; i++) {
         const slot = int32At(list.docs, i);
         const length = int32At(docLength, slot);

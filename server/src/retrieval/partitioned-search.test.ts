@@ -131,5 +131,30 @@ describe("search partitioned by data source", () => {
         }
       }
     }
+
+    // Chunks appended to lists loaded from the snapshot (an old source's and a new one's, in turn).
+    const sourceAfter: number[] = [];
+    remap.forEach((to, from) => {
+      if (to >= 0) sourceAfter[to] = sourceOf[from] ?? -1;
+    });
+    const next = random(11);
+    const pick = () => WORDS[Math.floor(next() * WORDS.length)] ?? "river";
+    for (let i = 0; i < 30; i++) {
+      const source = i % 2 === 0 ? 0 : 3;
+      const slot = restored.add(
+        `The ${pick()} by the ${pick()} and the ${pick()}.`,
+        pick(),
+        source,
+        5000 + i,
+      );
+      sourceAfter[slot] = source;
+    }
+    for (const query of QUERIES) {
+      for (const scope of [[0], [3], [0, 3], [2, 3]]) {
+        expect(scoped(restored, query, scope).map(own), `${query} in ${scope}`).toEqual(
+          expected(restored, sourceAfter, query, scope, [0, 2, 3]),
+        );
+      }
+    }
   });
 });

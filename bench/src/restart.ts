@@ -111,13 +111,7 @@ async function ensureCorpus(target: number, budgetMs: number, direct = false): P
 
 /** Every data source, following the pages; unfinished ones are waited for. */
 async function listSources(client: LoreClient): Promise<DataSource[]> {
-  const out: DataSource[] = [];
-  let next: string | null = "/data-sources/?page_size=100";
-  while (next) {
-    const page: { results: DataSource[]; next: string | null } = await client.json("GET", next);
-    out.push(...page.results);
-    next = page.next;
-  }
+  const out = await client.dataSources();
   return Promise.all(
     out.map((s) => (s.status === "ready" ? s : client.waitReady(s.id, 4 * 60 * 60_000, 1000))),
   );

@@ -24,7 +24,6 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Store } from "@lore/server/store/store.ts";
-import type { DataSource } from "@lore/shared";
 import { loadSquad } from "./datasets.ts";
 import { LoreClient } from "./lib/api.ts";
 import { writeDirectCorpus } from "./lib/direct-corpus.ts";
@@ -105,17 +104,6 @@ async function startTimed(dataDir: string): Promise<{ server: BenchServer; secon
   return { server, seconds: round((performance.now() - started) / 1000, 2) };
 }
 
-async function allSources(client: LoreClient): Promise<DataSource[]> {
-  const out: DataSource[] = [];
-  let next: string | null = "/data-sources/?page_size=100";
-  while (next) {
-    const page: { results: DataSource[]; next: string | null } = await client.json("GET", next);
-    out.push(...page.results);
-    next = page.next;
-  }
-  return out;
-}
-
 const timed = async (run: () => Promise<unknown>): Promise<number> => {
   const t = performance.now();
   await run();
@@ -163,7 +151,7 @@ export async function runScale(
   try {
     const client = new LoreClient(server.api);
     await client.login();
-    const sources = await allSources(client);
+    const sources = await client.dataSources();
     const agents: { results: { id: string; name: string }[] } = await client.json("GET", "/agents/");
     const agent = agents.results.find((a) => a.name === "Scale") ?? (await client.createAgent("Scale"));
     await client.attach(

@@ -120,15 +120,24 @@ export class LoreClient {
     }
   }
 
-  async documents(sourceId: string): Promise<DocumentInfo[]> {
-    const out: DocumentInfo[] = [];
-    let next: string | null = `/data-sources/${sourceId}/documents/?page_size=100`;
+  /** Every item of a paginated list, following `next` from the first page. */
+  async all<T>(path: string): Promise<T[]> {
+    const out: T[] = [];
+    let next: string | null = path;
     while (next) {
-      const page: Page<DocumentInfo> = await this.json<Page<DocumentInfo>>("GET", next);
+      const page: Page<T> = await this.json<Page<T>>("GET", next);
       out.push(...page.results);
       next = page.next;
     }
     return out;
+  }
+
+  documents(sourceId: string): Promise<DocumentInfo[]> {
+    return this.all<DocumentInfo>(`/data-sources/${sourceId}/documents/?page_size=100`);
+  }
+
+  dataSources(): Promise<DataSource[]> {
+    return this.all<DataSource>("/data-sources/?page_size=100");
   }
 
   search(agentId: string, query: string, topK: number, mode?: RetrievalMode): Promise<SearchResponse> {

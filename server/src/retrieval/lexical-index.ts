@@ -1,5 +1,6 @@
 import { readsAsEnglish } from "../text/analyzers.ts";
 import { float64At, int32At, itemAt, numberAt, uint16At } from "./checked-access.ts";
+import { type PackedPostings, PostingLists } from "./posting-lists.ts";
 import { TermVariants } from "./term-variants.ts";
 import { analyzeLatinWord, analyzeTokens, stopWords, tokenize } from "./text-analysis.ts";
 import { type ExpansionWeights, expandWords, sharedWordNet } from "./wordnet.ts";
@@ -80,12 +81,7 @@ export interface LexicalCandidate {
   features: LexicalFeatures;
 }
 
-/** Concatenated postings lists: term t's entries lie at offsets[t] .. offsets[t + 1]. */
-export interface PackedPostings {
-  offsets: Int32Array;
-  docs: Int32Array;
-  tfs: Uint16Array;
-}
+export type { PackedPostings };
 
 /**
  * Everything a LexicalIndex holds, as plain arrays (for a snapshot on disk). Captured in one
@@ -116,139 +112,6 @@ export const slotColumns = [
   "recordOffset",
 ] as const;
 export type SlotColumn = (typeof slotColumns)[number];
-
-function packPostings(lists: readonly Postings[]): PackedPostings {
-  const offsets = new Int32Array(lists.length + 1);
-  let total = 0;
-  for (let t = 0; t < lists.length; t++) {
-    offsets[t] = total;
-    total += itemAt(lists, t).length;
-  }
-  offsets[lists.length] = total;
-  const docs = new Int32Array(total);
-  const tfs = new Uint16Array(total);
-  for (let t = 0; t < lists.length; t++) {
-    const list = itemAt(lists, t);
-    const at = int32At(offsets, t);
-    docs.set(list.docs.subarray(0, list.length), at);
-    tfs.set(list.tfs.subarray(0, list.length), at);
-  }
-  return { offsets, docs, tfs };
-}
-
-function unpackPostings(packed: PackedPostings, terms: number): Postings[] {
-  if (packed.offsets.length !== terms + 1) throw new RangeError("postings do not match the terms");
-  const lists: Postings[] = [];
-  for (let t = 0; t < terms; t++) {
-    const from = int32At(packed.offsets, t);
-    const to = int32At(packed.offsets, t + 1);
-    const list = new Postings();
-    // An empty list keeps its own small arrays: doubling a zero-length view would stay empty.
-    if (to > from) {
-      list.docs = packed.docs.subarray(from, to);
-      list.tfs = packed.tfs.subarray(from, to);
-      list.length = to - from;
-      list.runsKnown = false;
-    }
-    lists.push(list);
-  }
-  return lists;
-}
-
-/**
- * One term's postings, in slot order, partitioned by data source: entries of one source added in a
- * row form a run, and a search skips the runs of sources the question may not read. So a question
- * touches only its own sources' entries (plus one check per run), whatever else the server holds.
- */
-class Postings {
-  // Possibly views into a loaded snapshot's buffer (see fromState).
-  docs: Int32Array = new Int32Array(4);
-  tfs: Uint16Array = new Uint16Array(4);
-  length = 0;
-  /** The source of the last entry (of every entry while `runs` is null), −1 while empty. */
-  lastSource = -1;
-  /**
-   * Once a second source arrives: per run, the index of its first entry and its source, as pairs
-   * (`runCount` of them); null while all entries share one source (most terms: no cost for them).
-   */
-  runs: Int32Array | null = null;
-  runCount = 0;
-  /**
-   * False for a list loaded from a snapshot until it is first searched or appended to: its runs are
-   * recomputed from the slots' sources then (not saved; doing it for every list at load would add
-   * about a quarter of a second per 100,000 chunks to a restart).
-   */
-  runsKnown = true;
-
-  push(doc: number, tf: number, source: number, sourceOf: Int32Array): void {
-    if (!this.runsKnown) this.indexRuns(sourceOf);
-    if (source !== this.lastSource) {
-      if (this.length > 0) this.startRun(source, this.length);
-      this.lastSource = source;
-    }
-    if (this.length === this.docs.length) {
-      const docs = new Int32Array(this.docs.length * 2);
-      docs.set(this.docs);
-      this.docs = docs;
-      const tfs = new Uint16Array(this.tfs.length * 2);
-      tfs.set(this.tfs);
-      this.tfs = tfs;
-    }
-    this.docs[this.length] = doc;
-    this.tfs[this.length] = Math.min(tf, 65_535);
-    this.length++;
-  }
-
-  /** Opens a run of `source` at entry `at` (the first run is written when the second opens). */
-  private startRun(source: number, at: number): void {
-    if (this.runs === null) {
-      this.runs = new Int32Array(8);
-      this.runs[0] = 0;
-      this.runs[1] = this.lastSource;
-      this.runCount = 1;
-    }
-    if (this.runCount * 2 === this.runs.length) {
-      const grown = new Int32Array(this.runs.length * 2);
-      grown.set(this.runs);
-      this.runs = grown;
-    }
-    this.runs[this.runCount * 2] = at;
-    this.runs[this.runCount * 2 + 1] = source;
-    this.runCount++;
-  }
-
-  /** Recomputes the runs from each entry's source (after a snapshot load: they are not saved). */
-  private indexRuns(sourceOf: Int32Array): void {
-    this.runsKnown = true;
-    this.runs = null;
-    this.runCount = 0;
-    this.lastSource = -1;
-    for (let i = 0; i < this.length; i++) {
-      const source = int32At(sourceOf, int32At(this.docs, i));
-      if (source === this.lastSource) continue;
-      if (i > 0) this.startRun(source, i);
-      this.lastSource = source;
-    }
-  }
-
-  /** Calls `visit(from, to)` for each stretch of entries whose source is allowed. */
-  forAllowed(
-    allowed: ReadonlySet<number>,
-    sourceOf: Int32Array,
-    visit: (from: number, to: number) => void,
-  ): void {
-    if (!this.runsKnown) this.indexRuns(sourceOf);
-    const runs = this.runs;
-    if (runs === null) {
-      if (this.length > 0 && allowed.has(this.lastSource)) visit(0, this.length);
-      return;
-    }
-    for (let r = 0; r < this.runCount; r++) {
-      if (!allowed.has(int32At(runs, r * 2 + 1))) continue;
-      visit(int32At(runs, r * 2), r + 1 < this.runCount ? int32At(runs, r * 2 + 2) : this.length);
-    }
-  }
-}
 
 interface PreparedQuery {
   termIds: number[];
@@ -287,6 +150,9 @@ const bm25Part = (weight: number, tf: number, k1: number, lengthNorm: number): n
   (weight * tf * (k1 + 1)) / (tf + lengthNorm);
 
 const alphabet = "abcdefghijklmnopqrstuvwxyz";
+
+/** Raw tokens remembered with their term id (see tokenTermId). */
+const TOKEN_MEMO_ENTRIES = 1 << 17;
 
 // Bounds on the work one question costs (issue #34): a 400-letter word used to hold the loop for
 // 37 s in typo correction, thousands of words for seconds in the per-term loops.
@@ -381,9 +247,9 @@ export class LexicalIndex {
   /** Raw token → index term id, −1 for a stop word (skips stemming and a second lookup on add). */
   private readonly termIdByToken = new Map<string, number>();
   private df: number[] = [];
-  private postings: Postings[] = [];
+  private postings = new PostingLists();
   /** Per term: the slots whose title or heading path holds it (tf 1). */
-  private titlePostings: Postings[] = [];
+  private titlePostings = new PostingLists();
   private numeric: number[] = [];
   private readonly prefixIdByPrefix = new Map<string, number>();
   private prefixOfTerm: number[] = [];
@@ -433,8 +299,8 @@ export class LexicalIndex {
       numeric: Uint8Array.from(this.numeric),
       prefixes: [...this.prefixIdByPrefix.keys()],
       prefixOfTerm: Int32Array.from(this.prefixOfTerm),
-      postings: packPostings(this.postings),
-      titlePostings: packPostings(this.titlePostings),
+      postings: this.postings.pack(),
+      titlePostings: this.titlePostings.pack(),
       columns: {
         docLength: column(this.docLength),
         titleLength: column(this.titleLength),
@@ -472,8 +338,8 @@ export class LexicalIndex {
     index.df = Array.from(state.df);
     index.numeric = Array.from(state.numeric);
     index.prefixOfTerm = Array.from(state.prefixOfTerm);
-    index.postings = unpackPostings(state.postings, terms);
-    index.titlePostings = unpackPostings(state.titlePostings, terms);
+    index.postings = PostingLists.unpack(state.postings, terms);
+    index.titlePostings = PostingLists.unpack(state.titlePostings, terms);
     const { slotTotal } = state.counts;
     const column = (values: Int32Array) => {
       if (values.length !== slotTotal) throw new RangeError("slot columns do not match");
@@ -515,7 +381,7 @@ export class LexicalIndex {
     for (const id of ids) tf.set(id, (tf.get(id) ?? 0) + 1);
     const slot = this.slotTotal;
     for (const [id, count] of tf) {
-      itemAt(this.postings, id).push(slot, count, source, this.docSource.values);
+      this.postings.push(id, slot, count, source, this.docSource.values);
       this.df[id] = (this.df[id] ?? 0) + 1;
     }
     const titleIds = new Set<number>();
@@ -523,7 +389,7 @@ export class LexicalIndex {
       const id = this.tokenTermId(token);
       if (id >= 0) titleIds.add(id);
     }
-    for (const id of titleIds) itemAt(this.titlePostings, id).push(slot, 1, source, this.docSource.values);
+    for (const id of titleIds) this.titlePostings.push(id, slot, 1, source, this.docSource.values);
     this.store(slot, ids, [...titleIds], starts, source, group);
     this.slotTotal++;
     this.totalLength += ids.length;
@@ -572,8 +438,8 @@ export class LexicalIndex {
     this.recordOffset = new IntColumn(capacity);
     this.blocks = [];
     this.blockUsed = 0;
-    this.postings = this.postings.map(() => new Postings());
-    this.titlePostings = this.titlePostings.map(() => new Postings());
+    this.postings = new PostingLists(this.postings.termCount);
+    this.titlePostings = new PostingLists(this.titlePostings.termCount);
     let next = 0;
     for (let slot = 0; slot < old.total; slot++) {
       const length = old.docLength.get(slot);
@@ -588,10 +454,9 @@ export class LexicalIndex {
       this.place(next, record, length, titles, sentences, source, old.docGroup.get(slot));
       const tf = new Map<number, number>();
       for (const id of record.subarray(0, length)) tf.set(id, (tf.get(id) ?? 0) + 1);
-      for (const [id, count] of tf)
-        itemAt(this.postings, id).push(next, count, source, this.docSource.values);
+      for (const [id, count] of tf) this.postings.push(id, next, count, source, this.docSource.values);
       for (const id of record.subarray(length, length + titles)) {
-        itemAt(this.titlePostings, id).push(next, 1, source, this.docSource.values);
+        this.titlePostings.push(id, next, 1, source, this.docSource.values);
       }
       next++;
     }
@@ -639,9 +504,9 @@ export class LexicalIndex {
     const touched: number[] = [];
     const body = { k1, b, avgLength };
     for (const term of prepared.scoring) {
-      this.accumulate(itemAt(this.postings, term.id), term, allowedSources, touched, body);
+      this.accumulate(this.postings, term, allowedSources, touched, body);
       if (term.inTitle && titleWeight > 0)
-        this.accumulate(itemAt(this.titlePostings, term.id), term, allowedSources, touched, titleWeight);
+        this.accumulate(this.titlePostings, term, allowedSources, touched, titleWeight);
     }
     const top = selectTop(touched, acc, limit);
     const groups = this.groupEvidence(touched, acc, masks);
@@ -666,7 +531,7 @@ export class LexicalIndex {
    * slots): BM25 for the body, or a flat share of the term's weight for the title field.
    */
   private accumulate(
-    list: Postings,
+    lists: PostingLists,
     term: ScoringTerm,
     allowedSources: ReadonlySet<number>,
     touched: number[],
@@ -677,9 +542,9 @@ export class LexicalIndex {
     const docLength = this.docLength.values;
     const flat = typeof field === "number" ? field * term.weight : 0;
     // Only the runs of allowed sources: every entry in them is of an allowed source.
-    list.forAllowed(allowedSources, this.docSource.values, (from, to) => {
+    lists.forAllowed(term.id, allowedSources, this.docSource.values, (docs, tfs, from, to) => {
       for (let i = from; i < to; i++) {
-        const slot = int32At(list.docs, i);
+        const slot = int32At(docs, i);
         const length = int32At(docLength, slot);
         if (length < 0) continue;
         const current = float64At(acc, slot);
@@ -690,7 +555,7 @@ export class LexicalIndex {
             ? flat
             : bm25Part(
                 term.weight,
-                uint16At(list.tfs, i),
+                uint16At(tfs, i),
                 field.k1,
                 field.k1 * (1 - field.b + (field.b * length) / field.avgLength),
               ));
@@ -1169,6 +1034,9 @@ export class LexicalIndex {
     if (id === undefined) {
       const [term] = analyzeTokens([token]);
       id = term === undefined ? -1 : this.termId(term);
+      // A memo, not the vocabulary: cleared when full, so a million-term corpus does not keep every
+      // raw token a second time (stemming a token again gives the same term).
+      if (this.termIdByToken.size >= TOKEN_MEMO_ENTRIES) this.termIdByToken.clear();
       this.termIdByToken.set(token, id);
     }
     return id;
@@ -1189,8 +1057,8 @@ export class LexicalIndex {
       }
       this.prefixOfTerm.push(prefixId);
       this.variants.add(term);
-      this.postings.push(new Postings());
-      this.titlePostings.push(new Postings());
+      this.postings.addTerm();
+      this.titlePostings.addTerm();
     }
     return id;
   }

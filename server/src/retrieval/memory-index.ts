@@ -196,7 +196,8 @@ export class MemoryIndex {
     }
     const slot = this.lexical.add(chunk.text, `${chunk.title} ${headingText}`, source, group);
     this.slots.set(slot, chunk, meta);
-    this.slotById.set(chunk.id, slot);
+    // The slots' copy of the id (flat, see ChunkSlots), so the map shares it.
+    this.slotById.set(this.slots.id(slot) ?? chunk.id, slot);
     const list = this.slotsByDocument.get(chunk.documentId);
     if (list) list.push(slot);
     else this.slotsByDocument.set(chunk.documentId, [slot]);

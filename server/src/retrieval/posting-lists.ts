@@ -1,0 +1,298 @@
+import { int32At, itemAt } from "./checked-access.ts";
+
+/** Concatenated postings lists: term t's entries lie at offsets[t] .. offsets[t + 1]. */
+export interface PackedPostings {
+  offsets: Int32Array;
+  docs: Int32Array;
+  tfs: Uint16Array;
+}
+
+/** Reads one stretch of a term's entries: `docs[i]`, `tfs[i]` for i in from..to. */
+export type PostingVisitor = (docs: Int32Array, tfs: Uint16Array, from: number, to: number) => void;
+
+// A list's region holds a power of two of entries. Regions up to SHARED_MAX_ENTRIES share pages
+// that grow from 4,096 to a million entries (a small index stays small); a longer list has a page
+// of its own.
+const FIRST_PAGE_ENTRIES = 1 << 12;
+const MAX_PAGE_ENTRIES = 1 << 20;
+const SHARED_MAX_ENTRIES = 1 << 16;
+
+/** A page that is still in use (a dropped one is null). */
+function pageAt<T>(pages: readonly (T | null)[], page: number): T {
+  const value = itemAt(pages, page);
+  if (value === null) throw new RangeError(`page ${page} was dropped`);
+  return value;
+}
+
+/** log2 of a power of two. */
+const sizeClass = (entries: number): number => 31 - Math.clz32(entries);
+
+/** The smallest power of two ≥ n (n ≥ 1). */
+const roundUp = (n: number): number => (n <= 1 ? 1 : 2 ** Math.ceil(Math.log2(n)));
+
+/**
+ * Every term's postings of one field (body or title), in slot order, partitioned by data source,
+ * packed for millions of terms: no object per term. A term's entries (slot and term frequency) lie
+ * in one region of a shared page of typed arrays; a full region moves to one twice as large and its
+ * old place is reused by the next list of that size. Per term the lists keep five integers — page,
+ * start, capacity, length, last source — where an object with two typed arrays per term cost about
+ * half a kilobyte.
+ *
+ * Entries of one source added in a row form a run, and a search skips the runs of sources the
+ * question may not read, so a question touches only its own sources' entries (plus one check per
+ * run), whatever else the server holds. A term whose entries all share one source (most terms) has
+ * no runs stored.
+ */
+export class PostingLists {
+  private terms = 0;
+  private page = new Int32Array(0);
+  private start = new Int32Array(0);
+  private capacity = new Int32Array(0);
+  private length = new Int32Array(0);
+  /** The source of the term's last entry (of every entry while it has no runs), −1 while empty. */
+  private lastSource = new Int32Array(0);
+  /**
+   * 1 for a term loaded from a snapshot until it is first searched or appended to: its runs are
+   * recomputed from the slots' sources then (not saved; doing it for every term at load would add
+   * about a quarter of a second per 100,000 chunks to a restart).
+   */
+  private runsStale = new Uint8Array(0);
+  /**
+   * Per term whose entries come from more than one source: per run, the index of its first entry
+   * and its source, as pairs (`count` of them).
+   */
+  private readonly runs = new Map<number, { pairs: Int32Array; count: number }>();
+  private docPages: (Int32Array | null)[] = [];
+  private tfPages: (Uint16Array | null)[] = [];
+  /** Pages whose regions may be reused: not a loaded snapshot's, not a long list's own. */
+  private shared: boolean[] = [];
+  private bumpPage = -1;
+  private bumpUsed = 0;
+  /** Per size class: free regions as (page, start) pairs. */
+  private readonly free: number[][] = [];
+
+  /** Lists for `terms` terms, all empty. */
+  constructor(terms = 0) {
+    this.grow(terms);
+    this.terms = terms;
+  }
+
+  get termCount(): number {
+    return this.terms;
+  }
+
+  /** Adds an empty list; returns its term id. */
+  addTerm(): number {
+    this.grow(this.terms + 1);
+    return this.terms++;
+  }
+
+  /** Number of entries of a term. */
+  size(term: number): number {
+    return int32At(this.length, term);
+  }
+
+  /** Appends an entry for `doc` (a slot above every slot already in the list) of data source `source`. */
+  push(term: number, doc: number, tf: number, source: number, sourceOf: Int32Array): void {
+    if (this.runsStale[term] === 1) this.indexRuns(term, sourceOf);
+    const at = int32At(this.length, term);
+    if (source !== int32At(this.lastSource, term)) {
+      if (at > 0) this.startRun(term, source, at);
+      this.lastSource[term] = source;
+    }
+    if (at === int32At(this.capacity, term)) this.move(term, roundUp(at + 1));
+    const page = int32At(this.page, term);
+    const i = int32At(this.start, term) + at;
+    pageAt(this.docPages, page)[i] = doc;
+    pageAt(this.tfPages, page)[i] = Math.min(tf, 65_535);
+    this.length[term] = at + 1;
+  }
+
+  /** Calls `visit` for each stretch of the term's entries whose source is allowed. */
+  forAllowed(term: number, allowed: ReadonlySet<number>, sourceOf: Int32Array, visit: PostingVisitor): void {
+    const length = int32At(this.length, term);
+    if (length === 0) return;
+    if (this.runsStale[term] === 1) this.indexRuns(term, sourceOf);
+    const page = int32At(this.page, term);
+    const docs = pageAt(this.docPages, page);
+    const tfs = pageAt(this.tfPages, page);
+    const base = int32At(this.start, term);
+    const runs = this.runs.get(term);
+    if (runs === undefined) {
+      if (allowed.has(int32At(this.lastSource, term))) visit(docs, tfs, base, base + length);
+      return;
+    }
+    const { pairs, count } = runs;
+    for (let r = 0; r < count; r++) {
+      if (!allowed.has(int32At(pairs, r * 2 + 1))) continue;
+      const to = r + 1 < count ? int32At(pairs, r * 2 + 2) : length;
+      visit(docs, tfs, base + int32At(pairs, r * 2), base + to);
+    }
+  }
+
+  /** All lists concatenated (for a snapshot). */
+  pack(): PackedPostings {
+    const offsets = new Int32Array(this.terms + 1);
+    let total = 0;
+    for (let t = 0; t < this.terms; t++) {
+      offsets[t] = total;
+      total += int32At(this.length, t);
+    }
+    offsets[this.terms] = total;
+    const docs = new Int32Array(total);
+    const tfs = new Uint16Array(total);
+    for (let t = 0; t < this.terms; t++) {
+      const length = int32At(this.length, t);
+      if (length === 0) continue;
+      const page = int32At(this.page, t);
+      const from = int32At(this.start, t);
+      const at = int32At(offsets, t);
+      docs.set(pageAt(this.docPages, page).subarray(from, from + length), at);
+      tfs.set(pageAt(this.tfPages, page).subarray(from, from + length), at);
+    }
+    return { offsets, docs, tfs };
+  }
+
+  /**
+   * Lists over packed arrays, used in place (one page; a list appended to later moves out of it).
+   * Their runs are recomputed from the slots' sources when each list is first used.
+   */
+  static unpack(packed: PackedPostings, terms: number): PostingLists {
+    if (packed.offsets.length !== terms + 1) throw new RangeError("postings do not match the terms");
+    const total = int32At(packed.offsets, terms);
+    if (packed.docs.length !== total || packed.tfs.length !== total)
+      throw new RangeError("postings do not match their offsets");
+    const lists = new PostingLists(terms);
+    lists.docPages.push(packed.docs);
+    lists.tfPages.push(packed.tfs);
+    lists.shared.push(false);
+    for (let t = 0; t < terms; t++) {
+      const from = int32At(packed.offsets, t);
+      const length = int32At(packed.offsets, t + 1) - from;
+      if (length < 0) throw new RangeError("postings offsets descend");
+      if (length === 0) continue;
+      lists.page[t] = 0;
+      lists.start[t] = from;
+      lists.capacity[t] = length;
+      lists.length[t] = length;
+      lists.runsStale[t] = 1;
+    }
+    return lists;
+  }
+
+  /** Makes room for `terms` terms in the per-term columns. */
+  private grow(terms: number): void {
+    if (terms <= this.page.length) return;
+    const size = Math.max(terms, this.page.length * 2, 1024);
+    const widen = <T extends Int32Array | Uint8Array>(old: T, make: (n: number) => T, fill: number): T => {
+      const grown = make(size);
+      grown.fill(fill);
+      grown.set(old);
+      return grown;
+    };
+    this.page = widen(this.page, (n) => new Int32Array(n), -1);
+    this.start = widen(this.start, (n) => new Int32Array(n), 0);
+    this.capacity = widen(this.capacity, (n) => new Int32Array(n), 0);
+    this.length = widen(this.length, (n) => new Int32Array(n), 0);
+    this.lastSource = widen(this.lastSource, (n) => new Int32Array(n), -1);
+    this.runsStale = widen(this.runsStale, (n) => new Uint8Array(n), 0);
+  }
+
+  /** Moves a term's entries to a region of `capacity` entries (a power of two), freeing the old one. */
+  private move(term: number, capacity: number): void {
+    const [page, start] = this.allocate(capacity);
+    const length = int32At(this.length, term);
+    const oldPage = int32At(this.page, term);
+    if (oldPage >= 0) {
+      const from = int32At(this.start, term);
+      pageAt(this.docPages, page).set(pageAt(this.docPages, oldPage).subarray(from, from + length), start);
+      pageAt(this.tfPages, page).set(pageAt(this.tfPages, oldPage).subarray(from, from + length), start);
+      this.release(oldPage, from, int32At(this.capacity, term));
+    }
+    this.page[term] = page;
+    this.start[term] = start;
+    this.capacity[term] = capacity;
+  }
+
+  /** A free region of `capacity` entries (a power of two): reused, carved from a page, or a page of its own. */
+  private allocate(capacity: number): [number, number] {
+    if (capacity > SHARED_MAX_ENTRIES) return [this.addPage(capacity, false), 0];
+    const reusable = this.free[sizeClass(capacity)];
+    if (reusable !== undefined && reusable.length > 0) {
+      const start = reusable.pop() as number;
+      return [reusable.pop() as number, start];
+    }
+    const room = this.bumpPage < 0 ? 0 : pageAt(this.docPages, this.bumpPage).length - this.bumpUsed;
+    if (room < capacity) {
+      // The rest of the full page becomes free regions (powers of two, largest first).
+      for (let rest = room; rest > 0; ) {
+        const piece = 2 ** sizeClass(rest);
+        this.release(this.bumpPage, this.bumpUsed, piece);
+        this.bumpUsed += piece;
+        rest -= piece;
+      }
+      const previous = this.bumpPage < 0 ? 0 : pageAt(this.docPages, this.bumpPage).length;
+      const entries = Math.max(capacity, Math.min(MAX_PAGE_ENTRIES, previous * 2 || FIRST_PAGE_ENTRIES));
+      this.bumpPage = this.addPage(entries, true);
+      this.bumpUsed = 0;
+    }
+    const start = this.bumpUsed;
+    this.bumpUsed += capacity;
+    return [this.bumpPage, start];
+  }
+
+  private addPage(entries: number, shared: boolean): number {
+    this.docPages.push(new Int32Array(entries));
+    this.tfPages.push(new Uint16Array(entries));
+    this.shared.push(shared);
+    return this.docPages.length - 1;
+  }
+
+  /** Gives a region back: a shared page's for reuse; a long list's own page is dropped. */
+  private release(page: number, start: number, capacity: number): void {
+    if (this.shared[page] === true) {
+      const k = sizeClass(capacity);
+      while (this.free.length <= k) this.free.push([]);
+      itemAt(this.free, k).push(page, start);
+    } else if (start === 0 && pageAt(this.docPages, page).length === capacity) {
+      this.docPages[page] = null;
+      this.tfPages[page] = null;
+    }
+  }
+
+  /** Opens a run of `source` at entry `at` (the first run is written when the second opens). */
+  private startRun(term: number, source: number, at: number): void {
+    let runs = this.runs.get(term);
+    if (runs === undefined) {
+      runs = { pairs: new Int32Array(8), count: 1 };
+      runs.pairs[0] = 0;
+      runs.pairs[1] = int32At(this.lastSource, term);
+      this.runs.set(term, runs);
+    }
+    if (runs.count * 2 === runs.pairs.length) {
+      const grown = new Int32Array(runs.pairs.length * 2);
+      grown.set(runs.pairs);
+      runs.pairs = grown;
+    }
+    runs.pairs[runs.count * 2] = at;
+    runs.pairs[runs.count * 2 + 1] = source;
+    runs.count++;
+  }
+
+  /** Recomputes a term's runs from each entry's source (after a snapshot load: they are not saved). */
+  private indexRuns(term: number, sourceOf: Int32Array): void {
+    this.runsStale[term] = 0;
+    this.runs.delete(term);
+    this.lastSource[term] = -1;
+    const length = int32At(this.length, term);
+    if (length === 0) return;
+    const docs = pageAt(this.docPages, int32At(this.page, term));
+    const base = int32At(this.start, term);
+    for (let i = 0; i < length; i++) {
+      const source = int32At(sourceOf, int32At(docs, base + i));
+      if (source === int32At(this.lastSource, term)) continue;
+      if (i > 0) this.startRun(term, source, i);
+      this.lastSource[term] = source;
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { PostingLists } from "./posting-lists.ts";
+
+/** Entries (doc, tf) of a term that `forAllowed` visits, in order. */
+function visited(lists: PostingLists, term: number, allowed: number[], sourceOf: Int32Array): number[][] {
+  const out: number[][] = [];
+  lists.forAllowed(term, new Set(allowed), sourceOf, (docs, tfs, from, to) => {
+    for (let i = from; i < to; i++) out.push([docs[i] ?? -1, tfs[i] ?? -1]);
+  });
+  return out;
+}
+
+/** A deterministic corpus: `slots` slots of `sources` sources in runs, each holding some of `terms` terms. */
+function build(terms: number, slots: number, sources: number) {
+  const lists = new PostingLists();
+  for (let t = 0; t < terms; t++) lists.addTerm();
+  const sourceOf = new Int32Array(slots);
+  const expected: number[][][] = Array.from({ length: terms }, () => []);
+  for (let slot = 0; slot < slots; slot++) {
+    const source = Math.floor((slot * sources) / slots);
+    sourceOf[slot] = source;
+    for (let t = 0; t < terms; t++) {
+      // Term t appears in every (t + 1)th slot: lists from one entry to every slot.
+      if (slot % (t + 1) !== 0) continue;
+      const tf = 1 + ((slot + t) % 3);
+      lists.push(t, slot, tf, source, sourceOf);
+      expected[t]?.push([slot, tf, source]);
+    }
+  }
+  return { lists, sourceOf, expected };
+}
+
+describe("PostingLists", () => {
+  it("gives back every term's entries in slot order, only those of the allowed sources", () => {
+    const { lists, sourceOf, expected } = build(40, 3_000, 6);
+    for (let t = 0; t < 40; t++) {
+      const all = expected[t] ?? [];
+      expect(lists.size(t)).toBe(all.length);
+      expect(visited(lists, t, [0, 1, 2, 3, 4, 5], sourceOf)).toEqual(all.map(([d, f]) => [d, f]));
+      expect(visited(lists, t, [1, 4], sourceOf)).toEqual(
+        all.filter(([, , s]) => s === 1 || s === 4).map(([d, f]) => [d, f]),
+      );
+      expect(visited(lists, t, [9], sourceOf)).toEqual([]);
+    }
+  });
+
+  it("keeps lists apart while they grow and move (regions reused, long lists on their own page)", () => {
+    // Interleaved growth: every term's region fills and moves many times, into regions other
+    // terms gave back; term 0 grows past a shared page's largest region.
+    const lists = new PostingLists();
+    const terms = 200;
+    for (let t = 0; t < terms; t++) lists.addTerm();
+    const sourceOf = new Int32Array(200_000);
+    const expected: number[][] = Array.from({ length: terms }, () => []);
+    for (let slot = 0; slot < 200_000; slot++) {
+      const t = slot % 2 === 0 ? 0 : (slot * 31) % terms;
+      lists.push(t, slot, (slot % 5) + 1, 0, sourceOf);
+      expected[t]?.push(slot);
+    }
+    for (let t = 0; t < terms; t++)
+      expect(visited(lists, t, [0], sourceOf).map(([d]) => d)).toEqual(expected[t]);
+    expect(lists.size(0)).toBeGreaterThan(1 << 16);
+  });
+
+  it("packs into one array per field and reads back the same, appends included", () => {
+    const { lists, sourceOf, expected } = build(25, 2_000, 4);
+    const packed = lists.pack();
+    expect(packed.offsets.length).toBe(26);
+    expect(packed.docs.length).toBe(expected.reduce((n, list) => n + list.length, 0));
+    const loaded = PostingLists.unpack(packed, 25);
+    // Runs are not saved: they are recomputed from the slots' sources on first use.
+    for (let t = 0; t < 25; t++)
+      expect(visited(loaded, t, [2, 3], sourceOf)).toEqual(
+        (expected[t] ?? []).filter(([, , s]) => (s ?? 0) >= 2).map(([d, f]) => [d, f]),
+      );
+    // Appending moves a loaded list out of the packed page; the packed arrays stay as they were.
+    const grown = new Int32Array(2_100);
+    grown.set(sourceOf);
+    grown.fill(7, 2_000);
+    const before = Int32Array.from(packed.docs);
+    for (let slot = 2_000; slot < 2_100; slot++) loaded.push(slot % 25, slot, 2, 7, grown);
+    expect(packed.docs).toEqual(before);
+    for (let t = 0; t < 25; t++) {
+      const added = Array.from({ length: 100 }, (_, i) => 2_000 + i).filter((slot) => slot % 25 === t);
+      expect(visited(loaded, t, [7], grown).map(([d]) => d)).toEqual(added);
+      expect(loaded.size(t)).toBe((expected[t]?.length ?? 0) + added.length);
+    }
+    expect(PostingLists.unpack(loaded.pack(), 25).size(0)).toBe(loaded.size(0));
+  });
+
+  it("refuses packed arrays that do not match the terms or their offsets", () => {
+    const packed = build(3, 10, 1).lists.pack();
+    expect(() => PostingLists.unpack(packed, 4)).toThrow(RangeError);
+    expect(() => PostingLists.unpack({ ...packed, docs: packed.docs.subarray(1) }, 3)).toThrow(RangeError);
+  });
+});

@@ -196,15 +196,90 @@ function splitSentences(text: string): string[] {
   return text.split(/(?<=[.!?])\s+|\n+/).filter((s) => s.trim() !== "");
 }
 
-interface GroupEvidence {
-  mask: number;
-  best: number;
-  second: number;
-}
+/**
+ * The evidence of each document (group) one search touched: the query terms any of its chunks
+ * matched, its best and second-best chunk scores. Arrays indexed by document number, reset by a
+ * generation stamp instead of being cleared, so a search that touches half a million chunks makes
+ * no garbage and no map lookups.
+ */
+class GroupTable {
+  private stamp = new Int32Array(0);
+  private generation = 0;
+  private mask = new Int32Array(0);
+  private best = new Float64Array(0);
+  private second = new Float64Array(0);
+  private seen = new Int32Array(0);
+  private seenCount = 0;
+  /** The largest best + half the second best of any document this search touched. */
+  bestEvidence = 0;
 
-interface GroupTable {
-  byGroup: Map<number, GroupEvidence>;
-  bestEvidence: number;
+  reset(): void {
+    this.seenCount = 0;
+    this.bestEvidence = 0;
+    if (++this.generation === 2_147_483_647) {
+      this.stamp.fill(0);
+      this.generation = 1;
+    }
+  }
+
+  add(group: number, score: number, mask: number): void {
+    if (group >= this.stamp.length) this.grow(group + 1);
+    if (this.stamp[group] !== this.generation) {
+      this.stamp[group] = this.generation;
+      this.mask[group] = 0;
+      this.best[group] = 0;
+      this.second[group] = 0;
+      if (this.seenCount === this.seen.length) {
+        const grown = new Int32Array(Math.max(1024, this.seen.length * 2));
+        grown.set(this.seen);
+        this.seen = grown;
+      }
+      this.seen[this.seenCount++] = group;
+    }
+    this.mask[group] = int32At(this.mask, group) | mask;
+    const best = float64At(this.best, group);
+    if (score > best) {
+      this.second[group] = best;
+      this.best[group] = score;
+    } else if (score > float64At(this.second, group)) this.second[group] = score;
+  }
+
+  /** Sets `bestEvidence` once every slot was added. */
+  finish(): void {
+    for (let i = 0; i < this.seenCount; i++) {
+      const group = int32At(this.seen, i);
+      this.bestEvidence = Math.max(
+        this.bestEvidence,
+        float64At(this.best, group) + 0.5 * float64At(this.second, group),
+      );
+    }
+  }
+
+  /** The document's evidence, null when this search touched none of its chunks. */
+  of(group: number): { mask: number; best: number; second: number } | null {
+    if (group < 0 || group >= this.stamp.length || this.stamp[group] !== this.generation) return null;
+    return {
+      mask: int32At(this.mask, group),
+      best: float64At(this.best, group),
+      second: float64At(this.second, group),
+    };
+  }
+
+  private grow(groups: number): void {
+    const size = Math.max(groups, this.stamp.length * 2, 1024);
+    const stamp = new Int32Array(size);
+    stamp.set(this.stamp);
+    this.stamp = stamp;
+    const mask = new Int32Array(size);
+    mask.set(this.mask);
+    this.mask = mask;
+    const best = new Float64Array(size);
+    best.set(this.best);
+    this.best = best;
+    const second = new Float64Array(size);
+    second.set(this.second);
+    this.second = second;
+  }
 }
 
 const pairKey = (a: number, b: number): number => a * 16_777_216 + b;
@@ -272,7 +347,10 @@ export class LexicalIndex {
   private scratch = new Float64Array(0);
   /** Per slot during a search: bits of the query terms it matched (body or title, first 31 terms). */
   private maskScratch = new Int32Array(0);
-  private groupScratch = new Map<number, GroupEvidence>();
+  /** The slots a search touched so far (`touchedCount` of them), reused from search to search. */
+  private touched = new Int32Array(0);
+  private touchedCount = 0;
+  private readonly groups = new GroupTable();
 
   constructor(readonly params: LexicalParams = defaultLexicalParams) {}
 
@@ -501,13 +579,14 @@ export class LexicalIndex {
     this.growScratch();
     const acc = this.scratch;
     const masks = this.maskScratch;
-    const touched: number[] = [];
+    this.touchedCount = 0;
     const body = { k1, b, avgLength };
     for (const term of prepared.scoring) {
-      this.accumulate(this.postings, term, allowedSources, touched, body);
+      this.accumulate(this.postings, term, allowedSources, body);
       if (term.inTitle && titleWeight > 0)
-        this.accumulate(this.titlePostings, term, allowedSources, touched, titleWeight);
+        this.accumulate(this.titlePostings, term, allowedSources, titleWeight);
     }
+    const touched = this.touched.subarray(0, this.touchedCount);
     const top = selectTop(touched, acc, limit);
     const groups = this.groupEvidence(touched, acc, masks);
     const maxPossible = prepared.totalWeight * (k1 + 1);
@@ -534,7 +613,6 @@ export class LexicalIndex {
     lists: PostingLists,
     term: ScoringTerm,
     allowedSources: ReadonlySet<number>,
-    touched: number[],
     field: { k1: number; b: number; avgLength: number } | number,
   ): void {
     const acc = this.scratch;
@@ -548,7 +626,7 @@ export class LexicalIndex {
         const length = int32At(docLength, slot);
         if (length < 0) continue;
         const current = float64At(acc, slot);
-        if (current === 0) touched.push(slot);
+        if (current === 0) this.touch(slot);
         acc[slot] =
           current +
           (typeof field === "number"
@@ -622,28 +700,27 @@ export class LexicalIndex {
    * Pools the evidence of the chunks of each document: the query terms any of them (or the title)
    * matched, and the document's best and second-best chunk scores.
    */
-  private groupEvidence(slots: readonly number[], scores: Float64Array, masks: Int32Array): GroupTable {
-    const table: GroupTable = { byGroup: this.groupScratch, bestEvidence: 0 };
-    table.byGroup.clear();
+  private groupEvidence(slots: ArrayLike<number>, scores: Float64Array, masks: Int32Array): GroupTable {
+    const table = this.groups;
+    table.reset();
     const groupOf = this.docGroup.values;
-    for (const slot of slots) {
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i] as number;
       const group = int32At(groupOf, slot);
-      if (group < 0) continue;
-      const score = float64At(scores, slot);
-      let e = table.byGroup.get(group);
-      if (!e) {
-        e = { mask: 0, best: 0, second: 0 };
-        table.byGroup.set(group, e);
-      }
-      e.mask |= int32At(masks, slot);
-      if (score > e.best) {
-        e.second = e.best;
-        e.best = score;
-      } else if (score > e.second) e.second = score;
+      if (group >= 0) table.add(group, float64At(scores, slot), int32At(masks, slot));
     }
-    for (const e of table.byGroup.values())
-      table.bestEvidence = Math.max(table.bestEvidence, e.best + 0.5 * e.second);
+    table.finish();
     return table;
+  }
+
+  /** Records a slot the search scored for the first time (the list grows as needed). */
+  private touch(slot: number): void {
+    if (this.touchedCount === this.touched.length) {
+      const grown = new Int32Array(Math.max(1024, this.touched.length * 2));
+      grown.set(this.touched);
+      this.touched = grown;
+    }
+    this.touched[this.touchedCount++] = slot;
   }
 
   private documentFeatures(
@@ -651,7 +728,7 @@ export class LexicalIndex {
     q: PreparedQuery,
     groups: GroupTable,
   ): { docCoverage: number; docRel: number } {
-    const e = groups.byGroup.get(this.docGroup.get(slot));
+    const e = groups.of(this.docGroup.get(slot));
     if (!e) return { docCoverage: 0, docRel: 0 };
     let covered = 0;
     let total = 0;
@@ -1065,7 +1142,7 @@ export class LexicalIndex {
 }
 
 /** The `limit` slots with the highest scores, best first (a bounded min-heap). */
-function selectTop(slots: number[], scores: Float64Array, limit: number): number[] {
+function selectTop(slots: Int32Array, scores: Float64Array, limit: number): number[] {
   const heap = new Int32Array(Math.max(0, Math.min(slots.length, Math.ceil(limit))));
   let size = 0;
   // `less` and `swap` take positions in the heap.

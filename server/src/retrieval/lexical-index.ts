@@ -292,6 +292,13 @@ class IntColumn {
     this.values = new Int32Array(capacity);
   }
 
+  /** A column over `values` as they are (grown by copying once they are full). */
+  static of(values: Int32Array): IntColumn {
+    const column = new IntColumn(0);
+    column.values = values;
+    return column;
+  }
+
   get(index: number): number {
     return int32At(this.values, index);
   }
@@ -321,13 +328,14 @@ export class LexicalIndex {
   private readonly termIdByTerm = new Map<string, number>();
   /** Raw token → index term id, −1 for a stop word (skips stemming and a second lookup on add). */
   private readonly termIdByToken = new Map<string, number>();
-  private df: number[] = [];
+  /** Per term: live slots holding it (the columns below are per term too, `termIdByTerm.size` long). */
+  private df = new IntColumn();
   private postings = new PostingLists();
   /** Per term: the slots whose title or heading path holds it (tf 1). */
   private titlePostings = new PostingLists();
-  private numeric: number[] = [];
+  private numeric = new IntColumn();
   private readonly prefixIdByPrefix = new Map<string, number>();
-  private prefixOfTerm: number[] = [];
+  private prefixOfTerm = new IntColumn();
   private readonly variants = new TermVariants();
   private slotTotal = 0;
   /** Term count per slot; −1 once removed. */
@@ -373,10 +381,10 @@ export class LexicalIndex {
     const lastBlock = this.blocks.length - 1;
     return {
       terms: [...this.termIdByTerm.keys()],
-      df: Int32Array.from(this.df),
-      numeric: Uint8Array.from(this.numeric),
+      df: this.df.values.slice(0, this.termIdByTerm.size),
+      numeric: Uint8Array.from(this.numeric.values.subarray(0, this.termIdByTerm.size)),
       prefixes: [...this.prefixIdByPrefix.keys()],
-      prefixOfTerm: Int32Array.from(this.prefixOfTerm),
+      prefixOfTerm: this.prefixOfTerm.values.slice(0, this.termIdByTerm.size),
       postings: this.postings.pack(),
       titlePostings: this.titlePostings.pack(),
       columns: {
@@ -413,9 +421,10 @@ export class LexicalIndex {
     state.prefixes.forEach((prefix, id) => {
       index.prefixIdByPrefix.set(prefix, id);
     });
-    index.df = Array.from(state.df);
-    index.numeric = Array.from(state.numeric);
-    index.prefixOfTerm = Array.from(state.prefixOfTerm);
+    // Typed arrays as loaded (a million-term JS array each cost a restart seconds of GC).
+    index.df = IntColumn.of(state.df);
+    index.numeric = IntColumn.of(Int32Array.from(state.numeric));
+    index.prefixOfTerm = IntColumn.of(state.prefixOfTerm);
     index.postings = PostingLists.unpack(state.postings, terms);
     index.titlePostings = PostingLists.unpack(state.titlePostings, terms);
     const { slotTotal } = state.counts;
@@ -460,7 +469,7 @@ export class LexicalIndex {
     const slot = this.slotTotal;
     for (const [id, count] of tf) {
       this.postings.push(id, slot, count, source, this.docSource.values);
-      this.df[id] = (this.df[id] ?? 0) + 1;
+      this.df.set(id, this.df.get(id) + 1);
     }
     const titleIds = new Set<number>();
     for (const token of tokenize(titleText)) {
@@ -478,7 +487,7 @@ export class LexicalIndex {
   remove(slot: number): void {
     if (!this.isLive(slot)) return;
     const ids = this.termsOf(slot);
-    for (const id of new Set(ids)) this.df[id] = (this.df[id] ?? 1) - 1;
+    for (const id of new Set(ids)) this.df.set(id, this.df.get(id) - 1);
     this.totalLength -= ids.length;
     this.docLength.set(slot, -1);
     this.liveCount--;
@@ -749,7 +758,7 @@ export class LexicalIndex {
    * counts as unknown: correcting it costs more than the answer it would inform.)
    */
   unknownTerms(query: string): { terms: number; unknown: number } {
-    const isLiveTerm = (term: string) => (this.df[this.termIdByTerm.get(term) ?? -1] ?? 0) > 0;
+    const isLiveTerm = (term: string) => (this.df.values[this.termIdByTerm.get(term) ?? -1] ?? 0) > 0;
     const seen = new Set<string>();
     let unknown = 0;
     for (const token of tokenize(query).slice(0, MAX_QUERY_TOKENS)) {
@@ -766,7 +775,7 @@ export class LexicalIndex {
   private prepare(query: string): PreparedQuery {
     const n = Math.max(1, this.liveCount);
     const idfOf = (id: number): number => {
-      const df = id >= 0 ? (this.df[id] ?? 0) : 0;
+      const df = id >= 0 ? (this.df.values[id] ?? 0) : 0;
       return Math.log(1 + (n - df + 0.5) / (df + 0.5));
     };
     const seen = new Map<number, number>();
@@ -808,7 +817,7 @@ export class LexicalIndex {
       words.push(token);
       terms.push(analyzed);
       prefixes.push(
-        id >= 0 ? numberAt(this.prefixOfTerm, id) : (this.prefixIdByPrefix.get(prefixOf(analyzed)) ?? -1),
+        id >= 0 ? this.prefixOfTerm.get(id) : (this.prefixIdByPrefix.get(prefixOf(analyzed)) ?? -1),
       );
     }
     const bigrams = new Map<number, number>();
@@ -864,7 +873,7 @@ export class LexicalIndex {
     for (const { word, position, factor } of expandWords(wordnet, words, this.params.synonyms)) {
       const [term] = analyzeTokens([word]);
       const id = term === undefined ? undefined : this.termIdByTerm.get(term);
-      if (id === undefined || taken.has(id) || (this.df[id] ?? 0) === 0) continue;
+      if (id === undefined || taken.has(id) || (this.df.values[id] ?? 0) === 0) continue;
       taken.add(id);
       const weight = factor * Math.min(numberAt(weights, position), idfOf(id));
       out.push({ id, weight, bit: bitOf(position), inTitle: false });
@@ -876,11 +885,11 @@ export class LexicalIndex {
   private variantsOf(terms: readonly string[], termIds: readonly number[]): Map<number, number[]> {
     const out = new Map<number, number[]>();
     if (this.params.variants <= 0) return out;
-    const isLiveTerm = (term: string) => (this.df[this.termIdByTerm.get(term) ?? -1] ?? 0) > 0;
+    const isLiveTerm = (term: string) => (this.df.values[this.termIdByTerm.get(term) ?? -1] ?? 0) > 0;
     terms.forEach((term, position) => {
       for (const variant of this.variants.of(term, isLiveTerm)) {
         const id = this.termIdByTerm.get(variant);
-        if (id === undefined || termIds.includes(id) || (this.df[id] ?? 0) === 0) continue;
+        if (id === undefined || termIds.includes(id) || (this.df.values[id] ?? 0) === 0) continue;
         const positions = out.get(id);
         if (positions) positions.push(position);
         else out.set(id, [position]);
@@ -917,8 +926,8 @@ export class LexicalIndex {
       const term = analyzeLatinWord(candidate);
       const id = term === undefined ? undefined : this.termIdByTerm.get(term);
       if (id === undefined) continue;
-      const df = this.df[id] ?? 0;
-      if (df > 0 && (best < 0 || df > (this.df[best] ?? 0))) best = id;
+      const df = this.df.values[id] ?? 0;
+      if (df > 0 && (best < 0 || df > (this.df.values[best] ?? 0))) best = id;
     }
     return best;
   }
@@ -951,7 +960,7 @@ export class LexicalIndex {
     const variantSeen = new Uint8Array(q.termIds.length);
     for (let i = 0; i < ids.length; i++) {
       const id = int32At(ids, i);
-      prefixesPresent.add(this.prefixOfTerm[id] ?? -1);
+      prefixesPresent.add(this.prefixOfTerm.values[id] ?? -1);
       const variantOf = q.variants.get(id);
       if (variantOf) for (const p of variantOf) variantSeen[p] = 1;
       const p = position.get(id);
@@ -1002,7 +1011,7 @@ export class LexicalIndex {
             inSentence[p] = 1;
             weight += float64At(q.weights, p);
           }
-        } else if (this.numeric[id] === 1) {
+        } else if (this.numeric.values[id] === 1) {
           hasNumber = true;
         }
       }
@@ -1122,17 +1131,17 @@ export class LexicalIndex {
   private termId(term: string): number {
     let id = this.termIdByTerm.get(term);
     if (id === undefined) {
-      id = this.df.length;
+      id = this.termIdByTerm.size;
       this.termIdByTerm.set(term, id);
-      this.df.push(0);
-      this.numeric.push(/^[0-9]/.test(term) ? 1 : 0);
+      this.df.set(id, 0);
+      this.numeric.set(id, /^[0-9]/.test(term) ? 1 : 0);
       const prefix = prefixOf(term);
       let prefixId = this.prefixIdByPrefix.get(prefix);
       if (prefixId === undefined) {
         prefixId = this.prefixIdByPrefix.size;
         this.prefixIdByPrefix.set(prefix, prefixId);
       }
-      this.prefixOfTerm.push(prefixId);
+      this.prefixOfTerm.set(id, prefixId);
       this.variants.add(term);
       this.postings.addTerm();
       this.titlePostings.addTerm();

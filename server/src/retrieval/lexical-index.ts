@@ -627,8 +627,25 @@ export class LexicalIndex {
     const acc = this.scratch;
     const masks = this.maskScratch;
     const docLength = this.docLength.values;
-    const flat = typeof field === "number" ? field * term.weight : 0;
-    // Only the runs of allowed sources: every entry in them is of an allowed source.
+    const bit = term.bit;
+    // Only the runs of allowed sources: every entry in them is of an allowed source. One loop per
+    // field, with the parameters in locals: this loop runs once per posting of every query term.
+    if (typeof field === "number") {
+      const flat = field * term.weight;
+      lists.forAllowed(term.id, allowedSources, this.docSource.values, (docs, _tfs, from, to) => {
+        for (let i = from; i < to; i++) {
+          const slot = int32At(docs, i);
+          if (int32At(docLength, slot) < 0) continue;
+          const current = float64At(acc, slot);
+          if (current === 0) this.touch(slot);
+          acc[slot] = current + flat;
+          masks[slot] = int32At(masks, slot) | bit;
+        }
+      });
+      return;
+    }
+    const { k1, b, avgLength } = field;
+    const weight = term.weight;
     lists.forAllowed(term.id, allowedSources, this.docSource.values, (docs, tfs, from, to) => {
       for (let i = from; i < to; i++) {
         const slot = int32At(docs, i);
@@ -636,17 +653,8 @@ export class LexicalIndex {
         if (length < 0) continue;
         const current = float64At(acc, slot);
         if (current === 0) this.touch(slot);
-        acc[slot] =
-          current +
-          (typeof field === "number"
-            ? flat
-            : bm25Part(
-                term.weight,
-                uint16At(tfs, i),
-                field.k1,
-                field.k1 * (1 - field.b + (field.b * length) / field.avgLength),
-              ));
-        masks[slot] = int32At(masks, slot) | term.bit;
+        acc[slot] = current + bm25Part(weight, uint16At(tfs, i), k1, k1 * (1 - b + (b * length) / avgLength));
+        masks[slot] = int32At(masks, slot) | bit;
       }
     });
   }

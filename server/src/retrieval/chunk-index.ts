@@ -338,7 +338,10 @@ export class ChunkIndex {
         .filter((id) => this.memory.hasDocument(id) || this.store.isUnclean(id));
       // Partitioned: memory knows only held workspaces' documents; the table tells of the others.
       if (this.held) {
-        const unknown = documents.map((d) => d.documentId).filter((id) => !this.memory.hasDocument(id));
+        const unknown = documents
+          .filter((d) => !this.memory.hasDocument(d.documentId))
+          .filter((d) => d.chunks[0] === undefined || !this.holds(d.chunks[0].workspaceId))
+          .map((d) => d.documentId);
         const stored = unknown.length > 0 ? await this.store.documentsWithRows(unknown) : new Set();
         replaced = [...new Set([...replaced, ...unknown.filter((id) => stored.has(id))])];
       }

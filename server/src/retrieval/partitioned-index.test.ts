@@ -153,6 +153,10 @@ describe("a chunk index with a chunk budget (LORE_INDEX_MAX_CHUNKS)", () => {
     await index.replaceDocument(first, [chunkOf(b, first, "The kookaburra policy replaced it.", "v2")]);
     await index.deleteDocuments([second]);
     expect(index.heldIndex?.chunks).toBe(4);
+    // The old version's rows went from the table at once, as for a held workspace.
+    const table = await db.openTable("retrieval_chunks");
+    expect(await table.countRows(`documentId = '${first}'`)).toBe(1);
+    expect(await table.countRows(`documentId = '${second}'`)).toBe(0);
     expect(index.documentChunks(first)).toEqual([]);
     // Read from the table for a workspace not held.
     expect((await index.readDocumentChunks([first])).get(first)?.map((c) => c.text)).toEqual([

@@ -37,11 +37,16 @@ interface Layout {
   workspaces: { id: string; source: string; query: string; firstChunk: string }[];
 }
 
-function rssMiB(): number {
+/** After a full GC: RSS, and the JS heap plus array buffers (where the index lives), MiB. */
+function memory(): { rssMiB: number; heapAndArraysMiB: number } {
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   gc?.();
-  return Math.round(process.memoryUsage().rss / 1024 / 1024);
+  const m = process.memoryUsage();
+  return {
+    rssMiB: Math.round(m.rss / 1024 / 1024),
+    heapAndArraysMiB: Math.round((m.heapUsed + m.arrayBuffers) / 1024 / 1024),
+  };
 }
 
 async function write(): Promise<void> {
@@ -93,7 +98,7 @@ async function phase(name: string): Promise<Record<string, unknown>> {
   const [first, second] = layout.workspaces;
   if (!first || !second) throw new Error("two workspaces at least");
   const db = await connect(lance);
-  const baseline = rssMiB();
+  const baseline = memory();
   const started = performance.now();
   if (name === "all") {
     const index = await ChunkIndex.open(db, { embedder: null });
@@ -104,8 +109,8 @@ async function phase(name: string): Promise<Record<string, unknown>> {
       chunks: index.size,
       openMs,
       searchMs,
-      rssMiB: rssMiB(),
-      baselineMiB: baseline,
+      memory: memory(),
+      baseline,
     };
     index.close();
     return out;
@@ -115,7 +120,7 @@ async function phase(name: string): Promise<Record<string, unknown>> {
   const firstLoadMs = await search(index, first);
   const warmMs = await search(index, first);
   const heldOne = index.heldIndex;
-  const rssOne = rssMiB();
+  const memoryOne = memory();
   const swapMs = await search(index, second);
   const reloadMs = await search(index, first);
   const out = {
@@ -124,8 +129,8 @@ async function phase(name: string): Promise<Record<string, unknown>> {
     firstSearchWithLoadMs: firstLoadMs,
     warmSearchMs: warmMs,
     held: heldOne,
-    rssMiB: rssOne,
-    baselineMiB: baseline,
+    memory: memoryOne,
+    baseline,
     searchLoadingAnotherAndEvictingMs: swapMs,
     searchReloadingMs: reloadMs,
     heldAfter: index.heldIndex,

@@ -671,7 +671,7 @@ export class ChunkIndex {
   private evictPastBudget(held: HeldWorkspaces): void {
     while (this.memory.size > held.maxChunks) {
       const victim = held.evictable();
-      if (victim === undefined) return;
+      if (victim === undefined) break;
       const started = performance.now();
       const chunks = this.memory.removeWorkspace(victim);
       held.drop(victim);
@@ -686,7 +686,10 @@ export class ChunkIndex {
     this.compactIfIdle();
   }
 
-  /** Compacts after evictions, but only while no search runs (compaction renumbers slots). */
+  /**
+   * Compacts after evictions, but only while no search runs (compaction renumbers slots): a load's
+   * own search is still running, so its evictions are compacted when the last search ends.
+   */
   private compactIfIdle(): void {
     if (this.held && !this.held.searching) this.memory.compactIfSparse();
   }

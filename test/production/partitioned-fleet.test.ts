@@ -126,29 +126,53 @@ describe("three replicas that each hold one workspace's search index", { timeout
     for (const replica of [0, 1, 2]) expect((await held(replica)).workspaces).toBe(1);
   });
 
-  it("answers from a change another replica made while this one did not hold the workspace", async () => {
-    const [alder] = tenants;
-    if (!alder) throw new Error("fixture");
-    const entries = await fleet.direct<{ results: { key: string; title: string }[] }>(
-      1,
-      "GET",
-      `/data-sources/${alder.source.id}/entries/`,
-      { token },
-    );
-    const door = entries.body.results.find((e) => e.title === "Front door");
-    if (!door) throw new Error("no front door entry");
-    const put = await fleet.direct(1, "PUT", `/data-sources/${alder.source.id}/entries/${door.key}/`, {
-      token,
-      body: { title: "Front door", content: "The front door of the Alder office is painted saffron." },
-    });
-    expect(put.status).toBe(200);
-    await waitForSettled({ api: fleet.replicas[1]?.api ?? "" }, token, alder.source.id);
-    // Three in a row through the proxy: each replica once, whether it held Alder or not.
-    for (let i = 0; i < 3; i++) {
-      const answer = await ask(alder);
-      expect(answer.status).toBe(200);
-      expect(answer.body.response).toContain("saffron");
-      expect(answer.body.response).not.toContain("crimson");
+  it("answers from changes other replicas made, whether this one held the workspace or not", async () => {
+    const [alder, birch] = tenants;
+    if (!alder || !birch) throw new Error("fixture");
+    const askOn = (replica: number, tenant: Tenant) =>
+      fleet.direct<QueryResponse>(replica, "POST", `/agents/${tenant.agentId}/query/`, {
+        token,
+        body: { message: "What colour is the front door painted?" },
+      });
+    // Every replica holds Alder now (and so not Birch).
+    for (const replica of [0, 1, 2]) expect((await askOn(replica, alder)).body.response).toContain("crimson");
+    const repaint = async (replica: number, tenant: Tenant, name: string, colour: string) => {
+      const entries = await fleet.direct<{ results: { key: string; title: string }[] }>(
+        replica,
+        "GET",
+        `/data-sources/${tenant.source.id}/entries/`,
+        { token },
+      );
+      const door = entries.body.results.find((e) => e.title === "Front door");
+      if (!door) throw new Error("no front door entry");
+      const put = await fleet.direct(
+        replica,
+        "PUT",
+        `/data-sources/${tenant.source.id}/entries/${door.key}/`,
+        {
+          token,
+          body: {
+            title: "Front door",
+            content: `The front door of the ${name} office is painted ${colour}.`,
+          },
+        },
+      );
+      expect(put.status).toBe(200);
+      await waitForSettled({ api: fleet.replicas[replica]?.api ?? "" }, token, tenant.source.id);
+    };
+    // Alder changes while held everywhere (the others apply it from the change feed), Birch while
+    // held nowhere (each replica reads it from the table at its next question).
+    await repaint(1, alder, "Alder", "saffron");
+    await repaint(2, birch, "Birch", "violet");
+    for (const replica of [0, 1, 2]) {
+      const a = await askOn(replica, alder);
+      expect(a.status).toBe(200);
+      expect(a.body.response).toContain("saffron");
+      expect(a.body.response).not.toContain("crimson");
+      const b = await askOn(replica, birch);
+      expect(b.status).toBe(200);
+      expect(b.body.response).toContain("violet");
+      expect(b.body.response).not.toContain("teal");
     }
   });
 });

@@ -372,7 +372,8 @@ export class ChunkIndex {
   reloadDocuments(documentIds: readonly string[]): Promise<void> {
     if (documentIds.length === 0) return Promise.resolve();
     return this.writes.run(async () => {
-      const rows = await this.store.readDocuments(documentIds);
+      // Partitioned: only the held workspaces' rows are read.
+      const rows = await this.store.readDocuments(documentIds, this.held?.ids());
       const newest = newestWrites(rows.map((r) => ({ documentId: r.chunk.documentId, ...r })));
       // One synchronous step, as for a local replacement.
       for (const id of documentIds) this.memory.removeDocument(id);

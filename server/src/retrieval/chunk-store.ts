@@ -176,11 +176,19 @@ export class ChunkStore {
   }
 
   /** The stored rows of these documents (every write of each). */
-  async readDocuments(documentIds: readonly string[]): Promise<StoredRow[]> {
+  async readDocuments(
+    documentIds: readonly string[],
+    workspaceIds?: readonly string[],
+  ): Promise<StoredRow[]> {
     const out: StoredRow[] = [];
+    if (workspaceIds?.length === 0) return out;
+    // Only these workspaces' rows (a partitioned index reads none of the others' texts).
+    const within = workspaceIds ? ` AND workspaceId IN (${sqlList(workspaceIds)})` : "";
     for (let i = 0; i < documentIds.length; i += deleteBatchSize) {
       out.push(
-        ...(await this.rowsWhere(`documentId IN (${sqlList(documentIds.slice(i, i + deleteBatchSize))})`)),
+        ...(await this.rowsWhere(
+          `documentId IN (${sqlList(documentIds.slice(i, i + deleteBatchSize))})${within}`,
+        )),
       );
     }
     return out;

@@ -9,6 +9,7 @@ import { configDefaults, defineConfig } from "vitest/config";
  */
 const alone = [
   "test/production/fleet.test.ts",
+  "test/production/partitioned-fleet.test.ts",
   "test/security/cpu-bounds.test.ts",
   "test/bench-helpcenter-smoke.test.ts",
 ];

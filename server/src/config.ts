@@ -82,6 +82,7 @@ const envSchema = z.object({
   LORE_SHUTDOWN_DELAY_MS: int(0, 600_000).default(0),
   LORE_SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
   LORE_WATCHDOG_BUDGET_MS: int(10, 600_000).default(100),
+  LORE_INDEX_MAX_CHUNKS: int(1, 1_000_000_000).optional(),
 });
 
 export interface StorageConfig {
@@ -155,6 +156,12 @@ export interface Config {
   readonly shutdownGraceMs: number;
   /** A task holding the event loop this long or longer is logged with its request (`event loop blocked`). */
   readonly watchdogBudgetMs: number;
+  /**
+   * Partitioned search index: a workspace's chunks load into memory at its first search, and past
+   * this many held chunks the least recently searched workspaces are let go; null: every workspace is
+   * held (loaded at start, with a snapshot).
+   */
+  readonly indexMaxChunks: number | null;
 }
 
 export class ConfigError extends Error {
@@ -255,6 +262,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     shutdownDelayMs: e.LORE_SHUTDOWN_DELAY_MS,
     shutdownGraceMs: e.LORE_SHUTDOWN_GRACE_MS,
     watchdogBudgetMs: e.LORE_WATCHDOG_BUDGET_MS,
+    indexMaxChunks: e.LORE_INDEX_MAX_CHUNKS ?? null,
   };
 }
 

@@ -147,6 +147,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     // The in-memory index is saved beside the tables and loaded instead of rebuilt when still current.
     snapshotPath: join(config.dataDir, "index", "chunks.snapshot"),
     feed: store.feed,
+    maxChunks: config.indexMaxChunks ?? undefined,
+    log: (message, fields) => logger.info(message, fields),
   });
   // Shared mode: a snapshot (or this replica's last run) may predate other replicas' writes.
   if (feed) logger.info("search index caught up with storage", await index.reconcile());

@@ -67,5 +67,15 @@ export const readinessSchema = z
   .object({
     status: z.literal("ready"),
     schemaVersion: z.number().int().openapi({ description: "the store's migration level" }),
+    searchIndex: z
+      .object({
+        maxChunks: z.number().int().openapi({ description: "LORE_INDEX_MAX_CHUNKS" }),
+        chunks: z.number().int().openapi({ description: "chunks this process holds in memory" }),
+        workspaces: z.number().int().openapi({ description: "workspaces whose chunks it holds" }),
+      })
+      .optional()
+      .openapi({
+        description: "only with LORE_INDEX_MAX_CHUNKS set: what this replica's search index holds",
+      }),
   })
   .openapi("Readiness");

@@ -29,6 +29,7 @@ export async function searchKnowledge(
   const hits = await deps.index.search({
     query: q.query,
     dataSourceIds: q.sourceIds,
+    workspaceId: agent.workspaceId,
     topK: q.topK ?? agent.retrieval.topK,
     minScore: agent.retrieval.minScore,
     mode: q.mode ?? agent.retrieval.mode,

@@ -85,7 +85,7 @@ export async function readDocument(
   uri: string,
 ): Promise<ReadResourceResult> {
   const { doc, page } = documentOf(deps, agent, uri);
-  const chunks = deps.answerDeps.index.documentChunks(doc.id);
+  const chunks = (await deps.answerDeps.index.readDocumentChunks([doc.id])).get(doc.id) ?? [];
   const pageCount = Math.max(1, Math.ceil(chunks.length / CHUNKS_PER_PAGE));
   if (page < 1 || page > pageCount) throw resourceNotFound(uri);
   const start = (page - 1) * CHUNKS_PER_PAGE;

@@ -14,7 +14,8 @@ export function metaRoutes({
   lifecycle,
   watchdog,
   access,
-}: Pick<Services, "config" | "store" | "lifecycle" | "watchdog" | "access">) {
+  index,
+}: Pick<Services, "config" | "store" | "lifecycle" | "watchdog" | "access" | "index">) {
   const models = createModelCatalog(config);
   return [
     // Answered by the event loop, so it cannot answer while a task holds it: it reports the last stall after.
@@ -23,7 +24,12 @@ export function metaRoutes({
       // Fails first on shutdown, so a proxy's health check moves traffic away before the listener closes.
       if (lifecycle.draining)
         throw new AppError("service_unavailable", "The server is shutting down", { reason: "draining" });
-      return c.json({ status: "ready" as const, schemaVersion: store.schemaVersion });
+      const held = index.heldIndex;
+      return c.json({
+        status: "ready" as const,
+        schemaVersion: store.schemaVersion,
+        ...(held ? { searchIndex: held } : {}),
+      });
     }),
     // servers[0] is this server's API base, as the client reached it. Parsed by its own declared
     // schema (two levels deep, cheap), so the document answers as it describes itself.

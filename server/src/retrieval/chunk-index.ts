@@ -10,6 +10,7 @@ import { WriteQueue } from "../store/write-queue.ts";
 import { embedChunks, reembedStaleChunks, vectorRow } from "./chunk-embedding.ts";
 import { ChunkStore, type StoredChunk } from "./chunk-store.ts";
 import type { Embedder } from "./embedder.ts";
+import { HeldWorkspaces } from "./held-workspaces.ts";
 import { defaultLexicalParams, type LexicalParams } from "./lexical-index.ts";
 import { MemoryIndex } from "./memory-index.ts";
 import {
@@ -61,6 +62,21 @@ export interface ChunkIndexOptions {
    * OS temp dir without one); default DEFAULT_TEXT_CACHE_ENTRIES.
    */
   textCacheEntries?: number;
+  /**
+   * Partitioned (LORE_INDEX_MAX_CHUNKS): no workspace is in memory at open; a workspace's chunks load
+   * at its first search, and past this many chunks held the least recently searched other workspaces
+   * are let go. No snapshot is loaded or saved. Unset: every workspace is held, as loaded at open.
+   */
+  maxChunks?: number;
+  /** Where a partitioned index tells of each load and eviction. */
+  log?: (message: string, fields: Record<string, unknown>) => void;
+}
+
+/** What a partitioned index holds (for /readyz and the logs). */
+export interface HeldIndex {
+  maxChunks: number;
+  chunks: number;
+  workspaces: number;
 }
 
 /** Change-feed names: documents whose chunks changed, data sources whose chunks all went. */
@@ -69,7 +85,8 @@ const CHUNK_SOURCES = "chunk_sources";
 
 /** How the in-memory index came to be at open, for the start-up log. */
 export interface IndexStartup {
-  from: "snapshot" | "table";
+  /** `partitioned`: nothing loaded at open (LORE_INDEX_MAX_CHUNKS). */
+  from: "snapshot" | "table" | "partitioned";
   /** Why the snapshot was not used (none yet, stale, damaged), when it was not. */
   reason: string | null;
   ms: number;
@@ -108,6 +125,10 @@ export class ChunkIndex {
   private saving: Promise<void> | null = null;
   private snapshotSavedAt = 0;
   startup: IndexStartup = { from: "table", reason: null, ms: 0 };
+  /** Partitioned mode's bookkeeping; null: every workspace is held. */
+  private readonly held: HeldWorkspaces | null;
+  /** Partitioned mode: stored vectors of another embedder were found, so each load re-embeds. */
+  private reembedOnLoad = false;
 
   private constructor(
     private readonly store: ChunkStore,
@@ -121,8 +142,11 @@ export class ChunkIndex {
       chunksTable: string;
       lexical: LexicalParams;
       feed: ChangeFeed;
+      maxChunks: number | null;
+      log: (message: string, fields: Record<string, unknown>) => void;
     },
   ) {
+    this.held = options.maxChunks === null ? null : new HeldWorkspaces(options.maxChunks);
     options.feed.on(CHUNK_DOCUMENTS, async (ids) => {
       if (ids) await this.reloadDocuments(ids);
       else await this.reconcile();
@@ -152,6 +176,8 @@ export class ChunkIndex {
       chunksTable,
       lexical,
       feed: opts.feed ?? singleProcessFeed,
+      maxChunks: opts.maxChunks ?? null,
+      log: opts.log ?? (() => undefined),
     };
     if (options.snapshotPath)
       mkdirSync(dirname(options.snapshotPath), { recursive: true, mode: PRIVATE_DIR_MODE });
@@ -159,6 +185,19 @@ export class ChunkIndex {
       dir: options.snapshotPath ? dirname(options.snapshotPath) : undefined,
       cacheEntries: opts.textCacheEntries,
     };
+    if (options.maxChunks !== null) {
+      // A snapshot of some workspaces at one moment would be stale for the rest; loads read the table.
+      const index = new ChunkIndex(store, new MemoryIndex(lexical, undefined, texts), db, opts.embedder, {
+        ...options,
+        snapshotPath: null,
+      });
+      index.startup = {
+        from: "partitioned",
+        reason: "LORE_INDEX_MAX_CHUNKS: a workspace loads at its first search",
+        ms: Math.round(performance.now() - started),
+      };
+      return index;
+    }
     const version = await store.chunksVersion();
     let reason: string | null = "no snapshot path";
     if (options.snapshotPath) {
@@ -244,6 +283,17 @@ export class ChunkIndex {
     return this.memory.size;
   }
 
+  /** Partitioned mode: the budget, the chunks and the number of workspaces held; null otherwise. */
+  get heldIndex(): HeldIndex | null {
+    if (!this.held) return null;
+    return { maxChunks: this.held.maxChunks, chunks: this.memory.size, workspaces: this.held.count };
+  }
+
+  /** Whether this workspace's chunks are in memory (always, unless partitioned). */
+  holds(workspaceId: string): boolean {
+    return !this.held || this.held.has(workspaceId);
+  }
+
   /**
    * Atomically replaces a document's chunks: the new version's rows are added first, then the old
    * version's rows removed, so searches see one or the other (never none).
@@ -283,12 +333,21 @@ export class ChunkIndex {
       }
       // A document with no live chunk and no failed delete has no rows to remove: skipping the delete
       // (a scan of the whole table) keeps first-time indexing from slowing down as the table grows.
-      const replaced = documents
+      let replaced = documents
         .map((d) => d.documentId)
         .filter((id) => this.memory.hasDocument(id) || this.store.isUnclean(id));
+      // Partitioned: memory knows only held workspaces' documents; the table tells of the others.
+      if (this.held) {
+        const unknown = documents
+          .filter((d) => !this.memory.hasDocument(d.documentId))
+          .filter((d) => d.chunks[0] === undefined || !this.holds(d.chunks[0].workspaceId))
+          .map((d) => d.documentId);
+        const stored = unknown.length > 0 ? await this.store.documentsWithRows(unknown) : new Set();
+        replaced = [...new Set([...replaced, ...unknown.filter((id) => stored.has(id))])];
+      }
       // Readers switch versions here, in one synchronous step.
       for (const { documentId } of documents) this.memory.removeDocument(documentId);
-      for (const chunk of chunks) this.memory.add(chunk, writeId);
+      for (const chunk of chunks) if (this.holds(chunk.workspaceId)) this.memory.add(chunk, writeId);
       await this.store.deleteDocuments(replaced, writeId);
       await this.options.feed.publish({ table: CHUNK_DOCUMENTS, ids: documents.map((d) => d.documentId) });
     });
@@ -313,12 +372,15 @@ export class ChunkIndex {
   reloadDocuments(documentIds: readonly string[]): Promise<void> {
     if (documentIds.length === 0) return Promise.resolve();
     return this.writes.run(async () => {
-      const rows = await this.store.readDocuments(documentIds);
+      // Partitioned: only the held workspaces' rows are read.
+      const rows = await this.store.readDocuments(documentIds, this.held?.ids());
       const newest = newestWrites(rows.map((r) => ({ documentId: r.chunk.documentId, ...r })));
       // One synchronous step, as for a local replacement.
       for (const id of documentIds) this.memory.removeDocument(id);
       for (const row of rows) {
-        if (newest.get(row.chunk.documentId) === row.writeId) this.memory.add(row.chunk, row.writeId);
+        // Partitioned: another workspace's rows stay in the table until its first search here.
+        if (newest.get(row.chunk.documentId) === row.writeId && this.holds(row.chunk.workspaceId))
+          this.memory.add(row.chunk, row.writeId);
       }
     });
   }
@@ -329,7 +391,10 @@ export class ChunkIndex {
    * row, not the text.
    */
   async reconcile(): Promise<{ reloaded: number; removed: number }> {
-    const newest = newestWrites(await this.store.writeStamps());
+    // Partitioned: only the held workspaces' documents are compared.
+    if (this.held?.count === 0) return { reloaded: 0, removed: 0 };
+    const filter = this.held ? { workspaceIds: this.held.ids() } : {};
+    const newest = newestWrites(await this.store.writeStamps(filter));
     const stale = [...newest]
       .filter(([id, writeId]) => this.memory.liveWriteOf(id) !== writeId)
       .map(([id]) => id);
@@ -345,13 +410,18 @@ export class ChunkIndex {
    * judge: another replica may be between the two steps for another source).
    */
   async deleteOrphans(liveDocumentIds: ReadonlySet<string>, dataSourceId?: string): Promise<number> {
-    const orphans = this.memory
-      .documentIds()
-      .filter(
-        (id) =>
-          !liveDocumentIds.has(id) &&
-          (dataSourceId === undefined || this.memory.sourceOfDocument(id) === dataSourceId),
-      );
+    const orphans = this.held
+      ? // Partitioned: the table knows every workspace's documents.
+        [...newestWrites(await this.store.writeStamps({ dataSourceId })).keys()].filter(
+          (id) => !liveDocumentIds.has(id),
+        )
+      : this.memory
+          .documentIds()
+          .filter(
+            (id) =>
+              !liveDocumentIds.has(id) &&
+              (dataSourceId === undefined || this.memory.sourceOfDocument(id) === dataSourceId),
+          );
     await this.deleteDocuments(orphans);
     return orphans.length;
   }
@@ -376,12 +446,39 @@ export class ChunkIndex {
   }
 
   async countByDataSource(dataSourceId: string): Promise<number> {
-    return this.memory.liveCount(dataSourceId);
+    const held = this.memory.liveCount(dataSourceId);
+    if (!this.held || held > 0) return held;
+    // Partitioned: a source of a workspace not held is counted in the table (its newest writes).
+    const stamps = await this.store.writeStamps({ dataSourceId });
+    const newest = newestWrites(stamps);
+    return stamps.filter((s) => newest.get(s.documentId) === s.writeId).length;
   }
 
-  /** The chunks of a document's indexed version, in document order (empty for an unknown document). */
+  /** The chunks of a document's indexed version, in document order (empty for an unknown document or, partitioned, one of a workspace not held). */
   documentChunks(documentId: string): StoredChunk[] {
     return this.memory.chunksOf(documentId);
+  }
+
+  /**
+   * As `documentChunks` for several documents; partitioned, those of workspaces not held are read
+   * from the table (their newest write), in one read.
+   */
+  async readDocumentChunks(documentIds: readonly string[]): Promise<Map<string, StoredChunk[]>> {
+    const out = new Map<string, StoredChunk[]>();
+    const missing: string[] = [];
+    for (const id of documentIds) {
+      if (!this.held || this.memory.hasDocument(id)) out.set(id, this.memory.chunksOf(id));
+      else missing.push(id);
+    }
+    if (missing.length === 0) return out;
+    const rows = await this.store.readDocuments(missing);
+    const newest = newestWrites(rows.map((r) => ({ documentId: r.chunk.documentId, ...r })));
+    for (const id of missing) out.set(id, []);
+    for (const row of rows) {
+      if (newest.get(row.chunk.documentId) === row.writeId) out.get(row.chunk.documentId)?.push(row.chunk);
+    }
+    for (const chunks of out.values()) chunks.sort((a, b) => a.ordinal - b.ordinal);
+    return out;
   }
 
   /** Of a question's terms, how many the index (every source) never mentions; see LexicalIndex.unknownTerms. */
@@ -402,6 +499,17 @@ export class ChunkIndex {
       });
     }
     for (const id of params.dataSourceIds) assertUuid(id, "dataSourceIds");
+    if (!this.held) return this.searchHeld(params);
+    const pinned = await this.holdWorkspacesOf(params);
+    try {
+      return await this.searchHeld(params);
+    } finally {
+      this.held.unpin(pinned);
+      this.compactIfIdle();
+    }
+  }
+
+  private async searchHeld(params: SearchParams): Promise<SearchResult> {
     const mode = this.modeFor(params);
     const result: SearchResult = {
       hits: [],
@@ -426,6 +534,15 @@ export class ChunkIndex {
    * (for `bench/` to fit the models; see calibration.ts).
    */
   async explain(params: SearchParams): Promise<{ chunk: StoredChunk; features: number[] }[]> {
+    const pinned = this.held ? await this.holdWorkspacesOf(params) : [];
+    try {
+      return await this.explainHeld(params);
+    } finally {
+      this.held?.unpin(pinned);
+    }
+  }
+
+  private async explainHeld(params: SearchParams): Promise<{ chunk: StoredChunk; features: number[] }[]> {
     const mode = this.modeFor(params);
     const allowed = this.memory.sourceNumbers(params.dataSourceIds);
     const rows = await this.candidates(params, mode, allowed);
@@ -441,6 +558,14 @@ export class ChunkIndex {
    */
   async reembedIfModelChanged(): Promise<number> {
     if (!this.embedder || !this.store.hasVectors) return 0;
+    if (this.held && !this.reembedOnLoad) {
+      // Partitioned: memory holds few workspaces, so each load re-embeds its own once this finds any
+      // vector of another model (a changed model's table of other dimensions was emptied at open).
+      const name = this.embedder.name;
+      const stamps = await this.store.vectorStamps();
+      this.reembedOnLoad =
+        stamps.some((s) => s.embedder !== name) || stamps.length < (await this.store.writeStamps()).length;
+    }
     return reembedStaleChunks(this.embedder, this.store, this.memory, this.writes);
   }
 
@@ -473,6 +598,101 @@ export class ChunkIndex {
   /** For tests and tools: the LanceDB connection the index lives in. */
   get connection(): Connection {
     return this.db;
+  }
+
+  /**
+   * Partitioned mode: loads the workspaces of the searched sources that are not held, pinned so no
+   * other search's load lets them go before this search is done. Returns the pinned workspace ids.
+   */
+  private async holdWorkspacesOf(params: SearchParams): Promise<string[]> {
+    const held = this.held;
+    if (!held) return [];
+    const workspaces = new Set<string>();
+    if (params.workspaceId !== undefined) workspaces.add(params.workspaceId);
+    else {
+      for (const id of params.dataSourceIds) {
+        let workspaceId = held.workspaceOfSource.get(id);
+        if (workspaceId === undefined) {
+          workspaceId = (await this.store.workspaceOfSource(id)) ?? undefined;
+          if (workspaceId !== undefined) held.workspaceOfSource.set(id, workspaceId);
+        }
+        if (workspaceId !== undefined) workspaces.add(workspaceId);
+      }
+    }
+    const ids = [...workspaces];
+    held.pin(ids);
+    try {
+      for (const id of ids) {
+        if (held.has(id)) held.touch(id);
+        else await this.loadWorkspace(id);
+      }
+    } catch (error) {
+      held.unpin(ids);
+      throw error;
+    }
+    return ids;
+  }
+
+  /** Reads a workspace's chunks into memory (once, however many searches wait), then keeps to the budget. */
+  private loadWorkspace(workspaceId: string): Promise<void> {
+    const held = this.held;
+    if (!held) return Promise.resolve();
+    const pending = held.loading.get(workspaceId);
+    if (pending) return pending;
+    // In the write queue: a write queued before lands in the table first (and is read), one queued
+    // after finds the workspace held and updates memory too; neither is lost or doubled.
+    const load = this.writes
+      .run(async () => {
+        if (held.has(workspaceId)) return;
+        const started = performance.now();
+        const before = this.memory.size;
+        const stale = await this.memory.loadStream(
+          await this.store.writeStamps({ workspaceIds: [workspaceId] }),
+          this.store.streamChunks(workspaceId),
+        );
+        if (stale.size > 0) await this.store.deleteWrites(stale);
+        held.touch(workspaceId);
+        this.options.log("search index loaded a workspace", {
+          workspaceId,
+          chunks: this.memory.size - before,
+          ms: Math.round(performance.now() - started),
+          heldChunks: this.memory.size,
+          heldWorkspaces: held.count,
+        });
+        this.evictPastBudget(held);
+      })
+      .finally(() => held.loading.delete(workspaceId));
+    held.loading.set(workspaceId, load);
+    return load.then(() => {
+      if (this.embedder && this.reembedOnLoad) void this.reembedIfModelChanged().catch(() => undefined);
+    });
+  }
+
+  /** Lets the least recently searched workspaces go (never one a search is using) until within budget. */
+  private evictPastBudget(held: HeldWorkspaces): void {
+    while (this.memory.size > held.maxChunks) {
+      const victim = held.evictable();
+      if (victim === undefined) break;
+      const started = performance.now();
+      const chunks = this.memory.removeWorkspace(victim);
+      held.drop(victim);
+      this.options.log("search index let a workspace go", {
+        workspaceId: victim,
+        chunks,
+        ms: Math.round(performance.now() - started),
+        heldChunks: this.memory.size,
+        heldWorkspaces: held.count,
+      });
+    }
+    this.compactIfIdle();
+  }
+
+  /**
+   * Compacts after evictions, but only while no search runs (compaction renumbers slots): a load's
+   * own search is still running, so its evictions are compacted when the last search ends.
+   */
+  private compactIfIdle(): void {
+    if (this.held && !this.held.searching) this.memory.compactIfSparse();
   }
 
   /** Semantic and hybrid need an embedder; without one every mode runs as keyword. */

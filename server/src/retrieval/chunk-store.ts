@@ -169,24 +169,40 @@ export class ChunkStore {
    * Every stored chunk row in table order, a batch at a time (LanceDB's stream with its back-pressure),
    * so a rebuild never holds the whole table as objects.
    */
-  async *streamChunks(): AsyncGenerator<StoredRow[]> {
-    for await (const batch of this.chunks.query()) yield toStoredRows(readChunkRows(batch));
+  async *streamChunks(workspaceId?: string): AsyncGenerator<StoredRow[]> {
+    const query = this.chunks.query();
+    if (workspaceId !== undefined) query.where(`workspaceId = ${sqlString(workspaceId)}`);
+    for await (const batch of query) yield toStoredRows(readChunkRows(batch));
   }
 
   /** The stored rows of these documents (every write of each). */
-  async readDocuments(documentIds: readonly string[]): Promise<StoredRow[]> {
+  async readDocuments(
+    documentIds: readonly string[],
+    workspaceIds?: readonly string[],
+  ): Promise<StoredRow[]> {
     const out: StoredRow[] = [];
+    if (workspaceIds?.length === 0) return out;
+    // Only these workspaces' rows (a partitioned index reads none of the others' texts).
+    const within = workspaceIds ? ` AND workspaceId IN (${sqlList(workspaceIds)})` : "";
     for (let i = 0; i < documentIds.length; i += deleteBatchSize) {
       out.push(
-        ...(await this.rowsWhere(`documentId IN (${sqlList(documentIds.slice(i, i + deleteBatchSize))})`)),
+        ...(await this.rowsWhere(
+          `documentId IN (${sqlList(documentIds.slice(i, i + deleteBatchSize))})${within}`,
+        )),
       );
     }
     return out;
   }
 
   /** Which writes the table holds, per document (three columns of every row, not the text). */
-  async writeStamps(): Promise<{ documentId: string; writeId: string; indexedAt: number }[]> {
-    const rows = await this.chunks.query().select(["documentId", "writeId", "indexedAt"]).toArrow();
+  async writeStamps(
+    filter: { workspaceIds?: readonly string[]; dataSourceId?: string } = {},
+  ): Promise<{ documentId: string; writeId: string; indexedAt: number }[]> {
+    const query = this.chunks.query().select(["documentId", "writeId", "indexedAt"]);
+    if (filter.workspaceIds) query.where(`workspaceId IN (${sqlList(filter.workspaceIds)})`);
+    else if (filter.dataSourceId !== undefined)
+      query.where(`dataSourceId = ${sqlString(filter.dataSourceId)}`);
+    const rows = await query.toArrow();
     const documents = rows.getChild("documentId");
     const writes = rows.getChild("writeId");
     const times = rows.getChild("indexedAt");
@@ -197,6 +213,33 @@ export class ChunkStore {
         writeId: String(writes?.get(i)),
         indexedAt: Number(times?.get(i)),
       });
+    }
+    return out;
+  }
+
+  /** The workspace of a data source's chunks (null when it has none in the table). */
+  async workspaceOfSource(dataSourceId: string): Promise<string | null> {
+    const rows = await this.chunks
+      .query()
+      .where(`dataSourceId = ${sqlString(dataSourceId)}`)
+      .select(["workspaceId"])
+      .limit(1)
+      .toArray();
+    const id: unknown = rows[0]?.workspaceId;
+    return id == null ? null : String(id);
+  }
+
+  /** Of these documents, those with rows in the table (reads one column). */
+  async documentsWithRows(documentIds: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (let i = 0; i < documentIds.length; i += deleteBatchSize) {
+      const rows = await this.chunks
+        .query()
+        .where(`documentId IN (${sqlList(documentIds.slice(i, i + deleteBatchSize))})`)
+        .select(["documentId"])
+        .toArrow();
+      const column = rows.getChild("documentId");
+      for (let j = 0; j < rows.numRows; j++) out.add(String(column?.get(j)));
     }
     return out;
   }

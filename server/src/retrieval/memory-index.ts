@@ -239,6 +239,23 @@ export class MemoryIndex {
     }
   }
 
+  /**
+   * Removes every chunk of a workspace and forgets its data sources' numbers (a partitioned replica
+   * letting it go; its rows stay in the store). Returns how many chunks went.
+   */
+  removeWorkspace(workspaceId: string): number {
+    const before = this.size;
+    const sources = new Set<string>();
+    for (let slot = 0; slot < this.slots.length; slot++) {
+      const meta = this.slots.meta(slot);
+      if (meta?.workspaceId !== workspaceId) continue;
+      sources.add(meta.dataSourceId);
+      this.removeSlot(slot);
+    }
+    this.forgetSources([...sources]);
+    return before - this.size;
+  }
+
   /** A live slot's chunk, rebuilt from the packed columns (only for what a caller returns). */
   chunkAt(slot: number): StoredChunk | null {
     const meta = this.slots.meta(slot);

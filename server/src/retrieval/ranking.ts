@@ -18,6 +18,11 @@ export interface SearchParams {
   query: string;
   /** Required, non-empty: the agent's sources ∩ the request's. */
   dataSourceIds: string[];
+  /**
+   * The workspace the sources belong to: with LORE_INDEX_MAX_CHUNKS, the partition a search loads
+   * (looked up from the sources when absent). Ignored otherwise.
+   */
+  workspaceId?: string;
   topK: number;
   minScore: number;
   mode: RetrievalMode;

@@ -155,13 +155,14 @@ export function sourcesRoutes({ access, sources, config }: Pick<Services, "acces
       await sources.removeFile(source, input.id("documentId"));
       return c.body(null, 204);
     }),
-    endpoint(api.listDocuments, (c, input) => {
+    endpoint(api.listDocuments, async (c, input) => {
       const source = owned(c, input, "viewer");
       const docs = sources.documents(source.id).map(toDocument);
       const page = paginate(c, docs, input.query(), config.trustProxy);
+      const sections = await sources.sectionTitles(page.results.map((d) => d.id));
       return c.json({
         ...page,
-        results: page.results.map((d) => ({ ...d, sections: sources.sectionTitles(d.id) })),
+        results: page.results.map((d) => ({ ...d, sections: sections.get(d.id) ?? [] })),
       });
     }),
     endpoint(api.listTextEntries, async (c, input) => {

@@ -404,15 +404,19 @@ export class SourcesService {
     return this.runner.enqueue(source, "manual");
   }
 
-  /** The headings a document's indexed chunks start at, in order, without repeats (at most 50). */
-  sectionTitles(documentId: string): string[] {
-    const titles: string[] = [];
-    for (const chunk of this.index.documentChunks(documentId)) {
-      const title = chunk.headingPath.join(" > ");
-      if (title && titles.at(-1) !== title && !titles.includes(title)) titles.push(title);
-      if (titles.length >= 50) break;
+  /** Per document, the headings its indexed chunks start at, in order, without repeats (at most 50). */
+  async sectionTitles(documentIds: readonly string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    for (const [documentId, chunks] of await this.index.readDocumentChunks(documentIds)) {
+      const titles: string[] = [];
+      for (const chunk of chunks) {
+        const title = chunk.headingPath.join(" > ");
+        if (title && titles.at(-1) !== title && !titles.includes(title)) titles.push(title);
+        if (titles.length >= 50) break;
+      }
+      out.set(documentId, titles);
     }
-    return titles;
+    return out;
   }
 
   documents(sourceId: string): DocumentRecord[] {

@@ -197,7 +197,8 @@ export class ChunkSlots {
     chunk: Omit<SlotChunk, "headingPath"> & { headingPath: readonly string[] },
     meta: ChunkMeta,
   ): void {
-    this.place(slot, chunk.id, meta);
+    // Flattened as it comes in; compaction moves the copy as it is.
+    this.place(slot, flatCopy(chunk.id), meta);
     this.ordinals[slot] = chunk.ordinal;
     this.pages[slot] = chunk.page ?? noPage;
     this.tokenCounts[slot] = chunk.tokenCount;
@@ -291,7 +292,7 @@ export class ChunkSlots {
       this.ids.push(null);
       this.metas.push(null);
     }
-    this.ids[slot] = flatCopy(id);
+    this.ids[slot] = id;
     this.metas[slot] = meta;
   }
 

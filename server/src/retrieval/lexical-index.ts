@@ -229,11 +229,8 @@ class GroupTable {
       this.mask[group] = 0;
       this.best[group] = 0;
       this.second[group] = 0;
-      if (this.seenCount === this.seen.length) {
-        const grown = new Int32Array(Math.max(1024, this.seen.length * 2));
-        grown.set(this.seen);
-        this.seen = grown;
-      }
+      if (this.seenCount === this.seen.length)
+        this.seen = widened(this.seen, Math.max(1024, this.seen.length * 2));
       this.seen[this.seenCount++] = group;
     }
     this.mask[group] = int32At(this.mask, group) | mask;
@@ -267,19 +264,18 @@ class GroupTable {
 
   private grow(groups: number): void {
     const size = Math.max(groups, this.stamp.length * 2, 1024);
-    const stamp = new Int32Array(size);
-    stamp.set(this.stamp);
-    this.stamp = stamp;
-    const mask = new Int32Array(size);
-    mask.set(this.mask);
-    this.mask = mask;
-    const best = new Float64Array(size);
-    best.set(this.best);
-    this.best = best;
-    const second = new Float64Array(size);
-    second.set(this.second);
-    this.second = second;
+    this.stamp = widened(this.stamp, size);
+    this.mask = widened(this.mask, size);
+    this.best = widened(this.best, size);
+    this.second = widened(this.second, size);
   }
+}
+
+/** A copy of `values` in a new array of `size` elements, zero beyond them. */
+function widened<T extends Int32Array | Float64Array>(values: T, size: number): T {
+  const grown = new (values.constructor as new (length: number) => T)(size);
+  grown.set(values);
+  return grown;
 }
 
 const pairKey = (a: number, b: number): number => a * 16_777_216 + b;
@@ -732,11 +728,8 @@ export class LexicalIndex {
 
   /** Records a slot the search scored for the first time (the list grows as needed). */
   private touch(slot: number): void {
-    if (this.touchedCount === this.touched.length) {
-      const grown = new Int32Array(Math.max(1024, this.touched.length * 2));
-      grown.set(this.touched);
-      this.touched = grown;
-    }
+    if (this.touchedCount === this.touched.length)
+      this.touched = widened(this.touched, Math.max(1024, this.touched.length * 2));
     this.touched[this.touchedCount++] = slot;
   }
 

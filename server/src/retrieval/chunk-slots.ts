@@ -1,5 +1,6 @@
 import type { DocumentKind } from "@lore/shared";
 import { int32At, itemAt } from "./checked-access.ts";
+import { StringTable } from "./string-table.ts";
 import { TextFile, type TextFileOptions } from "./text-file.ts";
 
 /** What the chunks of one write share; one object serves all of them. */
@@ -34,8 +35,8 @@ export interface TextBlock {
 
 /** Everything ChunkSlots holds, as plain arrays and JSON (for a snapshot on disk). */
 export interface SlotsState {
-  /** Per slot: its chunk id, "" for an empty slot. */
-  ids: string[];
+  /** Per slot: its chunk id ("" for an empty slot), NUL-separated UTF-8 (as many as `metaIndex` is long). */
+  ids: Uint8Array;
   /** Per slot: its index into `metas`, −1 for an empty slot. */
   metaIndex: Int32Array;
   metas: ChunkMeta[];
@@ -65,12 +66,6 @@ const noPage = -2_147_483_648;
 // A lone surrogate does not survive UTF-8; such (rare) texts stay JS strings (their record holds "").
 const loneSurrogate = /\p{Cs}/u;
 
-/**
- * A flat copy of a string. An id built by concatenation (node's `randomUUID` builds one) is a tree
- * of a dozen string pieces, about 490 bytes where the flat copy takes 65: 400 MB at a million chunks.
- */
-const flatCopy = (s: string): string => JSON.parse(JSON.stringify(s)) as string;
-
 /** A slot's record: heading path as JSON (which escapes line breaks and lone surrogates), "\n", text. */
 function encodeRecord(headingPath: readonly string[], text: string): Buffer {
   return Buffer.from(`${JSON.stringify(headingPath)}\n${text}`, "utf8");
@@ -95,7 +90,8 @@ function decodeRecord(record: string): { headingPath: string[]; text: string } {
  * besides its id, where the texts in memory cost their bytes again.
  */
 export class ChunkSlots {
-  private ids: (string | null)[] = [];
+  /** Chunk id by slot, and slot by chunk id (as UTF-8 bytes: no string per chunk on the heap). */
+  private ids = new StringTable();
   private metas: (ChunkMeta | null)[] = [];
   private ordinals = new Int32Array(1024);
   private pages = new Int32Array(1024);
@@ -111,7 +107,7 @@ export class ChunkSlots {
   }
 
   get length(): number {
-    return this.ids.length;
+    return this.metas.length;
   }
 
   /** Text reads that missed the cache so far. */
@@ -124,7 +120,7 @@ export class ChunkSlots {
    * holds open (records are only ever appended; compaction writes a new file), until `release()`.
    */
   captureState(): SlotsState {
-    const slots = this.ids.length;
+    const slots = this.metas.length;
     const metaNumber = new Map<ChunkMeta, number>();
     const metaIndex = new Int32Array(slots).fill(-1);
     for (let slot = 0; slot < slots; slot++) {
@@ -141,7 +137,7 @@ export class ChunkSlots {
     const file = this.texts;
     const release = file.retain();
     return {
-      ids: this.ids.map((id) => id ?? ""),
+      ids: this.ids.encoded(slots),
       metaIndex,
       metas: [...metaNumber.keys()],
       columns: {
@@ -172,12 +168,11 @@ export class ChunkSlots {
     textOptions: TextFileOptions = {},
   ): Promise<ChunkSlots> {
     const slots = new ChunkSlots(textOptions);
-    const count = state.ids.length;
+    const count = state.metaIndex.length;
     for (const name of slotsColumns) {
       if (state.columns[name].length !== count) throw new RangeError("slot columns do not match");
     }
-    if (state.metaIndex.length !== count) throw new RangeError("slot metas do not match");
-    slots.ids = state.ids.map((id) => (id === "" ? null : id));
+    slots.ids = StringTable.decoded(state.ids, count);
     slots.metas = Array.from(state.metaIndex, (n) => (n < 0 ? null : itemAt(state.metas, n)));
     // Columns keep room to grow (ensure() doubles from their length).
     slots.ensureCapacity(Math.max(1024, count));
@@ -187,7 +182,12 @@ export class ChunkSlots {
     slots.textBlock.set(state.columns.textBlock);
     slots.textStart.set(state.columns.textStart);
     slots.textBytes.set(state.columns.textBytes);
-    for await (const block of blocks) slots.texts.appendBlock(block);
+    try {
+      await slots.texts.appendBlocks(blocks);
+    } catch (error) {
+      slots.close();
+      throw error;
+    }
     for (const [slot, text] of state.oddTexts) slots.oddTexts.set(slot, text);
     return slots;
   }
@@ -197,8 +197,7 @@ export class ChunkSlots {
     chunk: Omit<SlotChunk, "headingPath"> & { headingPath: readonly string[] },
     meta: ChunkMeta,
   ): void {
-    // Flattened as it comes in; compaction moves the copy as it is.
-    this.place(slot, flatCopy(chunk.id), meta);
+    this.place(slot, chunk.id, meta);
     this.ordinals[slot] = chunk.ordinal;
     this.pages[slot] = chunk.page ?? noPage;
     this.tokenCounts[slot] = chunk.tokenCount;
@@ -209,14 +208,19 @@ export class ChunkSlots {
   }
 
   clear(slot: number): void {
-    if (slot >= this.ids.length) return;
-    this.ids[slot] = null;
+    if (slot >= this.metas.length) return;
+    this.ids.delete(slot);
     this.metas[slot] = null;
     this.oddTexts.delete(slot);
   }
 
   id(slot: number): string | null {
-    return this.ids[slot] ?? null;
+    return this.ids.at(slot);
+  }
+
+  /** The slot holding this chunk id, −1 when none does. */
+  slotOf(id: string): number {
+    return this.ids.get(id);
   }
 
   meta(slot: number): ChunkMeta | null {
@@ -225,7 +229,7 @@ export class ChunkSlots {
 
   /** The slot's chunk fields, text and heading path read back; null for an empty slot. */
   chunk(slot: number): SlotChunk | null {
-    const id = this.ids[slot];
+    const id = this.ids.at(slot);
     if (!id) return null;
     const page = int32At(this.pages, slot);
     const { headingPath, text } = this.readRecord(slot);
@@ -253,7 +257,7 @@ export class ChunkSlots {
       texts: this.texts,
       oddTexts: new Map(this.oddTexts),
     };
-    this.ids = [];
+    this.ids = new StringTable(old.ids.size);
     this.metas = [];
     for (const name of ["ordinals", "pages", "tokenCounts", "textBlock", "textStart", "textBytes"] as const)
       this[name] = new Int32Array(1024);
@@ -261,7 +265,7 @@ export class ChunkSlots {
     this.oddTexts.clear();
     for (let slot = 0; slot < remap.length; slot++) {
       const next = int32At(remap, slot);
-      const id = old.ids[slot];
+      const id = old.ids.at(slot);
       const meta = old.metas[slot];
       if (next < 0 || !id || !meta) continue;
       this.place(next, id, meta);
@@ -288,11 +292,8 @@ export class ChunkSlots {
 
   private place(slot: number, id: string, meta: ChunkMeta): void {
     this.ensure(slot + 1);
-    while (this.ids.length < slot) {
-      this.ids.push(null);
-      this.metas.push(null);
-    }
-    this.ids[slot] = id;
+    while (this.metas.length < slot) this.metas.push(null);
+    this.ids.set(slot, id);
     this.metas[slot] = meta;
   }
 

@@ -1,6 +1,7 @@
 import { readsAsEnglish } from "../text/analyzers.ts";
 import { float64At, int32At, itemAt, numberAt, uint16At } from "./checked-access.ts";
 import { type PackedPostings, PostingLists } from "./posting-lists.ts";
+import { StringTable } from "./string-table.ts";
 import { TermVariants } from "./term-variants.ts";
 import { analyzeLatinWord, analyzeTokens, stopWords, tokenize } from "./text-analysis.ts";
 import { type ExpansionWeights, expandWords, sharedWordNet } from "./wordnet.ts";
@@ -88,7 +89,8 @@ export type { PackedPostings };
  * synchronous step: arrays changed in place are copied, append-only ones are shared up to their use.
  */
 export interface LexicalState {
-  terms: string[];
+  /** The terms by id, NUL-separated UTF-8 (as many as `df` is long). */
+  terms: Uint8Array;
   df: Int32Array;
   numeric: Uint8Array;
   prefixes: string[];
@@ -321,10 +323,12 @@ const arenaMaxBlockInts = 1 << 22;
  * term ids, then the sentence starts — plus a few integer columns, so a slot costs no JS objects.
  */
 export class LexicalIndex {
-  private readonly termIdByTerm = new Map<string, number>();
+  /** Term id ↔ term. */
+  private terms = new StringTable();
+  private termCount = 0;
   /** Raw token → index term id, −1 for a stop word (skips stemming and a second lookup on add). */
   private readonly termIdByToken = new Map<string, number>();
-  /** Per term: live slots holding it (the columns below are per term too, `termIdByTerm.size` long). */
+  /** Per term: live slots holding it (the columns below are per term too, `termCount` long). */
   private df = new IntColumn();
   private postings = new PostingLists();
   /** Per term: the slots whose title or heading path holds it (tf 1). */
@@ -376,11 +380,11 @@ export class LexicalIndex {
     const column = (c: IntColumn) => c.values.slice(0, slots);
     const lastBlock = this.blocks.length - 1;
     return {
-      terms: [...this.termIdByTerm.keys()],
-      df: this.df.values.slice(0, this.termIdByTerm.size),
-      numeric: Uint8Array.from(this.numeric.values.subarray(0, this.termIdByTerm.size)),
+      terms: this.terms.encoded(this.termCount),
+      df: this.df.values.slice(0, this.termCount),
+      numeric: Uint8Array.from(this.numeric.values.subarray(0, this.termCount)),
       prefixes: [...this.prefixIdByPrefix.keys()],
-      prefixOfTerm: this.prefixOfTerm.values.slice(0, this.termIdByTerm.size),
+      prefixOfTerm: this.prefixOfTerm.values.slice(0, this.termCount),
       postings: this.postings.pack(),
       titlePostings: this.titlePostings.pack(),
       columns: {
@@ -406,14 +410,12 @@ export class LexicalIndex {
   /** An index holding a captured state, exactly as it was (term ids and slots included). */
   static fromState(params: LexicalParams, state: LexicalState): LexicalIndex {
     const index = new LexicalIndex(params);
-    const terms = state.terms.length;
+    const terms = state.df.length;
     if (state.df.length !== terms || state.numeric.length !== terms || state.prefixOfTerm.length !== terms)
       throw new RangeError("term arrays do not match");
-    state.terms.forEach((term, id) => {
-      index.termIdByTerm.set(term, id);
-    });
-    index.variants.addAll(state.terms);
-    if (index.termIdByTerm.size !== terms) throw new RangeError("duplicate terms");
+    index.terms = StringTable.decoded(state.terms, terms);
+    index.termCount = terms;
+    index.variants.addAll(index.allTerms());
     state.prefixes.forEach((prefix, id) => {
       index.prefixIdByPrefix.set(prefix, id);
     });
@@ -759,7 +761,7 @@ export class LexicalIndex {
    * counts as unknown: correcting it costs more than the answer it would inform.)
    */
   unknownTerms(query: string): { terms: number; unknown: number } {
-    const isLiveTerm = (term: string) => (this.df.values[this.termIdByTerm.get(term) ?? -1] ?? 0) > 0;
+    const isLiveTerm = (term: string) => (this.df.values[this.terms.get(term)] ?? 0) > 0;
     const seen = new Set<string>();
     let unknown = 0;
     for (const token of tokenize(query).slice(0, MAX_QUERY_TOKENS)) {
@@ -794,7 +796,7 @@ export class LexicalIndex {
     for (const token of tokens) {
       const [analyzed] = analyzeTokens([token]);
       if (analyzed === undefined) continue;
-      let id = this.termIdByTerm.get(analyzed) ?? -1;
+      let id = this.terms.get(analyzed);
       if (id < 0) {
         const known = unknownIds.get(analyzed);
         if (known !== undefined) id = known;
@@ -873,8 +875,8 @@ export class LexicalIndex {
     const out: ScoringTerm[] = [];
     for (const { word, position, factor } of expandWords(wordnet, words, this.params.synonyms)) {
       const [term] = analyzeTokens([word]);
-      const id = term === undefined ? undefined : this.termIdByTerm.get(term);
-      if (id === undefined || taken.has(id) || (this.df.values[id] ?? 0) === 0) continue;
+      const id = term === undefined ? -1 : this.terms.get(term);
+      if (id < 0 || taken.has(id) || (this.df.values[id] ?? 0) === 0) continue;
       taken.add(id);
       const weight = factor * Math.min(numberAt(weights, position), idfOf(id));
       out.push({ id, weight, bit: bitOf(position), inTitle: false });
@@ -886,11 +888,11 @@ export class LexicalIndex {
   private variantsOf(terms: readonly string[], termIds: readonly number[]): Map<number, number[]> {
     const out = new Map<number, number[]>();
     if (this.params.variants <= 0) return out;
-    const isLiveTerm = (term: string) => (this.df.values[this.termIdByTerm.get(term) ?? -1] ?? 0) > 0;
+    const isLiveTerm = (term: string) => (this.df.values[this.terms.get(term)] ?? 0) > 0;
     terms.forEach((term, position) => {
       for (const variant of this.variants.of(term, isLiveTerm)) {
-        const id = this.termIdByTerm.get(variant);
-        if (id === undefined || termIds.includes(id) || (this.df.values[id] ?? 0) === 0) continue;
+        const id = this.terms.get(variant);
+        if (id < 0 || termIds.includes(id) || (this.df.values[id] ?? 0) === 0) continue;
         const positions = out.get(id);
         if (positions) positions.push(position);
         else out.set(id, [position]);
@@ -925,8 +927,8 @@ export class LexicalIndex {
     let best = -1;
     for (const candidate of editsOf(token)) {
       const term = analyzeLatinWord(candidate);
-      const id = term === undefined ? undefined : this.termIdByTerm.get(term);
-      if (id === undefined) continue;
+      const id = term === undefined ? -1 : this.terms.get(term);
+      if (id < 0) continue;
       const df = this.df.values[id] ?? 0;
       if (df > 0 && (best < 0 || df > (this.df.values[best] ?? 0))) best = id;
     }
@@ -1115,6 +1117,11 @@ export class LexicalIndex {
     this.docGroup.set(slot, group);
   }
 
+  /** Every term, in id order (decoded one at a time). */
+  private *allTerms(): Generator<string> {
+    for (let id = 0; id < this.termCount; id++) yield this.terms.at(id) ?? "";
+  }
+
   /** The index term id of a raw token (as `tokenize` yields it), −1 for a stop word. */
   private tokenTermId(token: string): number {
     let id = this.termIdByToken.get(token);
@@ -1130,10 +1137,10 @@ export class LexicalIndex {
   }
 
   private termId(term: string): number {
-    let id = this.termIdByTerm.get(term);
-    if (id === undefined) {
-      id = this.termIdByTerm.size;
-      this.termIdByTerm.set(term, id);
+    let id = this.terms.get(term);
+    if (id < 0) {
+      id = this.termCount++;
+      this.terms.set(id, term);
       this.df.set(id, 0);
       this.numeric.set(id, /^[0-9]/.test(term) ? 1 : 0);
       const prefix = prefixOf(term);

@@ -3,7 +3,7 @@ import type { StoredChunk, StoredRow } from "./chunk-store.ts";
 import { LexicalIndex, type LexicalParams, type LexicalState } from "./lexical-index.ts";
 import type { TextFileOptions } from "./text-file.ts";
 
-/** Everything a MemoryIndex holds (for a snapshot on disk); the id → slot maps are rebuilt from the slots. */
+/** Everything a MemoryIndex holds (for a snapshot on disk); the document → slots map is rebuilt from the slots. */
 export interface MemoryState {
   lexical: LexicalState;
   slots: SlotsState;
@@ -17,14 +17,13 @@ export interface MemoryState {
 /**
  * The searchable copy of the live chunks: the lexical index and, per slot, the chunk behind it
  * (packed: numbers in columns, shared fields once per write, text and heading path in a file off the
- * heap, read back through a bounded cache for the chunks returned), plus the maps from chunk, document and
- * data source ids to slots. Rebuilt from the store at open; switching a document's version here is one
+ * heap, read back through a bounded cache for the chunks returned; the slots also find a chunk id's
+ * slot), plus the maps from document and data source ids to slots. Rebuilt from the store at open; switching a document's version here is one
  * synchronous step, which is what makes a replacement atomic for readers.
  */
 export class MemoryIndex {
   readonly lexical: LexicalIndex;
   private readonly slots: ChunkSlots;
-  private readonly slotById = new Map<string, number>();
   private readonly slotsByDocument = new Map<string, number[]>();
   private readonly sourceNumber = new Map<string, number>();
   private readonly liveBySource = new Map<number, number>();
@@ -111,8 +110,8 @@ export class MemoryIndex {
 
   /** The chunk's slot while the live version of the chunk is the one `writeId` stored; else undefined. */
   liveSlot(chunkId: string, writeId: unknown): number | undefined {
-    const slot = this.slotById.get(chunkId);
-    const meta = slot === undefined ? null : this.slots.meta(slot);
+    const slot = this.slots.slotOf(chunkId);
+    const meta = slot < 0 ? null : this.slots.meta(slot);
     return meta && meta.writeId === writeId ? slot : undefined;
   }
 
@@ -166,8 +165,8 @@ export class MemoryIndex {
 
   /** Adds a chunk; consecutive chunks of one write with the same fields share one ChunkMeta. */
   add(chunk: StoredChunk, writeId: string): void {
-    const previous = this.slotById.get(chunk.id);
-    if (previous !== undefined) this.removeSlot(previous);
+    const previous = this.slots.slotOf(chunk.id);
+    if (previous >= 0) this.removeSlot(previous);
     let source = this.sourceNumber.get(chunk.dataSourceId);
     if (source === undefined) {
       source = this.nextSourceNumber++;
@@ -196,8 +195,6 @@ export class MemoryIndex {
     }
     const slot = this.lexical.add(chunk.text, `${chunk.title} ${headingText}`, source, group);
     this.slots.set(slot, chunk, meta);
-    // The slots' copy of the id (flat, see ChunkSlots), so the map shares it.
-    this.slotById.set(this.slots.id(slot) ?? chunk.id, slot);
     const list = this.slotsByDocument.get(chunk.documentId);
     if (list) list.push(slot);
     else this.slotsByDocument.set(chunk.documentId, [slot]);
@@ -314,15 +311,12 @@ export class MemoryIndex {
     this.slots.close();
   }
 
-  /** Rebuilds the chunk id → slot and document → slots maps from the slots. */
+  /** Rebuilds the document → slots map from the slots (they find a chunk id's slot themselves). */
   private indexSlots(): void {
-    this.slotById.clear();
     this.slotsByDocument.clear();
     for (let slot = 0; slot < this.slots.length; slot++) {
-      const id = this.slots.id(slot);
       const meta = this.slots.meta(slot);
-      if (id === null || !meta) continue;
-      this.slotById.set(id, slot);
+      if (!meta) continue;
       const list = this.slotsByDocument.get(meta.documentId);
       if (list) list.push(slot);
       else this.slotsByDocument.set(meta.documentId, [slot]);
@@ -330,12 +324,10 @@ export class MemoryIndex {
   }
 
   private removeSlot(slot: number): void {
-    const id = this.slots.id(slot);
     const meta = this.slots.meta(slot);
-    if (id === null || !meta) return;
+    if (!meta) return;
     this.lexical.remove(slot);
     this.slots.clear(slot);
-    if (this.slotById.get(id) === slot) this.slotById.delete(id);
     const list = this.slotsByDocument.get(meta.documentId);
     if (list) {
       const rest = list.filter((s) => s !== slot);

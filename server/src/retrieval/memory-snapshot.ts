@@ -165,7 +165,7 @@ export async function saveMemorySnapshot(
 function writeCaptured(path: string, key: SnapshotKey, state: MemoryState): Promise<number> {
   const { lexical, slots } = state;
   const sections = new Map<string, SectionBytes | LazySection>([
-    ["terms", encodeStrings(lexical.terms)],
+    ["terms", lexical.terms],
     ["prefixes", encodeStrings(lexical.prefixes)],
     ["df", lexical.df],
     ["numeric", lexical.numeric],
@@ -174,7 +174,7 @@ function writeCaptured(path: string, key: SnapshotKey, state: MemoryState): Prom
     ...postingsSections("titlePostings", lexical.titlePostings),
     ...slotColumns.map((name): [string, SectionBytes] => [`lexical.${name}`, lexical.columns[name]]),
     ...lexical.blocks.map((block, i): [string, SectionBytes] => [`arena#${i}`, block]),
-    ["ids", encodeStrings(slots.ids)],
+    ["ids", slots.ids],
     ["metaIndex", slots.metaIndex],
     ...slotsColumns.map((name): [string, SectionBytes] => [`slots.${name}`, slots.columns[name]]),
     ...metaSections(slots.metas),
@@ -182,11 +182,11 @@ function writeCaptured(path: string, key: SnapshotKey, state: MemoryState): Prom
     ...slots.blocks.map((block, i): [string, LazySection] => [`text#${i}`, block]),
   ]);
   const meta: SnapshotMeta = {
-    terms: lexical.terms.length,
+    terms: lexical.df.length,
     prefixes: lexical.prefixes.length,
     blocks: lexical.blocks.length,
     textBlocks: slots.blocks.length,
-    slots: slots.ids.length,
+    slots: slots.metaIndex.length,
     counts: lexical.counts,
     metaCount: slots.metas.length,
     nextBlockBytes: slots.nextBlockBytes,
@@ -203,7 +203,8 @@ function writeCaptured(path: string, key: SnapshotKey, state: MemoryState): Prom
 /**
  * The index saved at `path` for exactly `key`; null when there is no such snapshot (none, or one for
  * another table version, parameters or layout). A damaged file throws. The lexical index is built
- * as soon as its sections have inflated, while the chunk texts still inflate on other cores.
+ * as soon as its sections have inflated, while the chunk texts inflate and go to the text file on
+ * libuv's threads.
  * `anyTableVersion`: a snapshot of an earlier version of the table is taken too (shared mode, where
  * the caller then reconciles it with the table).
  */
@@ -236,51 +237,63 @@ export async function loadMemorySnapshot(
     Object.fromEntries(
       await Promise.all(names.map(async (name) => [name, await int32(`${prefix}.${name}`)] as const)),
     ) as Record<C, Int32Array>;
-  const lexical = LexicalIndex.fromState(key.params, {
-    terms: decodeStrings(await uint8("terms"), meta.terms),
-    prefixes: decodeStrings(await uint8("prefixes"), meta.prefixes),
-    df: await int32("df"),
-    numeric: await uint8("numeric"),
-    prefixOfTerm: await int32("prefixOfTerm"),
-    postings: await postings("postings"),
-    titlePostings: await postings("titlePostings"),
-    columns: await columns(slotColumns, "lexical"),
-    blocks: await Promise.all(Array.from({ length: meta.blocks }, (_, i) => int32(`arena#${i}`))),
-    counts: meta.counts,
-  });
-  const metaBytes = new Map<string, SectionBytes>();
-  for (const [name, bytes] of sections) if (name.startsWith("meta.")) metaBytes.set(name, await bytes);
-  // Text blocks inflate one at a time (the next while this one is written to the text file), so
-  // they never all sit in memory.
-  const later = opened.later;
-  async function* textBlocks(): AsyncGenerator<Uint8Array> {
-    const inflate = (i: number) => {
-      const start = later.get(`text#${i}`);
-      if (!start) return Promise.reject(new SnapshotError(`snapshot section text#${i} is missing`));
-      const inflating = start();
-      inflating.catch(() => undefined); // surfaced when awaited below
-      return inflating;
-    };
-    let next = meta.textBlocks > 0 ? inflate(0) : null;
-    for (let i = 0; i < meta.textBlocks; i++) {
-      const bytes = await next;
-      next = i + 1 < meta.textBlocks ? inflate(i + 1) : null;
-      if (!(bytes instanceof Uint8Array)) throw new SnapshotError(`snapshot section text#${i} is missing`);
-      yield bytes;
+  // The slots load (their texts written to the text file on libuv's threads) while this thread
+  // builds the lexical index.
+  const slotsLoading = (async () => {
+    const metaBytes = new Map<string, SectionBytes>();
+    for (const [name, bytes] of sections) if (name.startsWith("meta.")) metaBytes.set(name, await bytes);
+    // Text blocks inflate one at a time (the next while this one is written to the text file), so
+    // they never all sit in memory.
+    const later = opened.later;
+    async function* textBlocks(): AsyncGenerator<Uint8Array> {
+      const inflate = (i: number) => {
+        const start = later.get(`text#${i}`);
+        if (!start) return Promise.reject(new SnapshotError(`snapshot section text#${i} is missing`));
+        const inflating = start();
+        inflating.catch(() => undefined); // surfaced when awaited below
+        return inflating;
+      };
+      let next = meta.textBlocks > 0 ? inflate(0) : null;
+      for (let i = 0; i < meta.textBlocks; i++) {
+        const bytes = await next;
+        next = i + 1 < meta.textBlocks ? inflate(i + 1) : null;
+        if (!(bytes instanceof Uint8Array)) throw new SnapshotError(`snapshot section text#${i} is missing`);
+        yield bytes;
+      }
     }
+    return ChunkSlots.fromState(
+      {
+        ids: await uint8("ids"),
+        metaIndex: await int32("metaIndex"),
+        metas: decodeMetas(metaBytes, meta.metaCount),
+        columns: await columns(slotsColumns, "slots"),
+        nextBlockBytes: meta.nextBlockBytes,
+        oddTexts: meta.oddTexts,
+      },
+      textBlocks(),
+      options.texts,
+    );
+  })();
+  slotsLoading.catch(() => undefined); // surfaced when awaited below
+  let lexical: LexicalIndex;
+  try {
+    lexical = LexicalIndex.fromState(key.params, {
+      terms: await uint8("terms"),
+      prefixes: decodeStrings(await uint8("prefixes"), meta.prefixes),
+      df: await int32("df"),
+      numeric: await uint8("numeric"),
+      prefixOfTerm: await int32("prefixOfTerm"),
+      postings: await postings("postings"),
+      titlePostings: await postings("titlePostings"),
+      columns: await columns(slotColumns, "lexical"),
+      blocks: await Promise.all(Array.from({ length: meta.blocks }, (_, i) => int32(`arena#${i}`))),
+      counts: meta.counts,
+    });
+  } catch (error) {
+    (await slotsLoading.catch(() => null))?.close();
+    throw error;
   }
-  const slots = await ChunkSlots.fromState(
-    {
-      ids: decodeStrings(await uint8("ids"), meta.slots),
-      metaIndex: await int32("metaIndex"),
-      metas: decodeMetas(metaBytes, meta.metaCount),
-      columns: await columns(slotsColumns, "slots"),
-      nextBlockBytes: meta.nextBlockBytes,
-      oddTexts: meta.oddTexts,
-    },
-    textBlocks(),
-    options.texts,
-  );
+  const slots = await slotsLoading;
   return MemoryIndex.fromParts(key.params, lexical, slots, {
     sourceNumber: meta.sourceNumber,
     liveBySource: meta.liveBySource,

@@ -1,4 +1,5 @@
 import { closeSync, openSync, readdirSync, readSync, rmSync, writeSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PRIVATE_FILE_MODE } from "../store/permissions.ts";
@@ -86,12 +87,28 @@ export class TextFile {
     return { block, start };
   }
 
-  /** Appends a whole block as it was (a snapshot's section on load); returns its number. */
-  appendBlock(bytes: Uint8Array): number {
-    this.blockBase.push(this.size);
-    this.blockUsed.push(bytes.byteLength);
-    this.write(bytes);
-    return this.blockBase.length - 1;
+  /**
+   * Appends whole blocks as they come (a snapshot's sections on load). The writes run on libuv's
+   * threads, so the caller's thread goes on (building the lexical index) while they do; nothing may
+   * read these blocks before the promise resolves.
+   */
+  async appendBlocks(blocks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
+    this.flush();
+    const file = await open(this.path, "r+");
+    try {
+      for await (const bytes of blocks) {
+        const at = this.flushed;
+        this.blockBase.push(at);
+        this.blockUsed.push(bytes.byteLength);
+        this.flushed += bytes.byteLength;
+        for (let done = 0; done < bytes.byteLength; ) {
+          const { bytesWritten } = await file.write(bytes, done, bytes.byteLength - done, at + done);
+          done += bytesWritten;
+        }
+      }
+    } finally {
+      await file.close();
+    }
   }
 
   /** The bytes of one record, decoded as UTF-8, from the cache or the file. */

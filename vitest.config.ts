@@ -27,10 +27,12 @@ const e2e = {
 export default defineConfig({
   esbuild: { jsx: "automatic", jsxImportSource: "preact" },
   test: {
-    // Workers: vitest's default, one fewer than the CPUs (one on a 2-core machine). Most end-to-end
-    // files wait on child processes, browsers and timers, so `npm test -- --maxWorkers=3` overlaps
-    // them; it is not the default yet: on a 2-core machine busy with other work (load 9-18) it did
-    // not pass cleanly (bench/README.md, "Test suite time").
+    // Three workers on any machine: most end-to-end files wait on child processes, browsers and
+    // timers, so three overlap that waiting even on 2 cores (883 s against 1,275 s with one, clean
+    // clones on a quiet machine). The files that measure the machine still run alone, last
+    // (`e2e-alone`). On a machine busy with other work, `npm test -- --maxWorkers=1` (bench/README.md,
+    // "Test suite time").
+    maxWorkers: 3,
     projects: [
       {
         extends: true,

@@ -170,7 +170,11 @@ export async function createServices(config: Config, overrides: ServiceOverrides
           logger,
           journals,
           replicaId: replicaIdOf(config.dataDir),
-          replay: (dir): Promise<void> => conversations.replayJournal(dir),
+          replay: async (dir): Promise<void> => {
+            await conversations.replayJournal(dir);
+            // The dead replica may have committed other writes whose notice died with it.
+            await store.feed.reloadEverywhere();
+          },
         })
       : null;
   await presence?.announce();
@@ -243,6 +247,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   }
   // Every in-memory copy is loaded: from here on other replicas' changes apply as they come.
   feed?.start();
+  // If this replica was killed between a commit and its notice, the others read that commit now.
+  await feed?.reloadEverywhere({ elsewhereOnly: true });
   await runner.start();
   webhooks.start();
   // A changed embedding model re-embeds existing chunks in the background; search keeps working meanwhile.

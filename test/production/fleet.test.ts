@@ -225,6 +225,20 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
     // table instead of rebuilding, and cites the new source.
     const late = await textSource(0, "Late", "The night ferry to the island leaves at eleven.");
     const lateAgent = await agentWith(0, [late.id]);
+    // What a kill between a commit and its notice leaves: a row in the storage that the serving
+    // replicas never heard of (here a user, written by the CLI without the fleet's Redis).
+    const { LORE_REDIS_URL: _redis, ...unannounced } = fleet.env;
+    const cliDir = makeTempDir();
+    const email = "unannounced@example.com";
+    const cli = await runCli(["users", "create", "--email", email, "--password", DEFAULT_PASSWORD], {
+      ...unannounced,
+      LORE_DATA_DIR: cliDir,
+    });
+    rmSync(cliDir, { recursive: true, force: true });
+    expect(cli.code, cli.stderr).toBe(0);
+    const login = (replica: number) =>
+      fleet.direct(replica, "POST", "/auth/login/", { body: { email, password: DEFAULT_PASSWORD } });
+    expect((await login(0)).status).toBe(401);
     await victim.restart();
     expect(victim.output()).toContain("saved at an earlier table version; reconciled with the table");
     const answer = await fleet.direct<QueryResponse>(1, "POST", `/agents/${lateAgent.id}/query/`, {
@@ -232,6 +246,15 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
       body: { message: "When does the night ferry leave?" },
     });
     expect(answer.body.sources.map((x) => x.dataSourceId)).toContain(late.id);
+    // Started, it has the others re-read the storage: the unannounced user logs in everywhere.
+    for (const replica of [1, 0, 2]) {
+      await until(async () => (await login(replica)).status === 200, {
+        timeout: 10_000,
+        // Slowly: each refusal counts as a failed login.
+        interval: 500,
+        what: `replica ${replica} to know the user committed without a notice`,
+      });
+    }
     // Every answer any replica acknowledged is stored.
     await expectStored(results.filter((r) => r.status === 200));
   });
@@ -274,6 +297,16 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
       stored = transcript.body.messages.some((m) => m.id === message.id && m.content === message.content);
     }
     expect(stored).toBe(true);
+    // Every replica shows it, the one that replayed it too (it had read the conversation before).
+    for (const replica of [0, 1, 2]) {
+      const transcript = await fleet.direct<Conversation & { messages: Message[] }>(
+        replica,
+        "GET",
+        `/agents/${agentId}/conversations/${asked.body.conversationId}/`,
+        { token },
+      );
+      expect(transcript.body.messages.map((m) => m.id)).toContain(message.id);
+    }
     // Replayed once, then gone from the storage.
     expect(readdirSync(dir).filter((f) => f.endsWith(".jsonl"))).toEqual([]);
   });

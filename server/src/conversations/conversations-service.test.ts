@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { MessageRecord } from "../store/records.ts";
+import type { ConversationRecord, MessageRecord } from "../store/records.ts";
 import { Store } from "../store/store.ts";
 import { ConversationsService } from "./conversations-service.ts";
 import { makeMessage } from "./test-messages.ts";
@@ -17,8 +17,9 @@ describe("ConversationsService", () => {
     for (const cleanup of cleanups.splice(0)) await cleanup();
   });
 
-  async function open(): Promise<{ store: Store; conversations: ConversationsService }> {
-    const dir = mkdtempSync(join(tmpdir(), "lore-conversations-"));
+  async function open(
+    dir = mkdtempSync(join(tmpdir(), "lore-conversations-")),
+  ): Promise<{ store: Store; conversations: ConversationsService }> {
     const store = await Store.open(dir, { indexMb: 8, metadataMb: 8 });
     const conversations = await ConversationsService.open(store);
     cleanups.push(async () => {
@@ -67,5 +68,66 @@ describe("ConversationsService", () => {
     const stored = await store.messages.table.query().select(["data"]).toArray();
     expect(stored.map((r) => (JSON.parse(String(r.data)) as MessageRecord).feedback)).toEqual(["up"]);
     expect(await conversations.findMessage("agent", rated.id)).toMatchObject({ feedback: "up" });
+  }, 60_000);
+
+  /** What a process killed after journaling and before its flush leaves: the journal file alone. */
+  function leaveJournal(dir: string, entries: object[]): void {
+    mkdirSync(join(dir, "conversations"), { recursive: true });
+    const lines = entries.map((e) => `${JSON.stringify(e)}\n`).join("");
+    writeFileSync(join(dir, "conversations", "current.jsonl"), lines);
+  }
+
+  function conversationRecord(fields: Partial<ConversationRecord> = {}): ConversationRecord {
+    const at = new Date().toISOString();
+    return {
+      id: crypto.randomUUID(),
+      agentId: "agent",
+      workspaceId: "workspace",
+      title: "Opening hours",
+      messageCount: 1,
+      channel: "api",
+      visitorId: null,
+      createdAt: at,
+      updatedAt: at,
+      ...fields,
+    };
+  }
+
+  it("lists and reads a conversation journaled by a process killed before its flush, once started again", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lore-conversations-"));
+    const conversation = conversationRecord();
+    const answer = message(conversation.id, "assistant", "Nine to five.");
+    leaveJournal(join(dir, "journal"), [{ conversation, message: answer, seq: 0 }]);
+    const { conversations } = await open(dir);
+    expect(conversations.listForAgent("agent").map((c) => c.id)).toEqual([conversation.id]);
+    expect(conversations.get("agent", conversation.id).messageCount).toBe(1);
+    expect((await conversations.messages(conversation.id)).map((m) => m.content)).toEqual(["Nine to five."]);
+  }, 60_000);
+
+  it("shows a dead replica's replayed message in a conversation it had read before", async () => {
+    const { conversations } = await open();
+    const c = conversations.create({
+      agentId: "agent",
+      workspaceId: "workspace",
+      title: "Hours",
+      channel: "api",
+      visitorId: null,
+    });
+    await conversations.save(c);
+    await conversations.append(message(c.id, "user", "When do you open?"));
+    await conversations.flush();
+    expect(await conversations.messages(c.id)).toHaveLength(1);
+    // The next turn, acknowledged by a replica that died before moving it to LanceDB.
+    const answer = message(c.id, "assistant", "At nine.");
+    const dead = mkdtempSync(join(tmpdir(), "lore-dead-replica-"));
+    cleanups.push(async () => rmSync(dead, { recursive: true, force: true }));
+    const turn = { ...conversations.get("agent", c.id), messageCount: 2, updatedAt: answer.createdAt };
+    leaveJournal(dead, [{ conversation: turn, message: answer, seq: 1 }]);
+    await conversations.replayJournal(dead);
+    expect(conversations.get("agent", c.id).messageCount).toBe(2);
+    expect((await conversations.messages(c.id)).map((m) => m.content)).toEqual([
+      "When do you open?",
+      "At nine.",
+    ]);
   }, 60_000);
 });

@@ -117,9 +117,16 @@ export class ConversationsService {
     return service;
   }
 
-  /** Moves what another (dead) replica journaled into LanceDB; the entries are idempotent upserts. */
+  /**
+   * Moves what another (dead) replica journaled into LanceDB; the entries are idempotent upserts.
+   * Its conversations' cached messages here predate them, so they go.
+   */
   async replayJournal(journalDir: string): Promise<void> {
-    const journal = await Journal.open<Entry>(join(journalDir, "conversations"), (e) => this.applyEntries(e));
+    const journal = await Journal.open<Entry>(join(journalDir, "conversations"), async (entries) => {
+      await this.applyEntries(entries);
+      const ids = entries.map((e) => e.conversation?.id ?? e.message?.conversationId);
+      this.forgetCached([...new Set(ids.filter((id) => id !== undefined))]);
+    });
     await journal.close();
   }
 

@@ -1,16 +1,23 @@
 /**
  * The shared-mode change feed against a real Redis: changes reach the other replicas in order,
- * `settled` waits for them, and missed changes (a gap, Redis losing its data) reload from storage.
+ * `settled` waits for them, and missed changes (a gap, Redis losing its data, a commit whose notice
+ * died with its replica) reload from storage.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect } from "@lancedb/lancedb";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedis, type TestRedis } from "../../../test/helpers/redis.ts";
 import { createLogger } from "../log/logger.ts";
 import { RedisChangeFeed } from "./change-feed.ts";
+import { RecordTable } from "./record-table.ts";
 
 let redis: TestRedis;
 const clients: Redis[] = [];
 const feeds: RedisChangeFeed[] = [];
+const dirs: string[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -19,6 +26,7 @@ afterAll(async () => {
   for (const feed of feeds) await feed.close();
   for (const client of clients) client.disconnect();
   await redis.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
 async function replica(): Promise<{ feed: RedisChangeFeed; seen: Array<readonly string[] | null> }> {
@@ -67,5 +75,44 @@ describe("the change feed", () => {
     await b.feed.settled();
     expect(b.seen[1]).toBeNull();
     expect(b.seen.at(-1)).toEqual(["after-reset"]);
+  });
+
+  it("shows a row whose commit lost its notice once a replica starts, or replays a dead one's journal", async () => {
+    const storage = mkdtempSync(join(tmpdir(), "lore-feed-"));
+    dirs.push(storage);
+    type Row = { id: string; name: string };
+    // A replica: its feed, then its copy of the table loaded from the shared storage.
+    const open = async () => {
+      const client = new Redis(redis.url);
+      clients.push(client);
+      const feed = await RedisChangeFeed.open(client, createLogger("silent"));
+      feeds.push(feed);
+      const db = await connect(storage, { readConsistencyInterval: 0 });
+      const rows = await RecordTable.open<Row>(db, "agents", feed);
+      feed.start();
+      return { feed, rows };
+    };
+    // What a replica killed between its commit and the notice leaves: the row, and no notice.
+    const commitUnannounced = async (row: Row) =>
+      (await RecordTable.open<Row>(await connect(storage), "agents")).put(row);
+
+    const serving = await open();
+    await commitUnannounced({ id: "before-restart", name: "Harbour" });
+    await serving.feed.settled();
+    expect(serving.rows.get("before-restart")).toBeUndefined();
+    // The killed replica starts again and, its tables loaded, has every other replica reload.
+    const restarted = await open();
+    expect(restarted.rows.get("before-restart")?.name).toBe("Harbour");
+    await restarted.feed.reloadEverywhere({ elsewhereOnly: true });
+    await serving.feed.settled();
+    expect(serving.rows.get("before-restart")?.name).toBe("Harbour");
+
+    // A replica that died for good: the one replaying its journal reloads, and so does every other.
+    await commitUnannounced({ id: "never-back", name: "Ferry" });
+    await serving.feed.reloadEverywhere();
+    await serving.feed.settled();
+    await restarted.feed.settled();
+    expect(serving.rows.get("never-back")?.name).toBe("Ferry");
+    expect(restarted.rows.get("never-back")?.name).toBe("Ferry");
   });
 });

@@ -24,6 +24,11 @@ export interface ChangeFeed {
   /** Tells the other replicas; resolves once they can learn of it (see `settled`). */
   publish(change: Change): Promise<void>;
   on(table: string, handler: ChangeHandler): void;
+  /**
+   * Every replica re-reads everything from storage (this one too unless `elsewhereOnly`): for commits
+   * whose notice may be lost, as a replica's killed between the two or still unsent when it died.
+   */
+  reloadEverywhere(options?: { elsewhereOnly?: boolean }): Promise<void>;
   /** Resolves once every change published anywhere before the call has been applied here. */
   settled(): Promise<void>;
   /**
@@ -37,6 +42,7 @@ export interface ChangeFeed {
 export const singleProcessFeed: ChangeFeed = {
   shared: false,
   publish: () => Promise.resolve(),
+  reloadEverywhere: () => Promise.resolve(),
   on: () => undefined,
   settled: () => Promise.resolve(),
   serialize: (_name, task) => task(),
@@ -56,14 +62,21 @@ const RETRY_MS = 1_000;
 interface Message {
   origin: string;
   table: string;
-  ids: string[];
+  /** null: every table, everything (`reloadEverywhere`). */
+  ids: string[] | null;
+  /** With ids null: the origin reloads too. */
+  here?: boolean;
 }
+
+/** The table name a reload of everything is published under. */
+const EVERYTHING = "*";
 
 /**
  * The shared-mode feed: Redis numbers every change (INCR) and publishes it on one channel. A replica
  * applies changes in order; a gap in the numbers (a missed message, a reconnect) or a reset sequence
  * reloads every table from LanceDB instead. Changes that could not be published (Redis down) are
- * kept and sent again.
+ * kept and sent again. A commit whose notice dies with its replica (killed between the two) is read
+ * when a replica starts or replays a dead replica's journal: each publishes a reload of everything.
  */
 export class RedisChangeFeed implements ChangeFeed {
   readonly shared = true;
@@ -75,7 +88,7 @@ export class RedisChangeFeed implements ChangeFeed {
   private buffered: Array<{ n: number; message: Message }> | null = [];
   private chain: Promise<void> = Promise.resolve();
   private waiters: Array<{ n: number; resolve: () => void }> = [];
-  private unsent: Change[] = [];
+  private unsent: Array<Omit<Message, "origin">> = [];
   private retry: NodeJS.Timeout | null = null;
   private disconnected = false;
 
@@ -135,16 +148,11 @@ export class RedisChangeFeed implements ChangeFeed {
 
   async publish(change: Change): Promise<void> {
     if (change.ids.length === 0) return;
-    try {
-      await this.send(change);
-    } catch (error) {
-      this.logger.warn("could not publish a change to the other replicas; will retry", {
-        table: change.table,
-        error: String(error),
-      });
-      this.unsent.push(change);
-      this.retry ??= setTimeout(() => void this.resend(), RETRY_MS);
-    }
+    await this.post({ table: change.table, ids: [...change.ids] });
+  }
+
+  async reloadEverywhere(options: { elsewhereOnly?: boolean } = {}): Promise<void> {
+    await this.post({ table: EVERYTHING, ids: null, here: !options.elsewhereOnly });
   }
 
   async settled(): Promise<void> {
@@ -185,15 +193,30 @@ export class RedisChangeFeed implements ChangeFeed {
     await this.chain;
   }
 
-  private async send(change: Change): Promise<void> {
-    const message: Message = { origin: this.origin, table: change.table, ids: [...change.ids] };
-    await this.redis.eval(PUBLISH, 2, SEQUENCE, CHANNEL, JSON.stringify(message));
+  /** Numbers and publishes a message, or keeps it to send again (Redis down). */
+  private async post(message: Omit<Message, "origin">): Promise<void> {
+    try {
+      await this.redis.eval(
+        PUBLISH,
+        2,
+        SEQUENCE,
+        CHANNEL,
+        JSON.stringify({ origin: this.origin, ...message }),
+      );
+    } catch (error) {
+      this.logger.warn("could not publish a change to the other replicas; will retry", {
+        table: message.table,
+        error: String(error),
+      });
+      this.unsent.push(message);
+      this.retry ??= setTimeout(() => void this.resend(), RETRY_MS);
+    }
   }
 
   private async resend(): Promise<void> {
     this.retry = null;
     const pending = this.unsent.splice(0);
-    for (const change of pending) await this.publish(change);
+    for (const message of pending) await this.post(message);
   }
 
   private receive(text: string): void {
@@ -219,10 +242,13 @@ export class RedisChangeFeed implements ChangeFeed {
   private async apply(n: number, message: Message): Promise<void> {
     // Already read from LanceDB (a catch-up after a reconnect covered it).
     if (n <= this.applied) return;
+    const own = message.origin === this.origin;
     if (n !== this.applied + 1) {
       // A gap: messages were missed, so what changed is unknown.
-      await this.reloadAll();
-    } else if (message.origin !== this.origin) {
+      await this.reloadAll("missed changes");
+    } else if (message.ids === null) {
+      if (!own || message.here) await this.reloadAll("a replica started or replayed a dead one's journal");
+    } else if (!own) {
       for (const handler of this.handlers.get(message.table) ?? []) await handler(message.ids);
     }
     this.advance(n);
@@ -231,13 +257,13 @@ export class RedisChangeFeed implements ChangeFeed {
   /** After a disconnect: everything is read again from LanceDB, up to the sequence now. */
   private async catchUp(): Promise<void> {
     const sequence = Number((await this.redis.get(SEQUENCE)) ?? 0);
-    await this.reloadAll();
+    await this.reloadAll("missed changes");
     this.applied = sequence;
     this.advance(sequence);
   }
 
-  private async reloadAll(): Promise<void> {
-    this.logger.info("reloading shared tables from storage (missed changes)");
+  private async reloadAll(reason: string): Promise<void> {
+    this.logger.info(`reloading shared tables from storage (${reason})`);
     for (const list of this.handlers.values()) for (const handler of list) await handler(null);
   }
 

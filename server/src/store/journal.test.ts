@@ -30,6 +30,30 @@ describe("Journal", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it("resolves a flush only once the entries written before it are applied, when a flush was under way", async () => {
+    const dir = tempDir();
+    const applied: number[] = [];
+    const journal = await Journal.open<number>(
+      dir,
+      async (e) => {
+        // Applying takes a while, as a LanceDB commit does.
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        applied.push(...e);
+      },
+      { intervalMs: 60_000 },
+    );
+    journal.write(1);
+    const first = journal.flush();
+    // Two callers write while the first flush runs; the earlier one's wait starts the next flush.
+    journal.write(2);
+    const second = journal.flush();
+    journal.write(3);
+    await journal.flush();
+    expect(applied).toEqual([1, 2, 3]);
+    await Promise.all([first, second]);
+    await journal.close();
+  });
+
   it("replays what a killed process wrote but never applied, ignoring a torn last line", async () => {
     const dir = tempDir();
     // A process that wrote and died before its flush: the journal files are all that is left.

@@ -16,7 +16,10 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./permissions.ts";
  * batches. `apply` must be idempotent: entries are replayed after a crash, possibly twice.
  */
 export class Journal<E> {
-  private pending = 0;
+  /** Entries written by this process; of those, taken into a segment being applied, and applied. */
+  private written = 0;
+  private taken = 0;
+  private applied = 0;
   private flushing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private sequence = 0;
@@ -60,25 +63,39 @@ export class Journal<E> {
   /** Durable against a killed process when this returns. */
   write(entry: E): void {
     appendFileSync(this.current, `${JSON.stringify(entry)}\n`, { mode: PRIVATE_FILE_MODE });
-    this.pending += 1;
+    this.written += 1;
   }
 
-  /** Moves everything written so far into the store. */
-  flush(): Promise<void> {
-    if (this.flushing) return this.flushing.then(() => (this.pending > 0 ? this.flush() : undefined));
-    if (this.pending === 0 && !existsSync(this.current)) return Promise.resolve();
-    this.flushing = this.applyAll().finally(() => {
-      this.flushing = null;
-    });
-    return this.flushing;
+  /**
+   * Moves everything written so far into the store: resolves once it is applied, or once an attempt
+   * that held it failed (the entries stay on disk and are retried on the next flush or start).
+   */
+  async flush(): Promise<void> {
+    const target = this.written;
+    for (;;) {
+      if (this.applied >= target) return;
+      if (!this.flushing) {
+        this.flushing = this.applyAll().finally(() => {
+          this.flushing = null;
+        });
+        await this.flushing;
+        return;
+      }
+      // A flush under way may have taken only the entries written before this call's: then wait
+      // for it and go again (another caller may have started the next one meanwhile).
+      const holdsTarget = this.taken >= target;
+      await this.flushing;
+      if (holdsTarget) return;
+    }
   }
 
   private async applyAll(): Promise<void> {
+    const upTo = this.written;
     if (existsSync(this.current)) {
       // New writes go to a fresh file while this segment is applied.
       renameSync(this.current, join(this.dir, `applying-${String(++this.sequence).padStart(16, "0")}.jsonl`));
-      this.pending = 0;
     }
+    this.taken = upTo;
     for (const file of this.segments().filter((f) => f.startsWith("applying-"))) {
       const path = join(this.dir, file);
       try {
@@ -90,6 +107,7 @@ export class Journal<E> {
         return;
       }
     }
+    this.applied = upTo;
   }
 
   async close(): Promise<void> {

@@ -96,14 +96,18 @@ export class RecordTable<T extends { id: string }> implements Compactable {
     }
   }
 
-  /** Commits rows without touching memory (which `remember` already moved on, possibly further). */
+  /**
+   * Commits rows shown with `remember`, leaving memory alone where it moved on (possibly further);
+   * rows memory never held (a journal replayed after a crash, or a dead replica's) are taken in.
+   */
   persist(rows: T[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
     return this.queue.run(async () => {
       await this.write(rows);
       for (const r of rows) {
+        if (!this.remembered.has(r.id)) this.rows.set(r.id, r);
         // Done once memory holds no newer state than what just landed.
-        if (JSON.stringify(this.rows.get(r.id)) === JSON.stringify(r)) this.remembered.delete(r.id);
+        else if (JSON.stringify(this.rows.get(r.id)) === JSON.stringify(r)) this.remembered.delete(r.id);
       }
     });
   }

@@ -92,4 +92,26 @@ describe("Journal", () => {
     expect(applied).toEqual(["x", "y"]);
     await journal.close();
   });
+
+  it("backs off while the store keeps failing, instead of retrying (and logging) at every tick", async () => {
+    const dir = tempDir();
+    const errors: unknown[] = [];
+    const journal = await Journal.open<string>(
+      dir,
+      async () => {
+        throw new Error("store unreachable");
+      },
+      { intervalMs: 5, onError: (err) => errors.push(err) },
+    );
+    journal.write("x");
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Every 5 ms would be about 80 attempts; after the first failure the next waits 500 ms.
+    expect(errors.length).toBeGreaterThanOrEqual(1);
+    expect(errors.length).toBeLessThanOrEqual(2);
+    // Kept on disk: a caller's own flush still tries at once.
+    await journal.flush();
+    expect(errors.length).toBeGreaterThanOrEqual(2);
+    expect(readdirSync(dir).some((f) => f.endsWith(".jsonl"))).toBe(true);
+    await journal.close();
+  });
 });

@@ -10,6 +10,9 @@ import {
 import { join } from "node:path";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./permissions.ts";
 
+const MIN_RETRY_DELAY_MS = 500;
+const MAX_RETRY_DELAY_MS = 30_000;
+
 /**
  * A write-ahead journal: an entry is appended to a local file synchronously (so it survives the
  * process being killed — the OS holds the write), and moved into LanceDB in the background in
@@ -23,6 +26,9 @@ export class Journal<E> {
   private flushing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private sequence = 0;
+  /** After a failed attempt the timer waits this long before it tries again (doubling, capped). */
+  private retryDelayMs = 0;
+  private retryAt = 0;
 
   private constructor(
     private readonly dir: string,
@@ -44,7 +50,11 @@ export class Journal<E> {
       rmSync(join(dir, file), { force: true });
     }
     journal.sequence = Date.now();
-    journal.timer = setInterval(() => void journal.flush(), options.intervalMs ?? 50);
+    // A failed attempt (storage down) is retried by the timer after a growing delay, not every tick;
+    // a caller's own flush still tries at once.
+    journal.timer = setInterval(() => {
+      if (Date.now() >= journal.retryAt) void journal.flush();
+    }, options.intervalMs ?? 50);
     journal.timer.unref();
     return journal;
   }
@@ -104,9 +114,13 @@ export class Journal<E> {
         rmSync(path, { force: true });
       } catch (error) {
         this.onError(error); // kept on disk; retried on the next flush or start
+        this.retryDelayMs = Math.min(MAX_RETRY_DELAY_MS, Math.max(MIN_RETRY_DELAY_MS, this.retryDelayMs * 2));
+        this.retryAt = Date.now() + this.retryDelayMs;
         return;
       }
     }
+    this.retryDelayMs = 0;
+    this.retryAt = 0;
     this.applied = upTo;
   }
 

@@ -101,3 +101,46 @@ describe("lexical index on compounds and inflections", () => {
     expect(rank(articles, "Bericht")).toEqual(["Exact", "Compound"]);
   });
 });
+
+describe("lexical search over most of the index", () => {
+  /** The index of `texts`, and the same with `dead` more chunks added and removed after them. */
+  function twins(texts: string[], dead: number): [LexicalIndex, LexicalIndex] {
+    const small = new LexicalIndex();
+    const large = new LexicalIndex();
+    for (const text of texts) {
+      small.add(text, "", 0);
+      large.add(text, "", 0);
+    }
+    // Removed again: the same statistics (so the same scores), but ten times the slots, so a
+    // question touches a small share of them.
+    const added = Array.from({ length: dead }, (_, i) => large.add(`alpha beta filler${i}`, "", 0));
+    for (const slot of added) large.remove(slot);
+    return [small, large];
+  }
+
+  it("returns the same chunks, features and order whether a question touches most slots or few", () => {
+    const texts = Array.from(
+      { length: 400 },
+      (_, i) => `alpha ${Array.from({ length: 1 + (i % 50) }, (_, j) => `word${j}`).join(" ")} beta${i % 7}`,
+    );
+    const [small, large] = twins(texts, 4_000);
+    for (const query of ["alpha", "alpha word3 word40", "beta3 alpha"]) {
+      const a = small.search(query, new Set([0]));
+      const b = large.search(query, new Set([0]));
+      expect(a.length).toBeGreaterThan(0);
+      expect(a).toEqual(b);
+    }
+  });
+
+  it("keeps the first-touched of chunks tied at the cut-off, as a search over few slots does", () => {
+    // Every chunk scores the same for "alpha beta", and "alpha" (scored first) touches the last 200
+    // slots before "beta" touches the first 200: which 100 of the 400 tied chunks stay depends on
+    // that order, not on slot numbers.
+    const texts = Array.from({ length: 400 }, (_, i) => (i < 200 ? "beta gamma" : "alpha gamma"));
+    const [small, large] = twins(texts, 4_000);
+    const a = small.search("alpha beta", new Set([0]));
+    const b = large.search("alpha beta", new Set([0]));
+    expect(a).toHaveLength(100);
+    expect(a.map((c) => c.slot)).toEqual(b.map((c) => c.slot));
+  });
+});

@@ -160,6 +160,11 @@ const TOKEN_MEMO_ENTRIES = 1 << 17;
 // 37 s in typo correction, thousands of words for seconds in the per-term loops.
 /** Query tokens read: a question's first 256 (far beyond any real question; the rest is ignored). */
 export const MAX_QUERY_TOKENS = 256;
+/**
+ * A search that touched more than 1/DENSE_SHARE of the slots goes over them in slot order (see
+ * `search`): the scan that orders them costs a pass over every slot.
+ */
+const DENSE_SHARE = 8;
 /** Distinct query terms scored: the first 64 (features, variants and expansion are O(terms²) at most). */
 export const MAX_QUERY_TERMS = 64;
 /** Words longer than this are never typo-corrected: 54·n + 25 edits of n letters each is O(n²). */
@@ -358,6 +363,8 @@ export class LexicalIndex {
   /** The slots a search touched so far (`touchedCount` of them), reused from search to search. */
   private touched = new Int32Array(0);
   private touchedCount = 0;
+  /** The touched slots in slot order, when a search touched many (see `touchedInSlotOrder`). */
+  private ordered = new Int32Array(0);
   private readonly groups = new GroupTable();
 
   constructor(readonly params: LexicalParams = defaultLexicalParams) {}
@@ -594,8 +601,12 @@ export class LexicalIndex {
         this.accumulate(this.titlePostings, term, allowedSources, titleWeight);
     }
     const touched = this.touched.subarray(0, this.touchedCount);
-    const top = selectTop(touched, acc, limit);
-    const groups = this.groupEvidence(touched, acc, masks);
+    // Past an eighth of the index, the passes over the touched slots go in slot order: the scores
+    // are then read in sequence, where the order the postings touched them jumps all over memory.
+    const dense = this.touchedCount * DENSE_SHARE > this.slotTotal;
+    const inOrder = dense ? this.touchedInSlotOrder(acc) : touched;
+    const top = selectTopOf(touched, inOrder, acc, limit);
+    const groups = this.groupEvidence(inOrder, acc, masks);
     const maxPossible = prepared.totalWeight * (k1 + 1);
     const first = top[0];
     const best = first === undefined ? 1 : float64At(acc, first);
@@ -605,11 +616,25 @@ export class LexicalIndex {
       const doc = this.documentFeatures(slot, prepared, groups);
       out.push({ slot, features: this.features(slot, prepared, bm25, bm25 / maxPossible, bm25 / best, doc) });
     }
-    for (const slot of touched) {
-      acc[slot] = 0;
-      masks[slot] = 0;
+    if (dense) {
+      acc.fill(0, 0, this.slotTotal);
+      masks.fill(0, 0, this.slotTotal);
+    } else {
+      for (const slot of touched) {
+        acc[slot] = 0;
+        masks[slot] = 0;
+      }
     }
     return out;
+  }
+
+  /** The slots this search scored, in slot order: one sequential scan of the scores. */
+  private touchedInSlotOrder(scores: Float64Array): Int32Array {
+    if (this.ordered.length < this.touchedCount) this.ordered = new Int32Array(this.touched.length);
+    const ordered = this.ordered;
+    let n = 0;
+    for (let slot = 0; slot < this.slotTotal; slot++) if (float64At(scores, slot) !== 0) ordered[n++] = slot;
+    return ordered.subarray(0, n);
   }
 
   /**
@@ -1156,6 +1181,29 @@ export class LexicalIndex {
     }
     return id;
   }
+}
+
+/**
+ * `selectTop` of the touched slots in the order the postings touched them, which decides which of
+ * several slots tied at the cut-off stay. It runs on `inOrder` (the same slots in slot order, read in
+ * sequence) and keeps that answer when no tie crosses the cut-off, where every order gives the same
+ * slots: the heap always ends with the `limit` highest scores, so the slots are then exactly those
+ * scoring at least the lowest of them.
+ */
+function selectTopOf(
+  touched: Int32Array,
+  inOrder: Int32Array,
+  scores: Float64Array,
+  limit: number,
+): number[] {
+  if (inOrder === touched) return selectTop(touched, scores, limit);
+  const top = selectTop(inOrder, scores, limit);
+  const cut = top.at(-1);
+  if (cut === undefined || top.length < Math.ceil(limit)) return top;
+  const floor = float64At(scores, cut);
+  let atLeast = 0;
+  for (let i = 0; i < inOrder.length; i++) if (float64At(scores, int32At(inOrder, i)) >= floor) atLeast++;
+  return atLeast === top.length ? top : selectTop(touched, scores, limit);
 }
 
 /** The `limit` slots with the highest scores, best first (a bounded min-heap). */

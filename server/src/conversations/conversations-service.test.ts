@@ -52,14 +52,7 @@ describe("ConversationsService", () => {
 
   it("keeps a message rated after journaling pending until its rating is stored", async () => {
     const { store, conversations } = await open();
-    const c = conversations.create({
-      agentId: "agent",
-      workspaceId: "workspace",
-      title: "Hours",
-      channel: "api",
-      visitorId: null,
-    });
-    await conversations.save(c);
+    const c = await savedConversation(conversations, "Hours");
     const answer = message(c.id, "assistant", "Nine to five.");
     await conversations.append(answer);
     const rated = await conversations.setFeedback(answer, "up", "thanks");
@@ -69,6 +62,19 @@ describe("ConversationsService", () => {
     expect(stored.map((r) => (JSON.parse(String(r.data)) as MessageRecord).feedback)).toEqual(["up"]);
     expect(await conversations.findMessage("agent", rated.id)).toMatchObject({ feedback: "up" });
   }, 60_000);
+
+  /** A new API conversation of agent "agent", saved. */
+  async function savedConversation(conversations: ConversationsService, title: string) {
+    const c = conversations.create({
+      agentId: "agent",
+      workspaceId: "workspace",
+      title,
+      channel: "api",
+      visitorId: null,
+    });
+    await conversations.save(c);
+    return c;
+  }
 
   /** What a process killed after journaling and before its flush leaves: the journal file alone. */
   function leaveJournal(dir: string, entries: object[]): void {
@@ -106,14 +112,7 @@ describe("ConversationsService", () => {
 
   it("shows a dead replica's replayed message in a conversation it had read before", async () => {
     const { conversations } = await open();
-    const c = conversations.create({
-      agentId: "agent",
-      workspaceId: "workspace",
-      title: "Hours",
-      channel: "api",
-      visitorId: null,
-    });
-    await conversations.save(c);
+    const c = await savedConversation(conversations, "Hours");
     await conversations.append(message(c.id, "user", "When do you open?"));
     await conversations.flush();
     expect(await conversations.messages(c.id)).toHaveLength(1);

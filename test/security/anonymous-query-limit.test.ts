@@ -17,7 +17,12 @@ beforeAll(async () => {
   server = await startTestServer({ LORE_LIMIT_ANON_PER_HOUR: "4", LORE_LIMIT_AGENT_QUERIES_PER_MINUTE: "2" });
   token = (await server.login()).access;
   agentId = (await createAgent(server, token, { name: "Limited" })).id;
-});
+  // Limits count in fixed windows aligned to the clock. Both tests must run in one minute's window,
+  // or the agent's limit would reset between them (or between the questions of the second): late
+  // in a minute, start at the next one.
+  const secondsLeft = 60 - ((Date.now() / 1000) % 60);
+  if (secondsLeft < 20) await new Promise((resolve) => setTimeout(resolve, secondsLeft * 1000 + 100));
+}, 60_000);
 afterAll(() => server?.close());
 
 const headerOf = (res: { headers: Headers }, name: string) => res.headers.get(name);

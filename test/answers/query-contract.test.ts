@@ -15,6 +15,7 @@ import {
 } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shopEntries, shopQuestions } from "../fixtures/shop-corpus.ts";
+import { startEarlyInWindow } from "../helpers/rate-window.ts";
 import { DEFAULT_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
 import {
   call,
@@ -573,6 +574,7 @@ describe("rate limits", () => {
       ]);
       const a = await createAgent(limited, t, { dataSourceIds: [] });
       void s;
+      await startEarlyInWindow();
       const statuses: number[] = [];
       let last: Awaited<ReturnType<typeof call>> | null = null;
       for (let i = 0; i < 4; i++) {

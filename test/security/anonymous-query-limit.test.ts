@@ -6,6 +6,7 @@
 
 import type { ErrorBody } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEarlyInWindow } from "../helpers/rate-window.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { createAgent } from "../ingestion/source-helpers.ts";
 
@@ -17,11 +18,8 @@ beforeAll(async () => {
   server = await startTestServer({ LORE_LIMIT_ANON_PER_HOUR: "4", LORE_LIMIT_AGENT_QUERIES_PER_MINUTE: "2" });
   token = (await server.login()).access;
   agentId = (await createAgent(server, token, { name: "Limited" })).id;
-  // Limits count in fixed windows aligned to the clock. Both tests must run in one minute's window,
-  // or the agent's limit would reset between them (or between the questions of the second): late
-  // in a minute, start at the next one.
-  const secondsLeft = 60 - ((Date.now() / 1000) % 60);
-  if (secondsLeft < 20) await new Promise((resolve) => setTimeout(resolve, secondsLeft * 1000 + 100));
+  // Both tests in one window of the agent's per-minute limit, or it could reset between them.
+  await startEarlyInWindow();
 }, 60_000);
 afterAll(() => server?.close());
 

@@ -112,12 +112,18 @@ export async function httpRequest<T = unknown>(
     body = JSON.stringify(raw);
     headers["Content-Type"] = "application/json";
   }
-  const res = await fetch(url, {
-    method,
-    headers: { ...headers, ...options.headers },
-    body,
-    redirect: "manual",
-  });
+  const send = () =>
+    fetch(url, { method, headers: { ...headers, ...options.headers }, body, redirect: "manual" });
+  let res: Response;
+  try {
+    res = await send();
+  } catch (error) {
+    // A keep-alive connection the server closed as the request went out (undici's "other side
+    // closed", a transport race on a loaded machine): a GET is sent again once, as browsers do.
+    const cause = error instanceof Error ? (error.cause as { code?: string } | undefined) : undefined;
+    if (cause?.code !== "UND_ERR_SOCKET" || (method !== "GET" && method !== "HEAD")) throw error;
+    res = await send();
+  }
   const text = await res.text();
   const isJson = /\bjson\b/i.test(res.headers.get("content-type") ?? "");
   return { status: res.status, headers: res.headers, body: (isJson && text ? JSON.parse(text) : text) as T };

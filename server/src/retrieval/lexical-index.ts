@@ -418,7 +418,7 @@ export class LexicalIndex {
   static fromState(params: LexicalParams, state: LexicalState): LexicalIndex {
     const index = new LexicalIndex(params);
     const terms = state.df.length;
-    if (state.df.length !== terms || state.numeric.length !== terms || state.prefixOfTerm.length !== terms)
+    if (state.numeric.length !== terms || state.prefixOfTerm.length !== terms)
       throw new RangeError("term arrays do not match");
     index.terms = StringTable.decoded(state.terms, terms);
     index.termCount = terms;

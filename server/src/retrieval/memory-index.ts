@@ -18,8 +18,9 @@ export interface MemoryState {
  * The searchable copy of the live chunks: the lexical index and, per slot, the chunk behind it
  * (packed: numbers in columns, shared fields once per write, text and heading path in a file off the
  * heap, read back through a bounded cache for the chunks returned; the slots also find a chunk id's
- * slot), plus the maps from document and data source ids to slots. Rebuilt from the store at open; switching a document's version here is one
- * synchronous step, which is what makes a replacement atomic for readers.
+ * slot), plus the maps from document and data source ids to slots. Rebuilt from the store at open;
+ * switching a document's version here is one synchronous step, which is what makes a replacement
+ * atomic for readers.
  */
 export class MemoryIndex {
   readonly lexical: LexicalIndex;

@@ -97,8 +97,9 @@ export class RecordTable<T extends { id: string }> implements Compactable {
   }
 
   /**
-   * Commits rows shown with `remember`, leaving memory alone where it moved on (possibly further);
-   * rows memory never held (a journal replayed after a crash, or a dead replica's) are taken in.
+   * Commits rows shown with `remember`, leaving memory alone where it moved on (possibly further).
+   * A row with no remembered state pending here (a journal replayed after a crash, or a dead
+   * replica's) replaces what memory holds for it, as a change read from the table would.
    */
   persist(rows: T[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();

@@ -144,3 +144,54 @@ describe("lexical search over most of the index", () => {
     expect(a.map((c) => c.slot)).toEqual(b.map((c) => c.slot));
   });
 });
+
+describe("a document's evidence", () => {
+  // Made-up words: no WordNet relatives and no variants of one another, so only these words score.
+  const words = ["zorbex", "quilmat", "frandish", "plovert", "gastrine", "morbleck", "yundra", "wexipol"];
+
+  it("counts the words any of a document's chunks holds, wherever its chunks lie and after removals", () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const pick = (n: number) => Array.from({ length: n }, () => words[Math.floor(random() * words.length)]);
+    const index = new LexicalIndex();
+    const documents = 40;
+    const sourceOf = (group: number) => group % 3;
+    const add = (group: number) =>
+      index.add(`${pick(3).join(" ")} filler text`, `Title ${pick(1).join("")}`, sourceOf(group), group);
+    // The documents' chunks interleaved, some removed, and more added to them later: chains with gaps.
+    const live = new Set<number>();
+    for (let i = 0; i < 400; i++) live.add(add(Math.floor(random() * documents)));
+    for (const slot of [...live]) {
+      if (random() < 0.25) {
+        index.remove(slot);
+        live.delete(slot);
+      }
+    }
+    for (let i = 0; i < 100; i++) live.add(add(Math.floor(random() * documents)));
+    let compared = 0;
+    const check = (searched: LexicalIndex, slots: number[]) => {
+      for (const allowed of [new Set([0, 1, 2]), new Set([1])]) {
+        for (let q = 0; q < 20; q++) {
+          const query = pick(2).join(" ");
+          // featuresFor pools a document's evidence over the chunks it is given, from the forward index.
+          const reference = searched.featuresFor(query, slots);
+          for (const candidate of searched.search(query, allowed)) {
+            expect(candidate.features.docCoverage).toBe(reference.get(candidate.slot)?.docCoverage);
+            compared++;
+          }
+        }
+      }
+    };
+    check(index, [...live]);
+    // Compaction renumbers the slots; a snapshot rebuilds the chains from the slots' documents.
+    const remap = index.compact();
+    const compacted = [...live].map((slot) => remap[slot] ?? -1);
+    for (let i = 0; i < 150; i++) compacted.push(add(Math.floor(random() * documents)));
+    check(index, compacted);
+    check(LexicalIndex.fromState(defaultLexicalParams, index.captureState()), compacted);
+    expect(compared).toBeGreaterThan(1_500);
+  });
+});

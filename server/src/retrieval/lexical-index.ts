@@ -162,7 +162,7 @@ const TOKEN_MEMO_ENTRIES = 1 << 17;
 export const MAX_QUERY_TOKENS = 256;
 /**
  * A search that touched more than 1/DENSE_SHARE of the slots goes over them in slot order (see
- * `search`): the scan that orders them costs a pass over every slot.
+ * `topInSlotOrder`): that costs a pass over every slot.
  */
 const DENSE_SHARE = 8;
 /** Distinct query terms scored: the first 64 (features, variants and expansion are O(terms²) at most). */
@@ -246,6 +246,12 @@ class GroupTable {
       this.second[group] = best;
       this.best[group] = score;
     } else if (score > float64At(this.second, group)) this.second[group] = score;
+  }
+
+  /** Adds the best two scores of some of a document's chunks (`second` 0 for one chunk). */
+  addBestTwo(group: number, best: number, second: number): void {
+    this.add(group, best, 0);
+    if (second > 0) this.add(group, second, 0);
   }
 
   /** Sets `bestEvidence` once every slot was added. */
@@ -350,6 +356,12 @@ export class LexicalIndex {
   private docSource = new IntColumn();
   /** Per slot: the number of its document (chunks of one document share it), −1 when unknown. */
   private docGroup = new IntColumn();
+  /**
+   * Each document's slots as a chain, highest slot first: per group its first slot + 1, per slot the
+   * next slot of its group + 1 (0 ends a chain). Removed slots stay in it until `compact`.
+   */
+  private groupFirst = new IntColumn();
+  private groupNext = new IntColumn();
   private recordBlock = new IntColumn();
   private recordOffset = new IntColumn();
   private blocks: Int32Array[] = [];
@@ -357,14 +369,13 @@ export class LexicalIndex {
   private totalLength = 0;
   private liveCount = 0;
   private deadCount = 0;
+  /** Per slot during a search: its score (zero between searches). */
   private scratch = new Float64Array(0);
-  /** Per slot during a search: bits of the query terms it matched (body or title, first 31 terms). */
+  /** Per slot during `featuresFor`: bits of the query terms it matched (body or title, first 31 terms). */
   private maskScratch = new Int32Array(0);
   /** The slots a search touched so far (`touchedCount` of them), reused from search to search. */
   private touched = new Int32Array(0);
   private touchedCount = 0;
-  /** The touched slots in slot order, when a search touched many (see `touchedInSlotOrder`). */
-  private ordered = new Int32Array(0);
   private readonly groups = new GroupTable();
 
   constructor(readonly params: LexicalParams = defaultLexicalParams) {}
@@ -452,6 +463,8 @@ export class LexicalIndex {
     index.totalLength = state.counts.totalLength;
     index.liveCount = state.counts.liveCount;
     index.deadCount = state.counts.deadCount;
+    index.groupNext = new IntColumn(Math.max(1024, slotTotal));
+    for (let slot = 0; slot < slotTotal; slot++) index.chain(slot, index.docGroup.get(slot));
     return index;
   }
 
@@ -528,6 +541,8 @@ export class LexicalIndex {
     this.docGroup = new IntColumn(capacity);
     this.recordBlock = new IntColumn(capacity);
     this.recordOffset = new IntColumn(capacity);
+    this.groupFirst = new IntColumn();
+    this.groupNext = new IntColumn(capacity);
     this.blocks = [];
     this.blockUsed = 0;
     this.postings = new PostingLists(this.postings.termCount);
@@ -591,50 +606,102 @@ export class LexicalIndex {
     const { k1, b, titleWeight } = this.params;
     const avgLength = this.totalLength / this.liveCount || 1;
     this.growScratch();
-    const acc = this.scratch;
-    const masks = this.maskScratch;
-    this.touchedCount = 0;
     const body = { k1, b, avgLength };
+    this.touchedCount = 0;
     for (const term of prepared.scoring) {
       this.accumulate(this.postings, term, allowedSources, body);
       if (term.inTitle && titleWeight > 0)
         this.accumulate(this.titlePostings, term, allowedSources, titleWeight);
     }
-    const touched = this.touched.subarray(0, this.touchedCount);
-    // Past an eighth of the index, the passes over the touched slots go in slot order: the scores
+    // Past an eighth of the index, the pass over the touched slots goes in slot order: the scores
     // are then read in sequence, where the order the postings touched them jumps all over memory.
-    const dense = this.touchedCount * DENSE_SHARE > this.slotTotal;
-    const inOrder = dense ? this.touchedInSlotOrder(acc) : touched;
-    const top = selectTopOf(touched, inOrder, acc, limit);
-    const groups = this.groupEvidence(inOrder, acc, masks);
+    const found =
+      this.touchedCount * DENSE_SHARE > this.slotTotal
+        ? this.topInSlotOrder(limit)
+        : this.topOfTouched(limit);
+    const { top, scores, groups } = found;
+    if (top.length === 0) return [];
     const maxPossible = prepared.totalWeight * (k1 + 1);
-    const first = top[0];
-    const best = first === undefined ? 1 : float64At(acc, first);
+    const best = float64At(scores, 0);
+    const masks = new Map<number, number>();
     const out: LexicalCandidate[] = [];
-    for (const slot of top) {
-      const bm25 = float64At(acc, slot);
-      const doc = this.documentFeatures(slot, prepared, groups);
-      out.push({ slot, features: this.features(slot, prepared, bm25, bm25 / maxPossible, bm25 / best, doc) });
-    }
-    if (dense) {
-      acc.fill(0, 0, this.slotTotal);
-      masks.fill(0, 0, this.slotTotal);
-    } else {
-      for (const slot of touched) {
-        acc[slot] = 0;
-        masks[slot] = 0;
+    top.forEach((slot, i) => {
+      const bm25 = float64At(scores, i);
+      const group = this.docGroup.get(slot);
+      let mask = masks.get(group);
+      if (mask === undefined) {
+        mask = this.documentMask(group, prepared.scoring, allowedSources);
+        masks.set(group, mask);
       }
-    }
+      const doc = this.documentFeatures(slot, prepared, groups, mask);
+      out.push({ slot, features: this.features(slot, prepared, bm25, bm25 / maxPossible, bm25 / best, doc) });
+    });
     return out;
   }
 
-  /** The slots this search scored, in slot order: one sequential scan of the scores. */
-  private touchedInSlotOrder(scores: Float64Array): Int32Array {
-    if (this.ordered.length < this.touchedCount) this.ordered = new Int32Array(this.touched.length);
-    const ordered = this.ordered;
-    let n = 0;
-    for (let slot = 0; slot < this.slotTotal; slot++) if (float64At(scores, slot) !== 0) ordered[n++] = slot;
-    return ordered.subarray(0, n);
+  /**
+   * The best `limit` slots of the touched list (best first, with their scores) and every touched
+   * document's evidence; clears the scratch.
+   */
+  private topOfTouched(limit: number): TopCandidates {
+    const acc = this.scratch;
+    const touched = this.touched.subarray(0, this.touchedCount);
+    const top = selectTop(touched, acc, limit);
+    const scores = Float64Array.from(top, (slot) => float64At(acc, slot));
+    const groups = this.groups;
+    groups.reset();
+    const groupOf = this.docGroup.values;
+    for (let i = 0; i < touched.length; i++) {
+      const slot = int32At(touched, i);
+      const group = int32At(groupOf, slot);
+      if (group >= 0) groups.add(group, float64At(acc, slot), 0);
+      acc[slot] = 0;
+    }
+    groups.finish();
+    return { top, scores, groups };
+  }
+
+  /**
+   * `topOfTouched` in one sequential pass over every slot, for a search that touched many. The
+   * same slots unless several tie at the cut-off, where the order the postings touched them decides
+   * which stay: then the touched list decides, as in `topOfTouched`. (The heap always ends holding
+   * the `limit` highest scores, so without such a tie every order of the slots gives the same ones.)
+   */
+  private topInSlotOrder(limit: number): TopCandidates {
+    const acc = this.scratch;
+    const heap = new TopSlots(limit);
+    const groups = this.groups;
+    groups.reset();
+    const groupOf = this.docGroup.values;
+    // A document's chunks mostly lie in consecutive slots: the best two of each such run go to the
+    // table together (its best two are then the same as if every chunk went in one by one).
+    let group = -1;
+    let best = 0;
+    let second = 0;
+    for (let slot = 0; slot < this.slotTotal; slot++) {
+      const score = float64At(acc, slot);
+      if (score === 0) continue;
+      heap.offer(slot, score);
+      const next = int32At(groupOf, slot);
+      if (next !== group) {
+        if (group >= 0) groups.addBestTwo(group, best, second);
+        group = next;
+        best = score;
+        second = 0;
+      } else if (score > best) {
+        second = best;
+        best = score;
+      } else if (score > second) second = score;
+    }
+    if (group >= 0) groups.addBestTwo(group, best, second);
+    groups.finish();
+    let found = heap.sorted();
+    if (heap.tieAtCut()) {
+      const top = selectTop(this.touched.subarray(0, this.touchedCount), acc, limit);
+      found = { top, scores: Float64Array.from(top, (slot) => float64At(acc, slot)) };
+    }
+    acc.fill(0, 0, this.slotTotal);
+    return { ...found, groups };
   }
 
   /**
@@ -648,11 +715,17 @@ export class LexicalIndex {
     field: { k1: number; b: number; avgLength: number } | number,
   ): void {
     const acc = this.scratch;
-    const masks = this.maskScratch;
     const docLength = this.docLength.values;
-    const bit = term.bit;
+    // Room for every entry to touch a new slot, so the loop appends without a check.
+    const room = this.touchedCount + lists.size(term.id);
+    if (this.touched.length < room)
+      this.touched = widened(this.touched, Math.max(room, this.touched.length * 2));
+    const touched = this.touched;
+    let count = this.touchedCount;
     // Only the runs of allowed sources: every entry in them is of an allowed source. One loop per
     // field, with the parameters in locals: this loop runs once per posting of every query term.
+    // (Which query terms a slot matched is not kept per slot: `documentMask` finds it for the few
+    // documents that need it, which leaves one array less to reach per posting.)
     if (typeof field === "number") {
       const flat = field * term.weight;
       lists.forAllowed(term.id, allowedSources, this.docSource.values, (docs, _tfs, from, to) => {
@@ -660,26 +733,70 @@ export class LexicalIndex {
           const slot = int32At(docs, i);
           if (int32At(docLength, slot) < 0) continue;
           const current = float64At(acc, slot);
-          if (current === 0) this.touch(slot);
+          if (current === 0) touched[count++] = slot;
           acc[slot] = current + flat;
-          masks[slot] = int32At(masks, slot) | bit;
         }
       });
-      return;
+    } else {
+      const { k1, b, avgLength } = field;
+      const weight = term.weight;
+      lists.forAllowed(term.id, allowedSources, this.docSource.values, (docs, tfs, from, to) => {
+        for (let i = from; i < to; i++) {
+          const slot = int32At(docs, i);
+          const length = int32At(docLength, slot);
+          if (length < 0) continue;
+          const current = float64At(acc, slot);
+          if (current === 0) touched[count++] = slot;
+          acc[slot] =
+            current + bm25Part(weight, uint16At(tfs, i), k1, k1 * (1 - b + (b * length) / avgLength));
+        }
+      });
     }
-    const { k1, b, avgLength } = field;
-    const weight = term.weight;
-    lists.forAllowed(term.id, allowedSources, this.docSource.values, (docs, tfs, from, to) => {
-      for (let i = from; i < to; i++) {
-        const slot = int32At(docs, i);
-        const length = int32At(docLength, slot);
-        if (length < 0) continue;
-        const current = float64At(acc, slot);
-        if (current === 0) this.touch(slot);
-        acc[slot] = current + bm25Part(weight, uint16At(tfs, i), k1, k1 * (1 - b + (b * length) / avgLength));
-        masks[slot] = int32At(masks, slot) | bit;
+    this.touchedCount = count;
+  }
+
+  /**
+   * The bits of the query terms any live chunk of a document matches (in the body, or in the title
+   * where that counts), found from the postings: for each run of the document's consecutive slots,
+   * one binary search per term. Exactly the bits the search's postings would have set on its chunks.
+   */
+  private documentMask(
+    group: number,
+    scoring: readonly ScoringTerm[],
+    allowedSources: ReadonlySet<number>,
+  ): number {
+    if (group < 0) return 0;
+    const titles = this.params.titleWeight > 0;
+    let all = 0;
+    for (const term of scoring) all |= term.bit;
+    const usable = (slot: number) =>
+      this.docLength.get(slot) >= 0 && allowedSources.has(this.docSource.get(slot));
+    const first = this.groupFirst.values;
+    let mask = 0;
+    let slot = group < first.length ? int32At(first, group) - 1 : -1;
+    while (slot >= 0 && mask !== all) {
+      let next = this.groupNext.get(slot) - 1;
+      if (!usable(slot)) {
+        slot = next;
+        continue;
       }
-    });
+      // The chain descends: extend the run while the next slot is the one just below.
+      let low = slot;
+      while (next >= 0 && next === low - 1 && usable(next)) {
+        low = next;
+        next = this.groupNext.get(next) - 1;
+      }
+      for (const term of scoring) {
+        if ((mask & term.bit) !== 0) continue;
+        if (
+          this.postings.hasEntryIn(term.id, low, slot) ||
+          (term.inTitle && titles && this.titlePostings.hasEntryIn(term.id, low, slot))
+        )
+          mask |= term.bit;
+      }
+      slot = next;
+    }
+    return mask;
   }
 
   /** Features of given slots for a query (used when candidates come from another retriever). */
@@ -753,20 +870,16 @@ export class LexicalIndex {
     return table;
   }
 
-  /** Records a slot the search scored for the first time (the list grows as needed). */
-  private touch(slot: number): void {
-    if (this.touchedCount === this.touched.length)
-      this.touched = widened(this.touched, Math.max(1024, this.touched.length * 2));
-    this.touched[this.touchedCount++] = slot;
-  }
-
+  /** `mask`: the query terms the slot's document matches, when not the one `groups` holds. */
   private documentFeatures(
     slot: number,
     q: PreparedQuery,
     groups: GroupTable,
+    mask?: number,
   ): { docCoverage: number; docRel: number } {
     const e = groups.of(this.docGroup.get(slot));
     if (!e) return { docCoverage: 0, docRel: 0 };
+    if (mask !== undefined) e.mask = mask;
     let covered = 0;
     let total = 0;
     for (let p = 0; p < Math.min(31, q.termIds.length); p++) {
@@ -1140,6 +1253,15 @@ export class LexicalIndex {
     this.sentenceCount.set(slot, sentences);
     this.docSource.set(slot, source);
     this.docGroup.set(slot, group);
+    this.chain(slot, group);
+  }
+
+  /** Puts a slot (above every slot of its group so far) at the head of its group's chain. */
+  private chain(slot: number, group: number): void {
+    if (group < 0) return;
+    const first = this.groupFirst.values;
+    this.groupNext.set(slot, group < first.length ? int32At(first, group) : 0);
+    this.groupFirst.set(group, slot + 1);
   }
 
   /** Every term, in id order (decoded one at a time). */
@@ -1183,27 +1305,97 @@ export class LexicalIndex {
   }
 }
 
+/** A search's best slots, best first, their scores, and the evidence of every document it touched. */
+interface TopCandidates {
+  top: number[];
+  scores: Float64Array;
+  groups: GroupTable;
+}
+
 /**
- * `selectTop` of the touched slots in the order the postings touched them, which decides which of
- * several slots tied at the cut-off stay. It runs on `inOrder` (the same slots in slot order, read in
- * sequence) and keeps that answer when no tie crosses the cut-off, where every order gives the same
- * slots: the heap always ends with the `limit` highest scores, so the slots are then exactly those
- * scoring at least the lowest of them.
+ * The `limit` best of the slots offered one by one, as `selectTop` keeps them (a bounded min-heap
+ * that admits a slot only above its lowest score), with the scores kept beside the slots.
  */
-function selectTopOf(
-  touched: Int32Array,
-  inOrder: Int32Array,
-  scores: Float64Array,
-  limit: number,
-): number[] {
-  if (inOrder === touched) return selectTop(touched, scores, limit);
-  const top = selectTop(inOrder, scores, limit);
-  const cut = top.at(-1);
-  if (cut === undefined || top.length < Math.ceil(limit)) return top;
-  const floor = float64At(scores, cut);
-  let atLeast = 0;
-  for (let i = 0; i < inOrder.length; i++) if (float64At(scores, int32At(inOrder, i)) >= floor) atLeast++;
-  return atLeast === top.length ? top : selectTop(touched, scores, limit);
+class TopSlots {
+  private readonly slots: Int32Array;
+  private readonly scores: Float64Array;
+  private size = 0;
+  /** The best score of a slot refused or pushed out. */
+  private bestOutside = 0;
+
+  constructor(limit: number) {
+    const capacity = Math.max(0, Math.ceil(limit));
+    this.slots = new Int32Array(capacity);
+    this.scores = new Float64Array(capacity);
+  }
+
+  offer(slot: number, score: number): void {
+    if (this.size === this.slots.length && this.size > 0 && !(float64At(this.scores, 0) < score)) {
+      if (score > this.bestOutside) this.bestOutside = score;
+    } else this.admit(slot, score);
+  }
+
+  /** `offer` of a slot the heap takes in. */
+  private admit(slot: number, score: number): void {
+    const slots = this.slots;
+    const scores = this.scores;
+    if (this.size < slots.length) {
+      let i = this.size++;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (!(score < float64At(scores, parent))) break;
+        slots[i] = int32At(slots, parent);
+        scores[i] = float64At(scores, parent);
+        i = parent;
+      }
+      slots[i] = slot;
+      scores[i] = score;
+      return;
+    }
+    if (this.size === 0) return;
+    const lowest = float64At(scores, 0);
+    if (lowest > this.bestOutside) this.bestOutside = lowest;
+    const size = this.size;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      let mScore = score;
+      if (l < size && float64At(scores, l) < mScore) {
+        m = l;
+        mScore = float64At(scores, l);
+      }
+      if (r < size && float64At(scores, r) < mScore) {
+        m = r;
+        mScore = float64At(scores, r);
+      }
+      if (m === i) break;
+      slots[i] = int32At(slots, m);
+      scores[i] = mScore;
+      i = m;
+    }
+    slots[i] = slot;
+    scores[i] = score;
+  }
+
+  /** Whether a slot left out scores as high as the lowest kept (so the order of offers decided). */
+  tieAtCut(): boolean {
+    return this.size === this.slots.length && this.size > 0 && this.bestOutside >= float64At(this.scores, 0);
+  }
+
+  /** The kept slots best first (ties by slot), with their scores. */
+  sorted(): { top: number[]; scores: Float64Array } {
+    const order = Array.from({ length: this.size }, (_, i) => i).sort(
+      (a, b) =>
+        float64At(this.scores, b) - float64At(this.scores, a) ||
+        int32At(this.slots, a) - int32At(this.slots, b),
+    );
+    return {
+      top: order.map((i) => int32At(this.slots, i)),
+      scores: Float64Array.from(order, (i) => float64At(this.scores, i)),
+    };
+  }
 }
 
 /** The `limit` slots with the highest scores, best first (a bounded min-heap). */

@@ -44,6 +44,25 @@ describe("PostingLists", () => {
     }
   });
 
+  it("tells whether a term has an entry in a range of slots", () => {
+    const { lists, expected } = build(40, 3_000, 6);
+    for (let t = 0; t < 40; t += 3) {
+      const slots = (expected[t] ?? []).map(([slot]) => slot ?? -1);
+      for (const [from, to] of [
+        [0, 0],
+        [1, 1],
+        [5, 17],
+        [2_990, 3_500],
+        [-5, -1],
+        [3_000, 4_000],
+        [1_234, 1_300],
+      ] as const) {
+        const inRange = slots.some((slot) => slot >= from && slot <= to);
+        expect(lists.hasEntryIn(t, from, to)).toBe(inRange);
+      }
+    }
+  });
+
   it("keeps lists apart while they grow and move (regions reused, long lists on their own page)", () => {
     // Interleaved growth: every term's region fills and moves many times, into regions other
     // terms gave back; term 0 grows past a shared page's largest region.

@@ -130,6 +130,22 @@ export class PostingLists {
     }
   }
 
+  /** Whether the term has an entry for a slot in `from..to` (inclusive): a binary search. */
+  hasEntryIn(term: number, from: number, to: number): boolean {
+    const length = int32At(this.length, term);
+    if (length === 0) return false;
+    const docs = pageAt(this.docPages, int32At(this.page, term));
+    const base = int32At(this.start, term);
+    let lo = base;
+    let hi = base + length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (int32At(docs, mid) < from) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < base + length && int32At(docs, lo) <= to;
+  }
+
   /** All lists concatenated (for a snapshot). */
   pack(): PackedPostings {
     const offsets = new Int32Array(this.terms + 1);

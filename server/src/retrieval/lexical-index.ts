@@ -726,31 +726,32 @@ export class LexicalIndex {
     // field, with the parameters in locals: this loop runs once per posting of every query term.
     // (Which query terms a slot matched is not kept per slot: `documentMask` finds it for the few
     // documents that need it, which leaves one array less to reach per posting.)
-    if (typeof field === "number") {
-      const flat = field * term.weight;
-      lists.forAllowed(term.id, allowedSources, this.docSource.values, (docs, _tfs, from, to) => {
-        for (let i = from; i < to; i++) {
+    const found = lists.allowedStretches(term.id, allowedSources, this.docSource.values);
+    if (found === null) return;
+    const { docs, tfs, bounds } = found;
+    for (let s = 0; s < found.count; s++) {
+      const to = int32At(bounds, 2 * s + 1);
+      if (typeof field === "number") {
+        const flat = field * term.weight;
+        for (let i = int32At(bounds, 2 * s); i < to; i++) {
           const slot = int32At(docs, i);
           if (int32At(docLength, slot) < 0) continue;
           const current = float64At(acc, slot);
           if (current === 0) touched[count++] = slot;
           acc[slot] = current + flat;
         }
-      });
-    } else {
+        continue;
+      }
       const { k1, b, avgLength } = field;
       const weight = term.weight;
-      lists.forAllowed(term.id, allowedSources, this.docSource.values, (docs, tfs, from, to) => {
-        for (let i = from; i < to; i++) {
-          const slot = int32At(docs, i);
-          const length = int32At(docLength, slot);
-          if (length < 0) continue;
-          const current = float64At(acc, slot);
-          if (current === 0) touched[count++] = slot;
-          acc[slot] =
-            current + bm25Part(weight, uint16At(tfs, i), k1, k1 * (1 - b + (b * length) / avgLength));
-        }
-      });
+      for (let i = int32At(bounds, 2 * s); i < to; i++) {
+        const slot = int32At(docs, i);
+        const length = int32At(docLength, slot);
+        if (length < 0) continue;
+        const current = float64At(acc, slot);
+        if (current === 0) touched[count++] = slot;
+        acc[slot] = current + bm25Part(weight, uint16At(tfs, i), k1, k1 * (1 - b + (b * length) / avgLength));
+      }
     }
     this.touchedCount = count;
   }

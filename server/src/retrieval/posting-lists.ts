@@ -7,6 +7,14 @@ export interface PackedPostings {
   tfs: Uint16Array;
 }
 
+/** Stretches of one term's entries (see `PostingLists.allowedStretches`). */
+export interface Stretches {
+  docs: Int32Array;
+  tfs: Uint16Array;
+  bounds: Int32Array;
+  count: number;
+}
+
 /** Reads one stretch of a term's entries: `docs[i]`, `tfs[i]` for i in from..to. */
 export type PostingVisitor = (docs: Int32Array, tfs: Uint16Array, from: number, to: number) => void;
 
@@ -70,6 +78,12 @@ export class PostingLists {
   private bumpUsed = 0;
   /** Per size class: free regions as (page, start) pairs. */
   private readonly free: number[][] = [];
+  private readonly stretches: Stretches = {
+    docs: new Int32Array(0),
+    tfs: new Uint16Array(0),
+    bounds: new Int32Array(8),
+    count: 0,
+  };
 
   /** Lists for `terms` terms, all empty. */
   constructor(terms = 0) {
@@ -110,24 +124,45 @@ export class PostingLists {
 
   /** Calls `visit` for each stretch of the term's entries whose source is allowed. */
   forAllowed(term: number, allowed: ReadonlySet<number>, sourceOf: Int32Array, visit: PostingVisitor): void {
+    const found = this.allowedStretches(term, allowed, sourceOf);
+    if (found === null) return;
+    const { docs, tfs, bounds, count } = found;
+    for (let s = 0; s < count; s++) visit(docs, tfs, int32At(bounds, 2 * s), int32At(bounds, 2 * s + 1));
+  }
+
+  /**
+   * The stretches of the term's entries whose source is allowed: entries `docs[i]`, `tfs[i]` for i
+   * from `bounds[2s]` to `bounds[2s + 1]`, s < `count`; null when there are none. For a loop over
+   * the entries with everything in locals (the object and `bounds` are reused by the next call).
+   */
+  allowedStretches(term: number, allowed: ReadonlySet<number>, sourceOf: Int32Array): Stretches | null {
     const length = int32At(this.length, term);
-    if (length === 0) return;
+    if (length === 0) return null;
     if (this.runsStale[term] === 1) this.indexRuns(term, sourceOf);
     const page = int32At(this.page, term);
-    const docs = pageAt(this.docPages, page);
-    const tfs = pageAt(this.tfPages, page);
+    const out = this.stretches;
+    out.docs = pageAt(this.docPages, page);
+    out.tfs = pageAt(this.tfPages, page);
+    out.count = 0;
     const base = int32At(this.start, term);
     const runs = this.runs.get(term);
     if (runs === undefined) {
-      if (allowed.has(int32At(this.lastSource, term))) visit(docs, tfs, base, base + length);
-      return;
+      if (!allowed.has(int32At(this.lastSource, term))) return null;
+      out.bounds[0] = base;
+      out.bounds[1] = base + length;
+      out.count = 1;
+      return out;
     }
     const { pairs, count } = runs;
+    if (out.bounds.length < count * 2) out.bounds = new Int32Array(count * 2);
     for (let r = 0; r < count; r++) {
       if (!allowed.has(int32At(pairs, r * 2 + 1))) continue;
       const to = r + 1 < count ? int32At(pairs, r * 2 + 2) : length;
-      visit(docs, tfs, base + int32At(pairs, r * 2), base + to);
+      out.bounds[out.count * 2] = base + int32At(pairs, r * 2);
+      out.bounds[out.count * 2 + 1] = base + to;
+      out.count++;
     }
+    return out.count > 0 ? out : null;
   }
 
   /** Whether the term has an entry for a slot in `from..to` (inclusive): a binary search. */

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
+import type { Table } from "@lancedb/lancedb";
 import type {
   Conversation,
   ConversationDetail,
@@ -22,6 +23,8 @@ const HISTORY_CACHE_SIZE = 5_000;
 const TOMBSTONE_MS = 60 * 60_000;
 /** Conversations removed in one LanceDB delete at most. */
 const REMOVE_BATCH = 500;
+/** Ids in one LanceDB `IN` filter at most. */
+const ID_BATCH = 500;
 const UUID = /^[0-9a-f-]{36}$/i;
 
 /** A conversation's contact requests (kept by the handoffs service), for review lists. */
@@ -57,7 +60,7 @@ export function toConversation(
 }
 
 export function toMessage(m: MessageRecord): Message {
-  const { agentId: _a, workspaceId: _w, ...message } = m;
+  const { agentId: _a, workspaceId: _w, revision: _r, ...message } = m;
   return message;
 }
 
@@ -108,7 +111,7 @@ export class ConversationsService {
     store.feed.on("conversations", async (ids) => service.forgetCached(ids));
     service.journal = await Journal.open<Entry>(
       join(journalDir, "conversations"),
-      (e) => service.applyEntries(e),
+      (e, replayed) => service.applyEntries(e, replayed),
       {
         onError: (error) =>
           logger?.error("conversation journal flush failed; will retry", { error: String(error) }),
@@ -118,12 +121,13 @@ export class ConversationsService {
   }
 
   /**
-   * Moves what another (dead) replica journaled into LanceDB; the entries are idempotent upserts.
-   * Its conversations' cached messages here predate them, so they go.
+   * Moves what another (dead) replica journaled into LanceDB; the entries are idempotent upserts,
+   * except states older than LanceDB's (see `applyEntries`). Its conversations' cached messages here
+   * predate them, so they go.
    */
   async replayJournal(journalDir: string): Promise<void> {
     const journal = await Journal.open<Entry>(join(journalDir, "conversations"), async (entries) => {
-      await this.applyEntries(entries);
+      await this.applyEntries(entries, true);
       const ids = entries.map((e) => e.conversation?.id ?? e.message?.conversationId);
       this.forgetCached([...new Set(ids.filter((id) => id !== undefined))]);
     });
@@ -149,8 +153,12 @@ export class ConversationsService {
     this.journal.write(entry);
   }
 
-  /** Idempotent: the last state of each conversation and message, upserted. */
-  private async applyEntries(entries: Entry[]): Promise<void> {
+  /**
+   * Idempotent: the last state of each conversation and message, upserted. A replayed journal (a
+   * crash's, or a dead replica's) may be older than what another replica stored since: a state with
+   * a lower revision than the stored one is left out, so a replay never sets a record back.
+   */
+  private async applyEntries(entries: Entry[], replayed = false): Promise<void> {
     const conversations = new Map<string, ConversationRecord>();
     const messages = new Map<string, { message: MessageRecord; seq: number }>();
     for (const e of entries) {
@@ -163,24 +171,40 @@ export class ConversationsService {
     }
     // A conversation deleted meanwhile stays deleted.
     const live = [...conversations.values()].filter((c) => !this.deleted.has(c.id));
-    const rows = [...messages.values()]
-      .filter(({ message }) => !this.deleted.has(message.conversationId))
-      .map(({ message, seq }) => ({
-        id: message.id,
-        conversation_id: message.conversationId,
-        agent_id: message.agentId,
-        seq,
-        data: JSON.stringify(message),
-      }));
-    if (rows.length > 0) {
-      await this.store.messages.write((t) =>
-        t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows),
-      );
-    }
+    const wanted = [...messages.values()].filter(({ message }) => !this.deleted.has(message.conversationId));
+    const rows =
+      wanted.length === 0
+        ? []
+        : await this.store.messages.write(async (t) => {
+            // Read in the write's turn: no flush of this process lands between the two.
+            const stored = replayed
+              ? await storedRevisions(
+                  t,
+                  wanted.map(({ message }) => message.id),
+                )
+              : null;
+            const kept = wanted
+              .filter(({ message }) => revisionOf(message) >= (stored?.get(message.id) ?? 0))
+              .map(({ message, seq }) => ({
+                id: message.id,
+                conversation_id: message.conversationId,
+                agent_id: message.agentId,
+                seq,
+                data: JSON.stringify(message),
+              }));
+            if (kept.length > 0)
+              await t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(kept);
+            return kept;
+          });
     // After the messages: the conversations' commit is what tells other replicas to read them again;
     // a message changed alone (a rating) names its conversation too.
-    await this.store.conversations.persist(live);
-    const persisted = new Set(live.map((c) => c.id));
+    const committed = replayed
+      ? await this.store.conversations.persistUnlessOlder(
+          live,
+          (row, stored) => revisionOf(row) < revisionOf(stored),
+        )
+      : await this.store.conversations.persist(live).then(() => live);
+    const persisted = new Set(committed.map((c) => c.id));
     const alone = new Set(rows.map((r) => r.conversation_id).filter((id) => !persisted.has(id)));
     await this.store.feed.publish({ table: "conversations", ids: [...alone] });
     for (const { message } of messages.values()) {
@@ -364,6 +388,7 @@ export class ConversationsService {
       device: input.device ?? null,
       createdAt: now,
       updatedAt: now,
+      revision: 1,
     };
     this.recent.set(record.id, []);
     return record;
@@ -391,6 +416,7 @@ export class ConversationsService {
           ...current,
           messageCount: current.messageCount + 1,
           updatedAt: message.createdAt,
+          revision: revisionOf(current) + 1,
           ...(reopen ? { status: "open" as const, resolvedAt: null } : {}),
         }
       : undefined;
@@ -430,6 +456,7 @@ export class ConversationsService {
       ...current,
       status,
       resolvedAt: status === "resolved" ? new Date().toISOString() : null,
+      revision: revisionOf(current) + 1,
     };
     this.write({ conversation: updated });
     this.store.conversations.remember([updated]);
@@ -542,6 +569,7 @@ export class ConversationsService {
       feedbackComment: comment,
       // A reason only explains a thumbs-down.
       feedbackReason: rating === "down" ? reason : null,
+      revision: revisionOf(message) + 1,
     };
     this.write({ message: updated });
     this.track(updated);
@@ -628,4 +656,25 @@ export class ConversationsService {
       if (oldest !== undefined) this.recent.delete(oldest);
     }
   }
+}
+
+/** How many changes a record has had; 0 for one stored before revisions existed. */
+function revisionOf(record: { revision?: number }): number {
+  return record.revision ?? 0;
+}
+
+/** The revisions LanceDB holds for these messages (absent: not stored). */
+async function storedRevisions(table: Table, ids: string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const valid = ids.filter((id) => UUID.test(id));
+  for (let i = 0; i < valid.length; i += ID_BATCH) {
+    const batch = valid.slice(i, i + ID_BATCH).map((id) => `'${id}'`);
+    const stored = await table
+      .query()
+      .where(`id IN (${batch.join(", ")})`)
+      .select(["id", "data"])
+      .toArray();
+    for (const r of stored) out.set(String(r.id), revisionOf(JSON.parse(String(r.data)) as MessageRecord));
+  }
+  return out;
 }

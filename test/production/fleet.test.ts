@@ -289,7 +289,28 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
       feedback: null,
       feedbackComment: null,
     };
-    writeFileSync(join(dir, "current.jsonl"), `${JSON.stringify({ message, seq: 99 })}\n`);
+    // With the conversation as it stood after the question (revision 2), older than what was stored
+    // since (the answer): the replay must not set it back, and counts the message it adds.
+    const before = await fleet.direct<Conversation>(
+      0,
+      "GET",
+      `/agents/${agentId}/conversations/${asked.body.conversationId}/`,
+      { token },
+    );
+    expect(before.body.messageCount).toBe(2);
+    const conversation = {
+      id: before.body.id,
+      agentId,
+      workspaceId: agent.workspaceId,
+      title: before.body.title,
+      messageCount: 1,
+      channel: before.body.channel,
+      visitorId: null,
+      createdAt: before.body.createdAt,
+      updatedAt: before.body.createdAt,
+      revision: 2,
+    };
+    writeFileSync(join(dir, "current.jsonl"), `${JSON.stringify({ conversation, message, seq: 99 })}\n`);
     let stored = false;
     for (let i = 0; i < 100 && !stored; i++) {
       await sleep(200);
@@ -310,6 +331,8 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
         { token },
       );
       expect(transcript.body.messages.map((m) => m.id)).toContain(message.id);
+      expect(transcript.body.messages.at(-1)?.id).toBe(message.id);
+      expect(transcript.body.messageCount).toBe(3);
     }
     // Replayed once, then gone from the storage.
     expect(readdirSync(dir).filter((f) => f.endsWith(".jsonl"))).toEqual([]);

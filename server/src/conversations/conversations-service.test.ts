@@ -225,4 +225,38 @@ describe("ConversationsService", () => {
     );
     expectLater(await storedState(dir, id), later, answerId);
   }, 60_000);
+
+  it("counts a dead replica's answer LanceDB never got in a conversation that went on elsewhere", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lore-conversations-"));
+    const { conversations } = await open(dir);
+    const { id, old, later } = await moveOn(conversations);
+    // The dead replica had answered once more after the first turn, and its flush never landed.
+    const unseen = message(id, "assistant", "We open at nine on holidays too.");
+    const dead = mkdtempSync(join(tmpdir(), "lore-dead-replica-"));
+    cleanups.push(async () => rmSync(dead, { recursive: true, force: true }));
+    const turn = {
+      ...old.conversation,
+      messageCount: old.conversation.messageCount + 1,
+      updatedAt: unseen.createdAt,
+      revision: (old.conversation.revision ?? 0) + 1,
+    };
+    leaveJournal(dead, [old, { conversation: turn, message: unseen, seq: 2 }]);
+    await conversations.replayJournal(dead);
+    for (const state of [
+      { conversation: conversations.get("agent", id), messages: await conversations.messages(id) },
+      await storedState(dir, id),
+    ]) {
+      // The later state, with the unseen answer counted and placed after the conversation's own.
+      expect(state.conversation).toMatchObject({ messageCount: 5, status: "resolved", title: later.title });
+      expect(state.conversation.revision).toBe((later.revision ?? 0) + 1);
+      expect(state.messages).toHaveLength(5);
+    }
+    expect((await conversations.messages(id)).map((m) => m.content)).toEqual([
+      "When do you open?",
+      "At nine.",
+      "And on Sundays?",
+      "Closed.",
+      "We open at nine on holidays too.",
+    ]);
+  }, 60_000);
 });

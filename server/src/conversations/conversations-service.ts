@@ -169,6 +169,7 @@ export class ConversationsService {
           seq: e.seq ?? messages.get(e.message.id)?.seq ?? 0,
         });
     }
+    if (replayed) await this.countUnseen(conversations, messages);
     // A conversation deleted meanwhile stays deleted.
     const live = [...conversations.values()].filter((c) => !this.deleted.has(c.id));
     const wanted = [...messages.values()].filter(({ message }) => !this.deleted.has(message.conversationId));
@@ -214,6 +215,46 @@ export class ConversationsService {
       const tracked = pending?.get(message.id);
       if (tracked && JSON.stringify(tracked) === JSON.stringify(message)) pending?.delete(message.id);
       if (pending?.size === 0) this.unflushed.delete(message.conversationId);
+    }
+  }
+
+  /**
+   * A replay's conversations that went on elsewhere since (a higher stored revision) stay as stored,
+   * except that they count the replayed messages LanceDB lacks (the replica that went on never saw
+   * them), placed after their own: the stored state, one revision on. Changes the entries given.
+   */
+  private async countUnseen(
+    conversations: Map<string, ConversationRecord>,
+    messages: Map<string, { message: MessageRecord; seq: number }>,
+  ): Promise<void> {
+    const stored = await this.store.conversations.stored([...conversations.keys()]);
+    const wentOn = new Map<string, ConversationRecord>();
+    for (const c of conversations.values()) {
+      const current = stored.get(c.id);
+      if (current && revisionOf(c) < revisionOf(current)) wentOn.set(c.id, current);
+    }
+    if (wentOn.size === 0) return;
+    const theirs = [...messages.values()].filter(({ message }) => wentOn.has(message.conversationId));
+    const known = await storedRevisions(
+      this.store.messages.table,
+      theirs.map(({ message }) => message.id),
+    );
+    const unseen = theirs.filter(({ message }) => !known.has(message.id)).sort((a, b) => a.seq - b.seq);
+    for (const [id, current] of wentOn) {
+      const added = unseen.filter(({ message }) => message.conversationId === id);
+      if (added.length === 0) continue;
+      for (const [i, entry] of added.entries()) entry.seq = current.messageCount + i;
+      // ISO times: the latest sorts last.
+      const times = [current.updatedAt, ...added.map(({ message }) => message.createdAt)].sort();
+      // As `append`: a new question opens a resolved conversation.
+      const reopen = current.status === "resolved" && added.some(({ message }) => message.role === "user");
+      conversations.set(id, {
+        ...current,
+        messageCount: current.messageCount + added.length,
+        updatedAt: times.at(-1) ?? current.updatedAt,
+        revision: revisionOf(current) + 1,
+        ...(reopen ? { status: "open" as const, resolvedAt: null } : {}),
+      });
     }
   }
 

@@ -53,6 +53,11 @@ export class RecordTable<T extends { id: string }> implements Compactable {
     return out;
   }
 
+  /** Rows as LanceDB holds them now, whatever memory holds. */
+  stored(ids: readonly string[]): Promise<Map<string, T>> {
+    return this.read(ids);
+  }
+
   /** Takes another replica's commit: these rows (or all) as LanceDB holds them now; gone rows go. */
   refresh(ids: readonly string[] | null): Promise<void> {
     const wanted = ids === null ? null : validIds(ids);

@@ -259,4 +259,34 @@ describe("ConversationsService", () => {
       "We open at nine on holidays too.",
     ]);
   }, 60_000);
+
+  it("keeps a conversation deleted since deleted when a dead replica's replayed journal holds a turn of it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lore-conversations-"));
+    const { store, conversations } = await open(dir);
+    const c = await savedConversation(conversations, "Hours");
+    await conversations.append(message(c.id, "user", "When do you open?"));
+    await conversations.flush();
+    const stored = conversations.get("agent", c.id);
+    // The dead replica journaled the next question, then the owner deleted the conversation here.
+    const question = message(c.id, "user", "And on Sundays?");
+    const turn = {
+      ...stored,
+      messageCount: 2,
+      updatedAt: question.createdAt,
+      revision: (stored.revision ?? 0) + 1,
+    };
+    const rating = { ...message(c.id, "assistant", "At nine."), feedback: "down" as const, revision: 1 };
+    await conversations.remove(stored);
+    const dead = mkdtempSync(join(tmpdir(), "lore-dead-replica-"));
+    cleanups.push(async () => rmSync(dead, { recursive: true, force: true }));
+    leaveJournal(dead, [{ conversation: turn, message: question, seq: 1 }, { message: rating }]);
+    await conversations.replayJournal(dead);
+    expect(conversations.listForAgent("agent")).toEqual([]);
+    expect(() => conversations.get("agent", c.id)).toThrow();
+    const db = await connect(join(dir, "lance"));
+    expect(await (await db.openTable("conversations")).countRows()).toBe(0);
+    expect(await (await db.openTable("messages")).countRows(`conversation_id = '${c.id}'`)).toBe(0);
+    db.close();
+    expect(store.conversations.size).toBe(0);
+  }, 60_000);
 });

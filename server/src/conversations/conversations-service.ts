@@ -161,15 +161,18 @@ export class ConversationsService {
   private async applyEntries(entries: Entry[], replayed = false): Promise<void> {
     const conversations = new Map<string, ConversationRecord>();
     const messages = new Map<string, { message: MessageRecord; seq: number }>();
+    // Conversations these entries create (revision 1; or without revisions, as journals before them).
+    const created = new Set<string>();
     for (const e of entries) {
       if (e.conversation) conversations.set(e.conversation.id, e.conversation);
+      if (e.conversation && (e.conversation.revision ?? 1) === 1) created.add(e.conversation.id);
       if (e.message)
         messages.set(e.message.id, {
           message: e.message,
           seq: e.seq ?? messages.get(e.message.id)?.seq ?? 0,
         });
     }
-    if (replayed) await this.countUnseen(conversations, messages);
+    if (replayed) await this.againstStorage(conversations, messages, created);
     // A conversation deleted meanwhile stays deleted.
     const live = [...conversations.values()].filter((c) => !this.deleted.has(c.id));
     const wanted = [...messages.values()].filter(({ message }) => !this.deleted.has(message.conversationId));
@@ -219,15 +222,24 @@ export class ConversationsService {
   }
 
   /**
-   * A replay's conversations that went on elsewhere since (a higher stored revision) stay as stored,
-   * except that they count the replayed messages LanceDB lacks (the replica that went on never saw
-   * them), placed after their own: the stored state, one revision on. Changes the entries given.
+   * A replay's entries against LanceDB now (changes the maps given). A conversation LanceDB lacks
+   * that the entries do not create was deleted since: it and its messages stay gone. One that went
+   * on elsewhere (a higher stored revision) stays as stored, except that it counts the replayed
+   * messages LanceDB lacks (the replica that went on never saw them), placed after its own: the
+   * stored state, one revision on.
    */
-  private async countUnseen(
+  private async againstStorage(
     conversations: Map<string, ConversationRecord>,
     messages: Map<string, { message: MessageRecord; seq: number }>,
+    created: ReadonlySet<string>,
   ): Promise<void> {
-    const stored = await this.store.conversations.stored([...conversations.keys()]);
+    const ids = new Set(conversations.keys());
+    for (const { message } of messages.values()) ids.add(message.conversationId);
+    const stored = await this.store.conversations.stored([...ids]);
+    for (const id of ids) if (!stored.has(id) && !created.has(id)) conversations.delete(id);
+    for (const [id, { message }] of messages)
+      if (!conversations.has(message.conversationId) && !stored.has(message.conversationId))
+        messages.delete(id);
     const wentOn = new Map<string, ConversationRecord>();
     for (const c of conversations.values()) {
       const current = stored.get(c.id);

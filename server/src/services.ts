@@ -333,7 +333,15 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       await feed?.close();
       await redis?.quit();
       // Every commit is announced (nothing can commit now): the next start need not have the others reload.
-      if (feed && feed.unsentCount === 0 && !options.cut) markCleanStop(config.dataDir);
+      if (feed && feed.unsentCount === 0 && !options.cut) {
+        try {
+          markCleanStop(config.dataDir);
+        } catch (error) {
+          logger.warn("could not record the clean stop; the next start has the others reload", {
+            error: String(error),
+          });
+        }
+      }
       // Last: nothing reads chunk texts after this, and the next start would remove the file anyway.
       index.close();
     },

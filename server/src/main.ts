@@ -77,7 +77,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         await listenerClosed;
       }
       await control.close();
-      await services.stop();
+      await services.stop({ cut: !inTime });
       return { streamsEnded, forced };
     },
     async close() {

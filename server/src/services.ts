@@ -37,6 +37,7 @@ import { chunkInWorker, closeParseWorkers } from "./sources/parsing/parse-in-wor
 import { connectorConfig, purgeDataSources, SourcesService } from "./sources/sources-service.ts";
 import { TextEntryStore } from "./sources/text-entry-store.ts";
 import { RedisChangeFeed, singleProcessFeed } from "./store/change-feed.ts";
+import { markCleanStop, takeCleanStop } from "./store/clean-stop.ts";
 import { startMaintenance } from "./store/maintenance.ts";
 import { Store } from "./store/store.ts";
 import { WebhooksService } from "./webhooks/webhooks-service.ts";
@@ -77,8 +78,11 @@ export interface Services {
   lifecycle: Lifecycle;
   /** The event-loop watchdog: stalls logged with their request, `/healthz` reports the last. */
   watchdog: LoopWatchdog;
-  /** Background work to stop on shutdown. */
-  stop(): Promise<void>;
+  /**
+   * Background work to stop on shutdown. `cut`: connections were closed with requests maybe still
+   * running, whose writes could land unannounced (shared mode: the next start has the others reload).
+   */
+  stop(options?: { cut?: boolean }): Promise<void>;
 }
 
 export interface ServiceOverrides {
@@ -116,6 +120,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
   // Before the tables load: every change published after this point reaches this replica.
   const feed = redis ? await RedisChangeFeed.open(redis, logger) : null;
+  // Before anything commits: whether the last run left every commit announced (see `stop`). Taken in
+  // any mode: a run without Redis in between announced nothing.
+  const stoppedCleanly = takeCleanStop(config.dataDir) && feed !== null;
   // Background jobs run once across the fleet: each under a lease in Redis.
   const lease = redis ? createRedisLease(redis) : createLocalLease();
   const store = await openStore(config, feed);
@@ -173,7 +180,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
           replay: async (dir): Promise<void> => {
             await conversations.replayJournal(dir);
             // The dead replica may have committed other writes whose notice died with it.
-            await store.feed.reloadEverywhere();
+            await store.feed.reloadEverywhere({ reason: "a replica replayed a dead one's journal" });
           },
         })
       : null;
@@ -247,8 +254,15 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   }
   // Every in-memory copy is loaded: from here on other replicas' changes apply as they come.
   feed?.start();
-  // If this replica was killed between a commit and its notice, the others read that commit now.
-  await feed?.reloadEverywhere({ elsewhereOnly: true });
+  // If this replica was killed between a commit and its notice, the others read that commit now. A
+  // clean stop left none: a rolling restart costs the others nothing.
+  if (feed && !stoppedCleanly) {
+    logger.info("the last stop was not clean (or is not recorded): the other replicas reload from storage");
+    await feed.reloadEverywhere({
+      elsewhereOnly: true,
+      reason: "a replica started after a stop that was not clean",
+    });
+  }
   await runner.start();
   webhooks.start();
   // A changed embedding model re-embeds existing chunks in the background; search keeps working meanwhile.
@@ -296,7 +310,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     workspaces,
     lifecycle: new Lifecycle(),
     watchdog,
-    async stop() {
+    async stop(options = {}) {
       watchdog.stop();
       stopMaintenance();
       await runner.stop();
@@ -318,6 +332,16 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       await store.close();
       await feed?.close();
       await redis?.quit();
+      // Every commit is announced (nothing can commit now): the next start need not have the others reload.
+      if (feed && feed.unsentCount === 0 && !options.cut) {
+        try {
+          markCleanStop(config.dataDir);
+        } catch (error) {
+          logger.warn("could not record the clean stop; the next start has the others reload", {
+            error: String(error),
+          });
+        }
+      }
       // Last: nothing reads chunk texts after this, and the next start would remove the file anyway.
       index.close();
     },

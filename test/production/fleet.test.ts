@@ -239,6 +239,7 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
     const login = (replica: number) =>
       fleet.direct(replica, "POST", "/auth/login/", { body: { email, password: DEFAULT_PASSWORD } });
     expect((await login(0)).status).toBe(401);
+    const reloadsBefore = [0, 2].map(uncleanStartReloads);
     await victim.restart();
     expect(victim.output()).toContain("saved at an earlier table version; reconciled with the table");
     const answer = await fleet.direct<QueryResponse>(1, "POST", `/agents/${lateAgent.id}/query/`, {
@@ -255,6 +256,9 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
         what: `replica ${replica} to know the user committed without a notice`,
       });
     }
+    // Killed, it could not say it left nothing unannounced: each other replica reloaded, and says so.
+    expect(victim.output()).toContain("the last stop was not clean");
+    expect([0, 2].map(uncleanStartReloads)).toEqual(reloadsBefore.map((n) => n + 1));
     // Every answer any replica acknowledged is stored.
     await expectStored(results.filter((r) => r.status === 200));
   });
@@ -285,7 +289,28 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
       feedback: null,
       feedbackComment: null,
     };
-    writeFileSync(join(dir, "current.jsonl"), `${JSON.stringify({ message, seq: 99 })}\n`);
+    // With the conversation as it stood after the question (revision 2), older than what was stored
+    // since (the answer): the replay must not set it back, and counts the message it adds.
+    const before = await fleet.direct<Conversation>(
+      0,
+      "GET",
+      `/agents/${agentId}/conversations/${asked.body.conversationId}/`,
+      { token },
+    );
+    expect(before.body.messageCount).toBe(2);
+    const conversation = {
+      id: before.body.id,
+      agentId,
+      workspaceId: agent.workspaceId,
+      title: before.body.title,
+      messageCount: 1,
+      channel: before.body.channel,
+      visitorId: null,
+      createdAt: before.body.createdAt,
+      updatedAt: before.body.createdAt,
+      revision: 2,
+    };
+    writeFileSync(join(dir, "current.jsonl"), `${JSON.stringify({ conversation, message, seq: 99 })}\n`);
     let stored = false;
     for (let i = 0; i < 100 && !stored; i++) {
       await sleep(200);
@@ -306,6 +331,8 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
         { token },
       );
       expect(transcript.body.messages.map((m) => m.id)).toContain(message.id);
+      expect(transcript.body.messages.at(-1)?.id).toBe(message.id);
+      expect(transcript.body.messageCount).toBe(3);
     }
     // Replayed once, then gone from the storage.
     expect(readdirSync(dir).filter((f) => f.endsWith(".jsonl"))).toEqual([]);
@@ -315,6 +342,7 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
     const agents = await loadAgents("Rolling");
     const load = steadyLoad(agents);
     await sleep(500);
+    const reloadsBefore = [0, 1, 2].map(uncleanStartReloads);
     for (const replica of fleet.replicas) {
       await replica.restart();
       // The proxy takes it back after its next health check.
@@ -324,8 +352,16 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
     expect(results.length).toBeGreaterThan(20);
     expect(results.filter((r) => r.status !== 200)).toEqual([]);
     await expectStored(results);
+    // Each stopped cleanly (SIGTERM), every commit announced: no replica reloaded everything.
+    expect([0, 1, 2].map(uncleanStartReloads)).toEqual(reloadsBefore);
   });
 });
+
+/** How often a replica reloaded every table because another started after a stop that was not clean. */
+function uncleanStartReloads(replica: number): number {
+  const line = "reloading shared tables from storage (a replica started after a stop that was not clean)";
+  return (fleet.replicas[replica]?.output() ?? "").split(line).length - 1;
+}
 
 /** Twelve agents over one source: steady load at ~8 questions a second stays at ~40 a minute each. */
 async function loadAgents(name: string): Promise<string[]> {

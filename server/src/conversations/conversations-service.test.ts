@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect } from "@lancedb/lancedb";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ConversationRecord, MessageRecord } from "../store/records.ts";
 import { Store } from "../store/store.ts";
@@ -128,5 +129,164 @@ describe("ConversationsService", () => {
       "When do you open?",
       "At nine.",
     ]);
+  }, 60_000);
+
+  /** The conversation and its messages as LanceDB holds them (a fresh connection: no memory of this process). */
+  async function storedState(dir: string, conversationId: string) {
+    const db = await connect(join(dir, "lance"));
+    const rows = await (await db.openTable("conversations"))
+      .query()
+      .where(`id = '${conversationId}'`)
+      .toArray();
+    const messages = await (await db.openTable("messages"))
+      .query()
+      .where(`conversation_id = '${conversationId}'`)
+      .toArray();
+    db.close();
+    return {
+      conversation: JSON.parse(String(rows[0]?.data)) as ConversationRecord,
+      messages: messages.map((r) => JSON.parse(String(r.data)) as MessageRecord),
+    };
+  }
+
+  /**
+   * What a user would lose if a replay wrote an old state back: a turn (the count, updatedAt), a
+   * status, a rating. `conversations` answers a turn and flushes it; the returned entry is that
+   * state as a journal holds it; then the conversation moves on (another turn, a rating, resolved).
+   */
+  async function moveOn(conversations: ConversationsService) {
+    const c = await savedConversation(conversations, "Hours");
+    await conversations.append(message(c.id, "user", "When do you open?"));
+    const answer = message(c.id, "assistant", "At nine.");
+    await conversations.append(answer);
+    await conversations.flush();
+    const old = { conversation: conversations.get("agent", c.id), message: answer, seq: 1 };
+    await conversations.append(message(c.id, "user", "And on Sundays?"));
+    await conversations.append(message(c.id, "assistant", "Closed."));
+    await conversations.setFeedback(answer, "up", "clear");
+    const later = await conversations.setStatus(conversations.get("agent", c.id), "resolved");
+    await conversations.flush();
+    return { id: c.id, answerId: answer.id, old, later };
+  }
+
+  function expectLater(
+    state: { conversation: ConversationRecord; messages: MessageRecord[] },
+    later: ConversationRecord,
+    answerId: string,
+  ): void {
+    expect(state.conversation).toMatchObject({
+      messageCount: 4,
+      status: "resolved",
+      updatedAt: later.updatedAt,
+    });
+    expect(state.messages).toHaveLength(4);
+    expect(state.messages.find((m) => m.id === answerId)?.feedback).toBe("up");
+  }
+
+  it("keeps a conversation's later state when a dead replica's replayed journal holds an older one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lore-conversations-"));
+    const { conversations } = await open(dir);
+    const { id, answerId, old, later } = await moveOn(conversations);
+    // A replica that had journaled the first turn died before removing its journal; the
+    // conversation went on elsewhere (here) before the fleet replayed it.
+    const dead = mkdtempSync(join(tmpdir(), "lore-dead-replica-"));
+    cleanups.push(async () => rmSync(dead, { recursive: true, force: true }));
+    leaveJournal(dead, [old]);
+    await conversations.replayJournal(dead);
+    expectLater(
+      {
+        conversation: conversations.get("agent", id),
+        messages: await conversations.messages(id),
+      },
+      later,
+      answerId,
+    );
+    expect(conversations.listForAgent("agent").map((c) => c.status)).toEqual(["resolved"]);
+    expectLater(await storedState(dir, id), later, answerId);
+  }, 60_000);
+
+  it("keeps a conversation's later state when its own journal, replayed at start, holds an older one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lore-conversations-"));
+    const first = await Store.open(dir, { indexMb: 8, metadataMb: 8 });
+    const before = await ConversationsService.open(first);
+    const { id, answerId, old, later } = await moveOn(before);
+    await before.close();
+    await first.close();
+    // This replica was killed with the first turn still journaled; another one continued it.
+    leaveJournal(join(dir, "journal"), [old]);
+    const { conversations } = await open(dir);
+    expectLater(
+      {
+        conversation: conversations.get("agent", id),
+        messages: await conversations.messages(id),
+      },
+      later,
+      answerId,
+    );
+    expectLater(await storedState(dir, id), later, answerId);
+  }, 60_000);
+
+  it("counts a dead replica's answer LanceDB never got in a conversation that went on elsewhere", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lore-conversations-"));
+    const { conversations } = await open(dir);
+    const { id, old, later } = await moveOn(conversations);
+    // The dead replica had answered once more after the first turn, and its flush never landed.
+    const unseen = message(id, "assistant", "We open at nine on holidays too.");
+    const dead = mkdtempSync(join(tmpdir(), "lore-dead-replica-"));
+    cleanups.push(async () => rmSync(dead, { recursive: true, force: true }));
+    const turn = {
+      ...old.conversation,
+      messageCount: old.conversation.messageCount + 1,
+      updatedAt: unseen.createdAt,
+      revision: (old.conversation.revision ?? 0) + 1,
+    };
+    leaveJournal(dead, [old, { conversation: turn, message: unseen, seq: 2 }]);
+    await conversations.replayJournal(dead);
+    for (const state of [
+      { conversation: conversations.get("agent", id), messages: await conversations.messages(id) },
+      await storedState(dir, id),
+    ]) {
+      // The later state, with the unseen answer counted and placed after the conversation's own.
+      expect(state.conversation).toMatchObject({ messageCount: 5, status: "resolved", title: later.title });
+      expect(state.conversation.revision).toBe((later.revision ?? 0) + 1);
+      expect(state.messages).toHaveLength(5);
+    }
+    expect((await conversations.messages(id)).map((m) => m.content)).toEqual([
+      "When do you open?",
+      "At nine.",
+      "And on Sundays?",
+      "Closed.",
+      "We open at nine on holidays too.",
+    ]);
+  }, 60_000);
+
+  it("keeps a conversation deleted since deleted when a dead replica's replayed journal holds a turn of it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lore-conversations-"));
+    const { store, conversations } = await open(dir);
+    const c = await savedConversation(conversations, "Hours");
+    await conversations.append(message(c.id, "user", "When do you open?"));
+    await conversations.flush();
+    const stored = conversations.get("agent", c.id);
+    // The dead replica journaled the next question, then the owner deleted the conversation here.
+    const question = message(c.id, "user", "And on Sundays?");
+    const turn = {
+      ...stored,
+      messageCount: 2,
+      updatedAt: question.createdAt,
+      revision: (stored.revision ?? 0) + 1,
+    };
+    const rating = { ...message(c.id, "assistant", "At nine."), feedback: "down" as const, revision: 1 };
+    await conversations.remove(stored);
+    const dead = mkdtempSync(join(tmpdir(), "lore-dead-replica-"));
+    cleanups.push(async () => rmSync(dead, { recursive: true, force: true }));
+    leaveJournal(dead, [{ conversation: turn, message: question, seq: 1 }, { message: rating }]);
+    await conversations.replayJournal(dead);
+    expect(conversations.listForAgent("agent")).toEqual([]);
+    expect(() => conversations.get("agent", c.id)).toThrow();
+    const db = await connect(join(dir, "lance"));
+    expect(await (await db.openTable("conversations")).countRows()).toBe(0);
+    expect(await (await db.openTable("messages")).countRows(`conversation_id = '${c.id}'`)).toBe(0);
+    db.close();
+    expect(store.conversations.size).toBe(0);
   }, 60_000);
 });

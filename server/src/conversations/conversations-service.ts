@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
+import type { Table } from "@lancedb/lancedb";
 import type {
   Conversation,
   ConversationDetail,
@@ -22,6 +23,8 @@ const HISTORY_CACHE_SIZE = 5_000;
 const TOMBSTONE_MS = 60 * 60_000;
 /** Conversations removed in one LanceDB delete at most. */
 const REMOVE_BATCH = 500;
+/** Ids in one LanceDB `IN` filter at most. */
+const ID_BATCH = 500;
 const UUID = /^[0-9a-f-]{36}$/i;
 
 /** A conversation's contact requests (kept by the handoffs service), for review lists. */
@@ -57,7 +60,7 @@ export function toConversation(
 }
 
 export function toMessage(m: MessageRecord): Message {
-  const { agentId: _a, workspaceId: _w, ...message } = m;
+  const { agentId: _a, workspaceId: _w, revision: _r, ...message } = m;
   return message;
 }
 
@@ -108,7 +111,7 @@ export class ConversationsService {
     store.feed.on("conversations", async (ids) => service.forgetCached(ids));
     service.journal = await Journal.open<Entry>(
       join(journalDir, "conversations"),
-      (e) => service.applyEntries(e),
+      (e, replayed) => service.applyEntries(e, replayed),
       {
         onError: (error) =>
           logger?.error("conversation journal flush failed; will retry", { error: String(error) }),
@@ -118,12 +121,13 @@ export class ConversationsService {
   }
 
   /**
-   * Moves what another (dead) replica journaled into LanceDB; the entries are idempotent upserts.
-   * Its conversations' cached messages here predate them, so they go.
+   * Moves what another (dead) replica journaled into LanceDB; the entries are idempotent upserts,
+   * except states older than LanceDB's (see `applyEntries`). Its conversations' cached messages here
+   * predate them, so they go.
    */
   async replayJournal(journalDir: string): Promise<void> {
     const journal = await Journal.open<Entry>(join(journalDir, "conversations"), async (entries) => {
-      await this.applyEntries(entries);
+      await this.applyEntries(entries, true);
       const ids = entries.map((e) => e.conversation?.id ?? e.message?.conversationId);
       this.forgetCached([...new Set(ids.filter((id) => id !== undefined))]);
     });
@@ -149,38 +153,62 @@ export class ConversationsService {
     this.journal.write(entry);
   }
 
-  /** Idempotent: the last state of each conversation and message, upserted. */
-  private async applyEntries(entries: Entry[]): Promise<void> {
+  /**
+   * Idempotent: the last state of each conversation and message, upserted. A replayed journal (a
+   * crash's, or a dead replica's) may be older than what another replica stored since: a state with
+   * a lower revision than the stored one is left out, so a replay never sets a record back.
+   */
+  private async applyEntries(entries: Entry[], replayed = false): Promise<void> {
     const conversations = new Map<string, ConversationRecord>();
     const messages = new Map<string, { message: MessageRecord; seq: number }>();
+    // Conversations these entries create (revision 1; or without revisions, as journals before them).
+    const created = new Set<string>();
     for (const e of entries) {
       if (e.conversation) conversations.set(e.conversation.id, e.conversation);
+      if (e.conversation && (e.conversation.revision ?? 1) === 1) created.add(e.conversation.id);
       if (e.message)
         messages.set(e.message.id, {
           message: e.message,
           seq: e.seq ?? messages.get(e.message.id)?.seq ?? 0,
         });
     }
+    if (replayed) await this.againstStorage(conversations, messages, created);
     // A conversation deleted meanwhile stays deleted.
     const live = [...conversations.values()].filter((c) => !this.deleted.has(c.id));
-    const rows = [...messages.values()]
-      .filter(({ message }) => !this.deleted.has(message.conversationId))
-      .map(({ message, seq }) => ({
-        id: message.id,
-        conversation_id: message.conversationId,
-        agent_id: message.agentId,
-        seq,
-        data: JSON.stringify(message),
-      }));
-    if (rows.length > 0) {
-      await this.store.messages.write((t) =>
-        t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows),
-      );
-    }
+    const wanted = [...messages.values()].filter(({ message }) => !this.deleted.has(message.conversationId));
+    const rows =
+      wanted.length === 0
+        ? []
+        : await this.store.messages.write(async (t) => {
+            // Read in the write's turn: no flush of this process lands between the two.
+            const stored = replayed
+              ? await storedRevisions(
+                  t,
+                  wanted.map(({ message }) => message.id),
+                )
+              : null;
+            const kept = wanted
+              .filter(({ message }) => revisionOf(message) >= (stored?.get(message.id) ?? 0))
+              .map(({ message, seq }) => ({
+                id: message.id,
+                conversation_id: message.conversationId,
+                agent_id: message.agentId,
+                seq,
+                data: JSON.stringify(message),
+              }));
+            if (kept.length > 0)
+              await t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(kept);
+            return kept;
+          });
     // After the messages: the conversations' commit is what tells other replicas to read them again;
     // a message changed alone (a rating) names its conversation too.
-    await this.store.conversations.persist(live);
-    const persisted = new Set(live.map((c) => c.id));
+    const committed = replayed
+      ? await this.store.conversations.persistUnlessOlder(
+          live,
+          (row, stored) => revisionOf(row) < revisionOf(stored),
+        )
+      : await this.store.conversations.persist(live).then(() => live);
+    const persisted = new Set(committed.map((c) => c.id));
     const alone = new Set(rows.map((r) => r.conversation_id).filter((id) => !persisted.has(id)));
     await this.store.feed.publish({ table: "conversations", ids: [...alone] });
     for (const { message } of messages.values()) {
@@ -190,6 +218,55 @@ export class ConversationsService {
       const tracked = pending?.get(message.id);
       if (tracked && JSON.stringify(tracked) === JSON.stringify(message)) pending?.delete(message.id);
       if (pending?.size === 0) this.unflushed.delete(message.conversationId);
+    }
+  }
+
+  /**
+   * A replay's entries against LanceDB now (changes the maps given). A conversation LanceDB lacks
+   * that the entries do not create was deleted since: it and its messages stay gone. One that went
+   * on elsewhere (a higher stored revision) stays as stored, except that it counts the replayed
+   * messages LanceDB lacks (the replica that went on never saw them), placed after its own: the
+   * stored state, one revision on.
+   */
+  private async againstStorage(
+    conversations: Map<string, ConversationRecord>,
+    messages: Map<string, { message: MessageRecord; seq: number }>,
+    created: ReadonlySet<string>,
+  ): Promise<void> {
+    const ids = new Set(conversations.keys());
+    for (const { message } of messages.values()) ids.add(message.conversationId);
+    const stored = await this.store.conversations.stored([...ids]);
+    for (const id of ids) if (!stored.has(id) && !created.has(id)) conversations.delete(id);
+    for (const [id, { message }] of messages)
+      if (!conversations.has(message.conversationId) && !stored.has(message.conversationId))
+        messages.delete(id);
+    const wentOn = new Map<string, ConversationRecord>();
+    for (const c of conversations.values()) {
+      const current = stored.get(c.id);
+      if (current && revisionOf(c) < revisionOf(current)) wentOn.set(c.id, current);
+    }
+    if (wentOn.size === 0) return;
+    const theirs = [...messages.values()].filter(({ message }) => wentOn.has(message.conversationId));
+    const known = await storedRevisions(
+      this.store.messages.table,
+      theirs.map(({ message }) => message.id),
+    );
+    const unseen = theirs.filter(({ message }) => !known.has(message.id)).sort((a, b) => a.seq - b.seq);
+    for (const [id, current] of wentOn) {
+      const added = unseen.filter(({ message }) => message.conversationId === id);
+      if (added.length === 0) continue;
+      for (const [i, entry] of added.entries()) entry.seq = current.messageCount + i;
+      // ISO times: the latest sorts last.
+      const times = [current.updatedAt, ...added.map(({ message }) => message.createdAt)].sort();
+      // As `append`: a new question opens a resolved conversation.
+      const reopen = current.status === "resolved" && added.some(({ message }) => message.role === "user");
+      conversations.set(id, {
+        ...current,
+        messageCount: current.messageCount + added.length,
+        updatedAt: times.at(-1) ?? current.updatedAt,
+        revision: revisionOf(current) + 1,
+        ...(reopen ? { status: "open" as const, resolvedAt: null } : {}),
+      });
     }
   }
 
@@ -364,6 +441,7 @@ export class ConversationsService {
       device: input.device ?? null,
       createdAt: now,
       updatedAt: now,
+      revision: 1,
     };
     this.recent.set(record.id, []);
     return record;
@@ -391,6 +469,7 @@ export class ConversationsService {
           ...current,
           messageCount: current.messageCount + 1,
           updatedAt: message.createdAt,
+          revision: revisionOf(current) + 1,
           ...(reopen ? { status: "open" as const, resolvedAt: null } : {}),
         }
       : undefined;
@@ -430,6 +509,7 @@ export class ConversationsService {
       ...current,
       status,
       resolvedAt: status === "resolved" ? new Date().toISOString() : null,
+      revision: revisionOf(current) + 1,
     };
     this.write({ conversation: updated });
     this.store.conversations.remember([updated]);
@@ -542,6 +622,7 @@ export class ConversationsService {
       feedbackComment: comment,
       // A reason only explains a thumbs-down.
       feedbackReason: rating === "down" ? reason : null,
+      revision: revisionOf(message) + 1,
     };
     this.write({ message: updated });
     this.track(updated);
@@ -628,4 +709,25 @@ export class ConversationsService {
       if (oldest !== undefined) this.recent.delete(oldest);
     }
   }
+}
+
+/** How many changes a record has had; 0 for one stored before revisions existed. */
+function revisionOf(record: { revision?: number }): number {
+  return record.revision ?? 0;
+}
+
+/** The revisions LanceDB holds for these messages (absent: not stored). */
+async function storedRevisions(table: Table, ids: string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const valid = ids.filter((id) => UUID.test(id));
+  for (let i = 0; i < valid.length; i += ID_BATCH) {
+    const batch = valid.slice(i, i + ID_BATCH).map((id) => `'${id}'`);
+    const stored = await table
+      .query()
+      .where(`id IN (${batch.join(", ")})`)
+      .select(["id", "data"])
+      .toArray();
+    for (const r of stored) out.set(String(r.id), revisionOf(JSON.parse(String(r.data)) as MessageRecord));
+  }
+  return out;
 }

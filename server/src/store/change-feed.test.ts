@@ -115,4 +115,20 @@ describe("the change feed", () => {
     expect(serving.rows.get("never-back")?.name).toBe("Ferry");
     expect(restarted.rows.get("never-back")?.name).toBe("Ferry");
   });
+
+  it("keeps count of notices it could not send, through close (a stop that is not clean)", async () => {
+    const sent = await replica();
+    await sent.feed.publish({ table: "agents", ids: ["announced"] });
+    await sent.feed.close();
+    expect(sent.feed.unsentCount).toBe(0);
+
+    const cut = await replica();
+    const client = clients.at(-1);
+    // Redis gone for this replica: the commit is made, its notice cannot be.
+    client?.disconnect();
+    await cut.feed.publish({ table: "agents", ids: ["unannounced"] });
+    expect(cut.feed.unsentCount).toBe(1);
+    await cut.feed.close();
+    expect(cut.feed.unsentCount).toBe(1);
+  });
 });

@@ -27,8 +27,9 @@ export interface ChangeFeed {
   /**
    * Every replica re-reads everything from storage (this one too unless `elsewhereOnly`): for commits
    * whose notice may be lost, as a replica's killed between the two or still unsent when it died.
+   * `reason` is what the replicas log.
    */
-  reloadEverywhere(options?: { elsewhereOnly?: boolean }): Promise<void>;
+  reloadEverywhere(options?: { elsewhereOnly?: boolean; reason?: string }): Promise<void>;
   /** Resolves once every change published anywhere before the call has been applied here. */
   settled(): Promise<void>;
   /**
@@ -66,6 +67,8 @@ interface Message {
   ids: string[] | null;
   /** With ids null: the origin reloads too. */
   here?: boolean;
+  /** With ids null: why, as the replicas log it. */
+  reason?: string;
 }
 
 /** The table name a reload of everything is published under. */
@@ -76,7 +79,8 @@ const EVERYTHING = "*";
  * applies changes in order; a gap in the numbers (a missed message, a reconnect) or a reset sequence
  * reloads every table from LanceDB instead. Changes that could not be published (Redis down) are
  * kept and sent again. A commit whose notice dies with its replica (killed between the two) is read
- * when a replica starts or replays a dead replica's journal: each publishes a reload of everything.
+ * when that replica starts again (after a stop that was not clean) or another replays its journal:
+ * each publishes a reload of everything.
  */
 export class RedisChangeFeed implements ChangeFeed {
   readonly shared = true;
@@ -151,8 +155,13 @@ export class RedisChangeFeed implements ChangeFeed {
     await this.post({ table: change.table, ids: [...change.ids] });
   }
 
-  async reloadEverywhere(options: { elsewhereOnly?: boolean } = {}): Promise<void> {
-    await this.post({ table: EVERYTHING, ids: null, here: !options.elsewhereOnly });
+  async reloadEverywhere(options: { elsewhereOnly?: boolean; reason?: string } = {}): Promise<void> {
+    await this.post({ table: EVERYTHING, ids: null, here: !options.elsewhereOnly, reason: options.reason });
+  }
+
+  /** Changes not yet published (Redis unreachable); after `close`, those whose notice is lost. */
+  get unsentCount(): number {
+    return this.unsent.length;
   }
 
   async settled(): Promise<void> {
@@ -189,6 +198,8 @@ export class RedisChangeFeed implements ChangeFeed {
   async close(): Promise<void> {
     if (this.retry) clearTimeout(this.retry);
     await this.resend();
+    // What still failed stays unsent (`unsentCount`): no retry after the connection closes.
+    if (this.retry) clearTimeout(this.retry);
     this.subscriber.disconnect();
     await this.chain;
   }
@@ -247,7 +258,8 @@ export class RedisChangeFeed implements ChangeFeed {
       // A gap: messages were missed, so what changed is unknown.
       await this.reloadAll("missed changes");
     } else if (message.ids === null) {
-      if (!own || message.here) await this.reloadAll("a replica started or replayed a dead one's journal");
+      if (!own || message.here)
+        await this.reloadAll(message.reason ?? "a replica started or replayed a dead one's journal");
     } else if (!own) {
       for (const handler of this.handlers.get(message.table) ?? []) await handler(message.ids);
     }

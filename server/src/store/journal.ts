@@ -32,21 +32,24 @@ export class Journal<E> {
 
   private constructor(
     private readonly dir: string,
-    private readonly apply: (entries: E[]) => Promise<void>,
+    private readonly apply: (entries: E[], replayed: boolean) => Promise<void>,
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /** Opens the journal and replays whatever a previous process left unapplied. */
+  /**
+   * Opens the journal and replays whatever a previous process left unapplied (`apply` is told so:
+   * storage may hold later states of those entries, written since by another process).
+   */
   static async open<E>(
     dir: string,
-    apply: (entries: E[]) => Promise<void>,
+    apply: (entries: E[], replayed: boolean) => Promise<void>,
     options: { intervalMs?: number; onError?: (error: unknown) => void } = {},
   ): Promise<Journal<E>> {
     mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const journal = new Journal<E>(dir, apply, options.onError ?? (() => undefined));
     for (const file of journal.segments()) {
       const entries = readEntries<E>(join(dir, file));
-      if (entries.length > 0) await apply(entries);
+      if (entries.length > 0) await apply(entries, true);
       rmSync(join(dir, file), { force: true });
     }
     journal.sequence = Date.now();
@@ -110,7 +113,7 @@ export class Journal<E> {
       const path = join(this.dir, file);
       try {
         const entries = readEntries<E>(path);
-        if (entries.length > 0) await this.apply(entries);
+        if (entries.length > 0) await this.apply(entries, false);
         rmSync(path, { force: true });
       } catch (error) {
         this.onError(error); // kept on disk; retried on the next flush or start

@@ -53,6 +53,11 @@ export class RecordTable<T extends { id: string }> implements Compactable {
     return out;
   }
 
+  /** Rows as LanceDB holds them now, whatever memory holds. */
+  stored(ids: readonly string[]): Promise<Map<string, T>> {
+    return this.read(ids);
+  }
+
   /** Takes another replica's commit: these rows (or all) as LanceDB holds them now; gone rows go. */
   refresh(ids: readonly string[] | null): Promise<void> {
     const wanted = ids === null ? null : validIds(ids);
@@ -105,12 +110,38 @@ export class RecordTable<T extends { id: string }> implements Compactable {
     if (rows.length === 0) return Promise.resolve();
     return this.queue.run(async () => {
       await this.write(rows);
-      for (const r of rows) {
-        if (!this.remembered.has(r.id)) this.rows.set(r.id, r);
-        // Done once memory holds no newer state than what just landed.
-        else if (JSON.stringify(this.rows.get(r.id)) === JSON.stringify(r)) this.remembered.delete(r.id);
-      }
+      this.landed(rows);
     });
+  }
+
+  /**
+   * `persist` for rows replayed from a journal, except those LanceDB holds a later state of (`older`
+   * says whether a row predates the stored one): those stay as stored, and memory takes the stored
+   * state. Returns the rows committed.
+   */
+  persistUnlessOlder(rows: T[], older: (row: T, stored: T) => boolean): Promise<T[]> {
+    if (rows.length === 0) return Promise.resolve([]);
+    return this.queue.run(async () => {
+      const stored = await this.read(rows.map((r) => r.id));
+      const newer = rows.filter((r) => {
+        const current = stored.get(r.id);
+        return current === undefined || !older(r, current);
+      });
+      const kept = new Set(newer.map((r) => r.id));
+      for (const [id, row] of stored) if (!kept.has(id) && !this.remembered.has(id)) this.rows.set(id, row);
+      if (newer.length > 0) await this.write(newer);
+      this.landed(newer);
+      return newer;
+    });
+  }
+
+  /** Memory after `rows` landed: see `persist`. */
+  private landed(rows: T[]): void {
+    for (const r of rows) {
+      if (!this.remembered.has(r.id)) this.rows.set(r.id, r);
+      // Done once memory holds no newer state than what just landed.
+      else if (JSON.stringify(this.rows.get(r.id)) === JSON.stringify(r)) this.remembered.delete(r.id);
+    }
   }
 
   /** Inserts or replaces a record; memory changes only after the commit succeeded. */

@@ -98,6 +98,11 @@ export interface ConversationRecord {
   resolvedAt?: string | null;
   createdAt: string;
   updatedAt: string;
+  /**
+   * Counts the record's changes (created 1, each turn and status change one more): a replayed
+   * journal entry never replaces a state with a higher one. Absent on records stored before it (0).
+   */
+  revision?: number;
 }
 
 export type MessageRecord = Message & {
@@ -107,6 +112,8 @@ export type MessageRecord = Message & {
   /** How sure an answer was (the answer contract); absent on messages stored before it. */
   outcome?: "answered" | "uncertain" | "fallback" | null;
   confidence?: number | null;
+  /** Counts the message's ratings (absent: never rated), as `ConversationRecord.revision`. */
+  revision?: number;
 };
 
 export interface MetaRecord {

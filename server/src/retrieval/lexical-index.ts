@@ -809,7 +809,7 @@ export class LexicalIndex {
     const avgLength = this.totalLength / Math.max(1, this.liveCount) || 1;
     const live = slots.filter((slot) => this.isLive(slot));
     // The search's scratch (all zero between calls), not two arrays as long as the whole index.
-    this.growScratch();
+    this.growScratch(true);
     const scores = this.scratch;
     const masks = this.maskScratch;
     for (const slot of live) {
@@ -847,11 +847,11 @@ export class LexicalIndex {
     return out;
   }
 
-  private growScratch(): void {
-    if (this.scratch.length < this.slotTotal) {
-      this.scratch = new Float64Array(this.slotTotal * 2);
+  /** Scratch for every slot: the scores, and with `masks` the bits (only `featuresFor` keeps those). */
+  private growScratch(masks = false): void {
+    if (this.scratch.length < this.slotTotal) this.scratch = new Float64Array(this.slotTotal * 2);
+    if (masks && this.maskScratch.length < this.slotTotal)
       this.maskScratch = new Int32Array(this.slotTotal * 2);
-    }
   }
 
   /**

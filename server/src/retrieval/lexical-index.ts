@@ -646,8 +646,7 @@ export class LexicalIndex {
   private topOfTouched(limit: number): TopCandidates {
     const acc = this.scratch;
     const touched = this.touched.subarray(0, this.touchedCount);
-    const top = selectTop(touched, acc, limit);
-    const scores = Float64Array.from(top, (slot) => float64At(acc, slot));
+    const { top, scores } = this.topOf(touched, limit);
     const groups = this.groups;
     groups.reset();
     const groupOf = this.docGroup.values;
@@ -695,13 +694,21 @@ export class LexicalIndex {
     }
     if (group >= 0) groups.addBestTwo(group, best, second);
     groups.finish();
-    let found = heap.sorted();
-    if (heap.tieAtCut()) {
-      const top = selectTop(this.touched.subarray(0, this.touchedCount), acc, limit);
-      found = { top, scores: Float64Array.from(top, (slot) => float64At(acc, slot)) };
-    }
+    const found = heap.tieAtCut()
+      ? this.topOf(this.touched.subarray(0, this.touchedCount), limit)
+      : heap.sorted();
     acc.fill(0, 0, this.slotTotal);
     return { ...found, groups };
+  }
+
+  /** The best `limit` of these slots by their scores in the scratch, offered in the order given. */
+  private topOf(slots: Int32Array, limit: number): { top: number[]; scores: Float64Array } {
+    const heap = new TopSlots(limit);
+    for (let i = 0; i < slots.length; i++) {
+      const slot = int32At(slots, i);
+      heap.offer(slot, float64At(this.scratch, slot));
+    }
+    return heap.sorted();
   }
 
   /**
@@ -880,13 +887,13 @@ export class LexicalIndex {
   ): { docCoverage: number; docRel: number } {
     const e = groups.of(this.docGroup.get(slot));
     if (!e) return { docCoverage: 0, docRel: 0 };
-    if (mask !== undefined) e.mask = mask;
+    const matched = mask ?? e.mask;
     let covered = 0;
     let total = 0;
     for (let p = 0; p < Math.min(31, q.termIds.length); p++) {
       const weight = float64At(q.weights, p);
       total += weight;
-      if (e.mask & (1 << p)) covered += weight;
+      if (matched & (1 << p)) covered += weight;
     }
     return {
       docCoverage: total > 0 ? covered / total : 0,
@@ -1314,8 +1321,9 @@ interface TopCandidates {
 }
 
 /**
- * The `limit` best of the slots offered one by one, as `selectTop` keeps them (a bounded min-heap
- * that admits a slot only above its lowest score), with the scores kept beside the slots.
+ * The `limit` best of the slots offered one by one: a bounded min-heap that admits a slot only above
+ * its lowest score, so of slots tied at the cut-off the first offered stay (in the heap's order).
+ * The scores are kept beside the slots.
  */
 class TopSlots {
   private readonly slots: Int32Array;
@@ -1397,46 +1405,4 @@ class TopSlots {
       scores: Float64Array.from(order, (i) => float64At(this.scores, i)),
     };
   }
-}
-
-/** The `limit` slots with the highest scores, best first (a bounded min-heap). */
-function selectTop(slots: Int32Array, scores: Float64Array, limit: number): number[] {
-  const heap = new Int32Array(Math.max(0, Math.min(slots.length, Math.ceil(limit))));
-  let size = 0;
-  // `less` and `swap` take positions in the heap.
-  const less = (i: number, j: number): boolean =>
-    float64At(scores, int32At(heap, i)) < float64At(scores, int32At(heap, j));
-  const swap = (i: number, j: number): void => {
-    const held = int32At(heap, i);
-    heap[i] = int32At(heap, j);
-    heap[j] = held;
-  };
-  for (const slot of slots) {
-    if (size < heap.length) {
-      heap[size] = slot;
-      let i = size++;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (!less(i, parent)) break;
-        swap(i, parent);
-        i = parent;
-      }
-    } else if (size > 0 && float64At(scores, int32At(heap, 0)) < float64At(scores, slot)) {
-      heap[0] = slot;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < size && less(l, m)) m = l;
-        if (r < size && less(r, m)) m = r;
-        if (m === i) break;
-        swap(i, m);
-        i = m;
-      }
-    }
-  }
-  return Array.from(heap.subarray(0, size)).sort(
-    (a, b) => float64At(scores, b) - float64At(scores, a) || a - b,
-  );
 }

@@ -14,6 +14,7 @@ import type { EventBus } from "../events/event-bus.ts";
 import type { Logger } from "../log/logger.ts";
 import { GroupCommit } from "../store/group-commit.ts";
 import { Journal } from "../store/journal.ts";
+import { readRecords } from "../store/record-table.ts";
 import type { AgentRecord, ConversationRecord, MessageRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import { countMessages, type ReviewCounts, ReviewIndex, upgradeMessage } from "./review-index.ts";
@@ -23,8 +24,6 @@ const HISTORY_CACHE_SIZE = 5_000;
 const TOMBSTONE_MS = 60 * 60_000;
 /** Conversations removed in one LanceDB delete at most. */
 const REMOVE_BATCH = 500;
-/** Ids in one LanceDB `IN` filter at most. */
-const ID_BATCH = 500;
 const UUID = /^[0-9a-f-]{36}$/i;
 
 /** A conversation's contact requests (kept by the handoffs service), for review lists. */
@@ -718,16 +717,9 @@ function revisionOf(record: { revision?: number }): number {
 
 /** The revisions LanceDB holds for these messages (absent: not stored). */
 async function storedRevisions(table: Table, ids: string[]): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  const valid = ids.filter((id) => UUID.test(id));
-  for (let i = 0; i < valid.length; i += ID_BATCH) {
-    const batch = valid.slice(i, i + ID_BATCH).map((id) => `'${id}'`);
-    const stored = await table
-      .query()
-      .where(`id IN (${batch.join(", ")})`)
-      .select(["id", "data"])
-      .toArray();
-    for (const r of stored) out.set(String(r.id), revisionOf(JSON.parse(String(r.data)) as MessageRecord));
-  }
-  return out;
+  const stored = await readRecords<MessageRecord>(
+    table,
+    ids.filter((id) => UUID.test(id)),
+  );
+  return new Map([...stored].map(([id, message]) => [id, revisionOf(message)]));
 }

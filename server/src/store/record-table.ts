@@ -42,15 +42,8 @@ export class RecordTable<T extends { id: string }> implements Compactable {
   }
 
   /** Rows as stored now: these ids, or all of them. */
-  private async read(ids: readonly string[] | null): Promise<Map<string, T>> {
-    const out = new Map<string, T>();
-    const batches = ids === null ? [null] : chunked(validIds(ids), 500);
-    for (const batch of batches) {
-      const query = this.table.query().select(["id", "data"]);
-      if (batch) query.where(`id IN (${batch.map((id) => `'${id}'`).join(", ")})`);
-      for (const row of await query.toArray()) out.set(String(row.id), JSON.parse(String(row.data)) as T);
-    }
-    return out;
+  private read(ids: readonly string[] | null): Promise<Map<string, T>> {
+    return readRecords<T>(this.table, ids);
   }
 
   /** Rows as LanceDB holds them now, whatever memory holds. */
@@ -223,6 +216,21 @@ export class RecordTable<T extends { id: string }> implements Compactable {
   idle(): Promise<void> {
     return this.queue.idle();
   }
+}
+
+/**
+ * The records (an `id` and a JSON `data` column) a table holds now: these ids, or all of them. For
+ * other tables of that shape too (the messages).
+ */
+export async function readRecords<T>(table: Table, ids: readonly string[] | null): Promise<Map<string, T>> {
+  const out = new Map<string, T>();
+  const batches = ids === null ? [null] : chunked(validIds(ids), 500);
+  for (const batch of batches) {
+    const query = table.query().select(["id", "data"]);
+    if (batch) query.where(`id IN (${batch.map((id) => `'${id}'`).join(", ")})`);
+    for (const row of await query.toArray()) out.set(String(row.id), JSON.parse(String(row.data)) as T);
+  }
+  return out;
 }
 
 /** Ids that may appear in a filter expression (every id Lore makes: UUIDs, hashes, fixed names). */

@@ -145,6 +145,80 @@ describe("lexical search over most of the index", () => {
   });
 });
 
+describe("lexical search a block of slots at a time", () => {
+  /** The same chunks in an index that searches a list at a time and in one taking 37 slots at a time. */
+  function pair(add: (index: LexicalIndex) => void): [LexicalIndex, LexicalIndex] {
+    const whole = new LexicalIndex(defaultLexicalParams, Number.POSITIVE_INFINITY);
+    const blocks = new LexicalIndex(defaultLexicalParams, 37);
+    add(whole);
+    add(blocks);
+    return [whole, blocks];
+  }
+
+  it("returns the same candidates and features as a search a list at a time", () => {
+    let seed = 11;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const words = [
+      "payment",
+      "refund",
+      "invoice",
+      "account",
+      "password",
+      "shipping",
+      "order",
+      "card",
+      "zorbex",
+    ];
+    const texts = Array.from({ length: 3_000 }, () =>
+      Array.from(
+        { length: 2 + Math.floor(random() * 8) },
+        () => words[Math.floor(random() * words.length)],
+      ).join(" "),
+    );
+    const [whole, blocks] = pair((index) => {
+      // Sources in runs and interleaved, documents of a few chunks, every tenth chunk removed again.
+      texts.forEach((text, i) => {
+        const slot = index.add(
+          text,
+          i % 5 === 0 ? "Refund policy" : "",
+          i < 1_500 ? i % 4 : 4,
+          Math.floor(i / 3),
+        );
+        if (i % 10 === 9) index.remove(slot);
+      });
+    });
+    const questions = [
+      "refund my payment",
+      "reset the account password",
+      "zorbex",
+      "order card invoice shipping",
+    ];
+    for (const question of questions) {
+      for (const allowed of [new Set([0, 1, 2, 3, 4]), new Set([1, 4]), new Set([2])]) {
+        const expected = whole.search(question, allowed);
+        expect(expected.length).toBeGreaterThan(0);
+        expect(blocks.search(question, allowed)).toEqual(expected);
+      }
+    }
+  });
+
+  it("keeps the chunks tied at the cut-off that a list at a time touches first", () => {
+    // As in "keeps the first-touched of chunks tied at the cut-off": block by block the first 200
+    // slots are touched first, a list at a time the last 200 ("alpha" is scored first).
+    const texts = Array.from({ length: 400 }, (_, i) => (i < 200 ? "beta gamma" : "alpha gamma"));
+    const [whole, blocks] = pair((index) => {
+      for (const text of texts) index.add(text, "", 0);
+    });
+    const expected = whole.search("alpha beta", new Set([0]));
+    expect(expected).toHaveLength(100);
+    expect(expected.every((c) => c.slot >= 200)).toBe(true);
+    expect(blocks.search("alpha beta", new Set([0]))).toEqual(expected);
+  });
+});
+
 describe("a document's evidence", () => {
   // Made-up words: no WordNet relatives and no variants of one another, so only these words score.
   const words = ["zorbex", "quilmat", "frandish", "plovert", "gastrine", "morbleck", "yundra", "wexipol"];

@@ -1,6 +1,7 @@
 import { readsAsEnglish } from "../text/analyzers.ts";
-import { float64At, int32At, itemAt, numberAt, uint16At } from "./checked-access.ts";
+import { float64At, int32At, itemAt, numberAt } from "./checked-access.ts";
 import { type PackedPostings, PostingLists } from "./posting-lists.ts";
+import { bm25Part, QueryLists, type SearchScratch } from "./query-lists.ts";
 import { StringTable } from "./string-table.ts";
 import { TermVariants } from "./term-variants.ts";
 import { analyzeLatinWord, analyzeTokens, stopWords, tokenize } from "./text-analysis.ts";
@@ -147,10 +148,6 @@ interface ScoringTerm {
 /** A query term's bit in the per-slot match masks: the first 31 terms have one. */
 const bitOf = (position: number): number => (position < 31 ? 1 << position : 0);
 
-/** One term's BM25 contribution; `lengthNorm` is k1 · (1 − b + b · length / average length). */
-const bm25Part = (weight: number, tf: number, k1: number, lengthNorm: number): number =>
-  (weight * tf * (k1 + 1)) / (tf + lengthNorm);
-
 const alphabet = "abcdefghijklmnopqrstuvwxyz";
 
 /** Raw tokens remembered with their term id (see tokenTermId). */
@@ -165,6 +162,11 @@ export const MAX_QUERY_TOKENS = 256;
  * `topInSlotOrder`): that costs a pass over every slot.
  */
 const DENSE_SHARE = 8;
+/**
+ * Slots a pass in slot order takes at a time (`topInSlotOrder`): their scores and lengths (192 KB)
+ * stay in the cache while every list adds its postings for them.
+ */
+const SLOT_BLOCK = 1 << 14;
 /** Distinct query terms scored: the first 64 (features, variants and expansion are O(terms²) at most). */
 export const MAX_QUERY_TERMS = 64;
 /** Words longer than this are never typo-corrected: 54·n + 25 edits of n letters each is O(n²). */
@@ -373,12 +375,20 @@ export class LexicalIndex {
   private scratch = new Float64Array(0);
   /** Per slot during `featuresFor`: bits of the query terms it matched (body or title, first 31 terms). */
   private maskScratch = new Int32Array(0);
-  /** The slots a search touched so far (`touchedCount` of them), reused from search to search. */
+  /** A search's touched slots, the list that touched each, and room to put them in list order. */
   private touched = new Int32Array(0);
-  private touchedCount = 0;
+  private touchedBy = new Uint8Array(0);
+  private touchedOrder = { slots: new Int32Array(0), scores: new Float64Array(0) };
   private readonly groups = new GroupTable();
 
-  constructor(readonly params: LexicalParams = defaultLexicalParams) {}
+  /**
+   * `slotBlock`: slots a pass in slot order takes at a time (tests set a small one to compare a
+   * search made block by block with one made a list at a time).
+   */
+  constructor(
+    readonly params: LexicalParams = defaultLexicalParams,
+    private readonly slotBlock = SLOT_BLOCK,
+  ) {}
 
   get size(): number {
     return this.liveCount;
@@ -604,21 +614,27 @@ export class LexicalIndex {
     const prepared = this.prepare(query);
     if (prepared.termIds.length === 0 || this.liveCount === 0) return [];
     const { k1, b, titleWeight } = this.params;
-    const avgLength = this.totalLength / this.liveCount || 1;
-    this.growScratch();
-    const body = { k1, b, avgLength };
-    this.touchedCount = 0;
+    const lists = new QueryLists({ k1, b, avgLength: this.totalLength / this.liveCount || 1 });
+    const sourceOf = this.docSource.values;
     for (const term of prepared.scoring) {
-      this.accumulate(this.postings, term, allowedSources, body);
+      lists.add(this.postings, term.id, allowedSources, sourceOf, term.weight, false);
       if (term.inTitle && titleWeight > 0)
-        this.accumulate(this.titlePostings, term, allowedSources, titleWeight);
+        lists.add(this.titlePostings, term.id, allowedSources, sourceOf, titleWeight * term.weight, true);
     }
-    // Past an eighth of the index, the pass over the touched slots goes in slot order: the scores
-    // are then read in sequence, where the order the postings touched them jumps all over memory.
-    const found =
-      this.touchedCount * DENSE_SHARE > this.slotTotal
-        ? this.topInSlotOrder(limit)
-        : this.topOfTouched(limit);
+    const scratch = this.searchScratch(lists.entries);
+    lists.start();
+    // Lists that reach much of the index go a block of slots at a time, each block straight into the
+    // pass in slot order (`topInSlotOrder`); the rest a list at a time, then (past an eighth of the
+    // index touched) the same pass, or the touched slots alone.
+    let found: TopCandidates;
+    if (lists.entries * DENSE_SHARE > this.slotTotal) found = this.topInSlotOrder(limit, lists, scratch);
+    else {
+      lists.addUpTo(this.slotTotal, scratch);
+      found =
+        scratch.touchedCount * DENSE_SHARE > this.slotTotal
+          ? this.topInSlotOrder(limit, lists, scratch)
+          : this.topOfTouched(limit, scratch);
+    }
     const { top, scores, groups } = found;
     if (top.length === 0) return [];
     const maxPossible = prepared.totalWeight * (k1 + 1);
@@ -643,9 +659,9 @@ export class LexicalIndex {
    * The best `limit` slots of the touched list (best first, with their scores) and every touched
    * document's evidence; clears the scratch.
    */
-  private topOfTouched(limit: number): TopCandidates {
-    const acc = this.scratch;
-    const touched = this.touched.subarray(0, this.touchedCount);
+  private topOfTouched(limit: number, scratch: SearchScratch): TopCandidates {
+    const acc = scratch.scores;
+    const touched = scratch.touched.subarray(0, scratch.touchedCount);
     const { top, scores } = this.topOf(touched, limit);
     const groups = this.groups;
     groups.reset();
@@ -661,13 +677,15 @@ export class LexicalIndex {
   }
 
   /**
-   * `topOfTouched` in one sequential pass over every slot, for a search that touched many. The
-   * same slots unless several tie at the cut-off, where the order the postings touched them decides
-   * which stay: then the touched list decides, as in `topOfTouched`. (The heap always ends holding
-   * the `limit` highest scores, so without such a tie every order of the slots gives the same ones.)
+   * `topOfTouched` in sequential passes over every slot, a block of slots at a time, each block's
+   * postings added first (`QueryLists.addUpTo`; nothing left to add when they all were). The same
+   * slots unless several tie at the cut-off, where the order the postings touched them decides which
+   * stay: then, or when the search touched few slots after all, the touched list in list order
+   * decides, as in `topOfTouched`. (The heap always ends holding the `limit` highest scores, so
+   * without such a tie every order of the slots gives the same ones.)
    */
-  private topInSlotOrder(limit: number): TopCandidates {
-    const acc = this.scratch;
+  private topInSlotOrder(limit: number, lists: QueryLists, scratch: SearchScratch): TopCandidates {
+    const acc = scratch.scores;
     const heap = new TopSlots(limit);
     const groups = this.groups;
     groups.reset();
@@ -677,26 +695,33 @@ export class LexicalIndex {
     let group = -1;
     let best = 0;
     let second = 0;
-    for (let slot = 0; slot < this.slotTotal; slot++) {
-      const score = float64At(acc, slot);
-      if (score === 0) continue;
-      heap.offer(slot, score);
-      const next = int32At(groupOf, slot);
-      if (next !== group) {
-        if (group >= 0) groups.addBestTwo(group, best, second);
-        group = next;
-        best = score;
-        second = 0;
-      } else if (score > best) {
-        second = best;
-        best = score;
-      } else if (score > second) second = score;
+    for (let from = 0; from < this.slotTotal; from += this.slotBlock) {
+      const to = Math.min(this.slotTotal, from + this.slotBlock);
+      lists.addUpTo(to, scratch);
+      for (let slot = from; slot < to; slot++) {
+        const score = float64At(acc, slot);
+        if (score === 0) continue;
+        heap.offer(slot, score);
+        const next = int32At(groupOf, slot);
+        if (next !== group) {
+          if (group >= 0) groups.addBestTwo(group, best, second);
+          group = next;
+          best = score;
+          second = 0;
+        } else if (score > best) {
+          second = best;
+          best = score;
+        } else if (score > second) second = score;
+      }
     }
     if (group >= 0) groups.addBestTwo(group, best, second);
     groups.finish();
-    const found = heap.tieAtCut()
-      ? this.topOf(this.touched.subarray(0, this.touchedCount), limit)
-      : heap.sorted();
+    let chosen = heap;
+    if (heap.tieAtCut() || scratch.touchedCount * DENSE_SHARE <= this.slotTotal) {
+      chosen = new TopSlots(limit);
+      lists.offerInListOrder(scratch, this.touchedOrder, chosen);
+    }
+    const found = chosen.sorted();
     acc.fill(0, 0, this.slotTotal);
     return { ...found, groups };
   }
@@ -711,56 +736,22 @@ export class LexicalIndex {
     return heap.sorted();
   }
 
-  /**
-   * Adds one posting list's contributions to the search scratch (scores, matched-term bits, touched
-   * slots): BM25 for the body, or a flat share of the term's weight for the title field.
-   */
-  private accumulate(
-    lists: PostingLists,
-    term: ScoringTerm,
-    allowedSources: ReadonlySet<number>,
-    field: { k1: number; b: number; avgLength: number } | number,
-  ): void {
-    const acc = this.scratch;
-    const docLength = this.docLength.values;
-    // Room for every entry to touch a new slot, so the loop appends without a check.
-    const room = this.touchedCount + lists.size(term.id);
-    if (this.touched.length < room)
-      this.touched = widened(this.touched, Math.max(room, this.touched.length * 2));
-    const touched = this.touched;
-    let count = this.touchedCount;
-    // Only the runs of allowed sources: every entry in them is of an allowed source. One loop per
-    // field, with the parameters in locals: this loop runs once per posting of every query term.
-    // (Which query terms a slot matched is not kept per slot: `documentMask` finds it for the few
-    // documents that need it, which leaves one array less to reach per posting.)
-    const found = lists.allowedStretches(term.id, allowedSources, this.docSource.values);
-    if (found === null) return;
-    const { docs, tfs, bounds } = found;
-    for (let s = 0; s < found.count; s++) {
-      const to = int32At(bounds, 2 * s + 1);
-      if (typeof field === "number") {
-        const flat = field * term.weight;
-        for (let i = int32At(bounds, 2 * s); i < to; i++) {
-          const slot = int32At(docs, i);
-          if (int32At(docLength, slot) < 0) continue;
-          const current = float64At(acc, slot);
-          if (current === 0) touched[count++] = slot;
-          acc[slot] = current + flat;
-        }
-        continue;
-      }
-      const { k1, b, avgLength } = field;
-      const weight = term.weight;
-      for (let i = int32At(bounds, 2 * s); i < to; i++) {
-        const slot = int32At(docs, i);
-        const length = int32At(docLength, slot);
-        if (length < 0) continue;
-        const current = float64At(acc, slot);
-        if (current === 0) touched[count++] = slot;
-        acc[slot] = current + bm25Part(weight, uint16At(tfs, i), k1, k1 * (1 - b + (b * length) / avgLength));
-      }
+  /** The search's scratch, with room for `entries` touched slots. */
+  private searchScratch(entries: number): SearchScratch {
+    this.growScratch();
+    if (this.touched.length < entries) {
+      const room = Math.max(entries, this.touched.length * 2);
+      this.touched = new Int32Array(room);
+      this.touchedBy = new Uint8Array(room);
+      this.touchedOrder = { slots: new Int32Array(room), scores: new Float64Array(room) };
     }
-    this.touchedCount = count;
+    return {
+      scores: this.scratch,
+      lengths: this.docLength.values,
+      touched: this.touched,
+      touchedBy: this.touchedBy,
+      touchedCount: 0,
+    };
   }
 
   /**

@@ -14,11 +14,6 @@ export function int32At(values: Int32Array, index: number): number {
   return value === undefined ? outOfRange(index, values.length) : value;
 }
 
-export function uint8At(values: Uint8Array, index: number): number {
-  const value = values[index];
-  return value === undefined ? outOfRange(index, values.length) : value;
-}
-
 export function uint16At(values: Uint16Array, index: number): number {
   const value = values[index];
   return value === undefined ? outOfRange(index, values.length) : value;

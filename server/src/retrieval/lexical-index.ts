@@ -377,7 +377,7 @@ export class LexicalIndex {
   private maskScratch = new Int32Array(0);
   /** A search's touched slots, the list that touched each, and room to put them in list order. */
   private touched = new Int32Array(0);
-  private touchedBy = new Uint8Array(0);
+  private touchedBy = new Int32Array(0);
   private touchedOrder = { slots: new Int32Array(0), scores: new Float64Array(0) };
   private readonly groups = new GroupTable();
 
@@ -742,7 +742,7 @@ export class LexicalIndex {
     if (this.touched.length < entries) {
       const room = Math.max(entries, this.touched.length * 2);
       this.touched = new Int32Array(room);
-      this.touchedBy = new Uint8Array(room);
+      this.touchedBy = new Int32Array(room);
       this.touchedOrder = { slots: new Int32Array(room), scores: new Float64Array(room) };
     }
     return {

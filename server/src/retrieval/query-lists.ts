@@ -1,4 +1,4 @@
-import { float64At, int32At, itemAt, uint8At, uint16At } from "./checked-access.ts";
+import { float64At, int32At, itemAt, uint16At } from "./checked-access.ts";
 import type { PostingLists } from "./posting-lists.ts";
 
 /** One term's BM25 contribution; `lengthNorm` is k1 · (1 − b + b · length / average length). */
@@ -21,12 +21,9 @@ export interface SearchScratch {
   /** Per slot its body length, negative for a removed chunk (which scores nothing). */
   lengths: Int32Array;
   touched: Int32Array;
-  touchedBy: Uint8Array;
+  touchedBy: Int32Array;
   touchedCount: number;
 }
-
-/** Lists a question may score: a query term's body and title lists, MAX_QUERY_TERMS of each at most. */
-const MAX_LISTS = 255;
 
 /**
  * The posting lists one question scores, in order (each term's body list, then its title list where
@@ -70,7 +67,6 @@ export class QueryLists {
     weight: number,
     flat: boolean,
   ): void {
-    if (this.count === MAX_LISTS) throw new RangeError(`a question scores at most ${MAX_LISTS} lists`);
     const found = lists.allowedStretches(term, allowed, sourceOf);
     if (found === null) return;
     const used = itemAt(this.firstStretch, this.count) * 2;
@@ -185,12 +181,12 @@ export class QueryLists {
     const { scores, touched, touchedBy, touchedCount } = scratch;
     const next = new Int32Array(this.count + 1);
     for (let i = 0; i < touchedCount; i++) {
-      const k = uint8At(touchedBy, i) + 1;
+      const k = int32At(touchedBy, i) + 1;
       next[k] = int32At(next, k) + 1;
     }
     for (let k = 1; k <= this.count; k++) next[k] = int32At(next, k) + int32At(next, k - 1);
     for (let i = 0; i < touchedCount; i++) {
-      const k = uint8At(touchedBy, i);
+      const k = int32At(touchedBy, i);
       const at = int32At(next, k);
       const slot = int32At(touched, i);
       order.slots[at] = slot;

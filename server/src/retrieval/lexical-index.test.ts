@@ -146,10 +146,10 @@ describe("lexical search over most of the index", () => {
 });
 
 describe("lexical search a block of slots at a time", () => {
-  /** The same chunks in an index that searches a list at a time and in one taking 37 slots at a time. */
+  /** The same chunks in an index that searches a list at a time and in one taking 64 slots at a time. */
   function pair(add: (index: LexicalIndex) => void): [LexicalIndex, LexicalIndex] {
-    const whole = new LexicalIndex(defaultLexicalParams, Number.POSITIVE_INFINITY);
-    const blocks = new LexicalIndex(defaultLexicalParams, 37);
+    const whole = new LexicalIndex(defaultLexicalParams, 2 ** 30);
+    const blocks = new LexicalIndex(defaultLexicalParams, 64);
     add(whole);
     add(blocks);
     return [whole, blocks];

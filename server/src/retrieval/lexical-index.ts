@@ -373,6 +373,8 @@ export class LexicalIndex {
   private deadCount = 0;
   /** Per slot during a search: its score (zero between searches). */
   private scratch = new Float64Array(0);
+  /** A bit per slot during a search: set when the search first touches it (zero between searches). */
+  private marks = new Int32Array(0);
   /** Per slot during `featuresFor`: bits of the query terms it matched (body or title, first 31 terms). */
   private maskScratch = new Int32Array(0);
   /** A search's touched slots, the list that touched each, and room to put them in list order. */
@@ -388,7 +390,9 @@ export class LexicalIndex {
   constructor(
     readonly params: LexicalParams = defaultLexicalParams,
     private readonly slotBlock = SLOT_BLOCK,
-  ) {}
+  ) {
+    if (slotBlock % 32 !== 0) throw new RangeError("a block of slots is a whole number of 32-slot words");
+  }
 
   get size(): number {
     return this.liveCount;
@@ -671,6 +675,7 @@ export class LexicalIndex {
       const group = int32At(groupOf, slot);
       if (group >= 0) groups.add(group, float64At(acc, slot), 0);
       acc[slot] = 0;
+      scratch.marks[slot >>> 5] = 0;
     }
     groups.finish();
     return { top, scores, groups };
@@ -695,23 +700,34 @@ export class LexicalIndex {
     let group = -1;
     let best = 0;
     let second = 0;
+    const marks = scratch.marks;
     for (let from = 0; from < this.slotTotal; from += this.slotBlock) {
       const to = Math.min(this.slotTotal, from + this.slotBlock);
       lists.addUpTo(to, scratch);
-      for (let slot = from; slot < to; slot++) {
-        const score = float64At(acc, slot);
-        if (score === 0) continue;
-        heap.offer(slot, score);
-        const next = int32At(groupOf, slot);
-        if (next !== group) {
-          if (group >= 0) groups.addBestTwo(group, best, second);
-          group = next;
-          best = score;
-          second = 0;
-        } else if (score > best) {
-          second = best;
-          best = score;
-        } else if (score > second) second = score;
+      // The block's touched slots in slot order, from their marks (a bit per slot, lowest first):
+      // a test of every slot's score mispredicts about every other slot.
+      for (let word = from >>> 5; word < (to + 31) >>> 5; word++) {
+        let bits = int32At(marks, word);
+        if (bits === 0) continue;
+        marks[word] = 0;
+        do {
+          const low = bits & -bits;
+          bits ^= low;
+          const slot = (word << 5) + 31 - Math.clz32(low);
+          const score = float64At(acc, slot);
+          if (score === 0) continue;
+          heap.offer(slot, score);
+          const next = int32At(groupOf, slot);
+          if (next !== group) {
+            if (group >= 0) groups.addBestTwo(group, best, second);
+            group = next;
+            best = score;
+            second = 0;
+          } else if (score > best) {
+            second = best;
+            best = score;
+          } else if (score > second) second = score;
+        } while (bits !== 0);
       }
     }
     if (group >= 0) groups.addBestTwo(group, best, second);
@@ -747,6 +763,7 @@ export class LexicalIndex {
     }
     return {
       scores: this.scratch,
+      marks: this.marks,
       lengths: this.docLength.values,
       touched: this.touched,
       touchedBy: this.touchedBy,
@@ -847,7 +864,10 @@ export class LexicalIndex {
 
   /** Scratch for every slot: the scores, and with `masks` the bits (only `featuresFor` keeps those). */
   private growScratch(masks = false): void {
-    if (this.scratch.length < this.slotTotal) this.scratch = new Float64Array(this.slotTotal * 2);
+    if (this.scratch.length < this.slotTotal) {
+      this.scratch = new Float64Array(this.slotTotal * 2);
+      this.marks = new Int32Array((this.slotTotal * 2 + 31) >>> 5);
+    }
     if (masks && this.maskScratch.length < this.slotTotal)
       this.maskScratch = new Int32Array(this.slotTotal * 2);
   }

@@ -18,6 +18,8 @@ export interface BodyScoring {
  */
 export interface SearchScratch {
   scores: Float64Array;
+  /** A bit per slot, set as it is first touched (bit slot % 32 of word slot / 32). */
+  marks: Int32Array;
   /** Per slot its body length, negative for a removed chunk (which scores nothing). */
   lengths: Int32Array;
   touched: Int32Array;
@@ -129,7 +131,7 @@ export class QueryLists {
    */
   private addStretch(k: number, from: number, to: number, end: number, scratch: SearchScratch): number {
     const docs = itemAt(this.docs, k);
-    const { scores, lengths, touched, touchedBy } = scratch;
+    const { scores, marks, lengths, touched, touchedBy } = scratch;
     let count = scratch.touchedCount;
     let i = from;
     if (itemAt(this.flat, k)) {
@@ -142,6 +144,7 @@ export class QueryLists {
         if (current === 0) {
           touched[count] = slot;
           touchedBy[count++] = k;
+          marks[slot >>> 5] = int32At(marks, slot >>> 5) | (1 << (slot & 31));
         }
         scores[slot] = current + flat;
       }
@@ -158,6 +161,7 @@ export class QueryLists {
         if (current === 0) {
           touched[count] = slot;
           touchedBy[count++] = k;
+          marks[slot >>> 5] = int32At(marks, slot >>> 5) | (1 << (slot & 31));
         }
         scores[slot] =
           current + bm25Part(weight, uint16At(tfs, i), k1, k1 * (1 - b + (b * length) / avgLength));

@@ -205,6 +205,24 @@ describe("lexical search a block of slots at a time", () => {
     }
   });
 
+  it("gives the same candidates block by block as a list at a time over few of many slots", () => {
+    // The same live chunks; the second index also has 4,000 removed chunks of other words, so the
+    // question's lists reach few of its slots and it searches a list at a time, keeping the touched
+    // slots, where the first goes block by block and, at the tie, puts them back in list order.
+    const texts = Array.from({ length: 400 }, (_, i) => (i < 200 ? "beta gamma" : "alpha gamma"));
+    const few = new LexicalIndex(defaultLexicalParams, 64);
+    const many = new LexicalIndex(defaultLexicalParams, 64);
+    for (const text of texts) few.add(text, "", 0);
+    for (const text of texts) many.add(text, "", 0);
+    const removed = Array.from({ length: 4_000 }, (_, i) => many.add(`filler${i} padding`, "", 0));
+    for (const slot of removed) many.remove(slot);
+    for (const question of ["alpha beta", "beta gamma", "gamma"]) {
+      const expected = few.search(question, new Set([0]));
+      expect(expected).toHaveLength(100);
+      expect(many.search(question, new Set([0]))).toEqual(expected);
+    }
+  });
+
   it("keeps the chunks tied at the cut-off that a list at a time touches first", () => {
     // As in "keeps the first-touched of chunks tied at the cut-off": block by block the first 200
     // slots are touched first, a list at a time the last 200 ("alpha" is scored first).

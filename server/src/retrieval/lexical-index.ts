@@ -377,10 +377,9 @@ export class LexicalIndex {
   private marks = new Int32Array(0);
   /** Per slot during `featuresFor`: bits of the query terms it matched (body or title, first 31 terms). */
   private maskScratch = new Int32Array(0);
-  /** A search's touched slots, the list that touched each, and room to put them in list order. */
+  /** A search's touched slots in the order touched, and room for their scores (the tie fallback). */
   private touched = new Int32Array(0);
-  private touchedBy = new Int32Array(0);
-  private touchedOrder = { slots: new Int32Array(0), scores: new Float64Array(0) };
+  private touchedScores = new Float64Array(0);
   private readonly groups = new GroupTable();
 
   /**
@@ -735,7 +734,7 @@ export class LexicalIndex {
     let chosen = heap;
     if (heap.tieAtCut() || scratch.touchedCount * DENSE_SHARE <= this.slotTotal) {
       chosen = new TopSlots(limit);
-      lists.offerInListOrder(scratch, this.touchedOrder, chosen);
+      lists.offerInListOrder(scratch, this.touchedScores, chosen);
     }
     const found = chosen.sorted();
     acc.fill(0, 0, this.slotTotal);
@@ -758,15 +757,13 @@ export class LexicalIndex {
     if (this.touched.length < entries) {
       const room = Math.max(entries, this.touched.length * 2);
       this.touched = new Int32Array(room);
-      this.touchedBy = new Int32Array(room);
-      this.touchedOrder = { slots: new Int32Array(room), scores: new Float64Array(room) };
+      this.touchedScores = new Float64Array(room);
     }
     return {
       scores: this.scratch,
       marks: this.marks,
       lengths: this.docLength.values,
       touched: this.touched,
-      touchedBy: this.touchedBy,
       touchedCount: 0,
     };
   }

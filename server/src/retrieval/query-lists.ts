@@ -13,8 +13,8 @@ export interface BodyScoring {
 }
 
 /**
- * Per slot during a search: its score (zero between searches); and the slots it touched, in the
- * order the postings first reached them, each with the number of the list that did.
+ * Per slot during a search: its score and a bit set as it is first touched (both zero between
+ * searches); and the slots it touched, in the order the postings first reached them.
  */
 export interface SearchScratch {
   scores: Float64Array;
@@ -23,7 +23,6 @@ export interface SearchScratch {
   /** Per slot its body length, negative for a removed chunk (which scores nothing). */
   lengths: Int32Array;
   touched: Int32Array;
-  touchedBy: Int32Array;
   touchedCount: number;
 }
 
@@ -37,7 +36,9 @@ export interface SearchScratch {
  * the scores being added to stay in the cache, where a list at a time sweeps the whole score array
  * once per list, and at a million slots each posting then pays a miss. Either way every slot gets the
  * same additions in the same order (a list's entries ascend by slot), so the same scores; only the
- * order in which slots are first touched differs, and `touchedInListOrder` restores it.
+ * order in which slots are first touched differs. The slots each list touches in each call form a
+ * run of the touched list, so `offerInListOrder` can go over them in the order a list at a time
+ * gives.
  */
 export class QueryLists {
   private readonly docs: Int32Array[] = [];
@@ -51,6 +52,9 @@ export class QueryLists {
   /** Per list: the stretch and the entry its cursor is at. */
   private stretch = new Int32Array(0);
   private position = new Int32Array(0);
+  /** Where each call of `addUpTo` had each list start adding to the touched list (call by call). */
+  private runStarts = new Int32Array(64);
+  private runCount = 0;
   /** Entries in the allowed stretches of every list (an upper bound on the slots touched). */
   entries = 0;
 
@@ -109,7 +113,13 @@ export class QueryLists {
 
   /** Adds each list's entries for slots below `end` that its cursor has not reached yet. */
   addUpTo(end: number, scratch: SearchScratch): void {
+    if (this.runStarts.length < this.runCount + this.count) {
+      const grown = new Int32Array(Math.max(this.runStarts.length * 2, this.runCount + this.count));
+      grown.set(this.runStarts);
+      this.runStarts = grown;
+    }
     for (let k = 0; k < this.count; k++) {
+      this.runStarts[this.runCount++] = scratch.touchedCount;
       const last = itemAt(this.firstStretch, k + 1);
       let s = int32At(this.stretch, k);
       let i = int32At(this.position, k);
@@ -131,7 +141,7 @@ export class QueryLists {
    */
   private addStretch(k: number, from: number, to: number, end: number, scratch: SearchScratch): number {
     const docs = itemAt(this.docs, k);
-    const { scores, marks, lengths, touched, touchedBy } = scratch;
+    const { scores, marks, lengths, touched } = scratch;
     let count = scratch.touchedCount;
     let i = from;
     if (itemAt(this.flat, k)) {
@@ -142,8 +152,7 @@ export class QueryLists {
         if (int32At(lengths, slot) < 0) continue;
         const current = float64At(scores, slot);
         if (current === 0) {
-          touched[count] = slot;
-          touchedBy[count++] = k;
+          touched[count++] = slot;
           marks[slot >>> 5] = int32At(marks, slot >>> 5) | (1 << (slot & 31));
         }
         scores[slot] = current + flat;
@@ -159,8 +168,7 @@ export class QueryLists {
         if (length < 0) continue;
         const current = float64At(scores, slot);
         if (current === 0) {
-          touched[count] = slot;
-          touchedBy[count++] = k;
+          touched[count++] = slot;
           marks[slot >>> 5] = int32At(marks, slot >>> 5) | (1 << (slot & 31));
         }
         scores[slot] =
@@ -172,32 +180,21 @@ export class QueryLists {
   }
 
   /**
-   * Offers the touched slots to `heap` in the order a list at a time would have touched them: by the
-   * list that first touched each, and within a list in the order found (a stable counting sort into
-   * `order`, which has room for them, reading each score while the touched list is still in
-   * block order, so the heap then reads nothing at random).
+   * Offers the touched slots to `heap` in the order a list at a time would have touched them: list
+   * by list, each list's runs in the order added (slot order). Each slot's score is first copied to
+   * its place in the touched list (`into`, with room for them), reading the scores in the order
+   * touched, block by block, so the heap then reads nothing at random.
    */
-  offerInListOrder(
-    scratch: SearchScratch,
-    order: { slots: Int32Array; scores: Float64Array },
-    heap: SlotHeap,
-  ): void {
-    const { scores, touched, touchedBy, touchedCount } = scratch;
-    const next = new Int32Array(this.count + 1);
-    for (let i = 0; i < touchedCount; i++) {
-      const k = int32At(touchedBy, i) + 1;
-      next[k] = int32At(next, k) + 1;
+  offerInListOrder(scratch: SearchScratch, into: Float64Array, heap: SlotHeap): void {
+    const { scores, touched, touchedCount } = scratch;
+    for (let i = 0; i < touchedCount; i++) into[i] = float64At(scores, int32At(touched, i));
+    for (let k = 0; k < this.count; k++) {
+      for (let run = k; run < this.runCount; run += this.count) {
+        const to = run + 1 < this.runCount ? int32At(this.runStarts, run + 1) : touchedCount;
+        for (let i = int32At(this.runStarts, run); i < to; i++)
+          heap.offer(int32At(touched, i), float64At(into, i));
+      }
     }
-    for (let k = 1; k <= this.count; k++) next[k] = int32At(next, k) + int32At(next, k - 1);
-    for (let i = 0; i < touchedCount; i++) {
-      const k = int32At(touchedBy, i);
-      const at = int32At(next, k);
-      const slot = int32At(touched, i);
-      order.slots[at] = slot;
-      order.scores[at] = float64At(scores, slot);
-      next[k] = at + 1;
-    }
-    for (let i = 0; i < touchedCount; i++) heap.offer(int32At(order.slots, i), float64At(order.scores, i));
   }
 }
 

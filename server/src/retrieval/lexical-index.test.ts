@@ -205,10 +205,9 @@ describe("lexical search a block of slots at a time", () => {
     }
   });
 
-  it("gives the same candidates block by block as a list at a time over few of many slots", () => {
-    // The same live chunks; the second index also has 4,000 removed chunks of other words, so the
-    // question's lists reach few of its slots and it searches a list at a time, keeping the touched
-    // slots, where the first goes block by block and, at the tie, puts them back in list order.
+  it("gives the same candidates whether the chunks fill the index or lie among many removed ones", () => {
+    // The same live chunks; the second index also has 4,000 removed chunks of other words, so its
+    // blocks of slots hold few of them, and the tie at the cut-off is decided over 69 blocks, not 7.
     const texts = Array.from({ length: 400 }, (_, i) => (i < 200 ? "beta gamma" : "alpha gamma"));
     const few = new LexicalIndex(defaultLexicalParams, 64);
     const many = new LexicalIndex(defaultLexicalParams, 64);

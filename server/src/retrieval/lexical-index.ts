@@ -158,13 +158,8 @@ const TOKEN_MEMO_ENTRIES = 1 << 17;
 /** Query tokens read: a question's first 256 (far beyond any real question; the rest is ignored). */
 export const MAX_QUERY_TOKENS = 256;
 /**
- * A search that touched more than 1/DENSE_SHARE of the slots goes over them in slot order (see
- * `topInSlotOrder`): that costs a pass over every slot.
- */
-const DENSE_SHARE = 8;
-/**
- * Slots a pass in slot order takes at a time (`topInSlotOrder`): their scores and lengths (192 KB)
- * stay in the cache while every list adds its postings for them.
+ * Slots a search takes at a time (`topInBlocks`): their scores and lengths (192 KB) stay in the
+ * cache while every list adds its postings for them.
  */
 const SLOT_BLOCK = 1 << 14;
 /** Distinct query terms scored: the first 64 (features, variants and expansion are O(terms²) at most). */
@@ -377,9 +372,8 @@ export class LexicalIndex {
   private marks = new Int32Array(0);
   /** Per slot during `featuresFor`: bits of the query terms it matched (body or title, first 31 terms). */
   private maskScratch = new Int32Array(0);
-  /** A search's touched slots in the order touched, and room for their scores (the tie fallback). */
-  private touched = new Int32Array(0);
-  private touchedScores = new Float64Array(0);
+  /** The slots a search reached and their scores (for the tie fallback). */
+  private reached = { slots: new Int32Array(0), scores: new Float64Array(0) };
   private readonly groups = new GroupTable();
 
   /**
@@ -624,20 +618,7 @@ export class LexicalIndex {
       if (term.inTitle && titleWeight > 0)
         lists.add(this.titlePostings, term.id, allowedSources, sourceOf, titleWeight * term.weight, true);
     }
-    const scratch = this.searchScratch(lists.entries);
-    lists.start();
-    // Lists that reach much of the index go a block of slots at a time, each block straight into the
-    // pass in slot order (`topInSlotOrder`); the rest a list at a time, then (past an eighth of the
-    // index touched) the same pass, or the touched slots alone.
-    let found: TopCandidates;
-    if (lists.entries * DENSE_SHARE > this.slotTotal) found = this.topInSlotOrder(limit, lists, scratch);
-    else {
-      lists.addUpTo(this.slotTotal, scratch);
-      found =
-        scratch.touchedCount * DENSE_SHARE > this.slotTotal
-          ? this.topInSlotOrder(limit, lists, scratch)
-          : this.topOfTouched(limit, scratch);
-    }
+    const found = this.topInBlocks(limit, lists, this.searchScratch());
     const { top, scores, groups } = found;
     if (top.length === 0) return [];
     const maxPossible = prepared.totalWeight * (k1 + 1);
@@ -659,52 +640,34 @@ export class LexicalIndex {
   }
 
   /**
-   * The best `limit` slots of the touched list (best first, with their scores) and every touched
-   * document's evidence; clears the scratch.
+   * The best `limit` slots (best first, with their scores) and every document's evidence, a block of
+   * slots at a time: each block's postings are added (`QueryLists.addUpTo`), then the slots they
+   * reached go to the heap and the document table in slot order while their scores are still in the
+   * cache, and the block's scratch is cleared. A list at a time would offer the slots in the order its
+   * postings first reach them instead, which gives the same slots unless several tie at the cut-off
+   * (the heap always ends holding the `limit` highest scores): then the order decides which stay, so
+   * a second heap takes them in that order (`QueryLists.offerInListOrder`).
    */
-  private topOfTouched(limit: number, scratch: SearchScratch): TopCandidates {
-    const acc = scratch.scores;
-    const touched = scratch.touched.subarray(0, scratch.touchedCount);
-    const { top, scores } = this.topOf(touched, limit);
-    const groups = this.groups;
-    groups.reset();
-    const groupOf = this.docGroup.values;
-    for (let i = 0; i < touched.length; i++) {
-      const slot = int32At(touched, i);
-      const group = int32At(groupOf, slot);
-      if (group >= 0) groups.add(group, float64At(acc, slot), 0);
-      acc[slot] = 0;
-      scratch.marks[slot >>> 5] = 0;
-    }
-    groups.finish();
-    return { top, scores, groups };
-  }
-
-  /**
-   * `topOfTouched` in sequential passes over every slot, a block of slots at a time, each block's
-   * postings added first (`QueryLists.addUpTo`; nothing left to add when they all were). The same
-   * slots unless several tie at the cut-off, where the order the postings touched them decides which
-   * stay: then, or when the search touched few slots after all, the touched list in list order
-   * decides, as in `topOfTouched`. (The heap always ends holding the `limit` highest scores, so
-   * without such a tie every order of the slots gives the same ones.)
-   */
-  private topInSlotOrder(limit: number, lists: QueryLists, scratch: SearchScratch): TopCandidates {
-    const acc = scratch.scores;
+  private topInBlocks(limit: number, lists: QueryLists, scratch: SearchScratch): TopCandidates {
+    const { scores: acc, marks } = scratch;
     const heap = new TopSlots(limit);
     const groups = this.groups;
     groups.reset();
     const groupOf = this.docGroup.values;
+    // Each slot reached, in slot order, with its score: to put the scores back for the second heap.
+    const reached = this.reached;
+    let count = 0;
     // A document's chunks mostly lie in consecutive slots: the best two of each such run go to the
     // table together (its best two are then the same as if every chunk went in one by one).
     let group = -1;
     let best = 0;
     let second = 0;
-    const marks = scratch.marks;
+    lists.start();
     for (let from = 0; from < this.slotTotal; from += this.slotBlock) {
       const to = Math.min(this.slotTotal, from + this.slotBlock);
       lists.addUpTo(to, scratch);
-      // The block's touched slots in slot order, from their marks (a bit per slot, lowest first):
-      // a test of every slot's score mispredicts about every other slot.
+      // The block's slots reached, from their bits (lowest first): testing every slot's score
+      // would mispredict about every other slot.
       for (let word = from >>> 5; word < (to + 31) >>> 5; word++) {
         let bits = int32At(marks, word);
         if (bits === 0) continue;
@@ -714,7 +677,9 @@ export class LexicalIndex {
           bits ^= low;
           const slot = (word << 5) + 31 - Math.clz32(low);
           const score = float64At(acc, slot);
-          if (score === 0) continue;
+          acc[slot] = 0;
+          reached.slots[count] = slot;
+          reached.scores[count++] = score;
           heap.offer(slot, score);
           const next = int32At(groupOf, slot);
           if (next !== group) {
@@ -731,41 +696,24 @@ export class LexicalIndex {
     }
     if (group >= 0) groups.addBestTwo(group, best, second);
     groups.finish();
-    let chosen = heap;
-    if (heap.tieAtCut() || scratch.touchedCount * DENSE_SHARE <= this.slotTotal) {
-      chosen = new TopSlots(limit);
-      lists.offerInListOrder(scratch, this.touchedScores, chosen);
-    }
-    const found = chosen.sorted();
-    acc.fill(0, 0, this.slotTotal);
-    return { ...found, groups };
+    if (!heap.tieAtCut()) return { ...heap.sorted(), groups };
+    for (let i = 0; i < count; i++) acc[int32At(reached.slots, i)] = float64At(reached.scores, i);
+    const inListOrder = new TopSlots(limit);
+    lists.offerInListOrder(scratch, marks, reached, this.slotBlock, this.slotTotal, inListOrder);
+    for (let i = 0; i < count; i++) acc[int32At(reached.slots, i)] = 0;
+    marks.fill(0);
+    return { ...inListOrder.sorted(), groups };
   }
 
-  /** The best `limit` of these slots by their scores in the scratch, offered in the order given. */
-  private topOf(slots: Int32Array, limit: number): { top: number[]; scores: Float64Array } {
-    const heap = new TopSlots(limit);
-    for (let i = 0; i < slots.length; i++) {
-      const slot = int32At(slots, i);
-      heap.offer(slot, float64At(this.scratch, slot));
-    }
-    return heap.sorted();
-  }
-
-  /** The search's scratch, with room for `entries` touched slots. */
-  private searchScratch(entries: number): SearchScratch {
+  /** The search's scratch (the scores and bits are zero between searches). */
+  private searchScratch(): SearchScratch {
     this.growScratch();
-    if (this.touched.length < entries) {
-      const room = Math.max(entries, this.touched.length * 2);
-      this.touched = new Int32Array(room);
-      this.touchedScores = new Float64Array(room);
-    }
-    return {
-      scores: this.scratch,
-      marks: this.marks,
-      lengths: this.docLength.values,
-      touched: this.touched,
-      touchedCount: 0,
-    };
+    if (this.reached.slots.length < this.slotTotal)
+      this.reached = {
+        slots: new Int32Array(this.scratch.length),
+        scores: new Float64Array(this.scratch.length),
+      };
+    return { scores: this.scratch, marks: this.marks, lengths: this.docLength.values };
   }
 
   /**

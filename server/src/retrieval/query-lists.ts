@@ -1,4 +1,4 @@
-import { float64At, int32At, itemAt, uint16At } from "./checked-access.ts";
+import { float64At, int32At, itemAt, numberAt, uint16At } from "./checked-access.ts";
 import type { PostingLists } from "./posting-lists.ts";
 
 /** One term's BM25 contribution; `lengthNorm` is k1 · (1 − b + b · length / average length). */
@@ -13,17 +13,14 @@ export interface BodyScoring {
 }
 
 /**
- * Per slot during a search: its score and a bit set as it is first touched (both zero between
- * searches); and the slots it touched, in the order the postings first reached them.
+ * Per slot during a search: its score, and a bit set once any posting reached it (bit slot % 32 of
+ * word slot / 32); both zero between searches.
  */
 export interface SearchScratch {
   scores: Float64Array;
-  /** A bit per slot, set as it is first touched (bit slot % 32 of word slot / 32). */
   marks: Int32Array;
   /** Per slot its body length, negative for a removed chunk (which scores nothing). */
   lengths: Int32Array;
-  touched: Int32Array;
-  touchedCount: number;
 }
 
 /**
@@ -31,14 +28,16 @@ export interface SearchScratch {
  * titles count), each as the stretches of its entries whose source the question may read, with a
  * cursor. `addUpTo(end)` adds every list's entries for slots below `end`, from where each stopped.
  *
- * Called once with the index's end, that is the classic term-at-a-time loop. Called a block of slots
- * at a time (`LexicalIndex.topInSlotOrder`), every list goes over the block before the next block:
- * the scores being added to stay in the cache, where a list at a time sweeps the whole score array
- * once per list, and at a million slots each posting then pays a miss. Either way every slot gets the
- * same additions in the same order (a list's entries ascend by slot), so the same scores; only the
- * order in which slots are first touched differs. The slots each list touches in each call form a
- * run of the touched list, so `offerInListOrder` can go over them in the order a list at a time
- * gives.
+ * Called a block of slots at a time (`LexicalIndex.topInBlocks`), every list goes over the block
+ * before the next block: the scores being added to stay in the cache, where a list at a time sweeps
+ * the whole score array once per list, and at a million slots each posting then pays a miss. Every
+ * slot still gets the same additions in the same order (a list's entries ascend by slot), so the
+ * same scores. Only the order in which slots are first reached differs from a list at a time; where
+ * it matters, `offerInListOrder` gives the slots in that order.
+ *
+ * Lists of weight 0 (or less) are left out: they add nothing to a score. So every posting adds more
+ * than zero (weights are IDFs, always above zero, and shares of them), and a slot scores above zero
+ * exactly when some posting reached it.
  */
 export class QueryLists {
   private readonly docs: Int32Array[] = [];
@@ -52,10 +51,7 @@ export class QueryLists {
   /** Per list: the stretch and the entry its cursor is at. */
   private stretch = new Int32Array(0);
   private position = new Int32Array(0);
-  /** Where each call of `addUpTo` had each list start adding to the touched list (call by call). */
-  private runStarts = new Int32Array(64);
-  private runCount = 0;
-  /** Entries in the allowed stretches of every list (an upper bound on the slots touched). */
+  /** Entries in the allowed stretches of every list. */
   entries = 0;
 
   constructor(private readonly body: BodyScoring) {}
@@ -73,6 +69,7 @@ export class QueryLists {
     weight: number,
     flat: boolean,
   ): void {
+    if (!(weight > 0)) return;
     const found = lists.allowedStretches(term, allowed, sourceOf);
     if (found === null) return;
     const used = itemAt(this.firstStretch, this.count) * 2;
@@ -113,36 +110,37 @@ export class QueryLists {
 
   /** Adds each list's entries for slots below `end` that its cursor has not reached yet. */
   addUpTo(end: number, scratch: SearchScratch): void {
-    if (this.runStarts.length < this.runCount + this.count) {
-      const grown = new Int32Array(Math.max(this.runStarts.length * 2, this.runCount + this.count));
-      grown.set(this.runStarts);
-      this.runStarts = grown;
-    }
-    for (let k = 0; k < this.count; k++) {
-      this.runStarts[this.runCount++] = scratch.touchedCount;
-      const last = itemAt(this.firstStretch, k + 1);
-      let s = int32At(this.stretch, k);
-      let i = int32At(this.position, k);
-      while (s < last) {
-        const to = int32At(this.bounds, 2 * s + 1);
-        i = this.addStretch(k, i, to, end, scratch);
-        if (i < to) break;
-        s++;
-        if (s < last) i = int32At(this.bounds, 2 * s);
-      }
-      this.stretch[k] = s;
-      this.position[k] = i;
-    }
+    for (let k = 0; k < this.count; k++)
+      this.advance(k, (from, to) => this.addStretch(k, from, to, end, scratch));
   }
 
   /**
-   * Adds list k's entries from `i` up to `to` or the first slot at or past `end`; returns where it
-   * stopped. One loop per kind of list, with everything in locals: this runs once per posting.
+   * Moves list k's cursor on, calling `visit` for its entries a stretch at a time (`from` .. `to`);
+   * `visit` returns where it stopped, before `to` when it reached the end of a block of slots.
+   */
+  private advance(k: number, visit: (from: number, to: number) => number): void {
+    const last = itemAt(this.firstStretch, k + 1);
+    let s = int32At(this.stretch, k);
+    let i = int32At(this.position, k);
+    while (s < last) {
+      const to = int32At(this.bounds, 2 * s + 1);
+      i = visit(i, to);
+      if (i < to) break;
+      s++;
+      if (s < last) i = int32At(this.bounds, 2 * s);
+    }
+    this.stretch[k] = s;
+    this.position[k] = i;
+  }
+
+  /**
+   * Adds list k's entries from `i` up to `to` or the first slot at or past `end`, marking each slot
+   * reached; returns where it stopped. One loop per kind of list, with everything in locals and no
+   * test of the score: this runs once per posting.
    */
   private addStretch(k: number, from: number, to: number, end: number, scratch: SearchScratch): number {
     const docs = itemAt(this.docs, k);
-    const { scores, marks, lengths, touched } = scratch;
-    let count = scratch.touchedCount;
+    const { scores, marks, lengths } = scratch;
     let i = from;
     if (itemAt(this.flat, k)) {
       const flat = itemAt(this.weights, k);
@@ -150,12 +148,8 @@ export class QueryLists {
         const slot = int32At(docs, i);
         if (slot >= end) break;
         if (int32At(lengths, slot) < 0) continue;
-        const current = float64At(scores, slot);
-        if (current === 0) {
-          touched[count++] = slot;
-          marks[slot >>> 5] = int32At(marks, slot >>> 5) | (1 << (slot & 31));
-        }
-        scores[slot] = current + flat;
+        scores[slot] = float64At(scores, slot) + flat;
+        marks[slot >>> 5] = int32At(marks, slot >>> 5) | (1 << (slot & 31));
       }
     } else {
       const tfs = itemAt(this.tfs, k);
@@ -166,33 +160,61 @@ export class QueryLists {
         if (slot >= end) break;
         const length = int32At(lengths, slot);
         if (length < 0) continue;
-        const current = float64At(scores, slot);
-        if (current === 0) {
-          touched[count++] = slot;
-          marks[slot >>> 5] = int32At(marks, slot >>> 5) | (1 << (slot & 31));
-        }
         scores[slot] =
-          current + bm25Part(weight, uint16At(tfs, i), k1, k1 * (1 - b + (b * length) / avgLength));
+          float64At(scores, slot) +
+          bm25Part(weight, uint16At(tfs, i), k1, k1 * (1 - b + (b * length) / avgLength));
+        marks[slot >>> 5] = int32At(marks, slot >>> 5) | (1 << (slot & 31));
       }
     }
-    scratch.touchedCount = count;
     return i;
   }
 
   /**
-   * Offers the touched slots to `heap` in the order a list at a time would have touched them: list
-   * by list, each list's runs in the order added (slot order). Each slot's score is first copied to
-   * its place in the touched list (`into`, with room for them), reading the scores in the order
-   * touched, block by block, so the heap then reads nothing at random.
+   * Offers every slot with a score to `heap` once, in the order a list at a time first reaches them:
+   * list by list, and within a list by slot. The lists' entries are gone over again, a block of
+   * `block` slots at a time (`slots` below `end`), each block's slots reached by each list in turn
+   * (those no earlier list reached: `seen`, a zeroed bit per slot, left with their bits set) written
+   * down with their scores as a run of `order`; then the runs go to the heap list by list.
    */
-  offerInListOrder(scratch: SearchScratch, into: Float64Array, heap: SlotHeap): void {
-    const { scores, touched, touchedCount } = scratch;
-    for (let i = 0; i < touchedCount; i++) into[i] = float64At(scores, int32At(touched, i));
+  offerInListOrder(
+    scratch: SearchScratch,
+    seen: Int32Array,
+    order: { slots: Int32Array; scores: Float64Array },
+    block: number,
+    end: number,
+    heap: SlotHeap,
+  ): void {
+    const { scores, lengths } = scratch;
+    this.start();
+    const runs: number[] = [];
+    let count = 0;
+    for (let from = 0; from < end; from += block) {
+      const blockEnd = Math.min(end, from + block);
+      for (let k = 0; k < this.count; k++) {
+        runs.push(count);
+        const docs = itemAt(this.docs, k);
+        this.advance(k, (start, to) => {
+          let i = start;
+          for (; i < to; i++) {
+            const slot = int32At(docs, i);
+            if (slot >= blockEnd) break;
+            const word = slot >>> 5;
+            const bit = 1 << (slot & 31);
+            const bits = int32At(seen, word);
+            if ((bits & bit) !== 0 || int32At(lengths, slot) < 0) continue;
+            seen[word] = bits | bit;
+            order.slots[count] = slot;
+            order.scores[count++] = float64At(scores, slot);
+          }
+          return i;
+        });
+      }
+    }
     for (let k = 0; k < this.count; k++) {
-      for (let run = k; run < this.runCount; run += this.count) {
-        const to = run + 1 < this.runCount ? int32At(this.runStarts, run + 1) : touchedCount;
-        for (let i = int32At(this.runStarts, run); i < to; i++)
-          heap.offer(int32At(touched, i), float64At(into, i));
+      for (let run = k; run < runs.length; run += this.count) {
+        const to = run + 1 < runs.length ? numberAt(runs, run + 1) : count;
+        for (let i = numberAt(runs, run); i < to; i++)
+          heap.offer(int32At(order.slots, i), float64At(order.scores, i));
       }
     }
   }

@@ -368,7 +368,7 @@ export class LexicalIndex {
   private deadCount = 0;
   /** Per slot during a search: its score (zero between searches). */
   private scratch = new Float64Array(0);
-  /** A bit per slot during a search: set when the search first touches it (zero between searches). */
+  /** A bit per slot during a search: set when a posting reaches it (zero between searches). */
   private marks = new Int32Array(0);
   /** Per slot during `featuresFor`: bits of the query terms it matched (body or title, first 31 terms). */
   private maskScratch = new Int32Array(0);
@@ -377,8 +377,8 @@ export class LexicalIndex {
   private readonly groups = new GroupTable();
 
   /**
-   * `slotBlock`: slots a pass in slot order takes at a time (tests set a small one to compare a
-   * search made block by block with one made a list at a time).
+   * `slotBlock`: slots a search takes at a time (tests set a small one to compare a search made
+   * block by block with one made a list at a time).
    */
   constructor(
     readonly params: LexicalParams = defaultLexicalParams,
@@ -699,6 +699,7 @@ export class LexicalIndex {
     if (!heap.tieAtCut()) return { ...heap.sorted(), groups };
     for (let i = 0; i < count; i++) acc[int32At(reached.slots, i)] = float64At(reached.scores, i);
     const inListOrder = new TopSlots(limit);
+    // It writes the same slots into `reached` again, in list order: the scratch is then cleared by them.
     lists.offerInListOrder(scratch, marks, reached, this.slotBlock, this.slotTotal, inListOrder);
     for (let i = 0; i < count; i++) acc[int32At(reached.slots, i)] = 0;
     marks.fill(0);

@@ -131,8 +131,9 @@ export class PostingLists {
   }
 
   /**
-   * The stretches of the term's entries whose source is allowed: entries `docs[i]`, `tfs[i]` for i
-   * from `bounds[2s]` to `bounds[2s + 1]`, s < `count`; null when there are none. For a loop over
+   * The stretches of the term's entries whose source is allowed (as few as can be: allowed runs one
+   * after the other are one stretch): entries `docs[i]`, `tfs[i]` for i from `bounds[2s]` to
+   * `bounds[2s + 1]`, s < `count`; null when there are none. For a loop over
    * the entries with everything in locals (the object and `bounds` are reused by the next call).
    */
   allowedStretches(term: number, allowed: ReadonlySet<number>, sourceOf: Int32Array): Stretches | null {
@@ -157,10 +158,16 @@ export class PostingLists {
     if (out.bounds.length < count * 2) out.bounds = new Int32Array(count * 2);
     for (let r = 0; r < count; r++) {
       if (!allowed.has(int32At(pairs, r * 2 + 1))) continue;
-      const to = r + 1 < count ? int32At(pairs, r * 2 + 2) : length;
-      out.bounds[out.count * 2] = base + int32At(pairs, r * 2);
-      out.bounds[out.count * 2 + 1] = base + to;
-      out.count++;
+      const from = base + int32At(pairs, r * 2);
+      const to = base + (r + 1 < count ? int32At(pairs, r * 2 + 2) : length);
+      // Allowed runs one after the other make one stretch.
+      if (out.count > 0 && int32At(out.bounds, out.count * 2 - 1) === from)
+        out.bounds[out.count * 2 - 1] = to;
+      else {
+        out.bounds[out.count * 2] = from;
+        out.bounds[out.count * 2 + 1] = to;
+        out.count++;
+      }
     }
     return out.count > 0 ? out : null;
   }

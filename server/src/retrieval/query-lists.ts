@@ -51,9 +51,6 @@ export class QueryLists {
   /** Per list: the stretch and the entry its cursor is at. */
   private stretch = new Int32Array(0);
   private position = new Int32Array(0);
-  /** Entries in the allowed stretches of every list. */
-  entries = 0;
-
   constructor(private readonly body: BodyScoring) {}
 
   get count(): number {
@@ -78,23 +75,12 @@ export class QueryLists {
       grown.set(this.bounds);
       this.bounds = grown;
     }
-    // Stretches that meet (runs of allowed sources one after the other) become one.
-    let end = used;
-    for (let s = 0; s < found.count; s++) {
-      const from = int32At(found.bounds, 2 * s);
-      const to = int32At(found.bounds, 2 * s + 1);
-      this.entries += to - from;
-      if (end > used && int32At(this.bounds, end - 1) === from) this.bounds[end - 1] = to;
-      else {
-        this.bounds[end++] = from;
-        this.bounds[end++] = to;
-      }
-    }
+    this.bounds.set(found.bounds.subarray(0, found.count * 2), used);
     this.docs.push(found.docs);
     this.tfs.push(found.tfs);
     this.weights.push(weight);
     this.flat.push(flat);
-    this.firstStretch.push(end / 2);
+    this.firstStretch.push(used / 2 + found.count);
   }
 
   /** Puts every cursor at its list's first entry. */

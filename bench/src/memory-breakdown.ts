@@ -58,7 +58,7 @@ console.log(
       terms: state.terms.length,
       postings: state.postings.docs.length,
       titlePostings: state.titlePostings.docs.length,
-      arenaInts: state.blocks.reduce((n, b) => n + b.length, 0),
+      arenaBytes: state.blocks.reduce((n, b) => n + b.length, 0),
       heapMiB: mib(after.heap - before.heap),
       arraysMiB: mib(after.arrays - before.arrays),
       rssMiB: mib(after.rss - before.rss),

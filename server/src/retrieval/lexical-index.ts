@@ -1,7 +1,8 @@
 import { readsAsEnglish } from "../text/analyzers.ts";
-import { float64At, int32At, itemAt, numberAt } from "./checked-access.ts";
+import { float64At, int32At, numberAt } from "./checked-access.ts";
 import { type PackedPostings, PostingLists } from "./posting-lists.ts";
 import { bm25Part, QueryLists, type SearchScratch } from "./query-lists.ts";
+import { RecordArena, type RecordPlace } from "./record-arena.ts";
 import { StringTable } from "./string-table.ts";
 import { TermVariants } from "./term-variants.ts";
 import { analyzeLatinWord, analyzeTokens, stopWords, tokenize } from "./text-analysis.ts";
@@ -100,8 +101,8 @@ export interface LexicalState {
   titlePostings: PackedPostings;
   /** Per-slot columns, each slotTotal long. */
   columns: Record<SlotColumn, Int32Array>;
-  /** The arena's blocks, each cut to what is used. */
-  blocks: Int32Array[];
+  /** The forward index's blocks (`RecordArena`), each cut to what is used. */
+  blocks: Uint8Array[];
   counts: { slotTotal: number; totalLength: number; liveCount: number; deadCount: number };
 }
 
@@ -319,16 +320,12 @@ class IntColumn {
   }
 }
 
-// Term sequences live in blocks that double from 256 KB to 16 MB (a small index stays small);
-// a slot's record never straddles two blocks.
-const arenaFirstBlockInts = 1 << 16;
-const arenaMaxBlockInts = 1 << 22;
-
 /**
  * An in-memory inverted index (BM25 candidates) with a forward index (term sequences for proximity and
  * phrase features). Slots are append-only; removed slots are skipped and reclaimed by `compact()`.
- * Per slot the forward index keeps one record in a shared arena — the term ids, then the title's
- * term ids, then the sentence starts — plus a few integer columns, so a slot costs no JS objects.
+ * Per slot the forward index keeps one record in a shared arena (`RecordArena`) — the term ids, then
+ * the title's term ids, then the sentence starts — plus a few integer columns, so a slot costs no JS
+ * objects.
  */
 export class LexicalIndex {
   /** Term id ↔ term. */
@@ -361,8 +358,7 @@ export class LexicalIndex {
   private groupNext = new IntColumn();
   private recordBlock = new IntColumn();
   private recordOffset = new IntColumn();
-  private blocks: Int32Array[] = [];
-  private blockUsed = 0;
+  private arena = new RecordArena();
   private totalLength = 0;
   private liveCount = 0;
   private deadCount = 0;
@@ -403,7 +399,6 @@ export class LexicalIndex {
   captureState(): LexicalState {
     const slots = this.slotTotal;
     const column = (c: IntColumn) => c.values.slice(0, slots);
-    const lastBlock = this.blocks.length - 1;
     return {
       terms: this.terms.encoded(this.termCount),
       df: this.df.values.slice(0, this.termCount),
@@ -421,8 +416,7 @@ export class LexicalIndex {
         recordBlock: column(this.recordBlock),
         recordOffset: column(this.recordOffset),
       },
-      // Records are only ever appended to a block, so earlier ones can be shared as they are.
-      blocks: this.blocks.map((b, i) => (i === lastBlock ? b.subarray(0, this.blockUsed) : b)),
+      blocks: this.arena.capture(),
       counts: {
         slotTotal: slots,
         totalLength: this.totalLength,
@@ -464,8 +458,7 @@ export class LexicalIndex {
     index.docGroup = column(state.columns.docGroup);
     index.recordBlock = column(state.columns.recordBlock);
     index.recordOffset = column(state.columns.recordOffset);
-    index.blocks = state.blocks;
-    index.blockUsed = state.blocks.at(-1)?.length ?? 0;
+    index.arena = new RecordArena(state.blocks);
     index.slotTotal = slotTotal;
     index.totalLength = state.counts.totalLength;
     index.liveCount = state.counts.liveCount;
@@ -537,7 +530,7 @@ export class LexicalIndex {
       docGroup: this.docGroup,
       recordBlock: this.recordBlock,
       recordOffset: this.recordOffset,
-      blocks: this.blocks,
+      arena: this.arena,
       total: this.slotTotal,
     };
     const capacity = Math.max(1024, this.liveCount);
@@ -550,8 +543,7 @@ export class LexicalIndex {
     this.recordOffset = new IntColumn(capacity);
     this.groupFirst = new IntColumn();
     this.groupNext = new IntColumn(capacity);
-    this.blocks = [];
-    this.blockUsed = 0;
+    this.arena = new RecordArena();
     this.postings = new PostingLists(this.postings.termCount);
     this.titlePostings = new PostingLists(this.titlePostings.termCount);
     let next = 0;
@@ -561,11 +553,11 @@ export class LexicalIndex {
       remap[slot] = next;
       const titles = old.titleLength.get(slot);
       const sentences = old.sentenceCount.get(slot);
-      const block = itemAt(old.blocks, old.recordBlock.get(slot));
-      const offset = old.recordOffset.get(slot);
-      const record = block.subarray(offset, offset + length + titles + sentences);
+      const at = { block: old.recordBlock.get(slot), offset: old.recordOffset.get(slot) };
       const source = old.docSource.get(slot);
-      this.place(next, record, length, titles, sentences, source, old.docGroup.get(slot));
+      const place = this.arena.copy(old.arena, at, length + titles + sentences);
+      this.place(next, place, length, titles, sentences, source, old.docGroup.get(slot));
+      const record = old.arena.read(at, 0, length + titles);
       const tf = new Map<number, number>();
       for (const id of record.subarray(0, length)) tf.set(id, (tf.get(id) ?? 0) + 1);
       for (const [id, count] of tf) this.postings.push(id, next, count, source, this.docSource.values);
@@ -1155,26 +1147,25 @@ export class LexicalIndex {
     };
   }
 
-  /** A live slot's term ids in order (a view into the arena; empty for a removed slot). */
+  /** A live slot's term ids in order (decoded from the arena; empty for a removed slot). */
   private termsOf(slot: number): Int32Array {
     if (!this.isLive(slot)) return new Int32Array(0);
-    const offset = this.recordOffset.get(slot);
-    const block = itemAt(this.blocks, this.recordBlock.get(slot));
-    return block.subarray(offset, offset + this.docLength.get(slot));
+    return this.arena.read(this.recordOf(slot), 0, this.docLength.get(slot));
   }
 
   private titleTermsOf(slot: number): Int32Array {
     if (!this.isLive(slot)) return new Int32Array(0);
-    const offset = this.recordOffset.get(slot) + this.docLength.get(slot);
-    const block = itemAt(this.blocks, this.recordBlock.get(slot));
-    return block.subarray(offset, offset + this.titleLength.get(slot));
+    return this.arena.read(this.recordOf(slot), this.docLength.get(slot), this.titleLength.get(slot));
   }
 
   private sentenceStartsOf(slot: number): Int32Array {
     if (!this.isLive(slot)) return new Int32Array(0);
-    const offset = this.recordOffset.get(slot) + this.docLength.get(slot) + this.titleLength.get(slot);
-    const block = itemAt(this.blocks, this.recordBlock.get(slot));
-    return block.subarray(offset, offset + this.sentenceCount.get(slot));
+    const skip = this.docLength.get(slot) + this.titleLength.get(slot);
+    return this.arena.read(this.recordOf(slot), skip, this.sentenceCount.get(slot));
+  }
+
+  private recordOf(slot: number): RecordPlace {
+    return { block: this.recordBlock.get(slot), offset: this.recordOffset.get(slot) };
   }
 
   private store(
@@ -1185,34 +1176,22 @@ export class LexicalIndex {
     source: number,
     group: number,
   ): void {
-    const record = new Int32Array(ids.length + titleIds.length + starts.length);
-    record.set(ids, 0);
-    record.set(titleIds, ids.length);
-    record.set(starts, ids.length + titleIds.length);
-    this.place(slot, record, ids.length, titleIds.length, starts.length, source, group);
+    const place = this.arena.append(ids, titleIds, starts);
+    this.place(slot, place, ids.length, titleIds.length, starts.length, source, group);
   }
 
-  /** Copies a slot's record into the arena and fills its columns. */
+  /** Fills a slot's columns, its record already in the arena at `place`. */
   private place(
     slot: number,
-    record: Int32Array,
+    place: RecordPlace,
     length: number,
     titles: number,
     sentences: number,
     source: number,
     group: number,
   ): void {
-    let block = this.blocks.at(-1);
-    if (!block || this.blockUsed + record.length > block.length) {
-      const doubled = Math.min(arenaMaxBlockInts, (block?.length ?? arenaFirstBlockInts / 2) * 2);
-      block = new Int32Array(Math.max(doubled, record.length));
-      this.blocks.push(block);
-      this.blockUsed = 0;
-    }
-    block.set(record, this.blockUsed);
-    this.recordBlock.set(slot, this.blocks.length - 1);
-    this.recordOffset.set(slot, this.blockUsed);
-    this.blockUsed += record.length;
+    this.recordBlock.set(slot, place.block);
+    this.recordOffset.set(slot, place.offset);
     this.docLength.set(slot, length);
     this.titleLength.set(slot, titles);
     this.sentenceCount.set(slot, sentences);

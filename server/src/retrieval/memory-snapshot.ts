@@ -30,7 +30,8 @@ export interface SnapshotKey {
 
 // 3: postings' slot numbers stored as gaps (with the file's sections deflated, format 2).
 // 4: heading paths moved from the shared metas into each slot's text record (issue #32).
-export const SNAPSHOT_LAYOUT = 4;
+// 5: the forward index's records as LEB128 bytes instead of 32-bit integers (issue #32).
+export const SNAPSHOT_LAYOUT = 5;
 
 /** The small, JSON part of a snapshot; the arrays go in binary sections. */
 interface SnapshotMeta {
@@ -286,7 +287,7 @@ export async function loadMemorySnapshot(
       postings: await postings("postings"),
       titlePostings: await postings("titlePostings"),
       columns: await columns(slotColumns, "lexical"),
-      blocks: await Promise.all(Array.from({ length: meta.blocks }, (_, i) => int32(`arena#${i}`))),
+      blocks: await Promise.all(Array.from({ length: meta.blocks }, (_, i) => uint8(`arena#${i}`))),
       counts: meta.counts,
     });
   } catch (error) {

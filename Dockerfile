@@ -20,7 +20,7 @@ ENV NODE_ENV=production \
     LORE_PORT=8787 \
     LORE_DATA_DIR=/data \
     MALLOC_ARENA_MAX=2 \
-    GLIBC_TUNABLES=glibc.malloc.hugetlb=1
+    GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=1048576
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/dist/ ./

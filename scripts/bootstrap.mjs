@@ -85,10 +85,13 @@ const tsx = ["node_modules/.bin/tsx"];
 // Large buffers (the search index a start loads, 1.5 GB at a million chunks) cost a page fault per
 // 4 KiB page on first touch; glibc's hugetlb tunable has malloc ask for transparent huge pages
 // (where the kernel offers them on request), which cut a million-chunk index load by ~20 %.
+// A fixed mmap threshold of 1 MiB: glibc otherwise raises it to the largest block freed (up to
+// 32 MiB), after which a start's freed load buffers stay in its heaps, not returned to the system:
+// 1,360 MiB RSS at ready with a million chunks instead of 930.
 const serverEnv = {
   ...process.env,
   MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2",
-  GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? "glibc.malloc.hugetlb=1",
+  GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=1048576",
 };
 ensureInstalled();
 switch (task) {

@@ -15,7 +15,7 @@ import { Store } from "@lore/server/store/store.ts";
 import type { DataSource } from "@lore/shared";
 import { loadSquad } from "./datasets.ts";
 import { LoreClient } from "./lib/api.ts";
-import { writeDirectCorpus } from "./lib/direct-corpus.ts";
+import { chunksPerSourceFor, writeDirectCorpus } from "./lib/direct-corpus.ts";
 import { log, writeResult } from "./lib/report.ts";
 import { type BenchServer, repoRoot, startBenchServer } from "./lib/server.ts";
 import { type LatencySummary, round, summarize } from "./lib/stats.ts";
@@ -40,7 +40,11 @@ async function ensureCorpus(dir: string, size: number, agentChunks: number): Pro
   await store.close();
   if (!workspaceId) throw new Error("partitioned: the first start made no workspace");
   const started = performance.now();
-  await writeDirectCorpus(dir, size, "bench-chunks", { workspaceId, firstSourceChunks: agentChunks });
+  await writeDirectCorpus(dir, size, "bench-chunks", {
+    workspaceId,
+    firstSourceChunks: agentChunks,
+    chunksPerSource: chunksPerSourceFor(size),
+  });
   return round((performance.now() - started) / 1000, 0);
 }
 

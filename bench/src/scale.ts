@@ -26,7 +26,7 @@ import { fileURLToPath } from "node:url";
 import { Store } from "@lore/server/store/store.ts";
 import { loadSquad } from "./datasets.ts";
 import { LoreClient } from "./lib/api.ts";
-import { writeDirectCorpus } from "./lib/direct-corpus.ts";
+import { chunksPerSourceFor, writeDirectCorpus } from "./lib/direct-corpus.ts";
 import { rawLanceFts, readProductChunks } from "./lib/peers.ts";
 import { log, markdownTable, writeResult } from "./lib/report.ts";
 import { type BenchServer, repoRoot, startBenchServer } from "./lib/server.ts";
@@ -89,7 +89,10 @@ async function ensureCorpus(size: number): Promise<{ chunks: number; seconds: nu
   await store.close();
   if (!workspaceId) throw new Error("scale: the first start made no workspace");
   const started = performance.now();
-  const chunks = await writeDirectCorpus(dataDir, size, "bench-chunks", { workspaceId });
+  const chunks = await writeDirectCorpus(dataDir, size, "bench-chunks", {
+    workspaceId,
+    chunksPerSource: chunksPerSourceFor(size),
+  });
   return { chunks, seconds: round((performance.now() - started) / 1000, 0) };
 }
 

@@ -40,15 +40,24 @@ export function passageChunks(
   }));
 }
 
+/**
+ * Chunks per source for a corpus of `size`: 10,000, or more past a million chunks so that one agent
+ * can read them all (an agent reads at most 200 sources).
+ */
+export const chunksPerSourceFor = (size: number): number =>
+  Math.max(CHUNKS_PER_SOURCE, Math.ceil(size / 100));
+
 /** Fills `dataDir` (empty) and writes `<dataDir>/<marker>` with the chunk count; returns it. */
 export async function writeDirectCorpus(
   dataDir: string,
   size: number,
   marker: string,
-  options: { workspaceId?: string; firstSourceChunks?: number } = {},
+  options: { workspaceId?: string; firstSourceChunks?: number; chunksPerSource?: number } = {},
 ): Promise<number> {
   const store = await Store.open(dataDir);
-  const index = await ChunkIndex.open(store.db, { embedder: null });
+  // Partitioned with no room: the chunks go to the table only, not into this process's own index
+  // (ten million of them would hold as much memory here as the server holds after reading them).
+  const index = await ChunkIndex.open(store.db, { embedder: null, maxChunks: 1 });
   const pool = sentencePool(loadSquad());
   const now = new Date().toISOString();
   // An existing workspace (the bench admin's, so its agents can read the sources), or a new one.
@@ -56,11 +65,13 @@ export async function writeDirectCorpus(
   if (!options.workspaceId)
     await store.workspaces.put({ id: workspaceId, name: "Restart bench", personal: false, createdAt: now });
   const started = performance.now();
-  // Sources of 10,000 chunks, the first one smaller when asked (a small agent's source on a big
-  // server holds the same passages as a server holding only that source).
-  const firstSize = options.firstSourceChunks ?? CHUNKS_PER_SOURCE;
+  let chunks = 0;
+  // Sources of 10,000 chunks (or `chunksPerSource`), the first one smaller when asked (a small
+  // agent's source on a big server holds the same passages as a server holding only that source).
+  const perSource = options.chunksPerSource ?? CHUNKS_PER_SOURCE;
+  const firstSize = options.firstSourceChunks ?? perSource;
   for (let sourceNumber = 0, first = 0, end = 0; first < size; sourceNumber++, first = end) {
-    end = Math.min(size, first + (sourceNumber === 0 ? firstSize : CHUNKS_PER_SOURCE));
+    end = Math.min(size, first + (sourceNumber === 0 ? firstSize : perSource));
     const dataSourceId = randomUUID();
     const documents: { documentId: string; chunks: StoredChunk[] }[] = [];
     const records: DocumentRecord[] = [];
@@ -94,6 +105,7 @@ export async function writeDirectCorpus(
     await index.replaceDocuments(documents);
     await store.documents.putMany(records);
     const chunkCount = records.reduce((n, r) => n + r.chunkCount, 0);
+    chunks += chunkCount;
     await store.dataSources.put({
       id: dataSourceId,
       workspaceId,
@@ -115,7 +127,6 @@ export async function writeDirectCorpus(
     log(`restart: direct corpus ${end} chunks (${Math.round((performance.now() - started) / 1000)} s)`);
   }
   await index.optimize();
-  const chunks = index.size;
   await store.close();
   writeFileSync(join(dataDir, marker), String(chunks));
   return chunks;

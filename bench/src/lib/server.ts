@@ -25,10 +25,10 @@ const benchEnv: Record<string, string> = {
   LORE_LIMIT_AGENT_QUERIES_PER_MINUTE: "10000000",
   LORE_LIMIT_LOGIN_FAILURES: "10000",
   LORE_WEB_DELAY_MS: "0",
-  // As `npm start` runs the server (scripts/bootstrap.mjs); GLIBC_TUNABLES= (empty) in the bench's
-  // own environment turns the huge pages off for a comparison.
+  // As `npm start` runs the server (scripts/bootstrap.mjs); GLIBC_TUNABLES in the bench's own
+  // environment replaces the launcher's (empty: glibc's defaults) for a comparison.
   MALLOC_ARENA_MAX: "2",
-  GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? "glibc.malloc.hugetlb=1",
+  GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=1048576",
   LORE_MAX_JSON_BYTES: String(512 * 1024 * 1024),
   LORE_MAX_UPLOAD_BYTES: String(1024 * 1024 * 1024),
 };

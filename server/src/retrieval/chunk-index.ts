@@ -8,7 +8,7 @@ import { type ChangeFeed, singleProcessFeed } from "../store/change-feed.ts";
 import { PRIVATE_DIR_MODE } from "../store/permissions.ts";
 import { WriteQueue } from "../store/write-queue.ts";
 import { embedChunks, reembedStaleChunks, vectorRow } from "./chunk-embedding.ts";
-import { ChunkStore, type StoredChunk } from "./chunk-store.ts";
+import { ChunkStore, NewestWrites, type StoredChunk, type StoredRow } from "./chunk-store.ts";
 import type { Embedder } from "./embedder.ts";
 import { HeldWorkspaces } from "./held-workspaces.ts";
 import { defaultLexicalParams, type LexicalParams } from "./lexical-index.ts";
@@ -236,7 +236,7 @@ export class ChunkIndex {
     const memory = new MemoryIndex(lexical, undefined, texts);
     const index = new ChunkIndex(store, memory, db, opts.embedder, options);
     // Streamed: at a million chunks the whole table as objects took gigabytes the process kept.
-    const staleWrites = await memory.loadStream(await store.writeStamps(), store.streamChunks());
+    const staleWrites = await memory.loadStream(await store.tableWrites(), store.streamChunks());
     if (staleWrites.size > 0) await index.writes.run(() => store.deleteWrites(staleWrites));
     index.startup = { from: "table", reason, ms: Math.round(performance.now() - started) };
     // The next start loads this instead of rebuilding (a crash before any graceful stop included).
@@ -374,7 +374,7 @@ export class ChunkIndex {
     return this.writes.run(async () => {
       // Partitioned: only the held workspaces' rows are read.
       const rows = await this.store.readDocuments(documentIds, this.held?.ids());
-      const newest = newestWrites(rows.map((r) => ({ documentId: r.chunk.documentId, ...r })));
+      const newest = newestWrites(rows);
       // One synchronous step, as for a local replacement.
       for (const id of documentIds) this.memory.removeDocument(id);
       for (const row of rows) {
@@ -394,7 +394,7 @@ export class ChunkIndex {
     // Partitioned: only the held workspaces' documents are compared.
     if (this.held?.count === 0) return { reloaded: 0, removed: 0 };
     const filter = this.held ? { workspaceIds: this.held.ids() } : {};
-    const newest = newestWrites(await this.store.writeStamps(filter));
+    const { newest } = await this.store.tableWrites(filter);
     const stale = [...newest]
       .filter(([id, writeId]) => this.memory.liveWriteOf(id) !== writeId)
       .map(([id]) => id);
@@ -412,7 +412,7 @@ export class ChunkIndex {
   async deleteOrphans(liveDocumentIds: ReadonlySet<string>, dataSourceId?: string): Promise<number> {
     const orphans = this.held
       ? // Partitioned: the table knows every workspace's documents.
-        [...newestWrites(await this.store.writeStamps({ dataSourceId })).keys()].filter(
+        [...(await this.store.tableWrites({ dataSourceId })).newest.keys()].filter(
           (id) => !liveDocumentIds.has(id),
         )
       : this.memory
@@ -449,9 +449,7 @@ export class ChunkIndex {
     const held = this.memory.liveCount(dataSourceId);
     if (!this.held || held > 0) return held;
     // Partitioned: a source of a workspace not held is counted in the table (its newest writes).
-    const stamps = await this.store.writeStamps({ dataSourceId });
-    const newest = newestWrites(stamps);
-    return stamps.filter((s) => newest.get(s.documentId) === s.writeId).length;
+    return (await this.store.tableWrites({ dataSourceId })).liveRows;
   }
 
   /** The chunks of a document's indexed version, in document order (empty for an unknown document or, partitioned, one of a workspace not held). */
@@ -472,7 +470,7 @@ export class ChunkIndex {
     }
     if (missing.length === 0) return out;
     const rows = await this.store.readDocuments(missing);
-    const newest = newestWrites(rows.map((r) => ({ documentId: r.chunk.documentId, ...r })));
+    const newest = newestWrites(rows);
     for (const id of missing) out.set(id, []);
     for (const row of rows) {
       if (newest.get(row.chunk.documentId) === row.writeId) out.get(row.chunk.documentId)?.push(row.chunk);
@@ -564,7 +562,7 @@ export class ChunkIndex {
       const name = this.embedder.name;
       const stamps = await this.store.vectorStamps();
       this.reembedOnLoad =
-        stamps.some((s) => s.embedder !== name) || stamps.length < (await this.store.writeStamps()).length;
+        stamps.some((s) => s.embedder !== name) || stamps.length < (await this.store.chunkRowCount());
     }
     return reembedStaleChunks(this.embedder, this.store, this.memory, this.writes);
   }
@@ -647,7 +645,7 @@ export class ChunkIndex {
         const started = performance.now();
         const before = this.memory.size;
         const stale = await this.memory.loadStream(
-          await this.store.writeStamps({ workspaceIds: [workspaceId] }),
+          await this.store.tableWrites({ workspaceIds: [workspaceId] }),
           this.store.streamChunks(workspaceId),
         );
         if (stale.size > 0) await this.store.deleteWrites(stale);
@@ -738,14 +736,9 @@ export class ChunkIndex {
   }
 }
 
-/** Document id → the write id of its newest rows (a crash mid-replacement can leave two writes). */
-function newestWrites(
-  stamps: readonly { documentId: string; writeId: string; indexedAt: number }[],
-): Map<string, string> {
-  const newest = new Map<string, { writeId: string; indexedAt: number }>();
-  for (const stamp of stamps) {
-    const seen = newest.get(stamp.documentId);
-    if (!seen || stamp.indexedAt > seen.indexedAt) newest.set(stamp.documentId, stamp);
-  }
-  return new Map([...newest].map(([id, { writeId }]) => [id, writeId]));
+/** Document id → the write id of its newest rows. */
+function newestWrites(rows: readonly StoredRow[]): Map<string, string> {
+  const newest = new NewestWrites();
+  for (const row of rows) newest.note(row.chunk.documentId, row.writeId, row.indexedAt);
+  return newest.byDocument();
 }

@@ -33,6 +33,43 @@ export interface ChunkRecord {
 export type StoredChunk = Omit<ChunkRecord, "vector">;
 
 /** A chunk as read back from the chunks table, with the write that stored it. */
+/** What the chunks table holds, per document and per write (`ChunkStore.tableWrites`). */
+export interface TableWrites {
+  /** Per document, its write with the newest `indexedAt` (the first of them in table order on a tie). */
+  newest: Map<string, string>;
+  /** Every write the table holds. */
+  writes: Set<string>;
+  /** Rows of the documents' newest writes: the chunks a search of the table would see. */
+  liveRows: number;
+}
+
+/**
+ * Per document, its write with the newest `indexedAt` (the first noted of them on a tie): a crash
+ * between adding a document's new version and deleting the old one leaves two writes in the table.
+ */
+export class NewestWrites {
+  private readonly newest = new Map<string, { writeId: string; indexedAt: number; rows: number }>();
+
+  note(documentId: string, writeId: string, indexedAt: number): void {
+    const seen = this.newest.get(documentId);
+    if (seen && seen.writeId === writeId) seen.rows++;
+    else if (!seen || indexedAt > seen.indexedAt)
+      this.newest.set(documentId, { writeId, indexedAt, rows: 1 });
+  }
+
+  /** Document id → the write id of its newest rows. */
+  byDocument(): Map<string, string> {
+    return new Map([...this.newest].map(([id, { writeId }]) => [id, writeId]));
+  }
+
+  /** Rows of every document's newest write (a newer write's rows only ever follow it being noted). */
+  get rows(): number {
+    let rows = 0;
+    for (const seen of this.newest.values()) rows += seen.rows;
+    return rows;
+  }
+}
+
 export interface StoredRow {
   chunk: StoredChunk;
   writeId: string;
@@ -194,27 +231,37 @@ export class ChunkStore {
     return out;
   }
 
-  /** Which writes the table holds, per document (three columns of every row, not the text). */
-  async writeStamps(
+  /**
+   * Which writes the table holds (three columns of every row, not the text), read a batch at a time
+   * into per-document tallies and a set of writes: an object per row, at ten million rows, held gigabytes
+   * of small objects that every collection during a rebuild went over again.
+   */
+  async tableWrites(
     filter: { workspaceIds?: readonly string[]; dataSourceId?: string } = {},
-  ): Promise<{ documentId: string; writeId: string; indexedAt: number }[]> {
+  ): Promise<TableWrites> {
     const query = this.chunks.query().select(["documentId", "writeId", "indexedAt"]);
     if (filter.workspaceIds) query.where(`workspaceId IN (${sqlList(filter.workspaceIds)})`);
     else if (filter.dataSourceId !== undefined)
       query.where(`dataSourceId = ${sqlString(filter.dataSourceId)}`);
-    const rows = await query.toArrow();
-    const documents = rows.getChild("documentId");
-    const writes = rows.getChild("writeId");
-    const times = rows.getChild("indexedAt");
-    const out: { documentId: string; writeId: string; indexedAt: number }[] = [];
-    for (let i = 0; i < rows.numRows; i++) {
-      out.push({
-        documentId: String(documents?.get(i)),
-        writeId: String(writes?.get(i)),
-        indexedAt: Number(times?.get(i)),
-      });
+    const newest = new NewestWrites();
+    const known = new Set<string>();
+    for await (const batch of query) {
+      const documents = batch.getChild("documentId");
+      const writes = batch.getChild("writeId");
+      const times = batch.getChild("indexedAt");
+      for (let i = 0; i < batch.numRows; i++) {
+        const documentId = String(documents?.get(i));
+        const writeId = String(writes?.get(i));
+        known.add(writeId);
+        newest.note(documentId, writeId, Number(times?.get(i)));
+      }
     }
-    return out;
+    return { newest: newest.byDocument(), writes: known, liveRows: newest.rows };
+  }
+
+  /** Rows in the chunks table (every write of every document). */
+  chunkRowCount(): Promise<number> {
+    return this.chunks.countRows();
   }
 
   /** The workspace of a data source's chunks (null when it has none in the table). */

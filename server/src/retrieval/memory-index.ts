@@ -1,5 +1,5 @@
 import { type ChunkMeta, ChunkSlots, type SlotsState } from "./chunk-slots.ts";
-import type { StoredChunk, StoredRow } from "./chunk-store.ts";
+import { NewestWrites, type StoredChunk, type StoredRow, type TableWrites } from "./chunk-store.ts";
 import { LexicalIndex, type LexicalParams, type LexicalState } from "./lexical-index.ts";
 import type { TextFileOptions } from "./text-file.ts";
 
@@ -121,43 +121,31 @@ export class MemoryIndex {
    * the newest write of the document wins. Returns the write ids left behind.
    */
   load(rows: readonly StoredRow[]): Set<string> {
-    const newest = new Map<string, { writeId: string; indexedAt: number }>();
-    for (const row of rows) {
-      const seen = newest.get(row.chunk.documentId);
-      if (!seen || row.indexedAt > seen.indexedAt) newest.set(row.chunk.documentId, row);
-    }
+    const newest = new NewestWrites();
+    for (const row of rows) newest.note(row.chunk.documentId, row.writeId, row.indexedAt);
+    const keep = newest.byDocument();
     const staleWrites = new Set<string>();
     for (const { chunk, writeId } of rows) {
-      const keep = newest.get(chunk.documentId);
-      if (keep && writeId !== keep.writeId) staleWrites.add(writeId);
+      const kept = keep.get(chunk.documentId);
+      if (kept !== undefined && writeId !== kept) staleWrites.add(writeId);
       else this.add(chunk, writeId);
     }
     return staleWrites;
   }
 
   /**
-   * `load` for a table read as a stream: `stamps` (every row's document, write and time, in table
-   * order) say which write of each document is the newest, then the rows of those writes are added
-   * as their batches arrive — the same slots as `load` gives, without the whole table in memory.
-   * Rows of writes the stamps do not know (made since they were read) are left to the change feed.
+   * `load` for a table read as a stream: `table` (`ChunkStore.tableWrites`) says which write of each
+   * document is the newest, then the rows of those writes are added as their batches arrive — the
+   * same slots as `load` gives, without the whole table in memory. Rows of writes the table did not
+   * hold when it was read (made since) are left to the change feed.
    */
-  async loadStream(
-    stamps: readonly { documentId: string; writeId: string; indexedAt: number }[],
-    batches: AsyncIterable<readonly StoredRow[]>,
-  ): Promise<Set<string>> {
-    const newest = new Map<string, { writeId: string; indexedAt: number }>();
-    const known = new Set<string>();
-    for (const row of stamps) {
-      known.add(row.writeId);
-      const seen = newest.get(row.documentId);
-      if (!seen || row.indexedAt > seen.indexedAt) newest.set(row.documentId, row);
-    }
+  async loadStream(table: TableWrites, batches: AsyncIterable<readonly StoredRow[]>): Promise<Set<string>> {
     const staleWrites = new Set<string>();
     for await (const rows of batches) {
       for (const { chunk, writeId } of rows) {
-        if (!known.has(writeId)) continue;
-        const keep = newest.get(chunk.documentId);
-        if (keep && writeId !== keep.writeId) staleWrites.add(writeId);
+        if (!table.writes.has(writeId)) continue;
+        const keep = table.newest.get(chunk.documentId);
+        if (keep !== undefined && writeId !== keep) staleWrites.add(writeId);
         else this.add(chunk, writeId);
       }
     }

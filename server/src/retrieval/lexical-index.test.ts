@@ -222,6 +222,29 @@ describe("lexical search a block of slots at a time", () => {
     }
   });
 
+  it("skips the blocks where another source's chunks lie, ties at the cut-off included", () => {
+    // Source 0 holds the first and the last 200 slots, source 1 the 3,600 between (56 blocks of 64
+    // slots that a question scoped to source 0 has no entry in, and passes over).
+    const [whole, blocks] = pair((index) => {
+      for (let i = 0; i < 4_000; i++) {
+        const mine = i < 200 || i >= 3_800;
+        index.add(
+          mine ? (i < 200 ? "beta gamma" : "alpha gamma") : "alpha beta gamma delta",
+          "",
+          mine ? 0 : 1,
+        );
+      }
+    });
+    for (const question of ["alpha beta", "gamma", "delta"]) {
+      const expected = whole.search(question, new Set([0]));
+      expect(blocks.search(question, new Set([0]))).toEqual(expected);
+      expect(blocks.search(question, new Set([0, 1]))).toEqual(whole.search(question, new Set([0, 1])));
+    }
+    const tied = whole.search("alpha beta", new Set([0]));
+    expect(tied).toHaveLength(100);
+    expect(tied.every((c) => c.slot >= 3_800)).toBe(true);
+  });
+
   it("keeps the chunks tied at the cut-off that a list at a time touches first", () => {
     // As in "keeps the first-touched of chunks tied at the cut-off": block by block the first 200
     // slots are touched first, a list at a time the last 200 ("alpha" is scored first).

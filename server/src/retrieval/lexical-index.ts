@@ -655,8 +655,9 @@ export class LexicalIndex {
     let best = 0;
     let second = 0;
     lists.start();
-    for (let from = 0; from < this.slotTotal; from += this.slotBlock) {
-      const to = Math.min(this.slotTotal, from + this.slotBlock);
+    const total = this.slotTotal;
+    for (let from = lists.nextBlock(this.slotBlock, total); from < total; ) {
+      const to = Math.min(total, from + this.slotBlock);
       lists.addUpTo(to, scratch);
       // The block's slots reached, from their bits (lowest first): testing every slot's score
       // would mispredict about every other slot.
@@ -685,6 +686,7 @@ export class LexicalIndex {
           } else if (score > second) second = score;
         } while (bits !== 0);
       }
+      from = lists.nextBlock(this.slotBlock, total);
     }
     if (group >= 0) groups.addBestTwo(group, best, second);
     groups.finish();

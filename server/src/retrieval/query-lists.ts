@@ -94,6 +94,22 @@ export class QueryLists {
     }
   }
 
+  /**
+   * The first slot of the block of `block` slots that holds the lowest entry a cursor is at (each
+   * list's entries below it are all added), or `none` once every list is through: a search skips
+   * the blocks no list has an entry in, so a small agent's question on a big index goes over its own
+   * sources' few blocks only.
+   */
+  nextBlock(block: number, none: number): number {
+    let next = none;
+    for (let k = 0; k < this.count; k++) {
+      if (int32At(this.stretch, k) >= itemAt(this.firstStretch, k + 1)) continue;
+      const slot = int32At(itemAt(this.docs, k), int32At(this.position, k));
+      if (slot < next) next = slot;
+    }
+    return next === none ? none : next - (next % block);
+  }
+
   /** Adds each list's entries for slots below `end` that its cursor has not reached yet. */
   addUpTo(end: number, scratch: SearchScratch): void {
     for (let k = 0; k < this.count; k++)
@@ -174,7 +190,7 @@ export class QueryLists {
     this.start();
     const runs: number[] = [];
     let count = 0;
-    for (let from = 0; from < end; from += block) {
+    for (let from = this.nextBlock(block, end); from < end; from = this.nextBlock(block, end)) {
       const blockEnd = Math.min(end, from + block);
       for (let k = 0; k < this.count; k++) {
         runs.push(count);

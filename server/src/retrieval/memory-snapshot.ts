@@ -292,9 +292,11 @@ export async function loadMemorySnapshot(
     });
   } catch (error) {
     (await slotsLoading.catch(() => null))?.close();
+    opened.close();
     throw error;
   }
-  const slots = await slotsLoading;
+  // Every text block was read by then, unless one failed (the file is closed either way).
+  const slots = await slotsLoading.finally(() => opened.close());
   return MemoryIndex.fromParts(key.params, lexical, slots, {
     sourceNumber: meta.sourceNumber,
     liveBySource: meta.liveBySource,

@@ -1,9 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readSnapshot, type SectionBytes, SnapshotError, writeSnapshot } from "./snapshot-file.ts";
+import {
+  openSnapshot,
+  readSnapshot,
+  type SectionBytes,
+  SnapshotError,
+  writeSnapshot,
+} from "./snapshot-file.ts";
 
 let dir: string;
 let path: string;
@@ -160,5 +166,33 @@ describe("the snapshot file", () => {
     const bytes = readFileSync(path);
     writeFileSync(path, bytes.subarray(0, bytes.length - 100));
     await expect(readSnapshot(path, key)).rejects.toThrow(/size does not match/);
+  });
+
+  it("reads deferred sections from the file when asked, and closes it after the last", async () => {
+    await writeSnapshot(path, key, {}, sections(), { pieceBytes: 1024 * 1024 });
+    const openFiles = () => readdirSync("/proc/self/fd").length;
+    const before = openFiles();
+    const opened = openSnapshot(path, key, undefined, (name) => name === "text" || name === "big");
+    if (!opened) throw new Error("no snapshot");
+    expect([...opened.sections.keys()].sort()).toEqual(["empty", "odd", "slots", "tfs"]);
+    expect(openFiles()).toBe(before + 1);
+    const expected = sections();
+    for (const name of ["big", "text"]) {
+      const back = await opened.later.get(name)?.();
+      const bytes = expected.get(name);
+      if (!back || !bytes) throw new Error(`no section ${name}`);
+      expect(back.constructor).toBe(bytes.constructor);
+      expect(Buffer.from(back.buffer, back.byteOffset, back.byteLength)).toEqual(
+        Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      );
+    }
+    expect(openFiles()).toBe(before);
+    await expect(opened.later.get("text")?.()).rejects.toThrow(/read already/);
+    // Given up on before its deferred sections: closed by `close()`, and they are refused after it.
+    const abandoned = openSnapshot(path, key, undefined, (name) => name === "text");
+    expect(openFiles()).toBe(before + 1);
+    abandoned?.close();
+    expect(openFiles()).toBe(before);
+    await expect(abandoned?.later.get("text")?.()).rejects.toThrow(SnapshotError);
   });
 });

@@ -179,8 +179,14 @@ export interface OpenedSnapshot {
   meta: unknown;
   /** Each section as it inflates: all start at once, on libuv's thread pool, in the file's order. */
   sections: Map<string, Promise<SectionBytes>>;
-  /** The sections `deferred` named: each inflates when called (so they need not all be in memory at once). */
+  /**
+   * The sections `deferred` named: each is read from the file and inflates when called (so neither
+   * their stored nor their inflated bytes need all be in memory at once). The file stays open until
+   * every one was called or `close()` is.
+   */
   later: Map<string, () => Promise<SectionBytes>>;
+  /** Closes the file if deferred sections are left uncalled (a caller that gives up on them). */
+  close(): void;
 }
 
 /**
@@ -202,17 +208,33 @@ export function openSnapshot(
     return null;
   }
   const fd = openSync(path, "r");
+  let open = true;
+  const close = () => {
+    if (open) closeSync(fd);
+    open = false;
+  };
+  const readExactly = (bytes: Uint8Array, position: number) => {
+    let done = 0;
+    while (done < bytes.byteLength) {
+      const n = readSync(fd, bytes, done, bytes.byteLength - done, position + done);
+      if (n === 0) throw new SnapshotError("snapshot ends early");
+      done += n;
+    }
+  };
+  /** A section's stored pieces, read from where they start. */
+  const readPieces = (lengths: readonly number[], start: number): Buffer[] => {
+    let position = start;
+    return lengths.map((length) => {
+      const bytes = Buffer.allocUnsafeSlow(length);
+      readExactly(bytes, position);
+      position += length;
+      return bytes;
+    });
+  };
   let header: Header;
-  const stored: Buffer[][] = [];
+  // Per section: its pieces as read now, or where they start in the file (a deferred section).
+  const stored: (Buffer[] | number)[] = [];
   try {
-    const readExactly = (bytes: Uint8Array, position: number) => {
-      let done = 0;
-      while (done < bytes.byteLength) {
-        const n = readSync(fd, bytes, done, bytes.byteLength - done, position + done);
-        if (n === 0) throw new SnapshotError("snapshot ends early");
-        done += n;
-      }
-    };
     const start = Buffer.alloc(12);
     readExactly(start, 0);
     if (!start.subarray(0, 8).equals(MAGIC)) throw new SnapshotError("not a snapshot");
@@ -220,41 +242,56 @@ export function openSnapshot(
     const headerBytes = Buffer.alloc(headerLength);
     readExactly(headerBytes, 12);
     header = JSON.parse(headerBytes.toString("utf8")) as Header;
-    if (header.format !== FORMAT || !accepts(header.key)) return null;
+    if (header.format !== FORMAT || !accepts(header.key)) {
+      close();
+      return null;
+    }
     let position = 12 + headerLength;
-    const storedLengths = header.sections.map((s) => s.storedLengths);
-    const total = storedLengths.flat().reduce((sum, n) => sum + n, 0);
+    const total = header.sections.flatMap((s) => s.storedLengths).reduce((sum, n) => sum + n, 0);
     if (position + total + MAGIC.length !== size)
       throw new SnapshotError("snapshot size does not match its header");
-    for (const lengths of storedLengths) {
-      const pieces: Buffer[] = [];
-      for (const length of lengths) {
-        const bytes = Buffer.allocUnsafeSlow(length);
-        readExactly(bytes, position);
-        position += length;
-        pieces.push(bytes);
-      }
-      stored.push(pieces);
+    for (const entry of header.sections) {
+      stored.push(deferred(entry.name) ? position : readPieces(entry.storedLengths, position));
+      position += entry.storedLengths.reduce((sum, n) => sum + n, 0);
     }
     const trailer = Buffer.alloc(MAGIC.length);
     readExactly(trailer, position);
     if (!trailer.equals(MAGIC)) throw new SnapshotError("snapshot trailer missing");
-  } finally {
-    closeSync(fd);
+  } catch (error) {
+    close();
+    throw error;
   }
+  let deferredLeft = stored.filter((s) => typeof s === "number").length;
+  if (deferredLeft === 0) close();
   const sections = new Map<string, Promise<SectionBytes>>();
   const later = new Map<string, () => Promise<SectionBytes>>();
   header.sections.forEach((entry, i) => {
-    const inflate = () => inflateSection(entry, stored[i] ?? [], header.pieceBytes);
-    if (deferred(entry.name)) {
-      later.set(entry.name, inflate);
+    const found = stored[i];
+    // Each section's pieces are let go once it has inflated: none is held for the others.
+    stored[i] = [];
+    if (typeof found === "number") {
+      let called = false;
+      later.set(entry.name, () => {
+        if (called || !open)
+          return Promise.reject(new SnapshotError(`snapshot section ${entry.name} was read already`));
+        called = true;
+        let pieces: Buffer[];
+        try {
+          pieces = readPieces(entry.storedLengths, found);
+        } catch (error) {
+          close();
+          return Promise.reject(error);
+        }
+        if (--deferredLeft === 0) close();
+        return inflateSection(entry, pieces, header.pieceBytes);
+      });
       return;
     }
-    const inflating = inflate();
+    const inflating = inflateSection(entry, found ?? [], header.pieceBytes);
     inflating.catch(() => undefined); // surfaced to whoever awaits it
     sections.set(entry.name, inflating);
   });
-  return { meta: header.meta, sections, later };
+  return { meta: header.meta, sections, later, close };
 }
 
 async function inflateSection(

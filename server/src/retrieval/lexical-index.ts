@@ -442,8 +442,9 @@ export class LexicalIndex {
     index.df = IntColumn.of(state.df);
     index.numeric = IntColumn.of(Int32Array.from(state.numeric));
     index.prefixOfTerm = IntColumn.of(state.prefixOfTerm);
-    index.postings = PostingLists.unpack(state.postings, terms);
-    index.titlePostings = PostingLists.unpack(state.titlePostings, terms);
+    const sources = state.columns.docSource;
+    index.postings = PostingLists.unpack(state.postings, terms, sources);
+    index.titlePostings = PostingLists.unpack(state.titlePostings, terms, sources);
     const { slotTotal } = state.counts;
     const column = (values: Int32Array) => {
       if (values.length !== slotTotal) throw new RangeError("slot columns do not match");
@@ -486,7 +487,7 @@ export class LexicalIndex {
     for (const id of ids) tf.set(id, (tf.get(id) ?? 0) + 1);
     const slot = this.slotTotal;
     for (const [id, count] of tf) {
-      this.postings.push(id, slot, count, source, this.docSource.values);
+      this.postings.push(id, slot, count, source);
       this.df.set(id, this.df.get(id) + 1);
     }
     const titleIds = new Set<number>();
@@ -494,7 +495,7 @@ export class LexicalIndex {
       const id = this.tokenTermId(token);
       if (id >= 0) titleIds.add(id);
     }
-    for (const id of titleIds) this.titlePostings.push(id, slot, 1, source, this.docSource.values);
+    for (const id of titleIds) this.titlePostings.push(id, slot, 1, source);
     this.store(slot, ids, [...titleIds], starts, source, group);
     this.slotTotal++;
     this.totalLength += ids.length;
@@ -560,9 +561,9 @@ export class LexicalIndex {
       const record = old.arena.read(at, 0, length + titles);
       const tf = new Map<number, number>();
       for (const id of record.subarray(0, length)) tf.set(id, (tf.get(id) ?? 0) + 1);
-      for (const [id, count] of tf) this.postings.push(id, next, count, source, this.docSource.values);
+      for (const [id, count] of tf) this.postings.push(id, next, count, source);
       for (const id of record.subarray(length, length + titles)) {
-        this.titlePostings.push(id, next, 1, source, this.docSource.values);
+        this.titlePostings.push(id, next, 1, source);
       }
       next++;
     }
@@ -604,11 +605,10 @@ export class LexicalIndex {
     if (prepared.termIds.length === 0 || this.liveCount === 0) return [];
     const { k1, b, titleWeight } = this.params;
     const lists = new QueryLists({ k1, b, avgLength: this.totalLength / this.liveCount || 1 });
-    const sourceOf = this.docSource.values;
     for (const term of prepared.scoring) {
-      lists.add(this.postings, term.id, allowedSources, sourceOf, term.weight, false);
+      lists.add(this.postings, term.id, allowedSources, term.weight, false);
       if (term.inTitle && titleWeight > 0)
-        lists.add(this.titlePostings, term.id, allowedSources, sourceOf, titleWeight * term.weight, true);
+        lists.add(this.titlePostings, term.id, allowedSources, titleWeight * term.weight, true);
     }
     const found = this.topInBlocks(limit, lists, this.searchScratch());
     const { top, scores, groups } = found;

@@ -30,7 +30,8 @@ export interface SnapshotKey {
 
 // 3: postings' slot numbers stored as gaps (with the file's sections deflated, format 2).
 // 4: heading paths moved from the shared metas into each slot's text record (issue #32).
-// 5: the forward index's records as LEB128 bytes instead of 32-bit integers (issue #32).
+// 5: the forward index's records as LEB128 bytes instead of 32-bit integers; each posting list's
+// runs of one source saved, not recomputed at its first search (issue #32).
 export const SNAPSHOT_LAYOUT = 5;
 
 /** The small, JSON part of a snapshot; the arrays go in binary sections. */
@@ -146,6 +147,9 @@ function postingsSections(prefix: string, postings: PackedPostings): [string, Se
     [`${prefix}.offsets`, postings.offsets],
     [`${prefix}.slotGaps`, slotGaps(postings)],
     [`${prefix}.tfs`, postings.tfs],
+    [`${prefix}.runTerms`, postings.runs.terms],
+    [`${prefix}.runStarts`, postings.runs.starts],
+    [`${prefix}.runPairs`, postings.runs.pairs],
   ];
 }
 
@@ -232,6 +236,11 @@ export async function loadMemorySnapshot(
       offsets,
       docs: slotsFromGaps(offsets, await int32(`${prefix}.slotGaps`)),
       tfs: await inflatedSection(sections, `${prefix}.tfs`, Uint16Array),
+      runs: {
+        terms: await int32(`${prefix}.runTerms`),
+        starts: await int32(`${prefix}.runStarts`),
+        pairs: await int32(`${prefix}.runPairs`),
+      },
     };
   };
   const columns = async <C extends string>(names: readonly C[], prefix: string) =>

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { PostingLists } from "./posting-lists.ts";
 
 /** Entries (doc, tf) of a term that `forAllowed` visits, in order. */
-function visited(lists: PostingLists, term: number, allowed: number[], sourceOf: Int32Array): number[][] {
+function visited(lists: PostingLists, term: number, allowed: number[]): number[][] {
   const out: number[][] = [];
-  lists.forAllowed(term, new Set(allowed), sourceOf, (docs, tfs, from, to) => {
+  lists.forAllowed(term, new Set(allowed), (docs, tfs, from, to) => {
     for (let i = from; i < to; i++) out.push([docs[i] ?? -1, tfs[i] ?? -1]);
   });
   return out;
@@ -23,7 +23,7 @@ function build(terms: number, slots: number, sources: number) {
       // Term t appears in every (t + 1)th slot: lists from one entry to every slot.
       if (slot % (t + 1) !== 0) continue;
       const tf = 1 + ((slot + t) % 3);
-      lists.push(t, slot, tf, source, sourceOf);
+      lists.push(t, slot, tf, source);
       expected[t]?.push([slot, tf, source]);
     }
   }
@@ -32,15 +32,15 @@ function build(terms: number, slots: number, sources: number) {
 
 describe("PostingLists", () => {
   it("gives back every term's entries in slot order, only those of the allowed sources", () => {
-    const { lists, sourceOf, expected } = build(40, 3_000, 6);
+    const { lists, expected } = build(40, 3_000, 6);
     for (let t = 0; t < 40; t++) {
       const all = expected[t] ?? [];
       expect(lists.size(t)).toBe(all.length);
-      expect(visited(lists, t, [0, 1, 2, 3, 4, 5], sourceOf)).toEqual(all.map(([d, f]) => [d, f]));
-      expect(visited(lists, t, [1, 4], sourceOf)).toEqual(
+      expect(visited(lists, t, [0, 1, 2, 3, 4, 5])).toEqual(all.map(([d, f]) => [d, f]));
+      expect(visited(lists, t, [1, 4])).toEqual(
         all.filter(([, , s]) => s === 1 || s === 4).map(([d, f]) => [d, f]),
       );
-      expect(visited(lists, t, [9], sourceOf)).toEqual([]);
+      expect(visited(lists, t, [9])).toEqual([]);
     }
   });
 
@@ -69,15 +69,13 @@ describe("PostingLists", () => {
     const lists = new PostingLists();
     const terms = 200;
     for (let t = 0; t < terms; t++) lists.addTerm();
-    const sourceOf = new Int32Array(200_000);
     const expected: number[][] = Array.from({ length: terms }, () => []);
     for (let slot = 0; slot < 200_000; slot++) {
       const t = slot % 2 === 0 ? 0 : (slot * 31) % terms;
-      lists.push(t, slot, (slot % 5) + 1, 0, sourceOf);
+      lists.push(t, slot, (slot % 5) + 1, 0);
       expected[t]?.push(slot);
     }
-    for (let t = 0; t < terms; t++)
-      expect(visited(lists, t, [0], sourceOf).map(([d]) => d)).toEqual(expected[t]);
+    for (let t = 0; t < terms; t++) expect(visited(lists, t, [0]).map(([d]) => d)).toEqual(expected[t]);
     expect(lists.size(0)).toBeGreaterThan(1 << 16);
   });
 
@@ -86,10 +84,10 @@ describe("PostingLists", () => {
     const packed = lists.pack();
     expect(packed.offsets.length).toBe(26);
     expect(packed.docs.length).toBe(expected.reduce((n, list) => n + list.length, 0));
-    const loaded = PostingLists.unpack(packed, 25);
-    // Runs are not saved: they are recomputed from the slots' sources on first use.
+    const loaded = PostingLists.unpack(packed, 25, sourceOf);
+    // The runs of one source come back with the lists.
     for (let t = 0; t < 25; t++)
-      expect(visited(loaded, t, [2, 3], sourceOf)).toEqual(
+      expect(visited(loaded, t, [2, 3])).toEqual(
         (expected[t] ?? []).filter(([, , s]) => (s ?? 0) >= 2).map(([d, f]) => [d, f]),
       );
     // Appending moves a loaded list out of the packed page; the packed arrays stay as they were.
@@ -97,19 +95,25 @@ describe("PostingLists", () => {
     grown.set(sourceOf);
     grown.fill(7, 2_000);
     const before = Int32Array.from(packed.docs);
-    for (let slot = 2_000; slot < 2_100; slot++) loaded.push(slot % 25, slot, 2, 7, grown);
+    for (let slot = 2_000; slot < 2_100; slot++) loaded.push(slot % 25, slot, 2, 7);
     expect(packed.docs).toEqual(before);
     for (let t = 0; t < 25; t++) {
       const added = Array.from({ length: 100 }, (_, i) => 2_000 + i).filter((slot) => slot % 25 === t);
-      expect(visited(loaded, t, [7], grown).map(([d]) => d)).toEqual(added);
+      expect(visited(loaded, t, [7]).map(([d]) => d)).toEqual(added);
       expect(loaded.size(t)).toBe((expected[t]?.length ?? 0) + added.length);
     }
-    expect(PostingLists.unpack(loaded.pack(), 25).size(0)).toBe(loaded.size(0));
+    expect(PostingLists.unpack(loaded.pack(), 25, grown).size(0)).toBe(loaded.size(0));
   });
 
   it("refuses packed arrays that do not match the terms or their offsets", () => {
-    const packed = build(3, 10, 1).lists.pack();
-    expect(() => PostingLists.unpack(packed, 4)).toThrow(RangeError);
-    expect(() => PostingLists.unpack({ ...packed, docs: packed.docs.subarray(1) }, 3)).toThrow(RangeError);
+    const { lists, sourceOf } = build(3, 10, 2);
+    const packed = lists.pack();
+    expect(packed.runs.terms.length).toBeGreaterThan(0);
+    expect(() => PostingLists.unpack(packed, 4, sourceOf)).toThrow(RangeError);
+    expect(() => PostingLists.unpack({ ...packed, docs: packed.docs.subarray(1) }, 3, sourceOf)).toThrow(
+      RangeError,
+    );
+    const runs = { ...packed.runs, pairs: packed.runs.pairs.subarray(2) };
+    expect(() => PostingLists.unpack({ ...packed, runs }, 3, sourceOf)).toThrow(RangeError);
   });
 });

@@ -5,6 +5,12 @@ export interface PackedPostings {
   offsets: Int32Array;
   docs: Int32Array;
   tfs: Uint16Array;
+  /**
+   * The runs of the terms whose entries come from more than one source (ascending `terms`): term
+   * `terms[k]`'s runs are the (first entry, source) pairs `pairs[2 · starts[k]]` ..
+   * `pairs[2 · starts[k + 1]]`.
+   */
+  runs: { terms: Int32Array; starts: Int32Array; pairs: Int32Array };
 }
 
 /** Stretches of one term's entries (see `PostingLists.allowedStretches`). */
@@ -60,12 +66,6 @@ export class PostingLists {
   /** The source of the term's last entry (of every entry while it has no runs), −1 while empty. */
   private lastSource = new Int32Array(0);
   /**
-   * 1 for a term loaded from a snapshot until it is first searched or appended to: its runs are
-   * recomputed from the slots' sources then (not saved; doing it for every term at load would add
-   * about a quarter of a second per 100,000 chunks to a restart).
-   */
-  private runsStale = new Uint8Array(0);
-  /**
    * Per term whose entries come from more than one source: per run, the index of its first entry
    * and its source, as pairs (`count` of them).
    */
@@ -107,8 +107,7 @@ export class PostingLists {
   }
 
   /** Appends an entry for `doc` (a slot above every slot already in the list) of data source `source`. */
-  push(term: number, doc: number, tf: number, source: number, sourceOf: Int32Array): void {
-    if (this.runsStale[term] === 1) this.indexRuns(term, sourceOf);
+  push(term: number, doc: number, tf: number, source: number): void {
     const at = int32At(this.length, term);
     if (source !== int32At(this.lastSource, term)) {
       if (at > 0) this.startRun(term, source, at);
@@ -123,8 +122,8 @@ export class PostingLists {
   }
 
   /** Calls `visit` for each stretch of the term's entries whose source is allowed. */
-  forAllowed(term: number, allowed: ReadonlySet<number>, sourceOf: Int32Array, visit: PostingVisitor): void {
-    const found = this.allowedStretches(term, allowed, sourceOf);
+  forAllowed(term: number, allowed: ReadonlySet<number>, visit: PostingVisitor): void {
+    const found = this.allowedStretches(term, allowed);
     if (found === null) return;
     const { docs, tfs, bounds, count } = found;
     for (let s = 0; s < count; s++) visit(docs, tfs, int32At(bounds, 2 * s), int32At(bounds, 2 * s + 1));
@@ -136,10 +135,9 @@ export class PostingLists {
    * `bounds[2s + 1]`, s < `count`; null when there are none. For a loop over
    * the entries with everything in locals (the object and `bounds` are reused by the next call).
    */
-  allowedStretches(term: number, allowed: ReadonlySet<number>, sourceOf: Int32Array): Stretches | null {
+  allowedStretches(term: number, allowed: ReadonlySet<number>): Stretches | null {
     const length = int32At(this.length, term);
     if (length === 0) return null;
-    if (this.runsStale[term] === 1) this.indexRuns(term, sourceOf);
     const page = int32At(this.page, term);
     const out = this.stretches;
     out.docs = pageAt(this.docPages, page);
@@ -208,14 +206,24 @@ export class PostingLists {
       docs.set(pageAt(this.docPages, page).subarray(from, from + length), at);
       tfs.set(pageAt(this.tfPages, page).subarray(from, from + length), at);
     }
-    return { offsets, docs, tfs };
+    const runTerms = [...this.runs.keys()].sort((a, b) => a - b);
+    const starts = new Int32Array(runTerms.length + 1);
+    runTerms.forEach((t, k) => {
+      starts[k + 1] = int32At(starts, k) + (this.runs.get(t)?.count ?? 0);
+    });
+    const pairs = new Int32Array(int32At(starts, runTerms.length) * 2);
+    runTerms.forEach((t, k) => {
+      const runs = this.runs.get(t);
+      if (runs) pairs.set(runs.pairs.subarray(0, runs.count * 2), int32At(starts, k) * 2);
+    });
+    return { offsets, docs, tfs, runs: { terms: Int32Array.from(runTerms), starts, pairs } };
   }
 
   /**
-   * Lists over packed arrays, used in place (one page; a list appended to later moves out of it).
-   * Their runs are recomputed from the slots' sources when each list is first used.
+   * Lists over packed arrays, used in place (one page; a list appended to later moves out of it),
+   * with their saved runs; `sourceOf` (each slot's source) gives each list's last source.
    */
-  static unpack(packed: PackedPostings, terms: number): PostingLists {
+  static unpack(packed: PackedPostings, terms: number, sourceOf: Int32Array): PostingLists {
     if (packed.offsets.length !== terms + 1) throw new RangeError("postings do not match the terms");
     const total = int32At(packed.offsets, terms);
     if (packed.docs.length !== total || packed.tfs.length !== total)
@@ -233,8 +241,17 @@ export class PostingLists {
       lists.start[t] = from;
       lists.capacity[t] = length;
       lists.length[t] = length;
-      lists.runsStale[t] = 1;
+      lists.lastSource[t] = int32At(sourceOf, int32At(packed.docs, from + length - 1));
     }
+    const { terms: runTerms, starts, pairs } = packed.runs;
+    if (starts.length !== runTerms.length + 1 || pairs.length !== int32At(starts, runTerms.length) * 2)
+      throw new RangeError("posting runs do not match their offsets");
+    runTerms.forEach((t, k) => {
+      const count = int32At(starts, k + 1) - int32At(starts, k);
+      if (t < 0 || t >= terms || count < 2) throw new RangeError("posting runs do not match the terms");
+      const from = int32At(starts, k) * 2;
+      lists.runs.set(t, { pairs: pairs.slice(from, from + count * 2), count });
+    });
     return lists;
   }
 
@@ -253,7 +270,6 @@ export class PostingLists {
     this.capacity = widen(this.capacity, (n) => new Int32Array(n), 0);
     this.length = widen(this.length, (n) => new Int32Array(n), 0);
     this.lastSource = widen(this.lastSource, (n) => new Int32Array(n), -1);
-    this.runsStale = widen(this.runsStale, (n) => new Uint8Array(n), 0);
   }
 
   /** Moves a term's entries to a region of `capacity` entries (a power of two), freeing the old one. */
@@ -335,22 +351,5 @@ export class PostingLists {
     runs.pairs[runs.count * 2] = at;
     runs.pairs[runs.count * 2 + 1] = source;
     runs.count++;
-  }
-
-  /** Recomputes a term's runs from each entry's source (after a snapshot load: they are not saved). */
-  private indexRuns(term: number, sourceOf: Int32Array): void {
-    this.runsStale[term] = 0;
-    this.runs.delete(term);
-    this.lastSource[term] = -1;
-    const length = int32At(this.length, term);
-    if (length === 0) return;
-    const docs = pageAt(this.docPages, int32At(this.page, term));
-    const base = int32At(this.start, term);
-    for (let i = 0; i < length; i++) {
-      const source = int32At(sourceOf, int32At(docs, base + i));
-      if (source === int32At(this.lastSource, term)) continue;
-      if (i > 0) this.startRun(term, source, i);
-      this.lastSource[term] = source;
-    }
   }
 }

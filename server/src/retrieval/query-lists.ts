@@ -58,16 +58,9 @@ export class QueryLists {
   }
 
   /** Adds a term's list: its BM25 with `weight`, or `flat` for each entry (a title list). */
-  add(
-    lists: PostingLists,
-    term: number,
-    allowed: ReadonlySet<number>,
-    sourceOf: Int32Array,
-    weight: number,
-    flat: boolean,
-  ): void {
+  add(lists: PostingLists, term: number, allowed: ReadonlySet<number>, weight: number, flat: boolean): void {
     if (!(weight > 0)) return;
-    const found = lists.allowedStretches(term, allowed, sourceOf);
+    const found = lists.allowedStretches(term, allowed);
     if (found === null) return;
     const used = itemAt(this.firstStretch, this.count) * 2;
     if (this.bounds.length < used + found.count * 2) {

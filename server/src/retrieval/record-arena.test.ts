@@ -52,7 +52,9 @@ describe("the forward index's record arena", () => {
     // Records appended after a restore go to a new block: the captured ones are never written.
     const captured = arena.capture().map((b) => b.slice());
     restored.append([1, 2, 3]);
-    expect(arena.capture()).toEqual(captured);
+    const now = arena.capture();
+    expect(now.length).toBe(captured.length);
+    expect(now.every((block, i) => Buffer.from(block).equals(captured[i] ?? new Uint8Array(0)))).toBe(true);
   });
 
   it("takes fewer bytes than 32-bit integers for small ids, and refuses what it cannot hold", () => {

@@ -182,9 +182,10 @@ describe("the snapshot file", () => {
       const bytes = expected.get(name);
       if (!back || !bytes) throw new Error(`no section ${name}`);
       expect(back.constructor).toBe(bytes.constructor);
-      expect(Buffer.from(back.buffer, back.byteOffset, back.byteLength)).toEqual(
+      const same = Buffer.from(back.buffer, back.byteOffset, back.byteLength).equals(
         Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
       );
+      expect(same).toBe(true);
     }
     expect(openFiles()).toBe(before);
     await expect(opened.later.get("text")?.()).rejects.toThrow(/read already/);

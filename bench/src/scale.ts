@@ -62,7 +62,7 @@ function dataDirFor(chunks: number): string {
 function duMiB(path: string): number {
   if (!existsSync(path)) return 0;
   const kib = Number(
-    execSync(`du -sk ${JSON.stringify(path)}`)
+    execSync(`du -skD ${JSON.stringify(path)}`)
       .toString()
       .split(/\s/)[0],
   );

@@ -32,7 +32,6 @@ export interface ChunkRecord {
 
 export type StoredChunk = Omit<ChunkRecord, "vector">;
 
-/** A chunk as read back from the chunks table, with the write that stored it. */
 /** What the chunks table holds, per document and per write (`ChunkStore.tableWrites`). */
 export interface TableWrites {
   /** Per document, its write with the newest `indexedAt` (the first of them in table order on a tie). */
@@ -70,6 +69,7 @@ export class NewestWrites {
   }
 }
 
+/** A chunk as read back from the chunks table, with the write that stored it. */
 export interface StoredRow {
   chunk: StoredChunk;
   writeId: string;

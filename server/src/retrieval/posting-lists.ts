@@ -206,17 +206,17 @@ export class PostingLists {
       docs.set(pageAt(this.docPages, page).subarray(from, from + length), at);
       tfs.set(pageAt(this.tfPages, page).subarray(from, from + length), at);
     }
-    const runTerms = [...this.runs.keys()].sort((a, b) => a - b);
-    const starts = new Int32Array(runTerms.length + 1);
-    runTerms.forEach((t, k) => {
-      starts[k + 1] = int32At(starts, k) + (this.runs.get(t)?.count ?? 0);
+    const withRuns = [...this.runs].sort(([a], [b]) => a - b);
+    const starts = new Int32Array(withRuns.length + 1);
+    withRuns.forEach(([, runs], k) => {
+      starts[k + 1] = int32At(starts, k) + runs.count;
     });
-    const pairs = new Int32Array(int32At(starts, runTerms.length) * 2);
-    runTerms.forEach((t, k) => {
-      const runs = this.runs.get(t);
-      if (runs) pairs.set(runs.pairs.subarray(0, runs.count * 2), int32At(starts, k) * 2);
+    const pairs = new Int32Array(int32At(starts, withRuns.length) * 2);
+    withRuns.forEach(([, runs], k) => {
+      pairs.set(runs.pairs.subarray(0, runs.count * 2), int32At(starts, k) * 2);
     });
-    return { offsets, docs, tfs, runs: { terms: Int32Array.from(runTerms), starts, pairs } };
+    const terms = Int32Array.from(withRuns, ([term]) => term);
+    return { offsets, docs, tfs, runs: { terms, starts, pairs } };
   }
 
   /**

@@ -27,7 +27,7 @@ function uint8At(values: Uint8Array, index: number): number {
 }
 
 /** The offset just past the `count` numbers that start at `offset` in `block`. */
-export function skipNumbers(block: Uint8Array, offset: number, count: number): number {
+function skipNumbers(block: Uint8Array, offset: number, count: number): number {
   let at = offset;
   for (let n = 0; n < count; n++) while ((uint8At(block, at++) & 0x80) !== 0);
   return at;

@@ -273,7 +273,9 @@ export function openSnapshot(
       let called = false;
       later.set(entry.name, () => {
         if (called || !open)
-          return Promise.reject(new SnapshotError(`snapshot section ${entry.name} was read already`));
+          return Promise.reject(
+            new SnapshotError(`snapshot section ${entry.name} was read already, or the file closed`),
+          );
         called = true;
         let pieces: Buffer[];
         try {

@@ -136,7 +136,10 @@ describe("widget on the demo page under a strict CSP", () => {
 
     await page.keyboard.press("Enter");
     await page.locator('[data-lore="panel"]').waitFor({ state: "visible" });
-    expect(await page.locator('[data-lore="launcher"]').getAttribute("aria-expanded")).toBe("true");
+    // The launcher belongs to the loader; the bundle's effect sets its state just after the panel renders.
+    await expect
+      .poll(() => page.locator('[data-lore="launcher"]').getAttribute("aria-expanded"))
+      .toBe("true");
     await expect.poll(() => focusedInWidget(page)).toBe("input");
   });
 

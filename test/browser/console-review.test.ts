@@ -220,6 +220,9 @@ describe("corrections", () => {
     await page.locator(".correction", { hasText: UNANSWERED_GROUP }).waitFor();
     await page.getByRole("button", { name: "Add an answer" }).click();
     const add = page.getByRole("form", { name: "Add an answer" });
+    await add.waitFor();
+    // The answer box has focus as soon as the form shows, so the question typed next stays in its own box.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("answer");
     await add.getByLabel("Question").fill("Where do I park?");
     await add.getByLabel("Answer").fill("In the **north** car park.");
     await add.getByRole("button", { name: "Save answer" }).click();

@@ -1,6 +1,6 @@
 import type { Agent } from "@lore/shared";
 import { signal, useSignal, useSignalEffect } from "@preact/signals";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
 import { ApiError, api } from "../api.ts";
 import {
   agent,
@@ -99,7 +99,7 @@ function Login() {
   const password = useSignal("");
   const form = useFormState();
   const emailRef = useRef<HTMLInputElement>(null);
-  useEffect(() => emailRef.current?.focus(), []);
+  useLayoutEffect(() => emailRef.current?.focus(), []);
   const onSubmit = form.submit(async () => {
     signIn(
       await api("POST", "/auth/session/", {

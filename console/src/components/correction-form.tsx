@@ -1,5 +1,5 @@
 import { useSignal } from "@preact/signals";
-import { useEffect, useRef } from "preact/hooks";
+import { useLayoutEffect, useRef } from "preact/hooks";
 import { Field, FormError, inputValue, useFormState } from "./ui.tsx";
 
 export interface CorrectionFormProps {
@@ -20,7 +20,8 @@ export function CorrectionForm(props: CorrectionFormProps) {
   const answer = useSignal(props.answer ?? "");
   const form = useFormState();
   const answerRef = useRef<HTMLTextAreaElement>(null);
-  useEffect(() => answerRef.current?.focus(), []);
+  // Focus before the browser paints, so nothing typed into the form can land in another field first.
+  useLayoutEffect(() => answerRef.current?.focus(), []);
   const onSubmit = form.submit(() => props.onSave({ question: question.value, answer: answer.value }));
   const error = form.error.value;
   return (

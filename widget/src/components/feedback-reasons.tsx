@@ -1,5 +1,5 @@
 import type { FeedbackReason } from "@lore/shared";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { ChatMessage } from "../state/types.ts";
 import { useWidget } from "./context.ts";
 
@@ -17,7 +17,7 @@ export function FeedbackReasons({ message, onDone }: { message: ChatMessage; onD
   const [reason, setReason] = useState<FeedbackReason | null>(null);
   const [comment, setComment] = useState("");
   const first = useRef<HTMLInputElement>(null);
-  useEffect(() => first.current?.focus(), []);
+  useLayoutEffect(() => first.current?.focus(), []);
   const name = `${message.id}-why`;
   return (
     <form

@@ -8,8 +8,8 @@
  * - `/search/` and `/query/` p50/p95/p99 with the extractive answerer, sequential requests after a
  *   warm-up, on the restarted server;
  * - the server's RSS at ready and after the requests; snapshot size and disk use of the data dir;
- * - beside it, in the same run: the raw LanceDB FTS index (lib/peers.ts rawLanceFts, the GOALS
- *   baseline) built on the same chunks and queried in the bench process (no HTTP).
+ * - beside it, in the same run: the raw LanceDB FTS index (lib/peers.ts rawLanceFtsIndex, the GOALS
+ *   baseline) built on the same chunks (their texts streamed from the table) and queried in the bench process (no HTTP).
  * Not in CI: a million chunks take tens of minutes to write here. The data dir is kept under
  * `bench/data/scale-<N>` (git-ignored) and reused by later runs (its snapshots are removed first,
  * so every run measures a rebuild too); delete it to write the corpus anew.
@@ -27,7 +27,7 @@ import { Store } from "@lore/server/store/store.ts";
 import { loadSquad } from "./datasets.ts";
 import { LoreClient } from "./lib/api.ts";
 import { chunksPerSourceFor, writeDirectCorpus } from "./lib/direct-corpus.ts";
-import { rawLanceFts, readProductChunks } from "./lib/peers.ts";
+import { productTexts, rawLanceFtsIndex } from "./lib/peers.ts";
 import { log, markdownTable, writeResult } from "./lib/report.ts";
 import { type BenchServer, repoRoot, startBenchServer } from "./lib/server.ts";
 import { type LatencySummary, round, summarize } from "./lib/stats.ts";
@@ -187,9 +187,10 @@ export async function runScale(
 
   let peer: ScaleResult["peer"] = null;
   if (options.peer !== false) {
-    const chunks = await readProductChunks(dataDir, await sourceIds(dataDir));
+    // Every row of the table (all of them the bench agent's), streamed: ten million texts as
+    // strings would not fit beside the index build.
     const t = performance.now();
-    const fts = await rawLanceFts(chunks);
+    const fts = await rawLanceFtsIndex(productTexts(dataDir));
     const buildSeconds = round((performance.now() - t) / 1000, 0);
     for (const q of warm) await fts.search(q, 5);
     const ftsMs: number[] = [];
@@ -223,14 +224,6 @@ export async function runScale(
   };
   writeResult(`scale-${label}`, { ...result }, options.resultsDir);
   return result;
-}
-
-/** The ids of the data dir's data sources. */
-async function sourceIds(dataDir: string): Promise<string[]> {
-  const store = await Store.open(dataDir);
-  const ids = [...store.dataSources.all()].map((s) => s.id);
-  await store.close();
-  return ids;
 }
 
 export function scaleTable(results: readonly ScaleResult[]): string {

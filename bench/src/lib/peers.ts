@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connect, Index } from "@lancedb/lancedb";
+import { connect, Index, type Table } from "@lancedb/lancedb";
 import { BM25Retriever } from "@langchain/community/retrievers/bm25";
 import { Document } from "@langchain/core/documents";
 import { RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
@@ -79,35 +79,92 @@ export async function readProductChunks(
 
 /** The GOALS baseline: raw LanceDB FTS with default settings over the given chunks. */
 export async function rawLanceFts(chunks: readonly PeerChunk[]): Promise<Retriever> {
+  const index = await rawLanceFtsIndex(
+    (async function* () {
+      yield chunks.map((c) => c.text);
+    })(),
+  );
+  return {
+    name: index.name,
+    chunkCount: chunks.length,
+    dir: index.dir,
+    async search(query, k) {
+      return (await index.search(query, k)).flatMap((row) => {
+        const c = chunks[row];
+        return c ? [c] : [];
+      });
+    },
+    close: () => index.close(),
+  };
+}
+
+/** A raw LanceDB FTS index of texts given in batches; a search answers their positions. */
+export interface RawFtsIndex {
+  name: string;
+  rows: number;
+  dir: string;
+  search(query: string, k: number): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+/** Texts go into the table this many at a time (one fragment each). */
+const RAW_FTS_BATCH = 250_000;
+
+export async function rawLanceFtsIndex(batches: AsyncIterable<readonly string[]>): Promise<RawFtsIndex> {
   const dir = mkdtempSync(join(tmpdir(), "lore-bench-rawfts-"));
   const db = await connect(dir);
-  const table = await db.createTable(
-    "chunks",
-    chunks.map((c, i) => ({ row: i, text: c.text })),
-    { mode: "overwrite" },
-  );
-  await table.createIndex("text", { config: Index.fts({ stem: true, removeStopWords: true }) });
+  let table: Table | null = null;
+  let rows = 0;
+  let pending: { row: number; text: string }[] = [];
+  const flush = async () => {
+    if (table) await table.add(pending);
+    else table = await db.createTable("chunks", pending, { mode: "overwrite" });
+    pending = [];
+  };
+  for await (const texts of batches) {
+    for (const text of texts) {
+      pending.push({ row: rows++, text });
+      if (pending.length === RAW_FTS_BATCH) await flush();
+    }
+  }
+  if (pending.length > 0 || !table) await flush();
+  const built = table as unknown as Table;
+  await built.createIndex("text", { config: Index.fts({ stem: true, removeStopWords: true }) });
   return {
     name: "LanceDB FTS (raw)",
-    chunkCount: chunks.length,
+    rows,
     dir,
     async search(query, k) {
       const q = query.replace(/[^\p{L}\p{N}\s]/gu, " ").trim();
       if (q === "") return [];
-      const rows = (await table.search(q, "fts").select(["row", "_score"]).limit(k).toArray()) as {
+      const found = (await built.search(q, "fts").select(["row", "_score"]).limit(k).toArray()) as {
         row: number;
       }[];
-      return rows.flatMap((r) => {
-        const c = chunks[r.row];
-        return c ? [c] : [];
-      });
+      return found.map((r) => r.row);
     },
     async close() {
-      table.close();
+      built.close();
       db.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Every chunk text of a product data dir's table, in table order, a batch at a time. */
+export async function* productTexts(dataDir: string): AsyncGenerator<string[]> {
+  const db = await connect(join(dataDir, "lance"));
+  const table = await db.openTable("retrieval_chunks");
+  try {
+    for await (const batch of table.query().select(["text"])) {
+      const column = batch.getChild("text");
+      const texts: string[] = [];
+      for (let i = 0; i < batch.numRows; i++) texts.push(String(column?.get(i)));
+      yield texts;
+    }
+  } finally {
+    table.close();
+    db.close();
+  }
 }
 
 /** Plain BM25 from `wink-bm25-text-search` with its documented wink-nlp-utils prep tasks. */

@@ -1,15 +1,18 @@
+import { int32At } from "./checked-access.ts";
 import type { ChunkMeta } from "./chunk-slots.ts";
 import { ChunkSlots, slotsColumns } from "./chunk-slots.ts";
 import type { LexicalParams, PackedPostings } from "./lexical-index.ts";
 import { LexicalIndex, slotColumns } from "./lexical-index.ts";
 import { MemoryIndex, type MemoryState } from "./memory-index.ts";
 import {
+  type ComputedSection,
   decodeStrings,
   encodeStrings,
   inflatedSection,
   type LazySection,
   openSnapshot,
   type SectionBytes,
+  type SectionSource,
   SnapshotError,
   sectionOf,
   writeSnapshot,
@@ -113,19 +116,34 @@ function decodeMetas(sections: ReadonlyMap<string, SectionBytes>, count: number)
 }
 
 // A term's slots ascend, so each is stored as its gap from the previous one (the first as is):
-// small numbers that deflate to about half the size of the slots themselves.
-function slotGaps(postings: PackedPostings): Int32Array {
+// small numbers that deflate to about half the size of the slots themselves. Computed a piece at a
+// time as the writer gets to it, so the gaps never take a second copy of every posting in memory.
+function slotGaps(postings: PackedPostings): ComputedSection {
   const { offsets, docs } = postings;
-  const gaps = new Int32Array(docs.length);
-  for (let t = 0; t + 1 < offsets.length; t++) {
-    let previous = 0;
-    for (let i = offsets[t] ?? 0, end = offsets[t + 1] ?? 0; i < end; i++) {
-      const doc = docs[i] ?? 0;
-      gaps[i] = doc - previous;
-      previous = doc;
-    }
-  }
-  return gaps;
+  return {
+    type: "int32",
+    byteLength: docs.byteLength,
+    piece(from, to) {
+      const first = from / 4;
+      const gaps = new Int32Array((to - from) / 4);
+      // The term whose entries include `first`: the last one starting at or before it.
+      let lo = 0;
+      let hi = offsets.length - 2;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (int32At(offsets, mid) <= first) lo = mid;
+        else hi = mid - 1;
+      }
+      let term = lo;
+      let next = int32At(offsets, term + 1);
+      for (let i = first; i < first + gaps.length; i++) {
+        while (i >= next) next = int32At(offsets, ++term + 1);
+        gaps[i - first] =
+          i === int32At(offsets, term) ? int32At(docs, i) : int32At(docs, i) - int32At(docs, i - 1);
+      }
+      return new Uint8Array(gaps.buffer);
+    },
+  };
 }
 
 /** Slot numbers back from their gaps, in place. */
@@ -142,7 +160,7 @@ function slotsFromGaps(offsets: Int32Array, gaps: Int32Array): Int32Array {
   return gaps;
 }
 
-function postingsSections(prefix: string, postings: PackedPostings): [string, SectionBytes][] {
+function postingsSections(prefix: string, postings: PackedPostings): [string, SectionSource][] {
   return [
     [`${prefix}.offsets`, postings.offsets],
     [`${prefix}.slotGaps`, slotGaps(postings)],
@@ -158,18 +176,24 @@ export async function saveMemorySnapshot(
   path: string,
   key: SnapshotKey,
   memory: MemoryIndex,
+  options: { pieceBytes?: number } = {},
 ): Promise<number> {
   const state = memory.captureState();
   try {
-    return await writeCaptured(path, key, state);
+    return await writeCaptured(path, key, state, options);
   } finally {
     state.slots.release();
   }
 }
 
-function writeCaptured(path: string, key: SnapshotKey, state: MemoryState): Promise<number> {
+function writeCaptured(
+  path: string,
+  key: SnapshotKey,
+  state: MemoryState,
+  options: { pieceBytes?: number },
+): Promise<number> {
   const { lexical, slots } = state;
-  const sections = new Map<string, SectionBytes | LazySection>([
+  const sections = new Map<string, SectionSource>([
     ["terms", lexical.terms],
     ["prefixes", encodeStrings(lexical.prefixes)],
     ["df", lexical.df],
@@ -202,7 +226,7 @@ function writeCaptured(path: string, key: SnapshotKey, state: MemoryState): Prom
     documentNumber: state.documentNumber,
     nextDocumentNumber: state.nextDocumentNumber,
   };
-  return writeSnapshot(path, key, meta, sections);
+  return writeSnapshot(path, key, meta, sections, options);
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   openSnapshot,
   readSnapshot,
   type SectionBytes,
+  type SectionSource,
   SnapshotError,
   writeSnapshot,
 } from "./snapshot-file.ts";
@@ -195,5 +196,66 @@ describe("the snapshot file", () => {
     abandoned?.close();
     expect(openFiles()).toBe(before);
     await expect(abandoned?.later.get("text")?.()).rejects.toThrow(SnapshotError);
+  });
+
+  it("asks for lazy and computed sections a piece at a time, in order, each once, while it writes", async () => {
+    const squares = Int32Array.from({ length: 700_000 }, (_, i) => (i * i) % 100_003);
+    const text = new Uint8Array(Buffer.from("opening hours: nine to five. ".repeat(90_000)));
+    const asked: string[] = [];
+    let reads = 0;
+    const source = new Map<string, SectionSource>([
+      ["small", Uint8Array.from([7, 8, 9])],
+      [
+        "squares",
+        {
+          type: "int32",
+          byteLength: squares.byteLength,
+          piece(from, to) {
+            asked.push(`squares ${from}-${to}`);
+            return new Uint8Array(squares.buffer.slice(from, to));
+          },
+        },
+      ],
+      [
+        "text",
+        {
+          byteLength: text.byteLength,
+          read() {
+            reads++;
+            asked.push("text");
+            return text;
+          },
+        },
+      ],
+    ]);
+    const MiB = 1024 * 1024;
+    await writeSnapshot(path, key, { note: "pieces" }, source, { pieceBytes: MiB });
+    // 2,800,000 bytes of squares: three pieces; the text's 2,610,000 bytes read once for its three.
+    expect(asked).toEqual([
+      `squares 0-${MiB}`,
+      `squares ${MiB}-${2 * MiB}`,
+      `squares ${2 * MiB}-2800000`,
+      "text",
+    ]);
+    expect(reads).toBe(1);
+    const loaded = await readSnapshot(path, key);
+    expect(loaded?.meta).toEqual({ note: "pieces" });
+    const back = loaded?.sections.get("squares");
+    expect(back).toBeInstanceOf(Int32Array);
+    expect(
+      Buffer.from(back?.buffer ?? new ArrayBuffer(0), back?.byteOffset, back?.byteLength).equals(
+        Buffer.from(squares.buffer),
+      ),
+    ).toBe(true);
+    const backText = loaded?.sections.get("text");
+    expect(
+      Buffer.from(backText?.buffer ?? new ArrayBuffer(0), backText?.byteOffset, backText?.byteLength).equals(
+        text,
+      ),
+    ).toBe(true);
+    expect([...(loaded?.sections.get("small") ?? [])]).toEqual([7, 8, 9]);
+    expect(layoutOf(readFileSync(path)).header.sections.map((s) => s.storedLengths.length)).toEqual([
+      1, 3, 3,
+    ]);
   });
 });

@@ -21,7 +21,21 @@ export interface LazySection {
   read(): Uint8Array;
 }
 
-const isLazy = (bytes: SectionBytes | LazySection): bytes is LazySection => !ArrayBuffer.isView(bytes);
+/**
+ * A section the writer asks for a piece at a time (bytes `from` to `to`, multiples of 4 but for
+ * the end): derived data that need never exist whole beside what it is derived from.
+ */
+export interface ComputedSection {
+  type: "int32";
+  byteLength: number;
+  piece(from: number, to: number): Uint8Array;
+}
+
+export type SectionSource = SectionBytes | LazySection | ComputedSection;
+
+const isLazy = (bytes: SectionSource): bytes is LazySection => !ArrayBuffer.isView(bytes) && "read" in bytes;
+const isComputed = (bytes: SectionSource): bytes is ComputedSection =>
+  !ArrayBuffer.isView(bytes) && "piece" in bytes;
 
 interface SectionEntry {
   name: string;
@@ -57,7 +71,8 @@ const SECTION_PIECE = 256 * 1024 * 1024;
 const deflateAsync = promisify(deflate);
 const inflateAsync = promisify(inflate);
 
-function typeOf(bytes: SectionBytes | LazySection): SectionType {
+function typeOf(bytes: SectionSource): SectionType {
+  if (isComputed(bytes)) return bytes.type;
   if (isLazy(bytes)) return "uint8";
   if (bytes instanceof Int32Array) return "int32";
   if (bytes instanceof Uint16Array) return "uint16";
@@ -72,67 +87,99 @@ export class SnapshotError extends Error {
  * Writes a snapshot atomically: to a temporary file, fsynced, then renamed over `path`, so a reader
  * sees the old file or the new one, never a torn one. `key` says what the snapshot is valid for
  * (a reader refuses a file whose key differs); `meta` is small JSON; sections are the bulk.
+ *
+ * Pieces are deflated two at a time on libuv's thread pool (this thread keeps serving; at a million
+ * chunks one at a time took ~55 s at level 6, longer than a shutdown waits for the save) and
+ * written as they come, in order, so only a few are in memory at once. The header, which lists
+ * their deflated lengths, goes in last, into room reserved for it before the first piece.
  */
 export async function writeSnapshot(
   path: string,
   key: unknown,
   meta: unknown,
-  sections: ReadonlyMap<string, SectionBytes | LazySection>,
+  sections: ReadonlyMap<string, SectionSource>,
   { pieceBytes = SECTION_PIECE }: { pieceBytes?: number } = {},
 ): Promise<number> {
-  // On libuv's thread pool, two pieces at a time (this thread keeps serving; at a million chunks
-  // one at a time took ~55 s at level 6, longer than a shutdown waits for the save).
+  if (pieceBytes % 4 !== 0) throw new RangeError("pieces must hold whole 32-bit numbers");
   const entries: SectionEntry[] = [...sections].map(([name, bytes]) => ({
     name,
     type: typeOf(bytes),
     byteLength: bytes.byteLength,
     storedLengths: [],
   }));
-  // A lazy section is one piece, read when its turn to deflate comes.
+  // Pieces are asked for in order: a lazy section is read when its first piece's turn comes, and
+  // let go after its last.
   const pieces = [...sections.values()].flatMap((bytes, section) => {
     const out: { section: number; piece: () => Uint8Array }[] = [];
+    let slice: (from: number, to: number) => Uint8Array;
     if (isLazy(bytes)) {
-      if (bytes.byteLength > 0) out.push({ section, piece: () => bytes.read() });
-      return out;
+      let read: Uint8Array | null = null;
+      slice = (from, to) => {
+        read ??= bytes.read();
+        if (read.byteLength !== bytes.byteLength) throw new RangeError("a lazy section read another length");
+        const piece = read.subarray(from, to);
+        if (to === bytes.byteLength) read = null;
+        return piece;
+      };
+    } else if (isComputed(bytes)) slice = (from, to) => bytes.piece(from, to);
+    else slice = (from, to) => new Uint8Array(bytes.buffer, bytes.byteOffset + from, to - from);
+    for (let at = 0; at < bytes.byteLength; at += pieceBytes) {
+      const end = Math.min(bytes.byteLength, at + pieceBytes);
+      out.push({ section, piece: () => slice(at, end) });
     }
-    const raw = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    for (let at = 0; at < raw.byteLength; at += pieceBytes)
-      out.push({ section, piece: () => raw.subarray(at, Math.min(raw.byteLength, at + pieceBytes)) });
     return out;
   });
-  const stored: Uint8Array[] = new Array(pieces.length);
-  let next = 0;
-  const deflateNext = async (): Promise<void> => {
-    for (let i = next++; i < pieces.length; i = next++) {
-      const piece = pieces[i];
-      if (piece) stored[i] = await deflateAsync(piece.piece(), { level: DEFLATE_LEVEL });
-    }
+  const headerOf = (storedLength: (piece: number) => number) => {
+    const listed = entries.map((entry) => ({ ...entry, storedLengths: [] as number[] }));
+    pieces.forEach(({ section }, i) => {
+      listed[section]?.storedLengths.push(storedLength(i));
+    });
+    return Buffer.from(
+      JSON.stringify({ format: FORMAT, key, meta, pieceBytes, sections: listed } satisfies Header),
+    );
   };
-  await Promise.all([deflateNext(), deflateNext()]);
-  pieces.forEach(({ section }, i) => {
-    entries[section]?.storedLengths.push(stored[i]?.byteLength ?? 0);
-  });
-  const header = Buffer.from(
-    JSON.stringify({ format: FORMAT, key, meta, pieceBytes, sections: entries } satisfies Header),
-  );
-  const length = Buffer.alloc(4);
-  length.writeUInt32LE(header.length);
+  // No piece deflates to ten digits' worth of bytes, so this is room for the real header; JSON
+  // allows the spaces that pad it out.
+  const room = headerOf(() => 9_999_999_999).length;
   const temporary = `${path}.tmp-${process.pid}`;
   const file = await open(temporary, "w", PRIVATE_FILE_MODE);
+  const deflating: (Promise<Buffer> | undefined)[] = [];
   let written = 0;
   try {
-    const write = async (bytes: Uint8Array) => {
+    const write = async (bytes: Uint8Array, position: number) => {
       for (let at = 0; at < bytes.byteLength; at += WRITE_PIECE) {
         const piece = bytes.subarray(at, Math.min(bytes.byteLength, at + WRITE_PIECE));
-        await file.write(piece);
-        written += piece.byteLength;
+        await file.write(piece, 0, piece.byteLength, position + at);
       }
+      written += bytes.byteLength;
     };
-    await write(MAGIC);
-    await write(length);
-    await write(header);
-    for (const bytes of stored) if (bytes) await write(bytes);
-    await write(MAGIC); // a trailer: a file cut short is refused
+    const startDeflate = (i: number) => {
+      const piece = pieces[i];
+      if (!piece) return;
+      const deflated = deflateAsync(piece.piece(), { level: DEFLATE_LEVEL });
+      deflated.catch(() => undefined); // surfaced when its turn to be written comes
+      deflating[i] = deflated;
+    };
+    startDeflate(0);
+    startDeflate(1);
+    const stored: number[] = [];
+    let position = MAGIC.length + 4 + room;
+    for (let i = 0; i < pieces.length; i++) {
+      const bytes = await (deflating[i] as Promise<Buffer>);
+      deflating[i] = undefined;
+      startDeflate(i + 2);
+      await write(bytes, position);
+      position += bytes.byteLength;
+      stored.push(bytes.byteLength);
+    }
+    await write(MAGIC, position); // a trailer: a file cut short is refused
+    const header = Buffer.alloc(room, " ");
+    headerOf((i) => stored[i] ?? 0).copy(header);
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(room);
+    await write(MAGIC, 0);
+    await write(length, MAGIC.length);
+    await write(header, MAGIC.length + 4);
     await file.sync();
   } catch (error) {
     await file.close();

@@ -56,8 +56,8 @@ console.log(
     {
       chunks: size,
       terms: state.terms.length,
-      postings: state.postings.docs.length,
-      titlePostings: state.titlePostings.docs.length,
+      postings: state.postings.offsets.at(-1),
+      titlePostings: state.titlePostings.offsets.at(-1),
       arenaBytes: state.blocks.reduce((n, b) => n + b.length, 0),
       heapMiB: mib(after.heap - before.heap),
       arraysMiB: mib(after.arrays - before.arrays),

@@ -1,6 +1,6 @@
 import { readsAsEnglish } from "../text/analyzers.ts";
 import { float64At, int32At, numberAt } from "./checked-access.ts";
-import { type PackedPostings, PostingLists } from "./posting-lists.ts";
+import { type CapturedPostings, type PackedPostings, PostingLists } from "./posting-lists.ts";
 import { bm25Part, QueryLists, type SearchScratch } from "./query-lists.ts";
 import { RecordArena, type RecordPlace } from "./record-arena.ts";
 import { StringTable } from "./string-table.ts";
@@ -84,7 +84,7 @@ export interface LexicalCandidate {
   features: LexicalFeatures;
 }
 
-export type { PackedPostings };
+export type { CapturedPostings, PackedPostings };
 
 /**
  * Everything a LexicalIndex holds, as plain arrays (for a snapshot on disk). Captured in one
@@ -104,6 +104,13 @@ export interface LexicalState {
   /** The forward index's blocks (`RecordArena`), each cut to what is used. */
   blocks: Uint8Array[];
   counts: { slotTotal: number; totalLength: number; liveCount: number; deadCount: number };
+}
+
+/** A LexicalState as `captureState` takes it: the postings read later, until `release()`. */
+export interface CapturedLexicalState extends Omit<LexicalState, "postings" | "titlePostings"> {
+  postings: CapturedPostings;
+  titlePostings: CapturedPostings;
+  release(): void;
 }
 
 export const slotColumns = [
@@ -395,8 +402,13 @@ export class LexicalIndex {
     return this.deadCount;
   }
 
-  /** The index's state as plain arrays (see LexicalState); the index is unchanged. */
-  captureState(): LexicalState {
+  /**
+   * The index's state as plain arrays (see LexicalState), the postings as a capture read later;
+   * the index is unchanged, and may change after without changing what the capture reads.
+   */
+  captureState(): CapturedLexicalState {
+    const postings = this.postings.capture();
+    const titlePostings = this.titlePostings.capture();
     const slots = this.slotTotal;
     const column = (c: IntColumn) => c.values.slice(0, slots);
     return {
@@ -405,8 +417,8 @@ export class LexicalIndex {
       numeric: Uint8Array.from(this.numeric.values.subarray(0, this.termCount)),
       prefixes: [...this.prefixIdByPrefix.keys()],
       prefixOfTerm: this.prefixOfTerm.values.slice(0, this.termCount),
-      postings: this.postings.pack(),
-      titlePostings: this.titlePostings.pack(),
+      postings,
+      titlePostings,
       columns: {
         docLength: column(this.docLength),
         titleLength: column(this.titleLength),
@@ -423,11 +435,18 @@ export class LexicalIndex {
         liveCount: this.liveCount,
         deadCount: this.deadCount,
       },
+      release: () => {
+        postings.release();
+        titlePostings.release();
+      },
     };
   }
 
-  /** An index holding a captured state, exactly as it was (term ids and slots included). */
-  static fromState(params: LexicalParams, state: LexicalState): LexicalIndex {
+  /**
+   * An index holding a saved or captured state, exactly as it was (term ids and slots included);
+   * a capture's postings are copied (the capture is left to its owner to release).
+   */
+  static fromState(params: LexicalParams, state: LexicalState | CapturedLexicalState): LexicalIndex {
     const index = new LexicalIndex(params);
     const terms = state.df.length;
     if (state.numeric.length !== terms || state.prefixOfTerm.length !== terms)
@@ -443,8 +462,9 @@ export class LexicalIndex {
     index.numeric = IntColumn.of(Int32Array.from(state.numeric));
     index.prefixOfTerm = IntColumn.of(state.prefixOfTerm);
     const sources = state.columns.docSource;
-    index.postings = PostingLists.unpack(state.postings, terms, sources);
-    index.titlePostings = PostingLists.unpack(state.titlePostings, terms, sources);
+    const packed = (p: PackedPostings | CapturedPostings) => ("read" in p ? p.pack() : p);
+    index.postings = PostingLists.unpack(packed(state.postings), terms, sources);
+    index.titlePostings = PostingLists.unpack(packed(state.titlePostings), terms, sources);
     const { slotTotal } = state.counts;
     const column = (values: Int32Array) => {
       if (values.length !== slotTotal) throw new RangeError("slot columns do not match");

@@ -1,11 +1,11 @@
 import { type ChunkMeta, ChunkSlots, type SlotsState } from "./chunk-slots.ts";
 import { NewestWrites, type StoredChunk, type StoredRow, type TableWrites } from "./chunk-store.ts";
-import { LexicalIndex, type LexicalParams, type LexicalState } from "./lexical-index.ts";
+import { type CapturedLexicalState, LexicalIndex, type LexicalParams } from "./lexical-index.ts";
 import type { TextFileOptions } from "./text-file.ts";
 
 /** Everything a MemoryIndex holds (for a snapshot on disk); the document → slots map is rebuilt from the slots. */
 export interface MemoryState {
-  lexical: LexicalState;
+  lexical: CapturedLexicalState;
   slots: SlotsState;
   sourceNumber: [string, number][];
   liveBySource: [number, number][];

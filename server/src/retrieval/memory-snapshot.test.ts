@@ -58,11 +58,18 @@ describe("the memory index snapshot", () => {
     await saveMemorySnapshot(whole, key, memory);
     // 256 bytes: 64 entries a piece, so most lists start in one piece and end in another.
     await saveMemorySnapshot(pieces, key, memory, { pieceBytes: 256 });
-    const saved = memory.captureState().lexical;
+    const captured = memory.captureState().lexical;
+    const saved = { postings: captured.postings.pack(), titlePostings: captured.titlePostings.pack() };
+    captured.release();
     for (const path of [whole, pieces]) {
       const loaded = await loadMemorySnapshot(path, key);
       if (!loaded) throw new Error(`no snapshot at ${path}`);
-      const state = loaded.captureState().lexical;
+      const loadedState = loaded.captureState().lexical;
+      const state = {
+        postings: loadedState.postings.pack(),
+        titlePostings: loadedState.titlePostings.pack(),
+      };
+      loadedState.release();
       for (const field of ["postings", "titlePostings"] as const) {
         expect(state[field].docs.length).toBeGreaterThan(1_000);
         expect(bytesOf(state[field].offsets).equals(bytesOf(saved[field].offsets))).toBe(true);

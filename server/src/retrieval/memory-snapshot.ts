@@ -1,7 +1,7 @@
 import { int32At } from "./checked-access.ts";
 import type { ChunkMeta } from "./chunk-slots.ts";
 import { ChunkSlots, slotsColumns } from "./chunk-slots.ts";
-import type { LexicalParams, PackedPostings } from "./lexical-index.ts";
+import type { CapturedPostings, LexicalParams, PackedPostings } from "./lexical-index.ts";
 import { LexicalIndex, slotColumns } from "./lexical-index.ts";
 import { MemoryIndex, type MemoryState } from "./memory-index.ts";
 import {
@@ -116,16 +116,22 @@ function decodeMetas(sections: ReadonlyMap<string, SectionBytes>, count: number)
 }
 
 // A term's slots ascend, so each is stored as its gap from the previous one (the first as is):
-// small numbers that deflate to about half the size of the slots themselves. Computed a piece at a
-// time as the writer gets to it, so the gaps never take a second copy of every posting in memory.
-function slotGaps(postings: PackedPostings): ComputedSection {
-  const { offsets, docs } = postings;
+// small numbers that deflate to about half the size of the slots themselves. Read from the lists
+// and computed a piece at a time as the writer gets to it, so a save never holds a copy of every
+// posting.
+function slotGaps(postings: CapturedPostings): ComputedSection {
+  const { offsets } = postings;
   return {
     type: "int32",
-    byteLength: docs.byteLength,
+    byteLength: (offsets.at(-1) ?? 0) * 4,
     piece(from, to) {
       const first = from / 4;
-      const gaps = new Int32Array((to - from) / 4);
+      const count = (to - from) / 4;
+      // With the entry before the piece, for the gap of its first one.
+      const lead = first > 0 ? 1 : 0;
+      const docs = new Int32Array(count + lead);
+      postings.read(first - lead, first + count, docs, null);
+      const gaps = new Int32Array(count);
       // The term whose entries include `first`: the last one starting at or before it.
       let lo = 0;
       let hi = offsets.length - 2;
@@ -136,12 +142,25 @@ function slotGaps(postings: PackedPostings): ComputedSection {
       }
       let term = lo;
       let next = int32At(offsets, term + 1);
-      for (let i = first; i < first + gaps.length; i++) {
-        while (i >= next) next = int32At(offsets, ++term + 1);
-        gaps[i - first] =
-          i === int32At(offsets, term) ? int32At(docs, i) : int32At(docs, i) - int32At(docs, i - 1);
+      for (let i = 0; i < count; i++) {
+        while (first + i >= next) next = int32At(offsets, ++term + 1);
+        const doc = int32At(docs, i + lead);
+        gaps[i] = first + i === int32At(offsets, term) ? doc : doc - int32At(docs, i + lead - 1);
       }
       return new Uint8Array(gaps.buffer);
+    },
+  };
+}
+
+/** The term frequencies, read from the lists a piece at a time. */
+function termFrequencies(postings: CapturedPostings): ComputedSection {
+  return {
+    type: "uint16",
+    byteLength: (postings.offsets.at(-1) ?? 0) * 2,
+    piece(from, to) {
+      const tfs = new Uint16Array((to - from) / 2);
+      postings.read(from / 2, to / 2, null, tfs);
+      return new Uint8Array(tfs.buffer);
     },
   };
 }
@@ -160,11 +179,11 @@ function slotsFromGaps(offsets: Int32Array, gaps: Int32Array): Int32Array {
   return gaps;
 }
 
-function postingsSections(prefix: string, postings: PackedPostings): [string, SectionSource][] {
+function postingsSections(prefix: string, postings: CapturedPostings): [string, SectionSource][] {
   return [
     [`${prefix}.offsets`, postings.offsets],
     [`${prefix}.slotGaps`, slotGaps(postings)],
-    [`${prefix}.tfs`, postings.tfs],
+    [`${prefix}.tfs`, termFrequencies(postings)],
     [`${prefix}.runTerms`, postings.runs.terms],
     [`${prefix}.runStarts`, postings.runs.starts],
     [`${prefix}.runPairs`, postings.runs.pairs],
@@ -182,6 +201,7 @@ export async function saveMemorySnapshot(
   try {
     return await writeCaptured(path, key, state, options);
   } finally {
+    state.lexical.release();
     state.slots.release();
   }
 }

@@ -105,6 +105,51 @@ describe("PostingLists", () => {
     expect(PostingLists.unpack(loaded.pack(), 25, grown).size(0)).toBe(loaded.size(0));
   });
 
+  it("reads a capture as the lists were when it was taken, while they go on growing and moving", () => {
+    const lists = new PostingLists();
+    const terms = 120;
+    for (let t = 0; t < terms; t++) lists.addTerm();
+    let slot = 0;
+    const expected: number[][] = Array.from({ length: terms }, () => []);
+    const grow = (n: number) => {
+      for (const end = slot + n; slot < end; slot++) {
+        lists.push((slot * 7) % terms, slot, (slot % 9) + 1, slot % 3);
+        expected[(slot * 7) % terms]?.push(slot);
+      }
+    };
+    grow(30_000);
+    const packed = lists.pack();
+    const captured = lists.capture();
+    // Every list fills and moves again, and new lists grow through the sizes of the regions the old
+    // ones leave: they would be written over but for the capture.
+    grow(60_000);
+    for (let t = 0; t < terms; t++) lists.addTerm();
+    for (let n = 0; n < 300; n++) for (let t = terms; t < 2 * terms; t++) lists.push(t, slot + n, 1, 0);
+    slot += 300;
+    const later = captured.pack();
+    expect(Buffer.from(later.docs.buffer).equals(Buffer.from(packed.docs.buffer))).toBe(true);
+    expect(Buffer.from(later.tfs.buffer).equals(Buffer.from(packed.tfs.buffer))).toBe(true);
+    expect([...later.offsets]).toEqual([...packed.offsets]);
+    expect([...later.runs.pairs]).toEqual([...packed.runs.pairs]);
+    // Any stretch of entries reads as the same stretch of the packed arrays.
+    const docs = new Int32Array(1_000);
+    const tfs = new Uint16Array(1_000);
+    for (const from of [0, 1, 4_321, 28_999]) {
+      captured.read(from, from + 1_000, docs, tfs);
+      expect([...docs]).toEqual([...packed.docs.subarray(from, from + 1_000)]);
+      expect([...tfs]).toEqual([...packed.tfs.subarray(from, from + 1_000)]);
+    }
+    expect(() => captured.read(29_500, 30_001, docs, null)).toThrow(RangeError);
+    captured.release();
+    expect(() => captured.read(0, 10, docs, null)).toThrow(/released/);
+    // Released, the lists reuse regions again and still read right.
+    grow(30_000);
+    const all = lists.pack();
+    expect(all.docs.length).toBe(120_000 + 300 * terms);
+    for (let t = 0; t < terms; t++)
+      expect([...all.docs.subarray(all.offsets[t], all.offsets[t + 1])]).toEqual(expected[t]);
+  });
+
   it("refuses packed arrays that do not match the terms or their offsets", () => {
     const { lists, sourceOf } = build(3, 10, 2);
     const packed = lists.pack();

@@ -13,6 +13,22 @@ export interface PackedPostings {
   runs: { terms: Int32Array; starts: Int32Array; pairs: Int32Array };
 }
 
+/**
+ * The lists as they were at `PostingLists.capture()`, read later while the lists go on growing (a
+ * snapshot's save reads them a piece at a time instead of copying them all first). Entries are
+ * numbered as in `PackedPostings`: term t's are offsets[t] .. offsets[t + 1].
+ */
+export interface CapturedPostings {
+  offsets: Int32Array;
+  runs: PackedPostings["runs"];
+  /** Copies entries `from` .. `to` into `docs` and `tfs` (either may be null), from their index 0. */
+  read(from: number, to: number, docs: Int32Array | null, tfs: Uint16Array | null): void;
+  /** Every entry copied into one array per field. */
+  pack(): PackedPostings;
+  /** Lets the lists reuse the regions they free again (call once, when done reading). */
+  release(): void;
+}
+
 /** Stretches of one term's entries (see `PostingLists.allowedStretches`). */
 export interface Stretches {
   docs: Int32Array;
@@ -76,6 +92,11 @@ export class PostingLists {
   private shared: boolean[] = [];
   private bumpPage = -1;
   private bumpUsed = 0;
+  /**
+   * Captures not released yet: while there are any, a freed region is not reused (a capture may
+   * still read it), so what a capture reads never changes under it.
+   */
+  private captures = 0;
   /** Per size class: free regions as (page, start) pairs. */
   private readonly free: number[][] = [];
   private readonly stretches: Stretches = {
@@ -186,26 +207,32 @@ export class PostingLists {
     return lo < base + length && int32At(docs, lo) <= to;
   }
 
-  /** All lists concatenated (for a snapshot). */
+  /** All lists concatenated. */
   pack(): PackedPostings {
-    const offsets = new Int32Array(this.terms + 1);
-    let total = 0;
-    for (let t = 0; t < this.terms; t++) {
+    const captured = this.capture();
+    try {
+      return captured.pack();
+    } finally {
+      captured.release();
+    }
+  }
+
+  /**
+   * The lists as they are now, read later (see CapturedPostings): per term its place and length are
+   * copied, the entries are not. Entries are only ever appended past a list's length or copied to a
+   * new region, and no region is reused until `release()`, so the places copied stay valid.
+   */
+  capture(): CapturedPostings {
+    const terms = this.terms;
+    const offsets = new Int32Array(terms + 1);
+    for (let t = 0, total = 0; t <= terms; t++) {
       offsets[t] = total;
-      total += int32At(this.length, t);
+      if (t < terms) total += int32At(this.length, t);
     }
-    offsets[this.terms] = total;
-    const docs = new Int32Array(total);
-    const tfs = new Uint16Array(total);
-    for (let t = 0; t < this.terms; t++) {
-      const length = int32At(this.length, t);
-      if (length === 0) continue;
-      const page = int32At(this.page, t);
-      const from = int32At(this.start, t);
-      const at = int32At(offsets, t);
-      docs.set(pageAt(this.docPages, page).subarray(from, from + length), at);
-      tfs.set(pageAt(this.tfPages, page).subarray(from, from + length), at);
-    }
+    const page = this.page.slice(0, terms);
+    const start = this.start.slice(0, terms);
+    const docPages = [...this.docPages];
+    const tfPages = [...this.tfPages];
     const withRuns = [...this.runs].sort(([a], [b]) => a - b);
     const starts = new Int32Array(withRuns.length + 1);
     withRuns.forEach(([, runs], k) => {
@@ -215,8 +242,48 @@ export class PostingLists {
     withRuns.forEach(([, runs], k) => {
       pairs.set(runs.pairs.subarray(0, runs.count * 2), int32At(starts, k) * 2);
     });
-    const terms = Int32Array.from(withRuns, ([term]) => term);
-    return { offsets, docs, tfs, runs: { terms, starts, pairs } };
+    const runs = { terms: Int32Array.from(withRuns, ([term]) => term), starts, pairs };
+    const total = int32At(offsets, terms);
+    this.captures++;
+    let released = false;
+    const read = (from: number, to: number, docs: Int32Array | null, tfs: Uint16Array | null) => {
+      if (released) throw new RangeError("a released capture of posting lists was read");
+      if (from < 0 || to > total || from > to) throw new RangeError("entries out of range");
+      // The last term starting at or before `from`.
+      let lo = 0;
+      let hi = terms - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (int32At(offsets, mid) <= from) lo = mid;
+        else hi = mid - 1;
+      }
+      for (let t = lo, at = from; at < to; t++) {
+        const end = Math.min(to, int32At(offsets, t + 1));
+        if (end <= at) continue;
+        const first = int32At(start, t) + at - int32At(offsets, t);
+        const last = first + end - at;
+        const p = int32At(page, t);
+        docs?.set(pageAt(docPages, p).subarray(first, last), at - from);
+        tfs?.set(pageAt(tfPages, p).subarray(first, last), at - from);
+        at = end;
+      }
+    };
+    return {
+      offsets,
+      runs,
+      read,
+      pack: () => {
+        const docs = new Int32Array(total);
+        const tfs = new Uint16Array(total);
+        read(0, total, docs, tfs);
+        return { offsets, docs, tfs, runs };
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        this.captures--;
+      },
+    };
   }
 
   /**
@@ -291,7 +358,7 @@ export class PostingLists {
   /** A free region of `capacity` entries (a power of two): reused, carved from a page, or a page of its own. */
   private allocate(capacity: number): [number, number] {
     if (capacity > SHARED_MAX_ENTRIES) return [this.addPage(capacity, false), 0];
-    const reusable = this.free[sizeClass(capacity)];
+    const reusable = this.captures === 0 ? this.free[sizeClass(capacity)] : undefined;
     if (reusable !== undefined && reusable.length > 0) {
       const start = reusable.pop() as number;
       return [reusable.pop() as number, start];

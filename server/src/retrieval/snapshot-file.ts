@@ -26,7 +26,7 @@ export interface LazySection {
  * the end): derived data that need never exist whole beside what it is derived from.
  */
 export interface ComputedSection {
-  type: "int32";
+  type: "int32" | "uint16";
   byteLength: number;
   piece(from: number, to: number): Uint8Array;
 }

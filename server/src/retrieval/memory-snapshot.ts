@@ -127,11 +127,11 @@ function slotGaps(postings: CapturedPostings): ComputedSection {
     piece(from, to) {
       const first = from / 4;
       const count = (to - from) / 4;
-      // With the entry before the piece, for the gap of its first one.
+      // With the entry before the piece, for the gap of its first one; the gaps are written over
+      // the slots, each one place down, once the slot it overwrites has been used.
       const lead = first > 0 ? 1 : 0;
-      const docs = new Int32Array(count + lead);
-      postings.read(first - lead, first + count, docs, null);
-      const gaps = new Int32Array(count);
+      const slots = new Int32Array(count + lead);
+      postings.read(first - lead, first + count, slots, null);
       // The term whose entries include `first`: the last one starting at or before it.
       let lo = 0;
       let hi = offsets.length - 2;
@@ -142,12 +142,14 @@ function slotGaps(postings: CapturedPostings): ComputedSection {
       }
       let term = lo;
       let next = int32At(offsets, term + 1);
+      let previous = lead > 0 ? int32At(slots, 0) : 0;
       for (let i = 0; i < count; i++) {
         while (first + i >= next) next = int32At(offsets, ++term + 1);
-        const doc = int32At(docs, i + lead);
-        gaps[i] = first + i === int32At(offsets, term) ? doc : doc - int32At(docs, i + lead - 1);
+        const slot = int32At(slots, i + lead);
+        slots[i] = first + i === int32At(offsets, term) ? slot : slot - previous;
+        previous = slot;
       }
-      return new Uint8Array(gaps.buffer);
+      return new Uint8Array(slots.buffer, 0, count * 4);
     },
   };
 }

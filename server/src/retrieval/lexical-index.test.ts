@@ -259,6 +259,54 @@ describe("lexical search a block of slots at a time", () => {
   });
 });
 
+describe("lexical index with its postings packed (after a rebuild)", () => {
+  it("searches as before packing, and after more chunks are added and removed", () => {
+    let seed = 5;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const words = ["payment", "refund", "invoice", "account", "password", "shipping", "order", "card"];
+    const text = () =>
+      Array.from(
+        { length: 3 + Math.floor(random() * 7) },
+        () => words[Math.floor(random() * words.length)],
+      ).join(" ");
+    const texts = Array.from({ length: 2_400 }, text);
+    const grown = new LexicalIndex(defaultLexicalParams, 64);
+    const packed = new LexicalIndex(defaultLexicalParams, 64);
+    for (const index of [grown, packed])
+      texts.forEach((t, i) => {
+        index.add(t, i % 7 === 0 ? "Refund policy" : "", i % 3, Math.floor(i / 4));
+      });
+    packed.packPostings();
+    const questions = ["refund my payment", "reset the account password", "order card invoice shipping"];
+    const same = () => {
+      for (const question of questions)
+        for (const allowed of [new Set([0, 1, 2]), new Set([1])]) {
+          const expected = grown.search(question, allowed);
+          expect(expected.length).toBeGreaterThan(0);
+          expect(packed.search(question, allowed)).toEqual(expected);
+        }
+    };
+    same();
+    // Appends move a packed list out of its page; removals leave dead slots in it.
+    const more = Array.from({ length: 600 }, text);
+    for (const index of [grown, packed]) {
+      more.forEach((t, i) => {
+        index.add(t, "", (i % 2) + 1, 1_000 + i);
+      });
+      for (let slot = 0; slot < 300; slot += 3) index.remove(slot);
+    }
+    same();
+    const saved = packed.captureState();
+    expect(
+      LexicalIndex.fromState(defaultLexicalParams, saved).search(questions[0] ?? "", new Set([0, 1, 2])),
+    ).toEqual(grown.search(questions[0] ?? "", new Set([0, 1, 2])));
+    saved.release();
+  });
+});
+
 describe("a document's evidence", () => {
   // Made-up words: no WordNet relatives and no variants of one another, so only these words score.
   const words = ["zorbex", "quilmat", "frandish", "plovert", "gastrine", "morbleck", "yundra", "wexipol"];

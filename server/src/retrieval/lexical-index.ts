@@ -538,6 +538,18 @@ export class LexicalIndex {
   }
 
   /**
+   * Packs every posting list into one page per field, as a snapshot load leaves them: lists grown
+   * entry by entry sit in regions of a power of two, about half again their entries' bytes (a
+   * rebuild from the table). Same entries in the same order: searches do not change. A list
+   * appended to later moves out of the page, as after a load.
+   */
+  packPostings(): void {
+    const sources = this.docSource.values;
+    this.postings = PostingLists.unpack(this.postings.pack(), this.termCount, sources);
+    this.titlePostings = PostingLists.unpack(this.titlePostings.pack(), this.termCount, sources);
+  }
+
+  /**
    * Rebuilds postings without dead slots. Returns the old→new slot map (−1 for removed) so callers can
    * renumber what they keep per slot.
    */

@@ -281,6 +281,11 @@ export class MemoryIndex {
     return out;
   }
 
+  /** See LexicalIndex.packPostings: after a rebuild, the lists in as few bytes as a load gives. */
+  packPostings(): void {
+    this.lexical.packPostings();
+  }
+
   /** Renumbers the slots without the removed ones once they make up a fifth of the index. */
   compactIfSparse(): void {
     const dead = this.lexical.deadSlots;

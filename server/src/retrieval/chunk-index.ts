@@ -237,8 +237,8 @@ export class ChunkIndex {
     const index = new ChunkIndex(store, memory, db, opts.embedder, options);
     // Streamed: at a million chunks the whole table as objects took gigabytes the process kept.
     const staleWrites = await memory.loadStream(await store.tableWrites(), store.streamChunks());
-    // Grown list by list, the postings took about half again their bytes: packed, the rebuilt
-    // index is as small as a loaded one.
+    // Grown list by list, the postings took about half again their bytes: packed, they are as
+    // small as a loaded index's.
     memory.packPostings();
     if (staleWrites.size > 0) await index.writes.run(() => store.deleteWrites(staleWrites));
     index.startup = { from: "table", reason, ms: Math.round(performance.now() - started) };

@@ -281,7 +281,7 @@ export class MemoryIndex {
     return out;
   }
 
-  /** See LexicalIndex.packPostings: after a rebuild, the lists in as few bytes as a load gives. */
+  /** See LexicalIndex.packPostings: after a rebuild, the posting lists in as few bytes as a load gives. */
   packPostings(): void {
     this.lexical.packPostings();
   }

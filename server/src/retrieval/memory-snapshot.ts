@@ -4,6 +4,7 @@ import { ChunkSlots, slotsColumns } from "./chunk-slots.ts";
 import type { CapturedPostings, LexicalParams, PackedPostings } from "./lexical-index.ts";
 import { LexicalIndex, slotColumns } from "./lexical-index.ts";
 import { MemoryIndex, type MemoryState } from "./memory-index.ts";
+import { termOfEntry } from "./posting-lists.ts";
 import {
   type ComputedSection,
   decodeStrings,
@@ -132,15 +133,7 @@ function slotGaps(postings: CapturedPostings): ComputedSection {
       const lead = first > 0 ? 1 : 0;
       const slots = new Int32Array(count + lead);
       postings.read(first - lead, first + count, slots, null);
-      // The term whose entries include `first`: the last one starting at or before it.
-      let lo = 0;
-      let hi = offsets.length - 2;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >>> 1;
-        if (int32At(offsets, mid) <= first) lo = mid;
-        else hi = mid - 1;
-      }
-      let term = lo;
+      let term = termOfEntry(offsets, first);
       let next = int32At(offsets, term + 1);
       let previous = lead > 0 ? int32At(slots, 0) : 0;
       for (let i = 0; i < count; i++) {

@@ -29,6 +29,22 @@ export interface CapturedPostings {
   release(): void;
 }
 
+/**
+ * The term whose entries include entry `entry` of lists packed by `offsets` (term t's entries are
+ * offsets[t] .. offsets[t + 1]): the last term starting at or before it, empty ones after it
+ * skipped. A binary search.
+ */
+export function termOfEntry(offsets: Int32Array, entry: number): number {
+  let lo = 0;
+  let hi = offsets.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (int32At(offsets, mid) <= entry) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 /** Stretches of one term's entries (see `PostingLists.allowedStretches`). */
 export interface Stretches {
   docs: Int32Array;
@@ -249,15 +265,7 @@ export class PostingLists {
     const read = (from: number, to: number, docs: Int32Array | null, tfs: Uint16Array | null) => {
       if (released) throw new RangeError("a released capture of posting lists was read");
       if (from < 0 || to > total || from > to) throw new RangeError("entries out of range");
-      // The last term starting at or before `from`.
-      let lo = 0;
-      let hi = terms - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >>> 1;
-        if (int32At(offsets, mid) <= from) lo = mid;
-        else hi = mid - 1;
-      }
-      for (let t = lo, at = from; at < to; t++) {
+      for (let t = termOfEntry(offsets, from), at = from; at < to; t++) {
         const end = Math.min(to, int32At(offsets, t + 1));
         if (end <= at) continue;
         const first = int32At(start, t) + at - int32At(offsets, t);

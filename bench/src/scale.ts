@@ -9,7 +9,8 @@
  *   warm-up, on the restarted server;
  * - the server's RSS at ready and after the requests; snapshot size and disk use of the data dir;
  * - beside it, in the same run: the raw LanceDB FTS index (lib/peers.ts rawLanceFtsIndex, the GOALS
- *   baseline) built on the same chunks (their texts streamed from the table) and queried in the bench process (no HTTP).
+ *   baseline) built on the same chunks (their texts streamed from the table) and queried in the
+ *   bench process (no HTTP).
  * Not in CI: a million chunks take tens of minutes to write here. The data dir is kept under
  * `bench/data/scale-<N>` (git-ignored) and reused by later runs (its snapshots are removed first,
  * so every run measures a rebuild too); delete it to write the corpus anew.

@@ -113,13 +113,15 @@ const RAW_FTS_BATCH = 250_000;
 export async function rawLanceFtsIndex(batches: AsyncIterable<readonly string[]>): Promise<RawFtsIndex> {
   const dir = mkdtempSync(join(tmpdir(), "lore-bench-rawfts-"));
   const db = await connect(dir);
-  let table: Table | null = null;
+  let table: Table | undefined;
   let rows = 0;
   let pending: { row: number; text: string }[] = [];
-  const flush = async () => {
-    if (table) await table.add(pending);
-    else table = await db.createTable("chunks", pending, { mode: "overwrite" });
+  const flush = async (): Promise<Table> => {
+    const batch = pending;
     pending = [];
+    if (table) await table.add(batch);
+    else table = await db.createTable("chunks", batch, { mode: "overwrite" });
+    return table;
   };
   for await (const texts of batches) {
     for (const text of texts) {
@@ -127,8 +129,7 @@ export async function rawLanceFtsIndex(batches: AsyncIterable<readonly string[]>
       if (pending.length === RAW_FTS_BATCH) await flush();
     }
   }
-  if (pending.length > 0 || !table) await flush();
-  const built = table as unknown as Table;
+  const built = pending.length > 0 || !table ? await flush() : table;
   await built.createIndex("text", { config: Index.fts({ stem: true, removeStopWords: true }) });
   return {
     name: "LanceDB FTS (raw)",

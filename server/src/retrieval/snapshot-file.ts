@@ -101,11 +101,11 @@ export async function writeSnapshot(
   { pieceBytes = SECTION_PIECE }: { pieceBytes?: number } = {},
 ): Promise<number> {
   if (pieceBytes % 4 !== 0) throw new RangeError("pieces must hold whole 32-bit numbers");
-  const entries: SectionEntry[] = [...sections].map(([name, bytes]) => ({
+  // Each section's stored lengths are known once its pieces are deflated (`headerOf`).
+  const entries: Omit<SectionEntry, "storedLengths">[] = [...sections].map(([name, bytes]) => ({
     name,
     type: typeOf(bytes),
     byteLength: bytes.byteLength,
-    storedLengths: [],
   }));
   // Pieces are asked for in order: a lazy section is read when its first piece's turn comes, and
   // let go after its last.
@@ -130,7 +130,7 @@ export async function writeSnapshot(
     return out;
   });
   const headerOf = (storedLength: (piece: number) => number) => {
-    const listed = entries.map((entry) => ({ ...entry, storedLengths: [] as number[] }));
+    const listed: SectionEntry[] = entries.map((entry) => ({ ...entry, storedLengths: [] }));
     pieces.forEach(({ section }, i) => {
       listed[section]?.storedLengths.push(storedLength(i));
     });

@@ -724,9 +724,12 @@ export class LexicalIndex {
     groups.finish();
     if (!heap.tieAtCut()) return { ...heap.sorted(), groups };
     for (let i = 0; i < count; i++) acc[int32At(reached.slots, i)] = float64At(reached.scores, i);
+    // The slots above the cut are those of `heap`; a second heap takes every slot in list order.
+    const cut = heap.floor();
+    const kept = heap.sorted();
+    const above = Int32Array.from(kept.top.filter((_, i) => float64At(kept.scores, i) > cut)).sort();
     const inListOrder = new TopSlots(limit);
-    // It writes the same slots into `reached` again, in list order: the scratch is then cleared by them.
-    lists.offerInListOrder(scratch, marks, reached, this.slotBlock, this.slotTotal, inListOrder);
+    lists.offerInListOrder(scratch, marks, cut, above, inListOrder);
     for (let i = 0; i < count; i++) acc[int32At(reached.slots, i)] = 0;
     marks.fill(0);
     return { ...inListOrder.sorted(), groups };
@@ -1295,7 +1298,7 @@ interface TopCandidates {
  * its lowest score, so of slots tied at the cut-off the first offered stay (in the heap's order).
  * The scores are kept beside the slots.
  */
-class TopSlots {
+export class TopSlots {
   private readonly slots: Int32Array;
   private readonly scores: Float64Array;
   private size = 0;
@@ -1356,6 +1359,13 @@ class TopSlots {
     }
     slots[i] = slot;
     scores[i] = score;
+  }
+
+  /** Once full, the lowest score kept (an offer must score above it to get in); else −∞. */
+  floor(): number {
+    return this.size === this.slots.length && this.size > 0
+      ? float64At(this.scores, 0)
+      : Number.NEGATIVE_INFINITY;
   }
 
   /** Whether a slot left out scores as high as the lowest kept (so the order of offers decided). */

@@ -1,4 +1,4 @@
-import { float64At, int32At, itemAt, numberAt, uint16At } from "./checked-access.ts";
+import { float64At, int32At, itemAt, uint16At } from "./checked-access.ts";
 import type { PostingLists } from "./posting-lists.ts";
 
 /** One term's BM25 contribution; `lengthNorm` is k1 · (1 − b + b · length / average length). */
@@ -39,6 +39,9 @@ export interface SearchScratch {
  * than zero (weights are IDFs, always above zero, and shares of them), and a slot scores above zero
  * exactly when some posting reached it.
  */
+/** How often (in entries) `offerInListOrder` looks whether the heap's floor reached the cut. */
+const FLOOR_CHECK_ENTRIES = 1024;
+
 export class QueryLists {
   private readonly docs: Int32Array[] = [];
   private readonly tfs: Uint16Array[] = [];
@@ -166,50 +169,42 @@ export class QueryLists {
 
   /**
    * Offers every slot with a score to `heap` once, in the order a list at a time first reaches them:
-   * list by list, and within a list by slot. The lists' entries are gone over again, a block of
-   * `block` slots at a time (`slots` below `end`), each block's slots reached by each list in turn
-   * (those no earlier list reached: `seen`, a zeroed bit per slot, left with their bits set) written
-   * down with their scores as a run of `order`; then the runs go to the heap list by list.
+   * list by list, and within a list by slot (`seen`: a zeroed bit per slot, left with bits set).
+   * `cut` is the lowest score the heap will end with, and `above` the slots that score higher,
+   * ascending (fewer than the heap holds: a search in slot order found them).
+   *
+   * The lists are gone over entry by entry only until the heap is full at `cut`. From then on its
+   * floor rises no more, so of the offers still to come only those of `above` get in, and the order
+   * they come in changes nothing: every slot at the cut has only such slots below it (a min-heap), so
+   * each one taken in sifts down along the same slots at the cut, whatever its score, and pushes out
+   * the same one. So those of `above` not reached yet go in, in slot order.
    */
   offerInListOrder(
     scratch: SearchScratch,
     seen: Int32Array,
-    order: { slots: Int32Array; scores: Float64Array },
-    block: number,
-    end: number,
+    cut: number,
+    above: Int32Array,
     heap: SlotHeap,
   ): void {
     const { scores, lengths } = scratch;
-    this.start();
-    const runs: number[] = [];
-    let count = 0;
-    for (let from = this.nextBlock(block, end); from < end; from = this.nextBlock(block, end)) {
-      const blockEnd = Math.min(end, from + block);
-      for (let k = 0; k < this.count; k++) {
-        runs.push(count);
-        const docs = itemAt(this.docs, k);
-        this.advance(k, (start, to) => {
-          let i = start;
-          for (; i < to; i++) {
-            const slot = int32At(docs, i);
-            if (slot >= blockEnd) break;
-            const word = slot >>> 5;
-            const bit = 1 << (slot & 31);
-            const bits = int32At(seen, word);
-            if ((bits & bit) !== 0 || int32At(lengths, slot) < 0) continue;
-            seen[word] = bits | bit;
-            order.slots[count] = slot;
-            order.scores[count++] = float64At(scores, slot);
-          }
-          return i;
-        });
-      }
-    }
+    const isSeen = (slot: number) => (int32At(seen, slot >>> 5) & (1 << (slot & 31))) !== 0;
     for (let k = 0; k < this.count; k++) {
-      for (let run = k; run < runs.length; run += this.count) {
-        const to = run + 1 < runs.length ? numberAt(runs, run + 1) : count;
-        for (let i = numberAt(runs, run); i < to; i++)
-          heap.offer(int32At(order.slots, i), float64At(order.scores, i));
+      const docs = itemAt(this.docs, k);
+      for (let s = itemAt(this.firstStretch, k); s < itemAt(this.firstStretch, k + 1); s++) {
+        const to = int32At(this.bounds, 2 * s + 1);
+        for (let i = int32At(this.bounds, 2 * s); i < to; ) {
+          const stop = Math.min(to, i + FLOOR_CHECK_ENTRIES);
+          for (; i < stop; i++) {
+            const slot = int32At(docs, i);
+            if (isSeen(slot) || int32At(lengths, slot) < 0) continue;
+            seen[slot >>> 5] = int32At(seen, slot >>> 5) | (1 << (slot & 31));
+            heap.offer(slot, float64At(scores, slot));
+          }
+          if (heap.floor() >= cut) {
+            for (const slot of above) if (!isSeen(slot)) heap.offer(slot, float64At(scores, slot));
+            return;
+          }
+        }
       }
     }
   }
@@ -218,4 +213,6 @@ export class QueryLists {
 /** A bounded heap of the best slots (TopSlots in lexical-index.ts). */
 export interface SlotHeap {
   offer(slot: number, score: number): void;
+  /** Once full, the lowest score it holds (an offer must score above it to get in); else −∞. */
+  floor(): number;
 }

@@ -375,8 +375,6 @@ export class LexicalIndex {
   private marks = new Int32Array(0);
   /** Per slot during `featuresFor`: bits of the query terms it matched (body or title, first 31 terms). */
   private maskScratch = new Int32Array(0);
-  /** The slots a search reached and their scores (for the tie fallback). */
-  private reached = { slots: new Int32Array(0), scores: new Float64Array(0) };
   private readonly groups = new GroupTable();
 
   /**
@@ -667,10 +665,11 @@ export class LexicalIndex {
    * The best `limit` slots (best first, with their scores) and every document's evidence, a block of
    * slots at a time: each block's postings are added (`QueryLists.addUpTo`), then the slots they
    * reached go to the heap and the document table in slot order while their scores are still in the
-   * cache, and the block's scratch is cleared. A list at a time would offer the slots in the order its
-   * postings first reach them instead, which gives the same slots unless several tie at the cut-off
-   * (the heap always ends holding the `limit` highest scores): then the order decides which stay, so
-   * a second heap takes them in that order (`QueryLists.offerInListOrder`).
+   * cache (their bits are cleared as they are read). A list at a time would offer the slots in the
+   * order its postings first reach them instead, which gives the same slots unless several tie at the
+   * cut-off (the heap always ends holding the `limit` highest scores): then the order decides which
+   * stay, so a second heap takes them in that order (`QueryLists.offerInListOrder`), reading the
+   * scores still in the scratch. The blocks' scores are cleared last, one fill per block.
    */
   private topInBlocks(limit: number, lists: QueryLists, scratch: SearchScratch): TopCandidates {
     const { scores: acc, marks } = scratch;
@@ -678,9 +677,8 @@ export class LexicalIndex {
     const groups = this.groups;
     groups.reset();
     const groupOf = this.docGroup.values;
-    // Each slot reached, in slot order, with its score: to put the scores back for the second heap.
-    const reached = this.reached;
-    let count = 0;
+    // The blocks gone over: their scores stay until the search's end (for the second heap).
+    const blocks: number[] = [];
     // A document's chunks mostly lie in consecutive slots: the best two of each such run go to the
     // table together (its best two are then the same as if every chunk went in one by one).
     let group = -1;
@@ -690,6 +688,7 @@ export class LexicalIndex {
     const total = this.slotTotal;
     for (let from = lists.nextBlock(this.slotBlock, total); from < total; ) {
       const to = Math.min(total, from + this.slotBlock);
+      blocks.push(from);
       lists.addUpTo(to, scratch);
       // The block's slots reached, from their bits (lowest first): testing every slot's score
       // would mispredict about every other slot.
@@ -702,9 +701,6 @@ export class LexicalIndex {
           bits ^= low;
           const slot = (word << 5) + 31 - Math.clz32(low);
           const score = float64At(acc, slot);
-          acc[slot] = 0;
-          reached.slots[count] = slot;
-          reached.scores[count++] = score;
           heap.offer(slot, score);
           const next = int32At(groupOf, slot);
           if (next !== group) {
@@ -722,27 +718,23 @@ export class LexicalIndex {
     }
     if (group >= 0) groups.addBestTwo(group, best, second);
     groups.finish();
-    if (!heap.tieAtCut()) return { ...heap.sorted(), groups };
-    for (let i = 0; i < count; i++) acc[int32At(reached.slots, i)] = float64At(reached.scores, i);
-    // The slots above the cut are those of `heap`; a second heap takes every slot in list order.
-    const cut = heap.floor();
-    const kept = heap.sorted();
-    const above = Int32Array.from(kept.top.filter((_, i) => float64At(kept.scores, i) > cut)).sort();
-    const inListOrder = new TopSlots(limit);
-    lists.offerInListOrder(scratch, marks, cut, above, inListOrder);
-    for (let i = 0; i < count; i++) acc[int32At(reached.slots, i)] = 0;
-    marks.fill(0);
-    return { ...inListOrder.sorted(), groups };
+    let top = heap;
+    if (heap.tieAtCut()) {
+      // The slots above the cut are those of `heap`; a second heap takes every slot in list order.
+      const cut = heap.floor();
+      const kept = heap.sorted();
+      const above = Int32Array.from(kept.top.filter((_, i) => float64At(kept.scores, i) > cut)).sort();
+      top = new TopSlots(limit);
+      lists.offerInListOrder(scratch, marks, cut, above, top);
+      marks.fill(0);
+    }
+    for (const from of blocks) acc.fill(0, from, Math.min(total, from + this.slotBlock));
+    return { ...top.sorted(), groups };
   }
 
   /** The search's scratch (the scores and bits are zero between searches). */
   private searchScratch(): SearchScratch {
     this.growScratch();
-    if (this.reached.slots.length < this.slotTotal)
-      this.reached = {
-        slots: new Int32Array(this.scratch.length),
-        scores: new Float64Array(this.scratch.length),
-      };
     return { scores: this.scratch, marks: this.marks, lengths: this.docLength.values };
   }
 

@@ -1,7 +1,38 @@
 import { describe, expect, it } from "vitest";
 import { TopSlots } from "./lexical-index.ts";
 import { PostingLists } from "./posting-lists.ts";
-import { QueryLists, type SlotHeap } from "./query-lists.ts";
+import { bm25Part, QueryLists, type SlotHeap } from "./query-lists.ts";
+
+describe("adding a question's postings", () => {
+  it("adds each entry's BM25 part (body) or flat weight (title), skipping removed chunks", () => {
+    // Lengths around the ones whose norm is computed up front (below 1,024) and above them.
+    const lengths = Int32Array.from([3, 17, -1, 250, 1_023, 1_024, 5_000, 60]);
+    const body = new PostingLists(1);
+    const title = new PostingLists(1);
+    lengths.forEach((_, slot) => {
+      body.push(0, slot, 1 + (slot % 3), 0);
+      if (slot % 2 === 0) title.push(0, slot, 1, 0);
+    });
+    const scoring = { k1: 1.2, b: 0.75, avgLength: 131.7 };
+    const lists = new QueryLists(scoring);
+    lists.add(body, 0, new Set([0]), 2.5, false);
+    lists.add(title, 0, new Set([0]), 0.8, true);
+    const scores = new Float64Array(lengths.length);
+    const marks = new Int32Array(1);
+    lists.start();
+    lists.addUpTo(lengths.length, { scores, marks, lengths });
+    lengths.forEach((length, slot) => {
+      const { k1, b, avgLength } = scoring;
+      const expected =
+        length < 0
+          ? 0
+          : bm25Part(2.5, 1 + (slot % 3), k1, k1 * (1 - b + (b * length) / avgLength)) +
+            (slot % 2 === 0 ? 0.8 : 0);
+      expect(scores[slot]).toBe(expected);
+    });
+    expect(marks[0]).toBe(0b1111_1011);
+  });
+});
 
 describe("offering the slots reached in the order a list at a time reaches them", () => {
   const SLOTS = 20_000;

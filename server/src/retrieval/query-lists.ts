@@ -39,6 +39,8 @@ export interface SearchScratch {
  * than zero (weights are IDFs, always above zero, and shares of them), and a slot scores above zero
  * exactly when some posting reached it.
  */
+/** Body lengths (in terms) whose length norm a search computes up front: most chunks are shorter. */
+const NORMED_LENGTHS = 1024;
 /** How often (in entries) `offerInListOrder` looks whether the heap's floor reached the cut. */
 const FLOOR_CHECK_ENTRIES = 1024;
 
@@ -54,7 +56,13 @@ export class QueryLists {
   /** Per list: the stretch and the entry its cursor is at. */
   private stretch = new Int32Array(0);
   private position = new Int32Array(0);
-  constructor(private readonly body: BodyScoring) {}
+  /** `lengthNorm` of each body length below NORMED_LENGTHS, made once a question (a division less a posting). */
+  private readonly norms = new Float64Array(NORMED_LENGTHS);
+  constructor(private readonly body: BodyScoring) {
+    const { k1, b, avgLength } = body;
+    for (let length = 0; length < NORMED_LENGTHS; length++)
+      this.norms[length] = k1 * (1 - b + (b * length) / avgLength);
+  }
 
   get count(): number {
     return this.weights.length;
@@ -153,14 +161,15 @@ export class QueryLists {
       const tfs = itemAt(this.tfs, k);
       const weight = itemAt(this.weights, k);
       const { k1, b, avgLength } = this.body;
+      const norms = this.norms;
       for (; i < to; i++) {
         const slot = int32At(docs, i);
         if (slot >= end) break;
         const length = int32At(lengths, slot);
         if (length < 0) continue;
-        scores[slot] =
-          float64At(scores, slot) +
-          bm25Part(weight, uint16At(tfs, i), k1, k1 * (1 - b + (b * length) / avgLength));
+        const norm =
+          length < NORMED_LENGTHS ? float64At(norms, length) : k1 * (1 - b + (b * length) / avgLength);
+        scores[slot] = float64At(scores, slot) + bm25Part(weight, uint16At(tfs, i), k1, norm);
         marks[slot >>> 5] = int32At(marks, slot >>> 5) | (1 << (slot & 31));
       }
     }

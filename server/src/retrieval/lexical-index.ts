@@ -686,6 +686,9 @@ export class LexicalIndex {
     let second = 0;
     lists.start();
     const total = this.slotTotal;
+    // A slot scoring below the heap's floor is not offered: the heap would refuse it, and it cannot
+    // tie with the floor the heap ends with (floors only rise).
+    let floor = heap.floor();
     for (let from = lists.nextBlock(this.slotBlock, total); from < total; ) {
       const to = Math.min(total, from + this.slotBlock);
       blocks.push(from);
@@ -701,7 +704,10 @@ export class LexicalIndex {
           bits ^= low;
           const slot = (word << 5) + 31 - Math.clz32(low);
           const score = float64At(acc, slot);
-          heap.offer(slot, score);
+          if (score >= floor) {
+            heap.offer(slot, score);
+            floor = heap.floor();
+          }
           const next = int32At(groupOf, slot);
           if (next !== group) {
             if (group >= 0) groups.addBestTwo(group, best, second);

@@ -134,6 +134,10 @@ interface PreparedQuery {
   expectsNumber: boolean;
   /** Per query term: its prefix id, −1 when no corpus term has that prefix. */
   prefixes: Int32Array;
+  /** Known query term id → its position. */
+  positionOf: Map<number, number>;
+  /** Prefix id (of `prefixes`) → the positions of the query terms with that prefix. */
+  prefixPositions: Map<number, number[]>;
   /** Index terms that are variants of query terms (see term-variants.ts) → those terms' positions. */
   variants: Map<number, number[]>;
   /**
@@ -964,6 +968,16 @@ export class LexicalIndex {
       bigramWeight += weight;
     }
     const totalWeight = weights.reduce((s, w) => s + w, 0);
+    const positionOf = new Map<number, number>();
+    const prefixPositions = new Map<number, number[]>();
+    termIds.forEach((id, position) => {
+      if (id >= 0) positionOf.set(id, position);
+      const prefix = numberAt(prefixes, position);
+      if (prefix < 0) return;
+      const positions = prefixPositions.get(prefix);
+      if (positions) positions.push(position);
+      else prefixPositions.set(prefix, [position]);
+    });
     // English has its stemmer; variants stand in for the morphology it does not know (German
     // compounds and inflections, Arabic and Russian forms it leaves alone).
     const variants = readsAsEnglish(tokens, stopWords)
@@ -978,6 +992,8 @@ export class LexicalIndex {
       bigramWeight,
       expectsNumber: quantityQuestion.test(query),
       prefixes: Int32Array.from(prefixes),
+      positionOf,
+      prefixPositions,
       variants,
       scoring: [
         ...termIds.flatMap((id, q) =>
@@ -1073,11 +1089,14 @@ export class LexicalIndex {
     bm25Rel: number,
     doc: { docCoverage: number; docRel: number },
   ): LexicalFeatures {
-    const ids = this.termsOf(slot);
-    const position = new Map<number, number>();
-    q.termIds.forEach((id, i) => {
-      if (id >= 0) position.set(id, i);
-    });
+    // The slot's record decoded once: its terms, its title's terms, where its sentences start.
+    const length = this.isLive(slot) ? this.docLength.get(slot) : 0;
+    const titles = this.isLive(slot) ? this.titleLength.get(slot) : 0;
+    const record = this.isLive(slot)
+      ? this.arena.read(this.recordOf(slot), 0, length + titles + this.sentenceCount.get(slot))
+      : new Int32Array(0);
+    const ids = record.subarray(0, length);
+    const position = q.positionOf;
 
     const total = q.totalWeight || 1;
     // Coverage and sliding-window proximity in one pass.
@@ -1089,11 +1108,13 @@ export class LexicalIndex {
     let bestWindow = 0;
     let bigramHit = 0;
     const matchedPairs = new Set<number>();
-    const prefixesPresent = new Set<number>();
+    // Per query term: whether a term of the slot shares its prefix.
+    const prefixSeen = new Uint8Array(q.termIds.length);
     const variantSeen = new Uint8Array(q.termIds.length);
     for (let i = 0; i < ids.length; i++) {
       const id = int32At(ids, i);
-      prefixesPresent.add(this.prefixOfTerm.values[id] ?? -1);
+      const samePrefix = q.prefixPositions.get(this.prefixOfTerm.values[id] ?? -1);
+      if (samePrefix) for (const p of samePrefix) prefixSeen[p] = 1;
       const variantOf = q.variants.get(id);
       if (variantOf) for (const p of variantOf) variantSeen[p] = 1;
       const p = position.get(id);
@@ -1125,7 +1146,7 @@ export class LexicalIndex {
       }
     }
     // Best sentence: coverage restricted to one sentence; also whether it holds a number the query lacks.
-    const starts = this.sentenceStartsOf(slot);
+    const starts = record.subarray(length + titles);
     let bestSentence = 0;
     let bestSentenceHasNumber = false;
     let anyNumber = false;
@@ -1155,16 +1176,13 @@ export class LexicalIndex {
       }
     }
     let titleHit = 0;
-    for (const id of this.titleTermsOf(slot)) {
+    for (const id of record.subarray(length, length + titles)) {
       const p = position.get(id);
       if (p !== undefined) titleHit += float64At(q.weights, p);
     }
     let prefixHit = 0;
-    for (let p = 0; p < q.termIds.length; p++) {
-      const prefix = int32At(q.prefixes, p);
-      if (seen[p] || variantSeen[p] || (prefix >= 0 && prefixesPresent.has(prefix)))
-        prefixHit += float64At(q.weights, p);
-    }
+    for (let p = 0; p < q.termIds.length; p++)
+      if (seen[p] || variantSeen[p] || prefixSeen[p]) prefixHit += float64At(q.weights, p);
     return {
       bm25,
       bm25Norm: Math.min(1, bm25Norm),
@@ -1191,12 +1209,6 @@ export class LexicalIndex {
   private titleTermsOf(slot: number): Int32Array {
     if (!this.isLive(slot)) return new Int32Array(0);
     return this.arena.read(this.recordOf(slot), this.docLength.get(slot), this.titleLength.get(slot));
-  }
-
-  private sentenceStartsOf(slot: number): Int32Array {
-    if (!this.isLive(slot)) return new Int32Array(0);
-    const skip = this.docLength.get(slot) + this.titleLength.get(slot);
-    return this.arena.read(this.recordOf(slot), skip, this.sentenceCount.get(slot));
   }
 
   private recordOf(slot: number): RecordPlace {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { countTokens } from "../text/tokens.ts";
-import { composeExtractiveAnswer, createExtractiveModel } from "./extractive-model.ts";
+import {
+  composeExtractiveAnswer,
+  createExtractiveModel,
+  defaultExtractiveOptions,
+  rankAnswerUnits,
+} from "./extractive-model.ts";
 import { HANDBOOK, makeChunk } from "./test-chunks.ts";
 import type { GenerateInput, GenerationEvent } from "./types.ts";
 
@@ -210,5 +215,46 @@ describe("words the stemmer keeps apart", () => {
     ];
     const { answer } = composeExtractiveAnswer("Was sind die Versandkosten?", chunks, FALLBACK);
     expect(answer).toContain("Die Kosten betragen 5 Euro pro Paket.");
+  });
+});
+
+describe("a sentence's share of the question", () => {
+  /** Each sentence's focus (its own words' share of the question), one sentence a chunk. */
+  const focus = (question: string, sentences: string[]) =>
+    rankAnswerUnits(
+      question,
+      sentences.map((text, i) => makeChunk(i + 1, "Doc", text)),
+      defaultExtractiveOptions,
+    ).scored.map((u) => u.focus);
+
+  it("counts a word the stemmer keeps apart from the question's at 0.4 of it", () => {
+    // "Norman" and "Normandy" share their first five letters.
+    const [variant, exact, none] = focus("Who ruled Normandy?", [
+      "The Norman people lived there.",
+      "Normandy is a region.",
+      "Bread is baked daily.",
+    ]);
+    expect(exact).toBeGreaterThan(0);
+    expect(variant).toBeCloseTo(0.4 * (exact ?? 0), 12);
+    expect(none).toBe(0);
+  });
+
+  it("counts a word inside the question's in Chinese or Japanese at 0.7 of it", () => {
+    const [near, exact] = focus("東京タワーはどこですか？", [
+      "東京は大きい。",
+      "東京タワーは港区にあります。",
+    ]);
+    expect(exact).toBe(1);
+    expect(near).toBeCloseTo(0.7, 12);
+  });
+
+  it("counts an Arabic word with a letter joined on as a variant (0.4), not a near match (0.7)", () => {
+    // "لسلسلة" is "ل" + "سلسلة": one word inside the other at an edge, and a near match too.
+    const [variant, exact] = focus("ما هي سلسلة الجبال؟", [
+      "ذهبت لسلسلة طويلة من الأيام.",
+      "هذه سلسلة مهمة.",
+    ]);
+    expect(exact).toBeGreaterThan(0);
+    expect(variant).toBeCloseTo(0.4 * (exact ?? 0), 12);
   });
 });

@@ -296,7 +296,8 @@ export function rankAnswerUnits(
   const weights = new Map(questionTerms.map((t) => [t, idf(t)]));
   const totalWeight = [...weights.values()].reduce((a, b) => a + b, 0);
   const related = relatedTerms(question, language === null ? settings.expansion : null);
-  const weightedCoverage = (terms: Set<string>) => coverageOf(terms, weights, totalWeight, related);
+  const coverage = new QuestionCoverage(weights, totalWeight, related);
+  const weightedCoverage = (terms: Set<string>) => coverage.of(terms);
   const questionBigrams = bigrams(questionSequence);
   const answerType = detectAnswerType(question);
   const shape = detectQuestionShape(question);
@@ -311,6 +312,8 @@ export function rankAnswerUnits(
     (_, i) =>
       new Set([...(titleTerms[i] ?? []), ...units.filter((u) => u.chunkIndex === i).flatMap((u) => u.terms)]),
   );
+  // Once a chunk, not once for each of its units.
+  const chunkCoverages = chunkTerms.map((terms) => weightedCoverage(terms));
 
   const scored: ScoredUnit[] = units.map((u, index) => {
     const own = new Set(u.terms);
@@ -325,7 +328,7 @@ export function rankAnswerUnits(
       if (other?.chunkIndex === u.chunkIndex) for (const t of other.terms) neighbours.add(t);
     }
     const windowCoverage = weightedCoverage(neighbours);
-    const chunkCoverage = weightedCoverage(chunkTerms[u.chunkIndex] ?? own);
+    const chunkCoverage = chunkCoverages[u.chunkIndex] ?? weightedCoverage(own);
     const unitBigrams = bigrams(u.terms);
     const bigramShare =
       questionBigrams.size === 0
@@ -432,27 +435,86 @@ function fitsShape(unit: AnswerUnit, shape: QuestionShape, next: AnswerUnit | un
   }
 }
 
-function coverageOf(
-  terms: Set<string>,
-  weights: Map<string, number>,
-  total: number,
-  related: Map<string, { term: string; factor: number }[]>,
-): number {
-  if (total <= 0) return 0;
-  let matched = 0;
-  for (const [term, weight] of weights) {
-    if (terms.has(term)) {
-      matched += weight;
-      continue;
-    }
-    // A variant the stemmer keeps apart: same first five letters, or one word inside the other at an
-    // edge (German "Jahr"/"Jahren", "Zeit"/"Spielzeit"; see retrieval/term-variants.ts).
-    let share = (term.length >= 5 && hasPrefixMatch(term, terms)) || hasEdgeVariant(term, terms) ? 0.4 : 0;
-    if (share === 0 && hasNearMatch(term, terms)) share = 0.7;
-    for (const r of related.get(term) ?? []) if (terms.has(r.term)) share = Math.max(share, r.factor);
-    matched += share * weight;
+/**
+ * How much of a question a set of terms covers, as a share of the question terms' weight: a term
+ * the set holds counts in full; else 0.4 for a variant the stemmer keeps apart (the same first five
+ * letters, or one word inside the other at an edge: German "Jahr"/"Jahren", "Zeit"/"Spielzeit"; see
+ * retrieval/term-variants.ts), or failing that 0.7 for a near match in Arabic, Chinese or Japanese
+ * (`isNearMatch`); a WordNet relative counts its share where that is more. What a term of the
+ * passages says of each question term is worked out once a question, not once for every set
+ * holding it: the sets are a unit's, its window's, its chunk's.
+ */
+class QuestionCoverage {
+  private readonly terms: string[];
+  private readonly weights: number[];
+  private readonly profiles = new Map<string, TermProfile>();
+
+  constructor(
+    weights: Map<string, number>,
+    private readonly total: number,
+    private readonly related: Map<string, { term: string; factor: number }[]>,
+  ) {
+    this.terms = [...weights.keys()];
+    this.weights = [...weights.values()];
   }
-  return matched / total;
+
+  of(set: Set<string>): number {
+    if (this.total <= 0) return 0;
+    const n = this.terms.length;
+    const held = new Uint8Array(n);
+    const variant = new Uint8Array(n);
+    const near = new Uint8Array(n);
+    const relative = new Float64Array(n).fill(Number.NEGATIVE_INFINITY);
+    for (const term of set) {
+      const profile = this.profile(term);
+      if (profile.held >= 0) held[profile.held] = 1;
+      for (const at of profile.variantOf) variant[at] = 1;
+      for (const at of profile.nearTo) near[at] = 1;
+      for (const { at, factor } of profile.relativeOf)
+        relative[at] = Math.max(relative[at] ?? factor, factor);
+    }
+    let matched = 0;
+    this.weights.forEach((weight, at) => {
+      if (held[at]) {
+        matched += weight;
+        return;
+      }
+      let share = variant[at] ? 0.4 : 0;
+      if (share === 0 && near[at]) share = 0.7;
+      share = Math.max(share, relative[at] ?? share);
+      matched += share * weight;
+    });
+    return matched / this.total;
+  }
+
+  /** Which question term a term is, and of which it is a variant, a near match or a relative. */
+  private profile(term: string): TermProfile {
+    const known = this.profiles.get(term);
+    if (known) return known;
+    const profile: TermProfile = { held: -1, variantOf: [], nearTo: [], relativeOf: [] };
+    this.terms.forEach((question, at) => {
+      if (term === question) {
+        profile.held = at;
+        return;
+      }
+      const samePrefix = question.length >= 5 && term.length >= 5 && term.startsWith(question.slice(0, 5));
+      if (samePrefix || (canHaveVariants(question) && canHaveVariants(term) && isEdgeVariant(question, term)))
+        profile.variantOf.push(at);
+      if (isNearMatch(question, term)) profile.nearTo.push(at);
+      for (const r of this.related.get(question) ?? [])
+        if (r.term === term) profile.relativeOf.push({ at, factor: r.factor });
+    });
+    this.profiles.set(term, profile);
+    return profile;
+  }
+}
+
+interface TermProfile {
+  /** The question term it is (its position), −1 when none. */
+  held: number;
+  variantOf: number[];
+  nearTo: number[];
+  relativeOf: { at: number; factor: number }[];
 }
 
 /** Question term → the terms of its WordNet relatives ("money back" → "refund"), each with the share it counts for. */
@@ -479,19 +541,6 @@ function relatedTerms(
   return out;
 }
 
-// "Norman" and "Normandy", "Arab" and "Arabic": a shared 5-letter prefix is a partial match.
-function hasPrefixMatch(term: string, terms: Set<string>): boolean {
-  const prefix = term.slice(0, 5);
-  for (const t of terms) if (t.length >= 5 && t.startsWith(prefix)) return true;
-  return false;
-}
-
-function hasEdgeVariant(term: string, terms: Set<string>): boolean {
-  if (!canHaveVariants(term)) return false;
-  for (const t of terms) if (t !== term && canHaveVariants(t) && isEdgeVariant(term, t)) return true;
-  return false;
-}
-
 const ARABIC = /^[\u0600-\u06ff]/;
 const HAN_OR_KANA = /^[\u3040-\u30ff\u3400-\u9fff]/;
 
@@ -500,18 +549,14 @@ const HAN_OR_KANA = /^[\u3040-\u30ff\u3400-\u9fff]/;
  * conjunctions onto the word ("لسلسلة" is "ل" + "سلسلة"), and Chinese or Japanese segmentation may
  * cut "表达式" in one sentence and "表达" + "式" in another.
  */
-function hasNearMatch(term: string, terms: Set<string>): boolean {
+function isNearMatch(term: string, t: string): boolean {
   const arabic = ARABIC.test(term);
   if (!arabic && !HAN_OR_KANA.test(term)) return false;
-  for (const t of terms) {
-    const [short, long] = t.length < term.length ? [t, term] : [term, t];
-    if (short === long) continue;
-    if (arabic) {
-      if (short.length >= 3 && long.length - short.length <= 2 && long.endsWith(short) && ARABIC.test(t))
-        return true;
-    } else if (short.length >= 2 && long.includes(short)) return true;
-  }
-  return false;
+  const [short, long] = t.length < term.length ? [t, term] : [term, t];
+  if (short === long) return false;
+  if (arabic)
+    return short.length >= 3 && long.length - short.length <= 2 && long.endsWith(short) && ARABIC.test(t);
+  return short.length >= 2 && long.includes(short);
 }
 
 function bigrams(terms: string[]): Set<string> {

@@ -151,7 +151,8 @@ export class AnalyticsService implements AnswerRecorder {
   private readonly aggregateQueue = new WriteQueue();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly retrying = new Set<Promise<void>>();
-  private flushesSinceOptimize = 0;
+  /** Starts at the threshold: the first compaction also optimises what an earlier process left. */
+  private flushesSinceOptimize = 30;
   private stopped = false;
 
   private constructor(

@@ -14,6 +14,12 @@ export class BatchedLog<Row extends Record<string, unknown>> {
     this.writesSinceCompaction += 1;
   });
   private writesSinceCompaction = 0;
+  /**
+   * Whether this process compacted the table yet: the first `compact()` always does, so what an
+   * earlier process wrote without compacting (one stopped within a minute of its start, as often as
+   * it restarts) is merged and its old versions cleaned, instead of piling up from start to start.
+   */
+  private compactedOnce = false;
 
   private constructor(
     readonly name: string,
@@ -42,8 +48,9 @@ export class BatchedLog<Row extends Record<string, unknown>> {
   }
 
   compact(minWrites = 50): Promise<void> {
-    if (this.writesSinceCompaction < minWrites) return Promise.resolve();
+    if (this.compactedOnce && this.writesSinceCompaction < minWrites) return Promise.resolve();
     return this.queue.run(async () => {
+      this.compactedOnce = true;
       this.writesSinceCompaction = 0;
       await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
     });

@@ -91,6 +91,8 @@ function rowKind(kind: string): RawRow["kind"] {
 
 const RAW_TABLE = "analytics_events";
 const AGGREGATE_TABLE = "analytics_aggregates";
+/** Flushes of the buckets between two optimisations of their table. */
+const FLUSHES_PER_OPTIMIZE = 30;
 /** Widest range one request may ask for, and the widest with hourly points. */
 export const MAX_RANGE_DAYS = 400;
 export const MAX_HOURLY_RANGE_DAYS = 31;
@@ -152,7 +154,7 @@ export class AnalyticsService implements AnswerRecorder {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly retrying = new Set<Promise<void>>();
   /** Starts at the threshold: the first compaction also optimises what an earlier process left. */
-  private flushesSinceOptimize = 30;
+  private flushesSinceOptimize = FLUSHES_PER_OPTIMIZE;
   private stopped = false;
 
   private constructor(
@@ -599,7 +601,7 @@ export class AnalyticsService implements AnswerRecorder {
       return;
     }
     await this.log.compact();
-    if (this.flushesSinceOptimize >= 30) {
+    if (this.flushesSinceOptimize >= FLUSHES_PER_OPTIMIZE) {
       this.flushesSinceOptimize = 0;
       await this.aggregateQueue.run(() =>
         this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) }).then(() => undefined),

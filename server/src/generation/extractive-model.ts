@@ -296,8 +296,8 @@ export function rankAnswerUnits(
   const weights = new Map(questionTerms.map((t) => [t, idf(t)]));
   const totalWeight = [...weights.values()].reduce((a, b) => a + b, 0);
   const related = relatedTerms(question, language === null ? settings.expansion : null);
-  const coverage = new QuestionCoverage(weights, totalWeight, related);
-  const weightedCoverage = (terms: Set<string>) => coverage.of(terms);
+  const questionCoverage = new QuestionCoverage(weights, totalWeight, related);
+  const weightedCoverage = (terms: Set<string>) => questionCoverage.of(terms);
   const questionBigrams = bigrams(questionSequence);
   const answerType = detectAnswerType(question);
   const shape = detectQuestionShape(question);

@@ -1090,9 +1090,10 @@ export class LexicalIndex {
     doc: { docCoverage: number; docRel: number },
   ): LexicalFeatures {
     // The slot's record decoded once: its terms, its title's terms, where its sentences start.
-    const length = this.isLive(slot) ? this.docLength.get(slot) : 0;
-    const titles = this.isLive(slot) ? this.titleLength.get(slot) : 0;
-    const record = this.isLive(slot)
+    const live = this.isLive(slot);
+    const length = live ? this.docLength.get(slot) : 0;
+    const titles = live ? this.titleLength.get(slot) : 0;
+    const record = live
       ? this.arena.read(this.recordOf(slot), 0, length + titles + this.sentenceCount.get(slot))
       : new Int32Array(0);
     const ids = record.subarray(0, length);

@@ -23,6 +23,11 @@ export interface SearchScratch {
   lengths: Int32Array;
 }
 
+/** Body lengths (in terms) whose length norm a search computes up front: most chunks are shorter. */
+const NORMED_LENGTHS = 1024;
+/** How often (in entries) `offerInListOrder` looks whether the heap's floor reached the cut. */
+const FLOOR_CHECK_ENTRIES = 1024;
+
 /**
  * The posting lists one question scores, in order (each term's body list, then its title list where
  * titles count), each as the stretches of its entries whose source the question may read, with a
@@ -39,11 +44,6 @@ export interface SearchScratch {
  * than zero (weights are IDFs, always above zero, and shares of them), and a slot scores above zero
  * exactly when some posting reached it.
  */
-/** Body lengths (in terms) whose length norm a search computes up front: most chunks are shorter. */
-const NORMED_LENGTHS = 1024;
-/** How often (in entries) `offerInListOrder` looks whether the heap's floor reached the cut. */
-const FLOOR_CHECK_ENTRIES = 1024;
-
 export class QueryLists {
   private readonly docs: Int32Array[] = [];
   private readonly tfs: Uint16Array[] = [];
@@ -196,7 +196,6 @@ export class QueryLists {
     heap: SlotHeap,
   ): void {
     const { scores, lengths } = scratch;
-    const isSeen = (slot: number) => (int32At(seen, slot >>> 5) & (1 << (slot & 31))) !== 0;
     for (let k = 0; k < this.count; k++) {
       const docs = itemAt(this.docs, k);
       for (let s = itemAt(this.firstStretch, k); s < itemAt(this.firstStretch, k + 1); s++) {
@@ -205,12 +204,17 @@ export class QueryLists {
           const stop = Math.min(to, i + FLOOR_CHECK_ENTRIES);
           for (; i < stop; i++) {
             const slot = int32At(docs, i);
-            if (isSeen(slot) || int32At(lengths, slot) < 0) continue;
-            seen[slot >>> 5] = int32At(seen, slot >>> 5) | (1 << (slot & 31));
+            const word = slot >>> 5;
+            const bit = 1 << (slot & 31);
+            const bits = int32At(seen, word);
+            if ((bits & bit) !== 0 || int32At(lengths, slot) < 0) continue;
+            seen[word] = bits | bit;
             heap.offer(slot, float64At(scores, slot));
           }
           if (heap.floor() >= cut) {
-            for (const slot of above) if (!isSeen(slot)) heap.offer(slot, float64At(scores, slot));
+            for (const slot of above)
+              if ((int32At(seen, slot >>> 5) & (1 << (slot & 31))) === 0)
+                heap.offer(slot, float64At(scores, slot));
             return;
           }
         }

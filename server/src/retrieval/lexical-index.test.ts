@@ -356,4 +356,56 @@ describe("a document's evidence", () => {
     check(LexicalIndex.fromState(defaultLexicalParams, index.captureState()), compacted);
     expect(compared).toBeGreaterThan(1_500);
   });
+  it("weighs each candidate's document against the best document of all the chunks reached", () => {
+    let seed = 23;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const pick = (n: number) => Array.from({ length: n }, () => words[Math.floor(random() * words.length)]);
+    const index = new LexicalIndex();
+    // 400 documents of 1 to 12 chunks, added in runs and interleaved, some chunks removed: far more
+    // chunks reached than the 10 candidates asked for, so most documents' chunks are not candidates.
+    const documents = 400;
+    const sizes = Array.from({ length: documents }, () => 1 + Math.floor(random() * 12));
+    const order = sizes.flatMap((size, group) => Array.from({ length: size }, () => group));
+    for (let i = 0; i < order.length; i++) {
+      if (random() < 0.3) {
+        const j = i + Math.floor(random() * (order.length - i));
+        [order[i], order[j]] = [order[j] ?? 0, order[i] ?? 0];
+      }
+    }
+    const groupOf = new Map<number, number>();
+    for (const group of order) {
+      const slot = index.add(`${pick(1 + Math.floor(random() * 4)).join(" ")} filler`, "", group % 2, group);
+      groupOf.set(slot, group);
+      if (random() < 0.1) index.remove(slot);
+    }
+    let elsewhere = 0;
+    for (let q = 0; q < 120; q++) {
+      const query = pick(1 + (q % 3)).join(" ");
+      const allowed = q % 4 === 0 ? new Set([1]) : new Set([0, 1]);
+      // Every chunk reached, with its score: each document's best and second-best chunk scores.
+      const all = index.search(query, allowed, 1_000_000);
+      const top = new Map<number, [number, number]>();
+      for (const { slot, features } of all) {
+        const group = groupOf.get(slot) ?? -1;
+        const [best, second] = top.get(group) ?? [0, 0];
+        const score = features.bm25;
+        top.set(group, score > best ? [score, best] : [best, Math.max(second, score)]);
+      }
+      const evidence = (group: number) => {
+        const [best, second] = top.get(group) ?? [0, 0];
+        return best + 0.5 * second;
+      };
+      const strongest = Math.max(...[...top.keys()].map(evidence));
+      const candidates = index.search(query, allowed, 10);
+      expect(candidates).toHaveLength(10);
+      for (const { slot, features } of candidates)
+        expect(features.docRel).toBe(evidence(groupOf.get(slot) ?? -1) / strongest);
+      // The strongest document has no chunk among the candidates: its evidence came from elsewhere.
+      if (candidates.every(({ slot }) => evidence(groupOf.get(slot) ?? -1) < strongest)) elsewhere++;
+    }
+    expect(elsewhere).toBeGreaterThan(3);
+  });
 });

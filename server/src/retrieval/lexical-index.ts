@@ -257,6 +257,11 @@ class GroupTable {
     } else if (score > float64At(this.second, group)) this.second[group] = score;
   }
 
+  /** Whether this search added evidence of the document. */
+  has(group: number): boolean {
+    return group < this.stamp.length && this.stamp[group] === this.generation;
+  }
+
   /** Adds the best two scores of some of a document's chunks (`second` 0 for one chunk). */
   addBestTwo(group: number, best: number, second: number): void {
     this.add(group, best, 0);
@@ -375,7 +380,7 @@ export class LexicalIndex {
   private deadCount = 0;
   /** Per slot during a search: its score (zero between searches). */
   private scratch = new Float64Array(0);
-  /** A bit per slot during a search: set when a posting reaches it (zero between searches). */
+  /** A bit per slot for the tie fallback (`QueryLists.offerInListOrder`; zero between searches). */
   private marks = new Int32Array(0);
   /** Per slot during `featuresFor`: bits of the query terms it matched (body or title, first 31 terms). */
   private maskScratch = new Int32Array(0);
@@ -666,68 +671,61 @@ export class LexicalIndex {
   }
 
   /**
-   * The best `limit` slots (best first, with their scores) and every document's evidence, a block of
-   * slots at a time: each block's postings are added (`QueryLists.addUpTo`), then the slots they
-   * reached go to the heap and the document table in slot order while their scores are still in the
-   * cache (their bits are cleared as they are read). A list at a time would offer the slots in the
-   * order its postings first reach them instead, which gives the same slots unless several tie at the
-   * cut-off (the heap always ends holding the `limit` highest scores): then the order decides which
-   * stay, so a second heap takes them in that order (`QueryLists.offerInListOrder`), reading the
-   * scores still in the scratch. The blocks' scores are cleared last, one fill per block.
+   * The best `limit` slots (best first, with their scores) and the evidence of the documents that
+   * can matter, a block of slots at a time: each block's postings are added (`QueryLists.addUpTo`),
+   * then its slots are read in slot order while their scores are still in the cache. Those scoring at
+   * least the heap's floor go to the heap. A list at a time would offer the slots in the order its
+   * postings first reach them instead, which gives the same slots unless several tie at the cut-off
+   * (the heap always ends holding the `limit` highest scores): then the order decides which stay, so
+   * a second heap takes them in that order (`QueryLists.offerInListOrder`), reading the scores still
+   * in the scratch. The blocks' scores are cleared last, one fill per block.
+   *
+   * A document's evidence is its best chunk score plus half its second best; the features need it
+   * for the candidates' documents and its largest value over every document. That largest value is
+   * at least the best chunk score m (of a chunk with a document), and a document whose best chunk
+   * scores b has at most 1.5·b: only documents with a chunk of 1.5·b ≥ m can hold it. So the scan
+   * keeps the slots with 1.5·score ≥ the best so far (`rivals`; the best only rises, so none that
+   * passes at the end was left out), and `documentEvidence` pools those documents' chunks exactly,
+   * from the scores, where pooling every slot reached cost a branch and a lookup for each.
    */
   private topInBlocks(limit: number, lists: QueryLists, scratch: SearchScratch): TopCandidates {
-    const { scores: acc, marks } = scratch;
+    const acc = scratch.scores;
     const heap = new TopSlots(limit);
-    const groups = this.groups;
-    groups.reset();
     const groupOf = this.docGroup.values;
     // The blocks gone over: their scores stay until the search's end (for the second heap).
     const blocks: number[] = [];
-    // A document's chunks mostly lie in consecutive slots: the best two of each such run go to the
-    // table together (its best two are then the same as if every chunk went in one by one).
-    let group = -1;
+    let rivals = new Int32Array(256);
+    let rivalCount = 0;
+    // The best score of a slot with a document, and the floor of the heap: a slot scoring below the
+    // heap's floor is not offered (the heap would refuse it, and it cannot tie with the floor the
+    // heap ends with: floors only rise), nor kept as a rival below best / 1.5.
     let best = 0;
-    let second = 0;
+    let floor = heap.floor();
+    // Below both (0.66 < 1 / 1.5, so rounding cannot leave a rival out): one test a slot.
+    let gate = floor;
     lists.start();
     const total = this.slotTotal;
-    // A slot scoring below the heap's floor is not offered: the heap would refuse it, and it cannot
-    // tie with the floor the heap ends with (floors only rise).
-    let floor = heap.floor();
     for (let from = lists.nextBlock(this.slotBlock, total); from < total; ) {
       const to = Math.min(total, from + this.slotBlock);
       blocks.push(from);
       lists.addUpTo(to, scratch);
-      // The block's slots reached, from their bits (lowest first): testing every slot's score
-      // would mispredict about every other slot.
-      for (let word = from >>> 5; word < (to + 31) >>> 5; word++) {
-        let bits = int32At(marks, word);
-        if (bits === 0) continue;
-        marks[word] = 0;
-        do {
-          const low = bits & -bits;
-          bits ^= low;
-          const slot = (word << 5) + 31 - Math.clz32(low);
-          const score = float64At(acc, slot);
-          if (score >= floor) {
-            heap.offer(slot, score);
-            floor = heap.floor();
-          }
-          const next = int32At(groupOf, slot);
-          if (next !== group) {
-            if (group >= 0) groups.addBestTwo(group, best, second);
-            group = next;
-            best = score;
-            second = 0;
-          } else if (score > best) {
-            second = best;
-            best = score;
-          } else if (score > second) second = score;
-        } while (bits !== 0);
+      for (let slot = from; slot < to; slot++) {
+        const score = float64At(acc, slot);
+        // A slot no posting reached scores 0, every other more (see QueryLists).
+        if (score < gate || score === 0) continue;
+        if (score >= floor) {
+          heap.offer(slot, score);
+          floor = heap.floor();
+        }
+        if (int32At(groupOf, slot) >= 0 && 1.5 * score >= best) {
+          if (score > best) best = score;
+          if (rivalCount === rivals.length) rivals = widened(rivals, rivalCount * 2);
+          rivals[rivalCount++] = slot;
+        }
+        gate = Math.min(floor, best * 0.66);
       }
       from = lists.nextBlock(this.slotBlock, total);
     }
-    if (group >= 0) groups.addBestTwo(group, best, second);
-    groups.finish();
     let top = heap;
     if (heap.tieAtCut()) {
       // The slots above the cut are those of `heap`; a second heap takes every slot in list order.
@@ -735,11 +733,43 @@ export class LexicalIndex {
       const kept = heap.sorted();
       const above = Int32Array.from(kept.top.filter((_, i) => float64At(kept.scores, i) > cut)).sort();
       top = new TopSlots(limit);
-      lists.offerInListOrder(scratch, marks, cut, above, top);
-      marks.fill(0);
+      lists.offerInListOrder(scratch, scratch.marks, cut, above, top);
+      scratch.marks.fill(0);
     }
+    const sorted = top.sorted();
+    const contenders = rivals.subarray(0, rivalCount).filter((slot) => 1.5 * float64At(acc, slot) >= best);
+    const groups = this.documentEvidence([sorted.top, contenders], acc);
     for (const from of blocks) acc.fill(0, from, Math.min(total, from + this.slotBlock));
-    return { ...top.sorted(), groups };
+    return { ...sorted, groups };
+  }
+
+  /**
+   * The evidence of the documents of some slots: each document's best and second-best chunk scores
+   * (from `scores`, zero for a chunk the search did not reach), walking its chain of chunks once.
+   */
+  private documentEvidence(slotLists: ArrayLike<number>[], scores: Float64Array): GroupTable {
+    const table = this.groups;
+    table.reset();
+    const groupOf = this.docGroup.values;
+    const first = this.groupFirst.values;
+    const next = this.groupNext.values;
+    for (const slots of slotLists)
+      for (let i = 0; i < slots.length; i++) {
+        const group = int32At(groupOf, slots[i] as number);
+        if (group < 0 || table.has(group)) continue;
+        let best = 0;
+        let second = 0;
+        for (let slot = int32At(first, group) - 1; slot >= 0; slot = int32At(next, slot) - 1) {
+          const score = float64At(scores, slot);
+          if (score > best) {
+            second = best;
+            best = score;
+          } else if (score > second) second = score;
+        }
+        table.addBestTwo(group, best, second);
+      }
+    table.finish();
+    return table;
   }
 
   /** The search's scratch (the scores and bits are zero between searches). */

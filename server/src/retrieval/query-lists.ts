@@ -12,12 +12,10 @@ export interface BodyScoring {
   avgLength: number;
 }
 
-/**
- * Per slot during a search: its score, and a bit set once any posting reached it (bit slot % 32 of
- * word slot / 32); both zero between searches.
- */
+/** Per slot during a search: its score, and a bit for `offerInListOrder`; both zero between searches. */
 export interface SearchScratch {
   scores: Float64Array;
+  /** Bit slot % 32 of word slot / 32 for each slot (`offerInListOrder`'s `seen`). */
   marks: Int32Array;
   /** Per slot its body length, negative for a removed chunk (which scores nothing). */
   lengths: Int32Array;
@@ -140,13 +138,13 @@ export class QueryLists {
   }
 
   /**
-   * Adds list k's entries from `i` up to `to` or the first slot at or past `end`, marking each slot
-   * reached; returns where it stopped. One loop per kind of list, with everything in locals and no
+   * Adds list k's entries from `i` up to `to` or the first slot at or past `end`; returns where it
+   * stopped. One loop per kind of list, with everything in locals and no
    * test of the score: this runs once per posting.
    */
   private addStretch(k: number, from: number, to: number, end: number, scratch: SearchScratch): number {
     const docs = itemAt(this.docs, k);
-    const { scores, marks, lengths } = scratch;
+    const { scores, lengths } = scratch;
     let i = from;
     if (itemAt(this.flat, k)) {
       const flat = itemAt(this.weights, k);
@@ -155,7 +153,6 @@ export class QueryLists {
         if (slot >= end) break;
         if (int32At(lengths, slot) < 0) continue;
         scores[slot] = float64At(scores, slot) + flat;
-        marks[slot >>> 5] = int32At(marks, slot >>> 5) | (1 << (slot & 31));
       }
     } else {
       const tfs = itemAt(this.tfs, k);
@@ -170,7 +167,6 @@ export class QueryLists {
         const norm =
           length < NORMED_LENGTHS ? float64At(norms, length) : k1 * (1 - b + (b * length) / avgLength);
         scores[slot] = float64At(scores, slot) + bm25Part(weight, uint16At(tfs, i), k1, norm);
-        marks[slot >>> 5] = int32At(marks, slot >>> 5) | (1 << (slot & 31));
       }
     }
     return i;

@@ -16,7 +16,7 @@ import { loadHelpCenter } from "./datasets.ts";
 import { LoreClient } from "./lib/api.ts";
 import { markdownTable } from "./lib/report.ts";
 import { type BenchServer, startBenchServer } from "./lib/server.ts";
-import { round, summarize } from "./lib/stats.ts";
+import { type LatencySummary, round, summarize } from "./lib/stats.ts";
 
 interface Side {
   label: string;
@@ -24,6 +24,8 @@ interface Side {
   client: LoreClient;
   agentId: string;
   latencies: number[];
+  /** As the caller sees it: from sending the request to the parsed response. */
+  roundTrips: number[];
   answers: Map<string, string>;
 }
 
@@ -41,7 +43,7 @@ export async function runQueryAb(basePath: string, rounds = 3) {
     ] as const) {
       const server = await start();
       const client = new LoreClient(server.api);
-      sides.push({ label, server, client, agentId: "", latencies: [], answers: new Map() });
+      sides.push({ label, server, client, agentId: "", latencies: [], roundTrips: [], answers: new Map() });
       await client.login();
       const source = await client.createTextSource(
         "Help center",
@@ -56,7 +58,9 @@ export async function runQueryAb(basePath: string, rounds = 3) {
     for (let r = 0; r < rounds; r++)
       for (const q of questions)
         for (const side of r % 2 === 0 ? sides : [...sides].reverse()) {
+          const sent = performance.now();
           const res = await side.client.query(side.agentId, q);
+          side.roundTrips.push(performance.now() - sent);
           side.latencies.push(res.latency);
           side.answers.set(
             q,
@@ -67,8 +71,9 @@ export async function runQueryAb(basePath: string, rounds = 3) {
     for (const side of sides) await side.server.close();
   }
   const [a, b] = sides.map((s) => summarize(s.latencies));
+  const [aTrip, bTrip] = sides.map((s) => summarize(s.roundTrips));
   const differing = questions.filter((q) => sides[0]?.answers.get(q) !== sides[1]?.answers.get(q)).length;
-  return { questions: questions.length, base: a, current: b, differing };
+  return { questions: questions.length, base: a, current: b, baseTrip: aTrip, currentTrip: bTrip, differing };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -79,23 +84,25 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const basePath = at("--base");
   if (!basePath) throw new Error("--base <path of the other checkout> is required");
   const r = await runQueryAb(basePath, Number(at("--rounds") ?? 3));
-  if (!r.base || !r.current) throw new Error("no latencies measured");
-  console.log(
-    markdownTable(
-      ["server latency ms", "n", "p50", "p95", "p99", "mean"],
+  const table = (title: string, base?: LatencySummary, current?: LatencySummary) => {
+    if (!base || !current) throw new Error("no latencies measured");
+    return markdownTable(
+      [title, "n", "p50", "p95", "p99", "mean"],
       [
-        ["base", r.base.n, r.base.p50, r.base.p95, r.base.p99, r.base.mean],
-        ["this", r.current.n, r.current.p50, r.current.p95, r.current.p99, r.current.mean],
+        ["base", base.n, base.p50, base.p95, base.p99, base.mean],
+        ["this", current.n, current.p50, current.p95, current.p99, current.mean],
         [
           "this / base",
           "",
-          round(r.current.p50 / r.base.p50, 3),
-          round(r.current.p95 / r.base.p95, 3),
-          round(r.current.p99 / r.base.p99, 3),
-          round(r.current.mean / r.base.mean, 3),
+          round(current.p50 / base.p50, 3),
+          round(current.p95 / base.p95, 3),
+          round(current.p99 / base.p99, 3),
+          round(current.mean / base.mean, 3),
         ],
       ],
-    ),
-  );
+    );
+  };
+  console.log(table("server latency ms", r.base, r.current));
+  console.log(table("round trip ms", r.baseTrip, r.currentTrip));
   console.log(`answers differing: ${r.differing} of ${r.questions}`);
 }

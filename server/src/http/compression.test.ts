@@ -4,7 +4,13 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../log/logger.ts";
-import { compressResponses, isCompressible, negotiateEncoding, varyOnEncoding } from "./compression.ts";
+import {
+  compressResponses,
+  INLINE_COMPRESS_BYTES,
+  isCompressible,
+  negotiateEncoding,
+  varyOnEncoding,
+} from "./compression.ts";
 import { requestContext } from "./middleware.ts";
 import type { AppEnv } from "./principal.ts";
 
@@ -65,6 +71,8 @@ describe("varyOnEncoding", () => {
 
 describe("compressResponses", () => {
   const big = JSON.stringify({ text: "lore ".repeat(1000) });
+  // Past INLINE_COMPRESS_BYTES: compressed on zlib's thread pool, where `big` is on the event loop.
+  const larger = JSON.stringify({ text: "lore ".repeat(10_000) });
   let base = "";
   let server: ReturnType<typeof serve>;
 
@@ -73,6 +81,7 @@ describe("compressResponses", () => {
     app.use("*", requestContext({ proxyTrust: { kind: "none" } }, { logger: createLogger("silent") }));
     app.use("*", compressResponses());
     app.get("/json", (c) => c.json(JSON.parse(big)));
+    app.get("/larger", (c) => c.json(JSON.parse(larger)));
     app.get("/encoded", () => {
       const headers = { "Content-Type": "application/json", "Content-Encoding": "gzip" };
       return new Response(new Uint8Array(gzipSync(big)), { headers });
@@ -94,6 +103,20 @@ describe("compressResponses", () => {
     expect(res.headers.get("content-encoding")).toBe("br");
     expect(res.headers.get("x-request-id")).toMatch(/\S/);
     expect(await res.text()).toBe(big);
+  });
+
+  it("compresses bodies below and above the inline size with either encoding, to the same bytes", async () => {
+    expect(big.length).toBeLessThan(INLINE_COMPRESS_BYTES);
+    expect(larger.length).toBeGreaterThan(INLINE_COMPRESS_BYTES);
+    for (const encoding of ["br", "gzip"])
+      for (const [path, body] of [
+        ["/json", big],
+        ["/larger", larger],
+      ] as const) {
+        const res = await fetch(`${base}${path}`, { headers: { "Accept-Encoding": encoding } });
+        expect(res.headers.get("content-encoding")).toBe(encoding);
+        expect(await res.text()).toBe(body);
+      }
   });
 
   it("leaves an already encoded body as it is, encoded once", async () => {

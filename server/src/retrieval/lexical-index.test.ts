@@ -310,14 +310,19 @@ describe("lexical index with its postings packed (after a rebuild)", () => {
 describe("a document's evidence", () => {
   // Made-up words: no WordNet relatives and no variants of one another, so only these words score.
   const words = ["zorbex", "quilmat", "frandish", "plovert", "gastrine", "morbleck", "yundra", "wexipol"];
-
-  it("counts the words any of a document's chunks holds, wherever its chunks lie and after removals", () => {
-    let seed = 7;
+  /** A fixed sequence of numbers in [0, 1) from `seed`, and `n` of the words picked by it. */
+  const generator = (seed: number) => {
+    let state = seed;
     const random = () => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-      return seed / 2_147_483_648;
+      state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return state / 2_147_483_648;
     };
     const pick = (n: number) => Array.from({ length: n }, () => words[Math.floor(random() * words.length)]);
+    return { random, pick };
+  };
+
+  it("counts the words any of a document's chunks holds, wherever its chunks lie and after removals", () => {
+    const { random, pick } = generator(7);
     const index = new LexicalIndex();
     const documents = 40;
     const sourceOf = (group: number) => group % 3;
@@ -356,13 +361,9 @@ describe("a document's evidence", () => {
     check(LexicalIndex.fromState(defaultLexicalParams, index.captureState()), compacted);
     expect(compared).toBeGreaterThan(1_500);
   });
+
   it("weighs each candidate's document against the best document of all the chunks reached", () => {
-    let seed = 23;
-    const random = () => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-      return seed / 2_147_483_648;
-    };
-    const pick = (n: number) => Array.from({ length: n }, () => words[Math.floor(random() * words.length)]);
+    const { random, pick } = generator(23);
     const index = new LexicalIndex();
     // 400 documents of 1 to 12 chunks, added in runs and interleaved, some chunks removed: far more
     // chunks reached than the 10 candidates asked for, so most documents' chunks are not candidates.

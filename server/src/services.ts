@@ -312,7 +312,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     watchdog,
     async stop(options = {}) {
       watchdog.stop();
-      stopMaintenance();
+      await stopMaintenance();
       await runner.stop();
       await analytics.stop();
       await webhooks.stop();

@@ -1,5 +1,9 @@
-import { describe, expect, it } from "vitest";
-import { CLEANUP_AGE_MS, CompactionPolicy } from "./maintenance.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { EventBus } from "../events/event-bus.ts";
+import { createLogger } from "../log/logger.ts";
+import type { ChunkIndex } from "../retrieval/chunk-index.ts";
+import { CLEANUP_AGE_MS, CompactionPolicy, startMaintenance } from "./maintenance.ts";
+import type { Store } from "./store.ts";
 
 const stats = (fragmentsRemoved: number) => ({
   compaction: { fragmentsRemoved, fragmentsAdded: 0, filesRemoved: 0, filesAdded: 0 },
@@ -44,5 +48,52 @@ describe("CompactionPolicy", () => {
     policy.compacted(stats(0), 5_000);
     expect(policy.due(false, 5_000 + CLEANUP_AGE_MS - 1)).toBe(false);
     expect(policy.due(false, 5_000 + CLEANUP_AGE_MS)).toBe(true);
+  });
+});
+
+describe("stopping the upkeep", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("waits for the compaction under way, which goes on to no further table", async () => {
+    vi.useFakeTimers();
+    let finish = () => {};
+    const compacted: string[] = [];
+    // The store's tables, compacted one after the other until the upkeep stops.
+    const store = {
+      async compact(stopping: () => boolean) {
+        for (const name of ["agents", "api_keys", "messages"]) {
+          if (stopping()) return;
+          compacted.push(name);
+          if (name === "agents") await new Promise<void>((done) => (finish = done));
+        }
+      },
+    } as unknown as Store;
+    const index = { optimizeTables: async () => {}, optimizeMemory: async () => {} } as unknown as ChunkIndex;
+    const other = { compact: vi.fn(async () => {}) };
+    const stop = startMaintenance({
+      store,
+      index,
+      events: new EventBus(),
+      logger: createLogger("silent"),
+      tables: [other],
+    });
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(compacted).toEqual(["agents"]);
+    let stopped = false;
+    const stopping = stop().then(() => {
+      stopped = true;
+    });
+    await vi.advanceTimersByTimeAsync(10);
+    // The store must not close under a table being compacted.
+    expect(stopped).toBe(false);
+    finish();
+    await stopping;
+    expect(compacted).toEqual(["agents"]);
+    expect(other.compact).not.toHaveBeenCalled();
+    // Nothing starts after the stop.
+    await vi.advanceTimersByTimeAsync(5 * 60_000);
+    expect(compacted).toEqual(["agents"]);
   });
 });

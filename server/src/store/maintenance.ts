@@ -72,7 +72,9 @@ const TICK_MS = 30_000;
  * Background upkeep of the store and the chunk index: tables compact as their policy says (checked
  * every 30 s), the index is optimised every five minutes. After a sync, both run 5 s after it lands
  * and once more when the cleanup age has passed, so the versions the sync wrote are gone from disk
- * about a minute after it, however few writes follow. Returns the function that stops it.
+ * about a minute after it, however few writes follow. Returns the function that stops it: it
+ * resolves once the upkeep under way is over (a compaction goes on to no further table), so the
+ * store can close with nothing still writing to its tables.
  */
 export function startMaintenance(deps: {
   store: Store;
@@ -83,25 +85,41 @@ export function startMaintenance(deps: {
   tables?: readonly Compactable[];
   /** Shared mode: compaction and index optimisation run on one replica at a time. */
   lease?: Lease;
-}): () => void {
+}): () => Promise<void> {
   const { store, index, events, logger, tables = [], lease = createLocalLease() } = deps;
   const warn = (what: string) => (e: unknown) => logger.warn(`${what} failed`, { error: String(e) });
+  let stopped = false;
+  // Upkeep under way: awaited by the stop. None starts once stopped.
+  const running = new Set<Promise<void>>();
+  const track = (task: () => Promise<unknown>): Promise<void> => {
+    if (stopped) return Promise.resolve();
+    const run = task().then(() => undefined);
+    running.add(run);
+    void run.finally(() => running.delete(run));
+    return run;
+  };
   // The tables once for the fleet (under the lease); every replica its own memory and snapshot.
   const optimize = () =>
-    lease
-      .runExclusive("optimize", () => index.optimizeTables())
-      .then(() => index.optimizeMemory())
-      .catch(warn("index optimize"));
+    track(() =>
+      lease
+        .runExclusive("optimize", () => index.optimizeTables())
+        .then(() => (stopped ? undefined : index.optimizeMemory()))
+        .catch(warn("index optimize")),
+    );
   const compact = (force = false) =>
-    lease
-      .runExclusive("compact", async () => {
-        await store.compact().catch(warn("compaction"));
-        for (const table of tables) await table.compact(force).catch(warn("compaction"));
-      })
-      .catch(warn("compaction"));
+    track(() =>
+      lease
+        .runExclusive("compact", async () => {
+          await store.compact(() => stopped).catch(warn("compaction"));
+          for (const table of tables) {
+            if (stopped) return;
+            await table.compact(force).catch(warn("compaction"));
+          }
+        })
+        .catch(warn("compaction")),
+    );
   let afterSync: NodeJS.Timeout | null = null;
   let cleanup: NodeJS.Timeout | null = null;
-  let stopped = false;
   const later = (ms: number, task: () => void) => {
     const timer = setTimeout(task, ms);
     timer.unref();
@@ -124,10 +142,11 @@ export function startMaintenance(deps: {
   });
   const timers = [setInterval(() => void compact(), TICK_MS), setInterval(optimize, 5 * 60_000)];
   for (const t of timers) t.unref();
-  return () => {
+  return async () => {
     for (const t of timers) clearInterval(t);
     stopped = true;
     if (afterSync) clearTimeout(afterSync);
     if (cleanup) clearTimeout(cleanup);
+    await Promise.allSettled([...running]);
   };
 }

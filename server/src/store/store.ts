@@ -181,10 +181,13 @@ export class Store {
     ] as unknown as Array<RecordTable<{ id: string }>>;
   }
 
-  /** Merges small fragments of every table; run in the background. */
-  async compact(): Promise<void> {
-    for (const table of this.recordTables()) await table.compact();
-    await this.messages.compact();
+  /** Merges small fragments of every table; run in the background. `stopping`: go on to no further table. */
+  async compact(stopping: () => boolean = () => false): Promise<void> {
+    for (const table of this.recordTables()) {
+      if (stopping()) return;
+      await table.compact();
+    }
+    if (!stopping()) await this.messages.compact();
   }
 
   async idle(): Promise<void> {

@@ -132,11 +132,9 @@ interface PreparedQuery {
   bigrams: Map<number, number>;
   bigramWeight: number;
   expectsNumber: boolean;
-  /** Per query term: its prefix id, −1 when no corpus term has that prefix. */
-  prefixes: Int32Array;
   /** Known query term id → its position. */
   positionOf: Map<number, number>;
-  /** Prefix id (of `prefixes`) → the positions of the query terms with that prefix. */
+  /** Prefix id of a query term (one some corpus term has) → the positions of the query terms with it. */
   prefixPositions: Map<number, number[]>;
   /** Index terms that are variants of query terms (see term-variants.ts) → those terms' positions. */
   variants: Map<number, number[]>;
@@ -213,7 +211,7 @@ function splitSentences(text: string): string[] {
 }
 
 /**
- * The evidence of each document (group) one search touched: the query terms any of its chunks
+ * The evidence of the documents (groups) one search pooled: the query terms any of its chunks
  * matched, its best and second-best chunk scores. Arrays indexed by document number, reset by a
  * generation stamp instead of being cleared, so a search that touches half a million chunks makes
  * no garbage and no map lookups.
@@ -226,7 +224,7 @@ class GroupTable {
   private second = new Float64Array(0);
   private seen = new Int32Array(0);
   private seenCount = 0;
-  /** The largest best + half the second best of any document this search touched. */
+  /** The largest best + half the second best of any document this search pooled. */
   bestEvidence = 0;
 
   reset(): void {
@@ -260,12 +258,6 @@ class GroupTable {
   /** Whether this search added evidence of the document. */
   has(group: number): boolean {
     return group < this.stamp.length && this.stamp[group] === this.generation;
-  }
-
-  /** Adds the best two scores of some of a document's chunks (`second` 0 for one chunk). */
-  addBestTwo(group: number, best: number, second: number): void {
-    this.add(group, best, 0);
-    if (second > 0) this.add(group, second, 0);
   }
 
   /** Sets `bestEvidence` once every slot was added. */
@@ -757,16 +749,10 @@ export class LexicalIndex {
       for (let i = 0; i < slots.length; i++) {
         const group = int32At(groupOf, slots[i] as number);
         if (group < 0 || table.has(group)) continue;
-        let best = 0;
-        let second = 0;
         for (let slot = int32At(first, group) - 1; slot >= 0; slot = int32At(next, slot) - 1) {
           const score = float64At(scores, slot);
-          if (score > best) {
-            second = best;
-            best = score;
-          } else if (score > second) second = score;
+          if (score > 0) table.add(group, score, 0);
         }
-        table.addBestTwo(group, best, second);
       }
     table.finish();
     return table;
@@ -1021,7 +1007,6 @@ export class LexicalIndex {
       bigrams,
       bigramWeight,
       expectsNumber: quantityQuestion.test(query),
-      prefixes: Int32Array.from(prefixes),
       positionOf,
       prefixPositions,
       variants,

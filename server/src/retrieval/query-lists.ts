@@ -139,8 +139,8 @@ export class QueryLists {
 
   /**
    * Adds list k's entries from `i` up to `to` or the first slot at or past `end`; returns where it
-   * stopped. One loop per kind of list, with everything in locals and no
-   * test of the score: this runs once per posting.
+   * stopped. One loop per kind of list, with everything in locals and no test of the score: this
+   * runs once per posting.
    */
   private addStretch(k: number, from: number, to: number, end: number, scratch: SearchScratch): number {
     const docs = itemAt(this.docs, k);

@@ -1,11 +1,14 @@
 import { readsAsEnglish } from "../text/analyzers.ts";
+import { scanSlots } from "./block-scan.ts";
 import { float64At, int32At, numberAt } from "./checked-access.ts";
 import { type CapturedPostings, type PackedPostings, PostingLists } from "./posting-lists.ts";
 import { bm25Part, QueryLists, type SearchScratch } from "./query-lists.ts";
 import { RecordArena, type RecordPlace } from "./record-arena.ts";
+import { asSharedInt32, sharedFloat64, sharedInt32 } from "./shared-arrays.ts";
 import { StringTable } from "./string-table.ts";
 import { TermVariants } from "./term-variants.ts";
 import { analyzeLatinWord, analyzeTokens, stopWords, tokenize } from "./text-analysis.ts";
+import { TopSlots } from "./top-slots.ts";
 import { type ExpansionWeights, expandWords, sharedWordNet } from "./wordnet.ts";
 
 /** BM25 parameters and the proximity window, measured by bench/src/retrieval-quality.ts (see docs in calibration.ts). */
@@ -303,8 +306,9 @@ const pairKey = (a: number, b: number): number => a * 16_777_216 + b;
 class IntColumn {
   values: Int32Array;
 
+  /** Shared (shared-arrays.ts): a search's second thread reads the lengths and documents. */
   constructor(capacity = 1024) {
-    this.values = new Int32Array(capacity);
+    this.values = sharedInt32(capacity);
   }
 
   /** A column over `values` as they are (grown by copying once they are full). */
@@ -320,7 +324,7 @@ class IntColumn {
 
   set(index: number, value: number): void {
     if (index >= this.values.length) {
-      const grown = new Int32Array(Math.max(index + 1, this.values.length * 2));
+      const grown = sharedInt32(Math.max(index + 1, this.values.length * 2));
       grown.set(this.values);
       this.values = grown;
     }
@@ -371,7 +375,7 @@ export class LexicalIndex {
   private liveCount = 0;
   private deadCount = 0;
   /** Per slot during a search: its score (zero between searches). */
-  private scratch = new Float64Array(0);
+  private scratch: Float64Array = new Float64Array(0);
   /** A bit per slot for the tie fallback (`QueryLists.offerInListOrder`; zero between searches). */
   private marks = new Int32Array(0);
   /** Per slot during `featuresFor`: bits of the query terms it matched (body or title, first 31 terms). */
@@ -471,11 +475,12 @@ export class LexicalIndex {
       c.values = values;
       return c;
     };
-    index.docLength = column(state.columns.docLength);
+    // Shared (a search's second thread reads them); the other columns as loaded.
+    index.docLength = column(asSharedInt32(state.columns.docLength));
     index.titleLength = column(state.columns.titleLength);
     index.sentenceCount = column(state.columns.sentenceCount);
     index.docSource = column(state.columns.docSource);
-    index.docGroup = column(state.columns.docGroup);
+    index.docGroup = column(asSharedInt32(state.columns.docGroup));
     index.recordBlock = column(state.columns.recordBlock);
     index.recordOffset = column(state.columns.recordOffset);
     index.arena = new RecordArena(state.blocks);
@@ -682,42 +687,15 @@ export class LexicalIndex {
    */
   private topInBlocks(limit: number, lists: QueryLists, scratch: SearchScratch): TopCandidates {
     const acc = scratch.scores;
-    const heap = new TopSlots(limit);
-    const groupOf = this.docGroup.values;
-    // The blocks gone over: their scores stay until the search's end (for the second heap).
-    const blocks: number[] = [];
-    let rivals = new Int32Array(256);
-    let rivalCount = 0;
-    // The best score of a slot with a document, and the floor of the heap: a slot scoring below the
-    // heap's floor is not offered (the heap would refuse it, and it cannot tie with the floor the
-    // heap ends with: floors only rise), nor kept as a rival below best / 1.5.
-    let best = 0;
-    let floor = heap.floor();
-    // Below both (0.66 < 1 / 1.5, so rounding cannot leave a rival out): one test a slot.
-    let gate = floor;
-    lists.start();
     const total = this.slotTotal;
-    for (let from = lists.nextBlock(this.slotBlock, total); from < total; ) {
-      const to = Math.min(total, from + this.slotBlock);
-      blocks.push(from);
-      lists.addUpTo(to, scratch);
-      for (let slot = from; slot < to; slot++) {
-        const score = float64At(acc, slot);
-        // A slot no posting reached scores 0, every other more (see QueryLists).
-        if (score < gate || score === 0) continue;
-        if (score >= floor) {
-          heap.offer(slot, score);
-          floor = heap.floor();
-        }
-        if (int32At(groupOf, slot) >= 0 && 1.5 * score >= best) {
-          if (score > best) best = score;
-          if (rivalCount === rivals.length) rivals = widened(rivals, rivalCount * 2);
-          rivals[rivalCount++] = slot;
-        }
-        gate = Math.min(floor, best * 0.66);
-      }
-      from = lists.nextBlock(this.slotBlock, total);
-    }
+    lists.start();
+    const scan = scanSlots(lists, scratch, this.docGroup.values, {
+      from: 0,
+      end: total,
+      block: this.slotBlock,
+      limit,
+    });
+    const { heap, rivals, rivalCount, best, blocks } = scan;
     let top = heap;
     if (heap.tieAtCut()) {
       // The slots above the cut are those of `heap`; a second heap takes every slot in list order.
@@ -858,7 +836,7 @@ export class LexicalIndex {
   /** Scratch for every slot: the scores, and with `masks` the bits (only `featuresFor` keeps those). */
   private growScratch(masks = false): void {
     if (this.scratch.length < this.slotTotal) {
-      this.scratch = new Float64Array(this.slotTotal * 2);
+      this.scratch = sharedFloat64(this.slotTotal * 2);
       this.marks = new Int32Array((this.slotTotal * 2 + 31) >>> 5);
     }
     if (masks && this.maskScratch.length < this.slotTotal)
@@ -1317,98 +1295,4 @@ interface TopCandidates {
   top: number[];
   scores: Float64Array;
   groups: GroupTable;
-}
-
-/**
- * The `limit` best of the slots offered one by one: a bounded min-heap that admits a slot only above
- * its lowest score, so of slots tied at the cut-off the first offered stay (in the heap's order).
- * The scores are kept beside the slots.
- */
-export class TopSlots {
-  private readonly slots: Int32Array;
-  private readonly scores: Float64Array;
-  private size = 0;
-  /** The best score of a slot refused or pushed out. */
-  private bestOutside = 0;
-
-  constructor(limit: number) {
-    const capacity = Math.max(0, Math.ceil(limit));
-    this.slots = new Int32Array(capacity);
-    this.scores = new Float64Array(capacity);
-  }
-
-  offer(slot: number, score: number): void {
-    if (this.size === this.slots.length && this.size > 0 && !(float64At(this.scores, 0) < score)) {
-      if (score > this.bestOutside) this.bestOutside = score;
-    } else this.admit(slot, score);
-  }
-
-  /** `offer` of a slot the heap takes in. */
-  private admit(slot: number, score: number): void {
-    const slots = this.slots;
-    const scores = this.scores;
-    if (this.size < slots.length) {
-      let i = this.size++;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (!(score < float64At(scores, parent))) break;
-        slots[i] = int32At(slots, parent);
-        scores[i] = float64At(scores, parent);
-        i = parent;
-      }
-      slots[i] = slot;
-      scores[i] = score;
-      return;
-    }
-    if (this.size === 0) return;
-    const lowest = float64At(scores, 0);
-    if (lowest > this.bestOutside) this.bestOutside = lowest;
-    const size = this.size;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      let mScore = score;
-      if (l < size && float64At(scores, l) < mScore) {
-        m = l;
-        mScore = float64At(scores, l);
-      }
-      if (r < size && float64At(scores, r) < mScore) {
-        m = r;
-        mScore = float64At(scores, r);
-      }
-      if (m === i) break;
-      slots[i] = int32At(slots, m);
-      scores[i] = mScore;
-      i = m;
-    }
-    slots[i] = slot;
-    scores[i] = score;
-  }
-
-  /** Once full, the lowest score kept (an offer must score above it to get in); else −∞. */
-  floor(): number {
-    return this.size === this.slots.length && this.size > 0
-      ? float64At(this.scores, 0)
-      : Number.NEGATIVE_INFINITY;
-  }
-
-  /** Whether a slot left out scores as high as the lowest kept (so the order of offers decided). */
-  tieAtCut(): boolean {
-    return this.size === this.slots.length && this.size > 0 && this.bestOutside >= float64At(this.scores, 0);
-  }
-
-  /** The kept slots best first (ties by slot), with their scores. */
-  sorted(): { top: number[]; scores: Float64Array } {
-    const order = Array.from({ length: this.size }, (_, i) => i).sort(
-      (a, b) =>
-        float64At(this.scores, b) - float64At(this.scores, a) ||
-        int32At(this.slots, a) - int32At(this.slots, b),
-    );
-    return {
-      top: order.map((i) => int32At(this.slots, i)),
-      scores: Float64Array.from(order, (i) => float64At(this.scores, i)),
-    };
-  }
 }

@@ -1,4 +1,5 @@
 import { int32At, itemAt } from "./checked-access.ts";
+import { asSharedInt32, asSharedUint16, sharedInt32, sharedUint16 } from "./shared-arrays.ts";
 
 /** Concatenated postings lists: term t's entries lie at offsets[t] .. offsets[t + 1]. */
 export interface PackedPostings {
@@ -281,8 +282,8 @@ export class PostingLists {
       runs,
       read,
       pack: () => {
-        const docs = new Int32Array(total);
-        const tfs = new Uint16Array(total);
+        const docs = sharedInt32(total);
+        const tfs = sharedUint16(total);
         read(0, total, docs, tfs);
         return { offsets, docs, tfs, runs };
       },
@@ -304,8 +305,9 @@ export class PostingLists {
     if (packed.docs.length !== total || packed.tfs.length !== total)
       throw new RangeError("postings do not match their offsets");
     const lists = new PostingLists(terms);
-    lists.docPages.push(packed.docs);
-    lists.tfPages.push(packed.tfs);
+    // Shared, for a search's second thread (a snapshot's large sections load shared already).
+    lists.docPages.push(asSharedInt32(packed.docs));
+    lists.tfPages.push(asSharedUint16(packed.tfs));
     lists.shared.push(false);
     for (let t = 0; t < terms; t++) {
       const from = int32At(packed.offsets, t);
@@ -391,8 +393,8 @@ export class PostingLists {
   }
 
   private addPage(entries: number, shared: boolean): number {
-    this.docPages.push(new Int32Array(entries));
-    this.tfPages.push(new Uint16Array(entries));
+    this.docPages.push(sharedInt32(entries));
+    this.tfPages.push(sharedUint16(entries));
     this.shared.push(shared);
     return this.docPages.length - 1;
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { TopSlots } from "./lexical-index.ts";
 import { PostingLists } from "./posting-lists.ts";
 import { bm25Part, QueryLists, type SlotHeap } from "./query-lists.ts";
+import { TopSlots } from "./top-slots.ts";
 
 describe("adding a question's postings", () => {
   it("adds each entry's BM25 part (body) or flat weight (title), skipping removed chunks", () => {

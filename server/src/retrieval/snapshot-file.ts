@@ -356,12 +356,14 @@ async function inflateSection(
     ),
   );
   // One piece is used as inflated (offset 0 of its own buffer, or copied when it sits at an odd
-  // offset in Node's shared pool); several are joined into one aligned buffer.
+  // offset in Node's shared pool); several are joined into one aligned buffer, a shared one: the
+  // largest sections are postings, which a search's second thread reads (shared-arrays.ts), and
+  // joining into it spares them a second copy.
   let bytes: Uint8Array;
   const [only] = inflated;
   if (inflated.length === 1 && only && only.byteOffset % 4 === 0) bytes = only;
   else {
-    bytes = new Uint8Array(entry.byteLength);
+    bytes = new Uint8Array(new SharedArrayBuffer(entry.byteLength));
     let at = 0;
     for (const piece of inflated) {
       bytes.set(piece, at);

@@ -1,0 +1,76 @@
+import { float64At, int32At } from "./checked-access.ts";
+import type { QueryLists, SearchScratch } from "./query-lists.ts";
+import { TopSlots } from "./top-slots.ts";
+
+/** What a scan of a range of slots found (`scanSlots`). */
+export interface SlotScan {
+  heap: TopSlots;
+  /**
+   * The slots with a document that scored at least best / 1.5 of the best so far when the scan
+   * reached them (the first `rivalCount`), ascending: every slot with 1.5 · score ≥ the range's best
+   * is among them.
+   */
+  rivals: Int32Array;
+  rivalCount: number;
+  /** The best score of a slot with a document in the range, 0 for none. */
+  best: number;
+  /** The first slot of each block gone over: their scores stay in the scratch until cleared. */
+  blocks: number[];
+}
+
+/**
+ * Scores the slots `from` .. `end` (whole blocks of `block` slots; the lists' cursors at their first
+ * entries in the range) a block at a time: each block's postings are added (`QueryLists.addUpTo`),
+ * then its slots are read in slot order while their scores are still in the cache. Those scoring at
+ * least the heap's floor go to the heap, and those with a document scoring at least the best so far
+ * / 1.5 are kept as rivals (the best only rises, so none that passes at the end was left out).
+ *
+ * The same code scores the whole index on the event loop, or half of it on each of two threads
+ * (`scan-helper.ts`): the two halves' heaps and rivals combine to the whole's.
+ */
+export function scanSlots(
+  lists: QueryLists,
+  scratch: SearchScratch,
+  groupOf: Int32Array,
+  range: { from: number; end: number; block: number; limit: number },
+): SlotScan {
+  const { end, block } = range;
+  const acc = scratch.scores;
+  const heap = new TopSlots(range.limit);
+  const blocks: number[] = [];
+  let rivals = new Int32Array(256);
+  let rivalCount = 0;
+  // The best score of a slot with a document, and the floor of the heap: a slot scoring below the
+  // heap's floor is not offered (the heap would refuse it, and it cannot tie with the floor the
+  // heap ends with: floors only rise), nor kept as a rival below best / 1.5.
+  let best = 0;
+  let floor = heap.floor();
+  // Below both (0.66 < 1 / 1.5, so rounding cannot leave a rival out): one test a slot.
+  let gate = floor;
+  for (let from = Math.max(range.from, lists.nextBlock(block, end)); from < end; ) {
+    const to = Math.min(end, from + block);
+    blocks.push(from);
+    lists.addUpTo(to, scratch);
+    for (let slot = from; slot < to; slot++) {
+      const score = float64At(acc, slot);
+      // A slot no posting reached scores 0, every other more (see QueryLists).
+      if (score < gate || score === 0) continue;
+      if (score >= floor) {
+        heap.offer(slot, score);
+        floor = heap.floor();
+      }
+      if (int32At(groupOf, slot) >= 0 && 1.5 * score >= best) {
+        if (score > best) best = score;
+        if (rivalCount === rivals.length) {
+          const grown = new Int32Array(rivalCount * 2);
+          grown.set(rivals);
+          rivals = grown;
+        }
+        rivals[rivalCount++] = slot;
+      }
+      gate = Math.min(floor, best * 0.66);
+    }
+    from = lists.nextBlock(block, end);
+  }
+  return { heap, rivals, rivalCount, best, blocks };
+}

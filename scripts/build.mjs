@@ -50,6 +50,7 @@ async function bundle() {
     entryPoints: {
       lore: join(server, "src/cli.ts"),
       "parse-worker": join(server, "src/sources/parsing/parse-worker.ts"),
+      "scan-worker": join(server, "src/retrieval/scan-worker.ts"),
     },
     outdir: out,
     outExtension: { ".js": ".mjs" },

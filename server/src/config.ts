@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { type ProxyTrust, parseProxyTrust } from "./http/client-ip.ts";
@@ -83,6 +84,7 @@ const envSchema = z.object({
   LORE_SHUTDOWN_GRACE_MS: int(0, 600_000).default(10_000),
   LORE_WATCHDOG_BUDGET_MS: int(10, 600_000).default(100),
   LORE_INDEX_MAX_CHUNKS: int(1, 1_000_000_000).optional(),
+  LORE_SEARCH_THREADS: int(1, 2).optional(),
 });
 
 export interface StorageConfig {
@@ -162,6 +164,11 @@ export interface Config {
    * held (loaded at start, with a snapshot).
    */
   readonly indexMaxChunks: number | null;
+  /**
+   * Threads a big search's postings are scored on: 2 splits them with a worker (scan-helper.ts), 1
+   * keeps them on the event loop; default 2 where the machine has two cores or more.
+   */
+  readonly searchThreads: number;
 }
 
 export class ConfigError extends Error {
@@ -263,6 +270,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     shutdownGraceMs: e.LORE_SHUTDOWN_GRACE_MS,
     watchdogBudgetMs: e.LORE_WATCHDOG_BUDGET_MS,
     indexMaxChunks: e.LORE_INDEX_MAX_CHUNKS ?? null,
+    searchThreads: e.LORE_SEARCH_THREADS ?? Math.min(2, availableParallelism()),
   };
 }
 

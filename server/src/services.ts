@@ -30,6 +30,7 @@ import { ChunkIndex } from "./retrieval/chunk-index.ts";
 import type { Embedder } from "./retrieval/embedder.ts";
 import { createHashedEmbedder } from "./retrieval/embedders/hashed-embedder.ts";
 import { createOpenAIEmbedder } from "./retrieval/embedders/openai-embedder.ts";
+import { ScanHelper } from "./retrieval/scan-helper.ts";
 import { createDocumentLister } from "./sources/connectors/index.ts";
 import { createNotionLister, createWebLister } from "./sources/connectors/remote.ts";
 import { DirectoryFileStorage, type FileStorage, TableFileStorage } from "./sources/file-storage.ts";
@@ -149,6 +150,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const apiKeys = new ApiKeysService(store);
   const limiter = redis ? createRedisRateLimiter(redis) : createMemoryRateLimiter();
   const embedder = createEmbedder(config);
+  ScanHelper.configure(config.searchThreads);
   const index = await ChunkIndex.open(store.db, {
     embedder,
     // The in-memory index is saved beside the tables and loaded instead of rebuilt when still current.

@@ -4,6 +4,8 @@ import { float64At, int32At, numberAt } from "./checked-access.ts";
 import { type CapturedPostings, type PackedPostings, PostingLists } from "./posting-lists.ts";
 import { bm25Part, QueryLists, type SearchScratch } from "./query-lists.ts";
 import { RecordArena, type RecordPlace } from "./record-arena.ts";
+import { ScanHelper } from "./scan-helper.ts";
+import type { ScanJob } from "./scan-protocol.ts";
 import { asSharedInt32, sharedFloat64, sharedInt32 } from "./shared-arrays.ts";
 import { StringTable } from "./string-table.ts";
 import { TermVariants } from "./term-variants.ts";
@@ -175,6 +177,12 @@ export const MAX_QUERY_TOKENS = 256;
  * cache while every list adds its postings for them.
  */
 const SLOT_BLOCK = 1 << 14;
+/**
+ * Postings a search must add before a second thread takes half of them (`scanAll`): handing a job
+ * over and waiting for it costs some tens of microseconds, and 100,000 postings about half a
+ * millisecond.
+ */
+const PARALLEL_ENTRIES = 100_000;
 /** Distinct query terms scored: the first 64 (features, variants and expansion are O(terms²) at most). */
 export const MAX_QUERY_TERMS = 64;
 /** Words longer than this are never typo-corrected: 54·n + 25 edits of n letters each is O(n²). */
@@ -389,6 +397,7 @@ export class LexicalIndex {
   constructor(
     readonly params: LexicalParams = defaultLexicalParams,
     private readonly slotBlock = SLOT_BLOCK,
+    private readonly parallelEntries = PARALLEL_ENTRIES,
   ) {
     if (slotBlock % 32 !== 0) throw new RangeError("a block of slots is a whole number of 32-slot words");
   }
@@ -689,13 +698,7 @@ export class LexicalIndex {
     const acc = scratch.scores;
     const total = this.slotTotal;
     lists.start();
-    const scan = scanSlots(lists, scratch, this.docGroup.values, {
-      from: 0,
-      end: total,
-      block: this.slotBlock,
-      limit,
-    });
-    const { heap, rivals, rivalCount, best, blocks } = scan;
+    const { heap, rivals, best, blocks } = this.scanAll(limit, lists, scratch);
     let top = heap;
     if (heap.tieAtCut()) {
       // The slots above the cut are those of `heap`; a second heap takes every slot in list order.
@@ -707,10 +710,72 @@ export class LexicalIndex {
       scratch.marks.fill(0);
     }
     const sorted = top.sorted();
-    const contenders = rivals.subarray(0, rivalCount).filter((slot) => 1.5 * float64At(acc, slot) >= best);
+    const contenders = rivals.filter((slot) => 1.5 * float64At(acc, slot) >= best);
     const groups = this.documentEvidence([sorted.top, contenders], acc);
     for (const from of blocks) acc.fill(0, from, Math.min(total, from + this.slotBlock));
     return { ...sorted, groups };
+  }
+
+  /**
+   * Every slot's score (`scanSlots`): with a second thread (`ScanHelper`) for a search of enough
+   * postings, each thread scores about half of them (the slots below and above `middle`), and the
+   * halves' heaps and rivals are combined. The scores are the same (each slot gets the same additions
+   * in the same order, on one thread or the other); the heap holds the same slots unless some tie at
+   * the cut, which `tieAtCut` still tells (see `TopSlots.absorb`); the rivals are the same once
+   * filtered by the best of both halves (each half kept those of its own best, never higher).
+   */
+  private scanAll(
+    limit: number,
+    lists: QueryLists,
+    scratch: SearchScratch,
+  ): { heap: TopSlots; rivals: Int32Array; best: number; blocks: number[] } {
+    const total = this.slotTotal;
+    const block = this.slotBlock;
+    const groupOf = this.docGroup.values;
+    const helper = total >= 2 * block ? ScanHelper.ready() : null;
+    const split =
+      helper && lists.entries() >= this.parallelEntries
+        ? lists.middle(block, lists.nextBlock(block, total), total)
+        : total;
+    const job = helper && split < total ? this.scanJob(lists, scratch, split, limit) : null;
+    if (!helper || !job) {
+      const scan = scanSlots(lists, scratch, groupOf, { from: 0, end: total, block, limit });
+      return { ...scan, rivals: scan.rivals.subarray(0, scan.rivalCount) };
+    }
+    helper.begin(job);
+    const mine = scanSlots(lists, scratch, groupOf, { from: 0, end: split, block, limit });
+    let theirs = helper.finish();
+    if (!theirs) {
+      // The worker failed: its range is scored here, from zero (the cursors are there already).
+      scratch.scores.fill(0, split, total);
+      const scan = scanSlots(lists, scratch, groupOf, { from: split, end: total, block, limit });
+      theirs = { ...scan, heap: scan.heap.entries(), rivals: scan.rivals.slice(0, scan.rivalCount) };
+    }
+    mine.heap.absorb(theirs.heap);
+    const rivals = new Int32Array(mine.rivalCount + theirs.rivals.length);
+    rivals.set(mine.rivals.subarray(0, mine.rivalCount));
+    rivals.set(theirs.rivals, mine.rivalCount);
+    return {
+      heap: mine.heap,
+      rivals,
+      best: Math.max(mine.best, theirs.best),
+      blocks: [...mine.blocks, ...theirs.blocks],
+    };
+  }
+
+  /** The second thread's job for the slots from `split` on, or null where its arrays are not shared. */
+  private scanJob(lists: QueryLists, scratch: SearchScratch, split: number, limit: number): ScanJob | null {
+    const job: ScanJob = {
+      parts: lists.parts(),
+      scores: scratch.scores,
+      lengths: scratch.lengths,
+      groupOf: this.docGroup.values,
+      from: split,
+      end: this.slotTotal,
+      block: this.slotBlock,
+      limit,
+    };
+    return ScanHelper.canShare(job) ? job : null;
   }
 
   /**

@@ -49,7 +49,7 @@ export class QueryLists {
   private readonly weights: number[] = [];
   private readonly flat: boolean[] = [];
   /** Every list's stretches' bounds, concatenated; list k's stretches are firstStretch[k] .. [k + 1]. */
-  private bounds = new Int32Array(64);
+  private bounds: Int32Array = new Int32Array(64);
   private readonly firstStretch: number[] = [0];
   /** Per list: the stretch and the entry its cursor is at. */
   private stretch = new Int32Array(0);
@@ -64,6 +64,70 @@ export class QueryLists {
 
   get count(): number {
     return this.weights.length;
+  }
+
+  /** The lists as plain data (typed arrays over shared memory), for `fromParts` on another thread. */
+  parts(): QueryListParts {
+    return {
+      body: this.body,
+      docs: this.docs,
+      tfs: this.tfs,
+      weights: this.weights,
+      flat: this.flat,
+      bounds: this.bounds.subarray(0, itemAt(this.firstStretch, this.count) * 2),
+      firstStretch: this.firstStretch,
+    };
+  }
+
+  /** The lists `parts` gave, with no cursor placed yet (`startAt`). */
+  static fromParts(parts: QueryListParts): QueryLists {
+    const lists = new QueryLists(parts.body);
+    lists.docs.push(...parts.docs);
+    lists.tfs.push(...parts.tfs);
+    lists.weights.push(...parts.weights);
+    lists.flat.push(...parts.flat);
+    lists.bounds = parts.bounds;
+    lists.firstStretch.length = 0;
+    lists.firstStretch.push(...parts.firstStretch);
+    return lists;
+  }
+
+  /** Entries in every list (the work a search's postings are). */
+  entries(): number {
+    let total = 0;
+    for (let s = 0; s < itemAt(this.firstStretch, this.count); s++)
+      total += int32At(this.bounds, 2 * s + 1) - int32At(this.bounds, 2 * s);
+    return total;
+  }
+
+  /** How many entries of list k's stretches lie below `slot` (a binary search in each stretch). */
+  private entriesBelow(k: number, slot: number): number {
+    const docs = itemAt(this.docs, k);
+    let below = 0;
+    for (let s = itemAt(this.firstStretch, k); s < itemAt(this.firstStretch, k + 1); s++) {
+      const from = int32At(this.bounds, 2 * s);
+      const to = int32At(this.bounds, 2 * s + 1);
+      below += lowerBound(docs, from, to, slot) - from;
+    }
+    return below;
+  }
+
+  /**
+   * A slot that splits the lists' entries about in half, on a boundary of `block` slots, between
+   * `first` and `end` (both on one): the second thread's range starts there.
+   */
+  middle(block: number, first: number, end: number): number {
+    const half = this.entries() / 2;
+    let lo = first / block;
+    let hi = Math.ceil(end / block);
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >>> 1;
+      let below = 0;
+      for (let k = 0; k < this.count; k++) below += this.entriesBelow(k, mid * block);
+      if (below < half) lo = mid;
+      else hi = mid;
+    }
+    return Math.min(end, hi * block);
   }
 
   /** Adds a term's list: its BM25 with `weight`, or `flat` for each entry (a title list). */
@@ -83,6 +147,26 @@ export class QueryLists {
     this.weights.push(weight);
     this.flat.push(flat);
     this.firstStretch.push(used / 2 + found.count);
+  }
+
+  /** Puts every cursor at its list's first entry at or above `slot` (past its end when none is). */
+  startAt(slot: number): void {
+    this.stretch = new Int32Array(this.count);
+    this.position = new Int32Array(this.count);
+    for (let k = 0; k < this.count; k++) {
+      const docs = itemAt(this.docs, k);
+      const last = itemAt(this.firstStretch, k + 1);
+      let s = itemAt(this.firstStretch, k);
+      let i = s < last ? int32At(this.bounds, 2 * s) : 0;
+      for (; s < last; s++) {
+        const from = int32At(this.bounds, 2 * s);
+        const to = int32At(this.bounds, 2 * s + 1);
+        i = lowerBound(docs, from, to, slot);
+        if (i < to) break;
+      }
+      this.stretch[k] = s;
+      this.position[k] = i;
+    }
   }
 
   /** Puts every cursor at its list's first entry. */
@@ -219,7 +303,30 @@ export class QueryLists {
   }
 }
 
-/** A bounded heap of the best slots (TopSlots in lexical-index.ts). */
+/** The lists of a `QueryLists` as plain data (see `parts`). */
+export interface QueryListParts {
+  body: BodyScoring;
+  docs: Int32Array[];
+  tfs: Uint16Array[];
+  weights: number[];
+  flat: boolean[];
+  bounds: Int32Array;
+  firstStretch: number[];
+}
+
+/** The first index in from .. to of an ascending `values` whose value is at least `slot` (`to` if none). */
+function lowerBound(values: Int32Array, from: number, to: number, slot: number): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (int32At(values, mid) < slot) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** A bounded heap of the best slots (TopSlots in top-slots.ts). */
 export interface SlotHeap {
   offer(slot: number, score: number): void;
   /** Once full, the lowest score it holds (an offer must score above it to get in); else −∞. */

@@ -1,0 +1,135 @@
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { availableParallelism } from "node:os";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { ASKED, CONTROL_WORDS, DONE, READY, type ScanJob, type ScanReply } from "./scan-protocol.ts";
+import { isShared } from "./shared-arrays.ts";
+
+/** A job not answered in this long is given up, and the helper with it (the range is scored here). */
+const REPLY_TIMEOUT_MS = 30_000;
+
+type Answer = Exclude<ScanReply, { error: string }>;
+
+/**
+ * The search's second thread: while the event loop scores the first half of a big index's slots,
+ * a worker scores the second half into the same shared scores (`scanSlots` on both; the arrays in
+ * shared-arrays.ts). A search is synchronous, so the event loop hands the job over, scores its half,
+ * then blocks on `Atomics.wait` until the worker's reply — a few milliseconds at a million chunks,
+ * where handing work to an asynchronous pool would let other callbacks in between.
+ *
+ * One worker per process, started on the first search that could use it and used once it waits
+ * for jobs (searches before that run on the event loop alone). Not started on a one-core machine,
+ * nor with `LORE_SEARCH_THREADS=1` (`configure`). A worker that fails or does not answer is given up for good:
+ * its range is cleared and scored on the event loop, and every later search runs there.
+ */
+export class ScanHelper {
+  private static started: ScanHelper | undefined;
+  /** Threads a search may use (`configure`): 2 starts the worker, 1 never does. */
+  private static threads = Math.min(2, availableParallelism());
+  /** Jobs the worker answered (tests and the bench read it). */
+  static answered = 0;
+  private readonly control = new Int32Array(new SharedArrayBuffer(CONTROL_WORDS * 4));
+  private readonly port: MessagePort;
+  private readonly worker: Worker;
+  private asked = 0;
+  private broken = false;
+
+  private constructor() {
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    this.worker = new Worker(workerSource(), {
+      eval: true,
+      workerData: { control: this.control, port: port2 },
+      transferList: [port2],
+    });
+    this.worker.unref();
+    this.port.unref();
+    const fail = () => {
+      this.broken = true;
+    };
+    this.worker.on("error", fail);
+    this.worker.on("exit", fail);
+  }
+
+  /** Sets how many threads searches use (`LORE_SEARCH_THREADS`); 1 ends a running worker. */
+  static configure(threads: number): void {
+    ScanHelper.threads = threads;
+    if (threads < 2) void ScanHelper.stop();
+  }
+
+  /** The process's helper once its worker waits for jobs; null before, or where there is none. */
+  static ready(): ScanHelper | null {
+    if (ScanHelper.threads < 2) return null;
+    if (ScanHelper.started === undefined) ScanHelper.started = new ScanHelper();
+    const helper = ScanHelper.started;
+    return !helper.broken && Atomics.load(helper.control, READY) === 1 ? helper : null;
+  }
+
+  /** Ends the worker (tests; the process's exit ends it anyway). */
+  static async stop(): Promise<void> {
+    const helper = ScanHelper.started;
+    ScanHelper.started = undefined;
+    if (!helper) return;
+    helper.broken = true;
+    Atomics.store(helper.control, ASKED, -1);
+    Atomics.notify(helper.control, ASKED);
+    await helper.worker.terminate();
+  }
+
+  /** Whether `begin` can take a job over these arrays (the worker must write the very scores read here). */
+  static canShare(job: Pick<ScanJob, "scores" | "lengths" | "groupOf" | "parts">): boolean {
+    return (
+      isShared(job.scores) &&
+      isShared(job.lengths) &&
+      isShared(job.groupOf) &&
+      job.parts.docs.every(isShared) &&
+      job.parts.tfs.every(isShared)
+    );
+  }
+
+  /** Hands a job to the worker, which starts on it at once. */
+  begin(job: ScanJob): void {
+    this.port.postMessage(job);
+    this.asked += 1;
+    Atomics.store(this.control, ASKED, this.asked);
+    Atomics.notify(this.control, ASKED);
+  }
+
+  /** Waits for the job's answer; null when the worker failed or timed out (then it is given up). */
+  finish(): Answer | null {
+    const deadline = Date.now() + REPLY_TIMEOUT_MS;
+    for (;;) {
+      const done = Atomics.load(this.control, DONE);
+      if (done === this.asked) break;
+      if (this.broken || Date.now() > deadline) return this.giveUp();
+      Atomics.wait(this.control, DONE, done, 100);
+    }
+    const reply = receiveMessageOnPort(this.port)?.message as ScanReply | undefined;
+    if (!reply || "error" in reply) return this.giveUp();
+    ScanHelper.answered += 1;
+    return reply;
+  }
+
+  private giveUp(): null {
+    this.broken = true;
+    void this.worker.terminate();
+    return null;
+  }
+}
+
+/**
+ * The worker's bootstrap, as for the parse workers (parse-in-worker.ts): the built server ships
+ * `scan-worker.mjs` beside it; from the source tree tsx's hooks are registered first.
+ */
+function workerSource(): string {
+  const bundled = new URL("./scan-worker.mjs", import.meta.url);
+  if (existsSync(bundled)) return `import(${JSON.stringify(bundled.href)});`;
+  const require = createRequire(import.meta.url);
+  const tsxApi = pathToFileURL(
+    join(dirname(require.resolve("tsx/package.json")), "dist", "esm", "api", "index.mjs"),
+  ).href;
+  const entry = new URL("./scan-worker.ts", import.meta.url).href;
+  return `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+}

@@ -1,0 +1,31 @@
+import type { QueryListParts } from "./query-lists.ts";
+import type { HeapEntries } from "./top-slots.ts";
+
+/**
+ * How the event loop and the search's second thread talk (`scan-helper.ts`, `scan-worker.ts`): a
+ * job and its reply go over a MessagePort, each read at once with `receiveMessageOnPort`; a shared
+ * Int32Array of control words wakes the other side (`Atomics.wait` / `notify`).
+ */
+export const CONTROL_WORDS = 4;
+/** 1 once the worker waits for jobs. */
+export const READY = 0;
+/** The number of the latest job asked for; −1 asks the worker to end. */
+export const ASKED = 1;
+/** The number of the latest job answered. */
+export const DONE = 2;
+
+/** Score the slots `from` .. `end` of an index's lists (all arrays shared with the event loop). */
+export interface ScanJob {
+  parts: QueryListParts;
+  scores: Float64Array;
+  lengths: Int32Array;
+  groupOf: Int32Array;
+  from: number;
+  end: number;
+  block: number;
+  limit: number;
+}
+
+export type ScanReply =
+  | { heap: HeapEntries; rivals: Int32Array; best: number; blocks: number[] }
+  | { error: string };

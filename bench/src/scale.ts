@@ -8,6 +8,7 @@
  * - `/search/` and `/query/` p50/p95/p99 with the extractive answerer, sequential requests after a
  *   warm-up, on the restarted server;
  * - the server's RSS at ready and after the requests; snapshot size and disk use of the data dir;
+ * - before the starts, the append logs earlier runs left are compacted (`compactLogs`);
  * - beside it, in the same run: the raw LanceDB FTS index (lib/peers.ts rawLanceFtsIndex, the GOALS
  *   baseline) built on the same chunks (their texts streamed from the table) and queried in the
  *   bench process (no HTTP).
@@ -24,6 +25,7 @@ import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { connect } from "@lancedb/lancedb";
 import { Store } from "@lore/server/store/store.ts";
 import { loadSquad } from "./datasets.ts";
 import { LoreClient } from "./lib/api.ts";
@@ -97,6 +99,28 @@ async function ensureCorpus(size: number): Promise<{ chunks: number; seconds: nu
   return { chunks, seconds: round((performance.now() - started) / 1000, 0) };
 }
 
+/**
+ * The append logs the earlier runs' questions left (analytics events, messages, conversations),
+ * compacted with every old version cleaned up, as a server that runs longer than a minute keeps
+ * them. Each run's servers live a minute or two, and the first compaction comes a minute after a
+ * start: across sessions the million-chunk data dir had gathered 11,500 versions of
+ * `analytics_events` (5.7 GB of manifests for 23,000 rows), and every answer's commit to it kept
+ * LanceDB's threads busy for half a core.
+ */
+async function compactLogs(dataDir: string): Promise<void> {
+  const db = await connect(join(dataDir, "lance"));
+  const names = await db.tableNames();
+  for (const name of ["analytics_events", "messages", "conversations"]) {
+    if (!names.includes(name)) continue;
+    const started = performance.now();
+    const table = await db.openTable(name);
+    await table.optimize({ cleanupOlderThan: new Date() });
+    table.close();
+    log(`scale: compacted ${name} in ${round((performance.now() - started) / 1000, 1)} s`);
+  }
+  db.close();
+}
+
 async function startTimed(dataDir: string): Promise<{ server: BenchServer; seconds: number }> {
   const started = performance.now();
   const server = await startBenchServer({ LORE_DATA_DIR: dataDir }, NODE_ARGS, 60 * 60_000, "bundle");
@@ -135,6 +159,7 @@ export async function runScale(
   if (existsSync(snapshotDir))
     for (const f of readdirSync(snapshotDir)) rmSync(join(snapshotDir, f), { recursive: true, force: true });
   log(`scale: ${corpus.chunks} chunks in ${dataDir}`);
+  await compactLogs(dataDir);
 
   // First start: rebuilt from the table; it saves a snapshot in the background, awaited before the stop.
   const first = await startTimed(dataDir);

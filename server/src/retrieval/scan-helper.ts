@@ -1,9 +1,6 @@
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
-import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { workerSource } from "../worker-source.ts";
 import { ASKED, CONTROL_WORDS, DONE, READY, type ScanJob, type ScanReply } from "./scan-protocol.ts";
 import { isShared } from "./shared-arrays.ts";
 
@@ -39,11 +36,19 @@ export class ScanHelper {
   private constructor() {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
-    this.worker = new Worker(workerSource(), {
-      eval: true,
-      workerData: { control: this.control, port: port2 },
-      transferList: [port2],
-    });
+    this.worker = new Worker(
+      workerSource(
+        new URL("./scan-worker.mjs", import.meta.url),
+        new URL("./scan-worker.ts", import.meta.url),
+      ),
+      {
+        eval: true,
+        // The parent's own flags are not needed (its loader would register tsx twice).
+        execArgv: [],
+        workerData: { control: this.control, port: port2 },
+        transferList: [port2],
+      },
+    );
     this.worker.unref();
     this.port.unref();
     const fail = () => {
@@ -117,19 +122,4 @@ export class ScanHelper {
     void this.worker.terminate();
     return null;
   }
-}
-
-/**
- * The worker's bootstrap, as for the parse workers (parse-in-worker.ts): the built server ships
- * `scan-worker.mjs` beside it; from the source tree tsx's hooks are registered first.
- */
-function workerSource(): string {
-  const bundled = new URL("./scan-worker.mjs", import.meta.url);
-  if (existsSync(bundled)) return `import(${JSON.stringify(bundled.href)});`;
-  const require = createRequire(import.meta.url);
-  const tsxApi = pathToFileURL(
-    join(dirname(require.resolve("tsx/package.json")), "dist", "esm", "api", "index.mjs"),
-  ).href;
-  const entry = new URL("./scan-worker.ts", import.meta.url).href;
-  return `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
 }

@@ -1,9 +1,6 @@
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
-import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import { workerSource } from "../../worker-source.ts";
 import type { ChunkedDocument, ParsedDocument, RawDocument } from "../documents.ts";
 import { ParseError } from "../documents.ts";
 import { UnsupportedTypeError } from "./detect-kind.ts";
@@ -22,23 +19,6 @@ export interface ParseWorkerPool {
   /** Parses and chunks in a worker thread (chunkedDocument), with the same timeout and errors. */
   chunk(raw: RawDocument, opts?: TaskOptions): Promise<ChunkedDocument>;
   close(): Promise<void>;
-}
-
-/**
- * Worker bootstrap. The built server (`npm run build`) ships the worker compiled beside it as
- * `parse-worker.mjs`, imported as it is. From the source tree the server runs TypeScript through tsx
- * (and tests through vitest), but on Node 20 a worker's `--import` loader is not active for its entry
- * module, so the worker registers tsx's ESM hooks itself and then imports the TypeScript entry.
- */
-function workerSource(): string {
-  const bundled = new URL("./parse-worker.mjs", import.meta.url);
-  if (existsSync(bundled)) return `import(${JSON.stringify(bundled.href)});`;
-  const require = createRequire(import.meta.url);
-  const tsxApi = pathToFileURL(
-    join(dirname(require.resolve("tsx/package.json")), "dist", "esm", "api", "index.mjs"),
-  ).href;
-  const entry = new URL("./parse-worker.ts", import.meta.url).href;
-  return `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
 }
 
 type Job = {
@@ -92,13 +72,19 @@ export function createParseWorkerPool(opts: { size?: number; maxMemoryMb?: numbe
   };
 
   const spawn = (slot: Slot): Worker => {
-    const worker = new Worker(workerSource(), {
-      eval: true,
-      // The parent's own loader flags are not needed (and would register tsx twice).
-      execArgv: [],
-      // A runaway document hits this ceiling and kills only its worker.
-      resourceLimits: { maxOldGenerationSizeMb: opts.maxMemoryMb ?? 1024 },
-    });
+    const worker = new Worker(
+      workerSource(
+        new URL("./parse-worker.mjs", import.meta.url),
+        new URL("./parse-worker.ts", import.meta.url),
+      ),
+      {
+        eval: true,
+        // The parent's own loader flags are not needed (and would register tsx twice).
+        execArgv: [],
+        // A runaway document hits this ceiling and kills only its worker.
+        resourceLimits: { maxOldGenerationSizeMb: opts.maxMemoryMb ?? 1024 },
+      },
+    );
     worker.on("message", (reply: ParseReply) => {
       const job = finish(slot);
       if (!job) return;

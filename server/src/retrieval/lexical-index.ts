@@ -698,7 +698,7 @@ export class LexicalIndex {
     const acc = scratch.scores;
     const total = this.slotTotal;
     lists.start();
-    const { heap, rivals, best, blocks } = this.scanAll(limit, lists, scratch);
+    const { heap, rivals, best, blocks, helper } = this.scanAll(limit, lists, scratch);
     let top = heap;
     if (heap.tieAtCut()) {
       // The slots above the cut are those of `heap`; a second heap takes every slot in list order.
@@ -712,7 +712,15 @@ export class LexicalIndex {
     const sorted = top.sorted();
     const contenders = rivals.filter((slot) => 1.5 * float64At(acc, slot) >= best);
     const groups = this.documentEvidence([sorted.top, contenders], acc);
-    for (const from of blocks) acc.fill(0, from, Math.min(total, from + this.slotBlock));
+    if (helper) {
+      // The worker zeroes the blocks while the answer goes on (`ScanHelper.settle` before the next search).
+      const ranges = new Int32Array(blocks.length * 2);
+      blocks.forEach((from, i) => {
+        ranges[2 * i] = from;
+        ranges[2 * i + 1] = Math.min(total, from + this.slotBlock);
+      });
+      helper.clear(acc, ranges);
+    } else for (const from of blocks) acc.fill(0, from, Math.min(total, from + this.slotBlock));
     return { ...sorted, groups };
   }
 
@@ -728,7 +736,7 @@ export class LexicalIndex {
     limit: number,
     lists: QueryLists,
     scratch: SearchScratch,
-  ): { heap: TopSlots; rivals: Int32Array; best: number; blocks: number[] } {
+  ): { heap: TopSlots; rivals: Int32Array; best: number; blocks: number[]; helper: ScanHelper | null } {
     const total = this.slotTotal;
     const block = this.slotBlock;
     const groupOf = this.docGroup.values;
@@ -740,7 +748,7 @@ export class LexicalIndex {
     const job = helper && split < total ? this.scanJob(lists, scratch, split, limit) : null;
     if (!helper || !job) {
       const scan = scanSlots(lists, scratch, groupOf, { from: 0, end: total, block, limit });
-      return { ...scan, rivals: scan.rivals.subarray(0, scan.rivalCount) };
+      return { ...scan, rivals: scan.rivals.subarray(0, scan.rivalCount), helper: null };
     }
     helper.begin(job);
     const mine = scanSlots(lists, scratch, groupOf, { from: 0, end: split, block, limit });
@@ -760,12 +768,14 @@ export class LexicalIndex {
       rivals,
       best: Math.max(mine.best, theirs.best),
       blocks: [...mine.blocks, ...theirs.blocks],
+      helper: ScanHelper.ready(),
     };
   }
 
   /** The second thread's job for the slots from `split` on, or null where its arrays are not shared. */
   private scanJob(lists: QueryLists, scratch: SearchScratch, split: number, limit: number): ScanJob | null {
     const job: ScanJob = {
+      kind: "scan",
       parts: lists.parts(),
       scores: scratch.scores,
       lengths: scratch.lengths,
@@ -900,6 +910,8 @@ export class LexicalIndex {
 
   /** Scratch for every slot: the scores, and with `masks` the bits (only `featuresFor` keeps those). */
   private growScratch(masks = false): void {
+    // The scores are zero only once a clearing handed to the search's worker has ended.
+    ScanHelper.settle();
     if (this.scratch.length < this.slotTotal) {
       this.scratch = sharedFloat64(this.slotTotal * 2);
       this.marks = new Int32Array((this.slotTotal * 2 + 31) >>> 5);

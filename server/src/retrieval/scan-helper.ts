@@ -1,7 +1,15 @@
 import { availableParallelism } from "node:os";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { workerSource } from "../worker-source.ts";
-import { ASKED, CONTROL_WORDS, DONE, READY, type ScanJob, type ScanReply } from "./scan-protocol.ts";
+import {
+  ASKED,
+  type ClearJob,
+  CONTROL_WORDS,
+  DONE,
+  READY,
+  type ScanJob,
+  type ScanReply,
+} from "./scan-protocol.ts";
 import { isShared } from "./shared-arrays.ts";
 
 /** A job not answered in this long is given up, and the helper with it (the range is scored here). */
@@ -32,6 +40,8 @@ export class ScanHelper {
   private readonly worker: Worker;
   private asked = 0;
   private broken = false;
+  /** A clearing handed over and not known finished: its job, to redo here if the worker fails. */
+  private clearing: ClearJob | null = null;
 
   private constructor() {
     const { port1, port2 } = new MessageChannel();
@@ -94,8 +104,37 @@ export class ScanHelper {
     );
   }
 
+  /**
+   * Waits for a clearing handed over (`clear`) to end; a search calls this before it reads or
+   * writes any scores. Where the worker failed, the scores are cleared here.
+   */
+  static settle(): void {
+    const helper = ScanHelper.started;
+    const job = helper?.clearing;
+    if (!helper || !job) return;
+    helper.clearing = null;
+    if (helper.waitDone()) return;
+    for (let i = 0; i + 1 < job.ranges.length; i += 2)
+      job.scores.fill(0, job.ranges[i] ?? 0, job.ranges[i + 1] ?? 0);
+  }
+
+  /**
+   * Hands the zeroing of a finished search's scores (`ranges`: pairs of from, to) to the worker,
+   * which does it while the event loop goes on with the answer; the next search settles it first.
+   */
+  clear(scores: Float64Array, ranges: Int32Array): void {
+    const job: ClearJob = { kind: "clear", scores, ranges };
+    this.post(job);
+    this.clearing = job;
+  }
+
   /** Hands a job to the worker, which starts on it at once. */
   begin(job: ScanJob): void {
+    ScanHelper.settle();
+    this.post(job);
+  }
+
+  private post(job: ScanJob | ClearJob): void {
     this.port.postMessage(job);
     this.asked += 1;
     Atomics.store(this.control, ASKED, this.asked);
@@ -104,17 +143,25 @@ export class ScanHelper {
 
   /** Waits for the job's answer; null when the worker failed or timed out (then it is given up). */
   finish(): Answer | null {
-    const deadline = Date.now() + REPLY_TIMEOUT_MS;
-    for (;;) {
-      const done = Atomics.load(this.control, DONE);
-      if (done === this.asked) break;
-      if (this.broken || Date.now() > deadline) return this.giveUp();
-      Atomics.wait(this.control, DONE, done, 100);
-    }
+    if (!this.waitDone()) return null;
     const reply = receiveMessageOnPort(this.port)?.message as ScanReply | undefined;
     if (!reply || "error" in reply) return this.giveUp();
     ScanHelper.answered += 1;
     return reply;
+  }
+
+  /** Waits until the worker ended the last job asked; false when it failed or timed out (given up). */
+  private waitDone(): boolean {
+    const deadline = Date.now() + REPLY_TIMEOUT_MS;
+    for (;;) {
+      const done = Atomics.load(this.control, DONE);
+      if (done === this.asked) return true;
+      if (this.broken || Date.now() > deadline) {
+        this.giveUp();
+        return false;
+      }
+      Atomics.wait(this.control, DONE, done, 100);
+    }
   }
 
   private giveUp(): null {

@@ -16,6 +16,7 @@ export const DONE = 2;
 
 /** Score the slots `from` .. `end` of an index's lists (all arrays shared with the event loop). */
 export interface ScanJob {
+  kind: "scan";
   parts: QueryListParts;
   scores: Float64Array;
   lengths: Int32Array;
@@ -24,6 +25,13 @@ export interface ScanJob {
   end: number;
   block: number;
   limit: number;
+}
+
+/** Zero the scores of these ranges (pairs of from, to): a finished search's blocks. No reply. */
+export interface ClearJob {
+  kind: "clear";
+  scores: Float64Array;
+  ranges: Int32Array;
 }
 
 export type ScanReply =

@@ -32,14 +32,19 @@ for (;;) {
     continue;
   }
   seen = asked;
-  const job = receiveMessageOnPort(port)?.message as ScanJob | undefined;
-  let reply: ScanReply;
-  try {
-    reply = job ? run(job) : { error: "no job was sent" };
-  } catch (error) {
-    reply = { error: error instanceof Error ? error.message : String(error) };
+  const job = receiveMessageOnPort(port)?.message as ScanJob | ClearJob | undefined;
+  if (job?.kind === "clear") {
+    for (let i = 0; i + 1 < job.ranges.length; i += 2)
+      job.scores.fill(0, job.ranges[i] ?? 0, job.ranges[i + 1] ?? 0);
+  } else {
+    let reply: ScanReply;
+    try {
+      reply = job ? run(job) : { error: "no job was sent" };
+    } catch (error) {
+      reply = { error: error instanceof Error ? error.message : String(error) };
+    }
+    port.postMessage(reply);
   }
-  port.postMessage(reply);
   Atomics.store(control, DONE, seen);
   Atomics.notify(control, DONE);
 }

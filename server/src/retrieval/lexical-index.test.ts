@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultLexicalParams, LexicalIndex } from "./lexical-index.ts";
+import { addMixedCorpus } from "./test-texts.ts";
 
 /** Adds articles (one chunk each unless split) and returns the titles ranked for a query. */
 function rank(
@@ -156,40 +157,7 @@ describe("lexical search a block of slots at a time", () => {
   }
 
   it("returns the same candidates and features as a search a list at a time", () => {
-    let seed = 11;
-    const random = () => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-      return seed / 2_147_483_648;
-    };
-    const words = [
-      "payment",
-      "refund",
-      "invoice",
-      "account",
-      "password",
-      "shipping",
-      "order",
-      "card",
-      "zorbex",
-    ];
-    const texts = Array.from({ length: 3_000 }, () =>
-      Array.from(
-        { length: 2 + Math.floor(random() * 8) },
-        () => words[Math.floor(random() * words.length)],
-      ).join(" "),
-    );
-    const [whole, blocks] = pair((index) => {
-      // Sources in runs and interleaved, documents of a few chunks, every tenth chunk removed again.
-      texts.forEach((text, i) => {
-        const slot = index.add(
-          text,
-          i % 5 === 0 ? "Refund policy" : "",
-          i < 1_500 ? i % 4 : 4,
-          Math.floor(i / 3),
-        );
-        if (i % 10 === 9) index.remove(slot);
-      });
-    });
+    const [whole, blocks] = pair(addMixedCorpus);
     const questions = [
       "refund my payment",
       "reset the account password",

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultLexicalParams, LexicalIndex } from "./lexical-index.ts";
 import { ScanHelper } from "./scan-helper.ts";
+import { addMixedCorpus, helpTexts } from "./test-texts.ts";
 
 /**
  * A search whose postings are split between the event loop and the worker thread must find what a
@@ -24,22 +25,6 @@ function both(indexes: { one: LexicalIndex; two: LexicalIndex }, question: strin
   return { expected, found };
 }
 
-const words = ["payment", "refund", "invoice", "account", "password", "shipping", "order", "card", "zorbex"];
-
-function texts(seed: number, count: number): string[] {
-  let state = seed;
-  const random = () => {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return state / 2_147_483_648;
-  };
-  return Array.from({ length: count }, () =>
-    Array.from(
-      { length: 2 + Math.floor(random() * 8) },
-      () => words[Math.floor(random() * words.length)],
-    ).join(" "),
-  );
-}
-
 describe("a search on two threads", () => {
   beforeAll(async () => {
     ScanHelper.configure(2);
@@ -50,19 +35,8 @@ describe("a search on two threads", () => {
   afterAll(() => ScanHelper.stop());
 
   it("finds the same candidates, features and order as a search on one", () => {
-    const indexes = pair((index) => {
-      // Sources in runs and interleaved, documents of a few chunks (some across the halves' split),
-      // every tenth chunk removed again.
-      texts(11, 3_000).forEach((text, i) => {
-        const slot = index.add(
-          text,
-          i % 5 === 0 ? "Refund policy" : "",
-          i < 1_500 ? i % 4 : 4,
-          Math.floor(i / 3),
-        );
-        if (i % 10 === 9) index.remove(slot);
-      });
-    });
+    // Documents of a few chunks, some across the halves' split.
+    const indexes = pair(addMixedCorpus);
     for (const question of [
       "refund my payment",
       "reset the account password",
@@ -106,7 +80,7 @@ describe("a search on two threads", () => {
   it("weighs a document's chunks in both halves, and goes on matching as the index grows", () => {
     const indexes = pair((index) => {
       // Documents of 40 chunks each: most of them straddle the split of some question.
-      texts(23, 2_000).forEach((text, i) => {
+      helpTexts(23, 2_000).forEach((text, i) => {
         index.add(text, "", 0, Math.floor(i / 40));
       });
     });
@@ -120,7 +94,7 @@ describe("a search on two threads", () => {
     ask();
     // Pages, columns and scores grow into new shared arrays; the worker is handed the new ones.
     for (const index of [indexes.one, indexes.two])
-      texts(29, 3_000).forEach((text, i) => {
+      helpTexts(29, 3_000).forEach((text, i) => {
         index.add(text, "Order help", 0, 50 + Math.floor(i / 40));
       });
     ask();

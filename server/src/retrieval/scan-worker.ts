@@ -1,7 +1,7 @@
 import { type MessagePort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import { scanSlots } from "./block-scan.ts";
 import { QueryLists } from "./query-lists.ts";
-import { ASKED, DONE, READY, type ScanJob, type ScanReply } from "./scan-protocol.ts";
+import { ASKED, type ClearJob, DONE, READY, type ScanJob, type ScanReply } from "./scan-protocol.ts";
 
 /**
  * The search's second thread (see scan-helper.ts): waits on the control words for a job, scores its

@@ -697,7 +697,7 @@ export class LexicalIndex {
   private topInBlocks(limit: number, lists: QueryLists, scratch: SearchScratch): TopCandidates {
     const acc = scratch.scores;
     const total = this.slotTotal;
-    lists.start();
+    lists.startAt(0);
     const { heap, rivals, best, blocks, helper } = this.scanAll(limit, lists, scratch);
     let top = heap;
     if (heap.tieAtCut()) {
@@ -741,9 +741,10 @@ export class LexicalIndex {
     const block = this.slotBlock;
     const groupOf = this.docGroup.values;
     const helper = total >= 2 * block ? ScanHelper.ready() : null;
+    const entries = helper ? lists.entries() : 0;
     const split =
-      helper && lists.entries() >= this.parallelEntries
-        ? lists.middle(block, lists.nextBlock(block, total), total)
+      helper && entries >= this.parallelEntries
+        ? lists.middle(block, lists.nextBlock(block, total), total, entries)
         : total;
     const job = helper && split < total ? this.scanJob(lists, scratch, split, limit) : null;
     if (!helper || !job) {

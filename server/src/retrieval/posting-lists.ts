@@ -46,6 +46,18 @@ export function termOfEntry(offsets: Int32Array, entry: number): number {
   return lo;
 }
 
+/** The first index in from .. to of ascending `slots` holding at least `slot` (`to` if none): a binary search. */
+export function firstAtLeast(slots: Int32Array, from: number, to: number, slot: number): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (int32At(slots, mid) < slot) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Stretches of one term's entries (see `PostingLists.allowedStretches`). */
 export interface Stretches {
   docs: Int32Array;
@@ -214,14 +226,8 @@ export class PostingLists {
     if (length === 0) return false;
     const docs = pageAt(this.docPages, int32At(this.page, term));
     const base = int32At(this.start, term);
-    let lo = base;
-    let hi = base + length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (int32At(docs, mid) < from) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < base + length && int32At(docs, lo) <= to;
+    const at = firstAtLeast(docs, base, base + length, from);
+    return at < base + length && int32At(docs, at) <= to;
   }
 
   /** All lists concatenated. */

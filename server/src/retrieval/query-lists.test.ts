@@ -19,7 +19,7 @@ describe("adding a question's postings", () => {
     lists.add(title, 0, new Set([0]), 0.8, true);
     const scores = new Float64Array(lengths.length);
     const marks = new Int32Array(1);
-    lists.start();
+    lists.startAt(0);
     lists.addUpTo(lengths.length, { scores, marks, lengths });
     lengths.forEach((length, slot) => {
       const { k1, b, avgLength } = scoring;

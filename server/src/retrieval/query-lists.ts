@@ -1,5 +1,5 @@
 import { float64At, int32At, itemAt, uint16At } from "./checked-access.ts";
-import type { PostingLists } from "./posting-lists.ts";
+import { firstAtLeast, type PostingLists } from "./posting-lists.ts";
 
 /** One term's BM25 contribution; `lengthNorm` is k1 · (1 − b + b · length / average length). */
 export const bm25Part = (weight: number, tf: number, k1: number, lengthNorm: number): number =>
@@ -107,7 +107,7 @@ export class QueryLists {
     for (let s = itemAt(this.firstStretch, k); s < itemAt(this.firstStretch, k + 1); s++) {
       const from = int32At(this.bounds, 2 * s);
       const to = int32At(this.bounds, 2 * s + 1);
-      below += lowerBound(docs, from, to, slot) - from;
+      below += firstAtLeast(docs, from, to, slot) - from;
     }
     return below;
   }
@@ -116,8 +116,8 @@ export class QueryLists {
    * A slot that splits the lists' entries about in half, on a boundary of `block` slots, between
    * `first` and `end` (both on one): the second thread's range starts there.
    */
-  middle(block: number, first: number, end: number): number {
-    const half = this.entries() / 2;
+  middle(block: number, first: number, end: number, entries = this.entries()): number {
+    const half = entries / 2;
     let lo = first / block;
     let hi = Math.ceil(end / block);
     while (hi - lo > 1) {
@@ -161,22 +161,11 @@ export class QueryLists {
       for (; s < last; s++) {
         const from = int32At(this.bounds, 2 * s);
         const to = int32At(this.bounds, 2 * s + 1);
-        i = lowerBound(docs, from, to, slot);
+        i = firstAtLeast(docs, from, to, slot);
         if (i < to) break;
       }
       this.stretch[k] = s;
       this.position[k] = i;
-    }
-  }
-
-  /** Puts every cursor at its list's first entry. */
-  start(): void {
-    this.stretch = new Int32Array(this.count);
-    this.position = new Int32Array(this.count);
-    for (let k = 0; k < this.count; k++) {
-      const s = itemAt(this.firstStretch, k);
-      this.stretch[k] = s;
-      this.position[k] = int32At(this.bounds, 2 * s);
     }
   }
 
@@ -312,18 +301,6 @@ export interface QueryListParts {
   flat: boolean[];
   bounds: Int32Array;
   firstStretch: number[];
-}
-
-/** The first index in from .. to of an ascending `values` whose value is at least `slot` (`to` if none). */
-function lowerBound(values: Int32Array, from: number, to: number, slot: number): number {
-  let lo = from;
-  let hi = to;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (int32At(values, mid) < slot) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** A bounded heap of the best slots (TopSlots in top-slots.ts). */

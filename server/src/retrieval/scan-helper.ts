@@ -5,6 +5,7 @@ import {
   ASKED,
   type ClearJob,
   CONTROL_WORDS,
+  clearRanges,
   DONE,
   READY,
   type ScanJob,
@@ -84,6 +85,8 @@ export class ScanHelper {
 
   /** Ends the worker (tests; the process's exit ends it anyway). */
   static async stop(): Promise<void> {
+    // A clearing still handed over ends (or is done here) first: the scores must be zero after.
+    ScanHelper.settle();
     const helper = ScanHelper.started;
     ScanHelper.started = undefined;
     if (!helper) return;
@@ -113,9 +116,7 @@ export class ScanHelper {
     const job = helper?.clearing;
     if (!helper || !job) return;
     helper.clearing = null;
-    if (helper.waitDone()) return;
-    for (let i = 0; i + 1 < job.ranges.length; i += 2)
-      job.scores.fill(0, job.ranges[i] ?? 0, job.ranges[i + 1] ?? 0);
+    if (!helper.waitDone()) clearRanges(job);
   }
 
   /**

@@ -34,6 +34,12 @@ export interface ClearJob {
   ranges: Int32Array;
 }
 
+/** Zeroes a clearing job's ranges (on the worker, or here where the worker failed). */
+export function clearRanges(job: ClearJob): void {
+  for (let i = 0; i + 1 < job.ranges.length; i += 2)
+    job.scores.fill(0, job.ranges[i] ?? 0, job.ranges[i + 1] ?? 0);
+}
+
 export type ScanReply =
   | { heap: HeapEntries; rivals: Int32Array; best: number; blocks: number[] }
   | { error: string };

@@ -1,7 +1,15 @@
 import { type MessagePort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import { scanSlots } from "./block-scan.ts";
 import { QueryLists } from "./query-lists.ts";
-import { ASKED, type ClearJob, DONE, READY, type ScanJob, type ScanReply } from "./scan-protocol.ts";
+import {
+  ASKED,
+  type ClearJob,
+  clearRanges,
+  DONE,
+  READY,
+  type ScanJob,
+  type ScanReply,
+} from "./scan-protocol.ts";
 
 /**
  * The search's second thread (see scan-helper.ts): waits on the control words for a job, scores its
@@ -33,10 +41,8 @@ for (;;) {
   }
   seen = asked;
   const job = receiveMessageOnPort(port)?.message as ScanJob | ClearJob | undefined;
-  if (job?.kind === "clear") {
-    for (let i = 0; i + 1 < job.ranges.length; i += 2)
-      job.scores.fill(0, job.ranges[i] ?? 0, job.ranges[i + 1] ?? 0);
-  } else {
+  if (job?.kind === "clear") clearRanges(job);
+  else {
     let reply: ScanReply;
     try {
       reply = job ? run(job) : { error: "no job was sent" };

@@ -1,4 +1,3 @@
-import { float64At, int32At } from "./checked-access.ts";
 import type { QueryLists, SearchScratch } from "./query-lists.ts";
 import { TopSlots } from "./top-slots.ts";
 
@@ -36,6 +35,8 @@ export function scanSlots(
 ): SlotScan {
   const { end, block } = range;
   const acc = scratch.scores;
+  if (end > acc.length || end > scratch.norms.length || end > groupOf.length || end > scratch.lengths.length)
+    throw new RangeError(`slots up to ${end} lie past the search's arrays`);
   const heap = new TopSlots(range.limit);
   const blocks: number[] = [];
   let rivals = new Int32Array(256);
@@ -50,16 +51,18 @@ export function scanSlots(
   for (let from = Math.max(range.from, lists.nextBlock(block, end)); from < end; ) {
     const to = Math.min(end, from + block);
     blocks.push(from);
+    lists.normBlock(from, to, from / block, scratch);
     lists.addUpTo(to, scratch);
+    // Unchecked reads: every slot here is below `end`, checked above.
     for (let slot = from; slot < to; slot++) {
-      const score = float64At(acc, slot);
+      const score = acc[slot] as number;
       // A slot no posting reached scores 0, every other more (see QueryLists).
       if (score < gate || score === 0) continue;
       if (score >= floor) {
         heap.offer(slot, score);
         floor = heap.floor();
       }
-      if (int32At(groupOf, slot) >= 0 && 1.5 * score >= best) {
+      if ((groupOf[slot] as number) >= 0 && 1.5 * score >= best) {
         if (score > best) best = score;
         if (rivalCount === rivals.length) {
           const grown = new Int32Array(rivalCount * 2);

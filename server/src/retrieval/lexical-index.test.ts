@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultLexicalParams, LexicalIndex } from "./lexical-index.ts";
-import { addMixedCorpus } from "./test-texts.ts";
+import { addMixedCorpus, helpTexts } from "./test-texts.ts";
 
 /** Adds articles (one chunk each unless split) and returns the titles ranked for a query. */
 function rank(
@@ -272,6 +272,49 @@ describe("lexical index with its postings packed (after a rebuild)", () => {
       LexicalIndex.fromState(defaultLexicalParams, saved).search(questions[0] ?? "", new Set([0, 1, 2])),
     ).toEqual(grown.search(questions[0] ?? "", new Set([0, 1, 2])));
     saved.release();
+  });
+});
+
+describe("lexical search after the index changes", () => {
+  it("scores as an index that never searched does, once chunks are added, removed or compacted", () => {
+    // The length norms a search computes stay for the next one; every change must renew them (each
+    // changes the average length, and a removed chunk scores nothing).
+    const texts = helpTexts(23, 1_500);
+    const questions = ["refund my payment", "card shipping order zorbex", "account password invoice"];
+    const allowed = new Set([0, 1]);
+    const searched = new LexicalIndex(defaultLexicalParams, 64);
+    const search = (index: LexicalIndex) => questions.map((q) => index.search(q, allowed));
+    const fresh = (steps: number) => {
+      const index = new LexicalIndex(defaultLexicalParams, 64);
+      changes.slice(0, steps).forEach((change) => {
+        change(index);
+      });
+      return index;
+    };
+    const changes = [
+      (index: LexicalIndex) => {
+        texts.slice(0, 1_000).forEach((t, i) => {
+          index.add(t, "", i % 2, Math.floor(i / 3));
+        });
+      },
+      (index: LexicalIndex) => {
+        texts.slice(1_000).forEach((t, i) => {
+          index.add(`${t} ${t}`, "", i % 2, 400 + i);
+        });
+      },
+      (index: LexicalIndex) => {
+        for (let slot = 0; slot < 1_500; slot += 4) index.remove(slot);
+      },
+      (index: LexicalIndex) => {
+        index.compact();
+      },
+    ];
+    changes.forEach((change, i) => {
+      change(searched);
+      const expected = search(fresh(i + 1));
+      expect(expected.every((found) => found.length > 0)).toBe(true);
+      expect(search(searched)).toEqual(expected);
+    });
   });
 });
 

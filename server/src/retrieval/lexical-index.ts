@@ -386,6 +386,12 @@ export class LexicalIndex {
   private scratch: Float64Array = new Float64Array(0);
   /** A bit per slot for the tie fallback (`QueryLists.offerInListOrder`; zero between searches). */
   private marks = new Int32Array(0);
+  /** Per slot its length norm, computed a block at a time by the searches (`QueryLists.normBlock`). */
+  private norms: Float64Array = new Float64Array(0);
+  /** Per block of slots the generation its norms are of (0: none yet). */
+  private normed: Int32Array = new Int32Array(0);
+  /** Moves on with every change to the lengths or their average, so the norms are computed again. */
+  private generation = 1;
   /** Per slot during `featuresFor`: bits of the query terms it matched (body or title, first 31 terms). */
   private maskScratch = new Int32Array(0);
   private readonly groups = new GroupTable();
@@ -533,6 +539,7 @@ export class LexicalIndex {
     this.slotTotal++;
     this.totalLength += ids.length;
     this.liveCount++;
+    this.lengthsChanged();
     return slot;
   }
 
@@ -544,6 +551,11 @@ export class LexicalIndex {
     this.docLength.set(slot, -1);
     this.liveCount--;
     this.deadCount++;
+    this.lengthsChanged();
+  }
+
+  private lengthsChanged(): void {
+    this.generation = (this.generation % 0x7fff_ffff) + 1;
   }
 
   isLive(slot: number): boolean {
@@ -614,6 +626,7 @@ export class LexicalIndex {
     }
     this.slotTotal = next;
     this.deadCount = 0;
+    this.lengthsChanged();
     return remap;
   }
 
@@ -780,6 +793,9 @@ export class LexicalIndex {
       parts: lists.parts(),
       scores: scratch.scores,
       lengths: scratch.lengths,
+      norms: scratch.norms,
+      normed: scratch.normed,
+      generation: scratch.generation,
       groupOf: this.docGroup.values,
       from: split,
       end: this.slotTotal,
@@ -815,7 +831,14 @@ export class LexicalIndex {
   /** The search's scratch (the scores and bits are zero between searches). */
   private searchScratch(): SearchScratch {
     this.growScratch();
-    return { scores: this.scratch, marks: this.marks, lengths: this.docLength.values };
+    return {
+      scores: this.scratch,
+      marks: this.marks,
+      lengths: this.docLength.values,
+      norms: this.norms,
+      normed: this.normed,
+      generation: this.generation,
+    };
   }
 
   /**
@@ -916,6 +939,9 @@ export class LexicalIndex {
     if (this.scratch.length < this.slotTotal) {
       this.scratch = sharedFloat64(this.slotTotal * 2);
       this.marks = new Int32Array((this.slotTotal * 2 + 31) >>> 5);
+      // Computed again a block at a time (every entry of `normed` is 0, no generation).
+      this.norms = sharedFloat64(this.slotTotal * 2);
+      this.normed = sharedInt32(Math.ceil((this.slotTotal * 2) / this.slotBlock));
     }
     if (masks && this.maskScratch.length < this.slotTotal)
       this.maskScratch = new Int32Array(this.slotTotal * 2);

@@ -1,11 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { PostingLists } from "./posting-lists.ts";
-import { bm25Part, QueryLists, type SlotHeap } from "./query-lists.ts";
+import { bm25Part, QueryLists, type SearchScratch, type SlotHeap } from "./query-lists.ts";
 import { TopSlots } from "./top-slots.ts";
+
+/** A search's scratch over slots of these lengths, its norms not computed yet. */
+function searchScratch(lengths: Int32Array): SearchScratch {
+  return {
+    scores: new Float64Array(lengths.length),
+    marks: new Int32Array(Math.ceil(lengths.length / 32)),
+    lengths,
+    norms: new Float64Array(lengths.length),
+    normed: new Int32Array(1),
+    generation: 1,
+  };
+}
 
 describe("adding a question's postings", () => {
   it("adds each entry's BM25 part (body) or flat weight (title), skipping removed chunks", () => {
-    // Lengths around the ones whose norm is computed up front (below 1,024) and above them.
     const lengths = Int32Array.from([3, 17, -1, 250, 1_023, 1_024, 5_000, 60]);
     const body = new PostingLists(1);
     const title = new PostingLists(1);
@@ -17,10 +28,11 @@ describe("adding a question's postings", () => {
     const lists = new QueryLists(scoring);
     lists.add(body, 0, new Set([0]), 2.5, false);
     lists.add(title, 0, new Set([0]), 0.8, true);
-    const scores = new Float64Array(lengths.length);
-    const marks = new Int32Array(1);
+    const scratch = searchScratch(lengths);
     lists.startAt(0);
-    lists.addUpTo(lengths.length, { scores, marks, lengths });
+    lists.normBlock(0, lengths.length, 0, scratch);
+    lists.addUpTo(lengths.length, scratch);
+    const { scores } = scratch;
     lengths.forEach((length, slot) => {
       const { k1, b, avgLength } = scoring;
       const expected =
@@ -99,7 +111,7 @@ describe("offering the slots reached in the order a list at a time reaches them"
           floor: () => heap.floor(),
         };
         const seen = new Int32Array(Math.ceil(SLOTS / 32));
-        query.offerInListOrder({ scores, marks: seen, lengths }, seen, cut, above, counted);
+        query.offerInListOrder({ ...searchScratch(lengths), scores, marks: seen }, seen, cut, above, counted);
 
         // A list at a time: list by list, each list's slots not offered yet by slot.
         const expected = new TopSlots(limit);

@@ -1,4 +1,4 @@
-import { float64At, int32At, itemAt, uint16At } from "./checked-access.ts";
+import { float64At, int32At, itemAt } from "./checked-access.ts";
 import { firstAtLeast, type PostingLists } from "./posting-lists.ts";
 
 /** One term's BM25 contribution; `lengthNorm` is k1 · (1 − b + b · length / average length). */
@@ -19,10 +19,16 @@ export interface SearchScratch {
   marks: Int32Array;
   /** Per slot its body length, negative for a removed chunk (which scores nothing). */
   lengths: Int32Array;
+  /**
+   * Per slot its length norm (`bm25Part`'s `lengthNorm`), −1 for a removed chunk: kept between
+   * searches, and valid in the blocks of slots whose entry in `normed` is `generation` (`normBlock`).
+   */
+  norms: Float64Array;
+  /** Per block of slots the `generation` its norms were computed for. */
+  normed: Int32Array;
+  /** The index's lengths and average length: every change to them makes a new generation. */
+  generation: number;
 }
-
-/** Body lengths (in terms) whose length norm a search computes up front: most chunks are shorter. */
-const NORMED_LENGTHS = 1024;
 /** How often (in entries) `offerInListOrder` looks whether the heap's floor reached the cut. */
 const FLOOR_CHECK_ENTRIES = 1024;
 
@@ -54,13 +60,7 @@ export class QueryLists {
   /** Per list: the stretch and the entry its cursor is at. */
   private stretch = new Int32Array(0);
   private position = new Int32Array(0);
-  /** `lengthNorm` of each body length below NORMED_LENGTHS, made once a question (a division less a posting). */
-  private readonly norms = new Float64Array(NORMED_LENGTHS);
-  constructor(private readonly body: BodyScoring) {
-    const { k1, b, avgLength } = body;
-    for (let length = 0; length < NORMED_LENGTHS; length++)
-      this.norms[length] = k1 * (1 - b + (b * length) / avgLength);
-  }
+  constructor(private readonly body: BodyScoring) {}
 
   get count(): number {
     return this.weights.length;
@@ -185,7 +185,27 @@ export class QueryLists {
     return next === none ? none : next - (next % block);
   }
 
-  /** Adds each list's entries for slots below `end` that its cursor has not reached yet. */
+  /**
+   * Makes the length norms of the slots `from` .. `to` (block `index`) those of the current lengths
+   * and average length, unless they are already: the first search after a change computes each
+   * block's once (a division a slot), the next ones read them. A norm is the same double whichever
+   * search computed it.
+   */
+  normBlock(from: number, to: number, index: number, scratch: SearchScratch): void {
+    const { norms, normed, lengths, generation } = scratch;
+    if (int32At(normed, index) === generation) return;
+    const { k1, b, avgLength } = this.body;
+    for (let slot = from; slot < to; slot++) {
+      const length = int32At(lengths, slot);
+      norms[slot] = length < 0 ? -1 : k1 * (1 - b + (b * length) / avgLength);
+    }
+    normed[index] = generation;
+  }
+
+  /**
+   * Adds each list's entries for slots below `end` that its cursor has not reached yet; the norms of
+   * their slots are computed (`normBlock`), and `end` is within the scratch's arrays.
+   */
   addUpTo(end: number, scratch: SearchScratch): void {
     for (let k = 0; k < this.count; k++)
       this.advance(k, (from, to) => this.addStretch(k, from, to, end, scratch));
@@ -213,33 +233,34 @@ export class QueryLists {
   /**
    * Adds list k's entries from `i` up to `to` or the first slot at or past `end`; returns where it
    * stopped. One loop per kind of list, with everything in locals and no test of the score: this
-   * runs once per posting.
+   * runs once per posting. Its reads are unchecked (a checked read cost a fifth of the loop): `to` is
+   * checked against the list's arrays once, and every slot read is below `end`, within the scratch.
    */
   private addStretch(k: number, from: number, to: number, end: number, scratch: SearchScratch): number {
     const docs = itemAt(this.docs, k);
-    const { scores, lengths } = scratch;
+    const { scores, norms } = scratch;
     let i = from;
     if (itemAt(this.flat, k)) {
+      if (to > docs.length) throw new RangeError(`a stretch ends past its list (${to} > ${docs.length})`);
       const flat = itemAt(this.weights, k);
       for (; i < to; i++) {
-        const slot = int32At(docs, i);
+        const slot = docs[i] as number;
         if (slot >= end) break;
-        if (int32At(lengths, slot) < 0) continue;
-        scores[slot] = float64At(scores, slot) + flat;
+        if ((norms[slot] as number) < 0) continue;
+        scores[slot] = (scores[slot] as number) + flat;
       }
     } else {
       const tfs = itemAt(this.tfs, k);
+      if (to > docs.length || to > tfs.length)
+        throw new RangeError(`a stretch ends past its list (${to} > ${Math.min(docs.length, tfs.length)})`);
       const weight = itemAt(this.weights, k);
-      const { k1, b, avgLength } = this.body;
-      const norms = this.norms;
+      const k1 = this.body.k1;
       for (; i < to; i++) {
-        const slot = int32At(docs, i);
+        const slot = docs[i] as number;
         if (slot >= end) break;
-        const length = int32At(lengths, slot);
-        if (length < 0) continue;
-        const norm =
-          length < NORMED_LENGTHS ? float64At(norms, length) : k1 * (1 - b + (b * length) / avgLength);
-        scores[slot] = float64At(scores, slot) + bm25Part(weight, uint16At(tfs, i), k1, norm);
+        const norm = norms[slot] as number;
+        if (norm < 0) continue;
+        scores[slot] = (scores[slot] as number) + bm25Part(weight, tfs[i] as number, k1, norm);
       }
     }
     return i;

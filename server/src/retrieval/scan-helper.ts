@@ -97,10 +97,14 @@ export class ScanHelper {
   }
 
   /** Whether `begin` can take a job over these arrays (the worker must write the very scores read here). */
-  static canShare(job: Pick<ScanJob, "scores" | "lengths" | "groupOf" | "parts">): boolean {
+  static canShare(
+    job: Pick<ScanJob, "scores" | "lengths" | "norms" | "normed" | "groupOf" | "parts">,
+  ): boolean {
     return (
       isShared(job.scores) &&
       isShared(job.lengths) &&
+      isShared(job.norms) &&
+      isShared(job.normed) &&
       isShared(job.groupOf) &&
       job.parts.docs.every(isShared) &&
       job.parts.tfs.every(isShared)

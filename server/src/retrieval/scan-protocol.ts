@@ -20,6 +20,9 @@ export interface ScanJob {
   parts: QueryListParts;
   scores: Float64Array;
   lengths: Int32Array;
+  norms: Float64Array;
+  normed: Int32Array;
+  generation: number;
   groupOf: Int32Array;
   from: number;
   end: number;

@@ -19,7 +19,8 @@ import {
 function run(job: ScanJob): ScanReply {
   const lists = QueryLists.fromParts(job.parts);
   lists.startAt(job.from);
-  const scratch = { scores: job.scores, lengths: job.lengths, marks: new Int32Array(0) };
+  const { scores, lengths, norms, normed, generation } = job;
+  const scratch = { scores, lengths, norms, normed, generation, marks: new Int32Array(0) };
   const scan = scanSlots(lists, scratch, job.groupOf, job);
   return {
     heap: scan.heap.entries(),

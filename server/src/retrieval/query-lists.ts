@@ -272,6 +272,9 @@ export class QueryLists {
    * `cut` is the lowest score the heap will end with, and `above` the slots that score higher,
    * ascending (fewer than the heap holds: a search in slot order found them).
    *
+   * An offer at or below the heap's floor would be refused, then and at any later offer of the slot
+   * (floors only rise): it is not made, and the slot is not marked. A removed chunk's slot scores 0.
+   *
    * The lists are gone over entry by entry only until the heap is full at `cut`. From then on its
    * floor rises no more, so of the offers still to come only those of `above` get in, and the order
    * they come in changes nothing: every slot at the cut has only such slots below it (a min-heap), so
@@ -285,23 +288,30 @@ export class QueryLists {
     above: Int32Array,
     heap: SlotHeap,
   ): void {
-    const { scores, lengths } = scratch;
+    const { scores } = scratch;
+    let floor = heap.floor();
     for (let k = 0; k < this.count; k++) {
       const docs = itemAt(this.docs, k);
       for (let s = itemAt(this.firstStretch, k); s < itemAt(this.firstStretch, k + 1); s++) {
         const to = int32At(this.bounds, 2 * s + 1);
+        if (to > docs.length) throw new RangeError(`a stretch ends past its list (${to} > ${docs.length})`);
         for (let i = int32At(this.bounds, 2 * s); i < to; ) {
           const stop = Math.min(to, i + FLOOR_CHECK_ENTRIES);
+          // Unchecked reads: i < to, checked above; a slot past the scores reads undefined, skipped
+          // as a refused offer, and one within them has its bit within `seen` (as long, in bits).
           for (; i < stop; i++) {
-            const slot = int32At(docs, i);
+            const slot = docs[i] as number;
+            const score = scores[slot] as number;
+            if (!(score > floor) || score === 0) continue;
             const word = slot >>> 5;
             const bit = 1 << (slot & 31);
-            const bits = int32At(seen, word);
-            if ((bits & bit) !== 0 || int32At(lengths, slot) < 0) continue;
+            const bits = seen[word] as number;
+            if ((bits & bit) !== 0) continue;
             seen[word] = bits | bit;
-            heap.offer(slot, float64At(scores, slot));
+            heap.offer(slot, score);
+            floor = heap.floor();
           }
-          if (heap.floor() >= cut) {
+          if (floor >= cut) {
             for (const slot of above)
               if ((int32At(seen, slot >>> 5) & (1 << (slot & 31))) === 0)
                 heap.offer(slot, float64At(scores, slot));

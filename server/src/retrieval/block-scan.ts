@@ -18,25 +18,45 @@ export interface SlotScan {
 }
 
 /**
- * Scores the slots `from` .. `end` (whole blocks of `block` slots; the lists' cursors at their first
- * entries in the range) a block at a time: each block's postings are added (`QueryLists.addUpTo`),
- * then its slots are read in slot order while their scores are still in the cache. Those scoring at
- * least the heap's floor go to the heap, and those with a document scoring at least the best so far
- * / 1.5 are kept as rivals (the best only rises, so none that passes at the end was left out).
+ * The slots a scan scores: `from` .. `end` (whole blocks of `block` slots) in chunks of `span` slots
+ * (whole blocks), chunk c being `from + c · span` on. With `claim` (a shared counter) two threads
+ * take the chunks in turn, each the next one not taken, so neither waits long for the other;
+ * without, a thread takes chunks `first`, `first + step`, … (one thread all: 0 and 1; tests give
+ * each of two threads every other one, 0 or 1 and 2).
+ */
+export interface ScanRange {
+  from: number;
+  end: number;
+  block: number;
+  span: number;
+  claim: Int32Array | null;
+  first: number;
+  step: number;
+  /** The heap's size. */
+  limit: number;
+}
+
+/**
+ * Scores the slots of the chunks of `range` it takes, a block at a time: each block's postings are
+ * added (`QueryLists.addUpTo`), then its slots are read in slot order while their scores are still in
+ * the cache. Those scoring at least the heap's floor go to the heap, and those with a document scoring
+ * at least the best so far / 1.5 are kept as rivals (the best only rises, so none that passes at the
+ * end was left out). The chunks one thread takes ascend, so the lists' cursors only move on.
  *
- * The same code scores the whole index on the event loop, or half of it on each of two threads
- * (`scan-helper.ts`): the two halves' heaps and rivals combine to the whole's.
+ * The same code scores the whole index on the event loop, or some of its chunks on each of two
+ * threads (`scan-helper.ts`): the two threads' heaps and rivals combine to the whole's.
  */
 export function scanSlots(
   lists: QueryLists,
   scratch: SearchScratch,
   groupOf: Int32Array,
-  range: { from: number; end: number; block: number; limit: number },
+  range: ScanRange,
 ): SlotScan {
-  const { end, block } = range;
+  const { end, block, span, claim } = range;
   const acc = scratch.scores;
   if (end > acc.length || end > scratch.norms.length || end > groupOf.length || end > scratch.lengths.length)
     throw new RangeError(`slots up to ${end} lie past the search's arrays`);
+  if (!(span > 0)) throw new RangeError(`a scan's chunks must hold slots (span ${span})`);
   const heap = new TopSlots(range.limit);
   const blocks: number[] = [];
   let rivals = new Int32Array(256);
@@ -48,32 +68,40 @@ export function scanSlots(
   let floor = heap.floor();
   // Below both (0.66 < 1 / 1.5, so rounding cannot leave a rival out): one test a slot.
   let gate = floor;
-  for (let from = Math.max(range.from, lists.nextBlock(block, end)); from < end; ) {
-    const to = Math.min(end, from + block);
-    blocks.push(from);
-    lists.normBlock(from, to, from / block, scratch);
-    lists.addUpTo(to, scratch);
-    // Unchecked reads: every slot here is below `end`, checked above.
-    for (let slot = from; slot < to; slot++) {
-      const score = acc[slot] as number;
-      // A slot no posting reached scores 0, every other more (see QueryLists).
-      if (score < gate || score === 0) continue;
-      if (score >= floor) {
-        heap.offer(slot, score);
-        floor = heap.floor();
-      }
-      if ((groupOf[slot] as number) >= 0 && 1.5 * score >= best) {
-        if (score > best) best = score;
-        if (rivalCount === rivals.length) {
-          const grown = new Int32Array(rivalCount * 2);
-          grown.set(rivals);
-          rivals = grown;
+  let taken = 0;
+  for (;;) {
+    const chunk = claim ? Atomics.add(claim, 0, 1) : range.first + range.step * taken++;
+    const start = range.from + chunk * span;
+    if (start >= end) break;
+    const stop = Math.min(end, start + span);
+    lists.skipTo(start);
+    for (let from = lists.nextBlock(block, stop); from < stop; ) {
+      const to = Math.min(stop, from + block);
+      blocks.push(from);
+      lists.normBlock(from, to, from / block, scratch);
+      lists.addUpTo(to, scratch);
+      // Unchecked reads: every slot here is below `end`, checked above.
+      for (let slot = from; slot < to; slot++) {
+        const score = acc[slot] as number;
+        // A slot no posting reached scores 0, every other more (see QueryLists).
+        if (score < gate || score === 0) continue;
+        if (score >= floor) {
+          heap.offer(slot, score);
+          floor = heap.floor();
         }
-        rivals[rivalCount++] = slot;
+        if ((groupOf[slot] as number) >= 0 && 1.5 * score >= best) {
+          if (score > best) best = score;
+          if (rivalCount === rivals.length) {
+            const grown = new Int32Array(rivalCount * 2);
+            grown.set(rivals);
+            rivals = grown;
+          }
+          rivals[rivalCount++] = slot;
+        }
+        gate = Math.min(floor, best * 0.66);
       }
-      gate = Math.min(floor, best * 0.66);
+      from = lists.nextBlock(block, stop);
     }
-    from = lists.nextBlock(block, end);
   }
   return { heap, rivals, rivalCount, best, blocks };
 }

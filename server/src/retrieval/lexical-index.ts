@@ -1,5 +1,5 @@
 import { readsAsEnglish } from "../text/analyzers.ts";
-import { scanSlots } from "./block-scan.ts";
+import { type ScanRange, scanSlots } from "./block-scan.ts";
 import { float64At, int32At, numberAt } from "./checked-access.ts";
 import { type CapturedPostings, type PackedPostings, PostingLists } from "./posting-lists.ts";
 import { bm25Part, QueryLists, type SearchScratch } from "./query-lists.ts";
@@ -178,11 +178,16 @@ export const MAX_QUERY_TOKENS = 256;
  */
 const SLOT_BLOCK = 1 << 14;
 /**
- * Postings a search must add before a second thread takes half of them (`scanAll`): handing a job
+ * Postings a search must add before a second thread takes a share of them (`scanAll`): handing a job
  * over and waiting for it costs some tens of microseconds, and 100,000 postings about half a
  * millisecond.
  */
 const PARALLEL_ENTRIES = 100_000;
+/**
+ * Chunks (of whole blocks) a search on two threads takes in turn (`scanAll`): once one thread has
+ * no chunk left to take, it waits at most for the other's last one, about 1/32 of the work.
+ */
+const SCAN_CHUNKS = 32;
 /** Distinct query terms scored: the first 64 (features, variants and expansion are O(terms²) at most). */
 export const MAX_QUERY_TERMS = 64;
 /** Words longer than this are never typo-corrected: 54·n + 25 edits of n letters each is O(n²). */
@@ -398,12 +403,15 @@ export class LexicalIndex {
 
   /**
    * `slotBlock`: slots a search takes at a time (tests set a small one to compare a search made
-   * block by block with one made a list at a time).
+   * block by block with one made a list at a time). `parallelEntries` (PARALLEL_ENTRIES) and `chunks`
+   * (how two threads share a search's chunks: each takes the next one left, or, in tests that must
+   * know which thread scored what, every other one) are for tests too.
    */
   constructor(
     readonly params: LexicalParams = defaultLexicalParams,
     private readonly slotBlock = SLOT_BLOCK,
     private readonly parallelEntries = PARALLEL_ENTRIES,
+    private readonly chunks: "claimed" | "alternate" = "claimed",
   ) {
     if (slotBlock % 32 !== 0) throw new RangeError("a block of slots is a whole number of 32-slot words");
   }
@@ -739,11 +747,11 @@ export class LexicalIndex {
 
   /**
    * Every slot's score (`scanSlots`): with a second thread (`ScanHelper`) for a search of enough
-   * postings, each thread scores about half of them (the slots below and above `middle`), and the
-   * halves' heaps and rivals are combined. The scores are the same (each slot gets the same additions
-   * in the same order, on one thread or the other); the heap holds the same slots unless some tie at
-   * the cut, which `tieAtCut` still tells (see `TopSlots.absorb`); the rivals are the same once
-   * filtered by the best of both halves (each half kept those of its own best, never higher).
+   * postings, both threads take chunks of the slots in turn (about SCAN_CHUNKS of them), and their
+   * heaps and rivals are combined. The scores are the same (each slot gets the same additions in the
+   * same order, on one thread or the other); the heap holds the same slots unless some tie at the
+   * cut, which `tieAtCut` still tells (see `TopSlots.absorb`); the rivals are the same once filtered
+   * by the best of both threads' (each kept those of its own best, never higher).
    */
   private scanAll(
     limit: number,
@@ -753,25 +761,27 @@ export class LexicalIndex {
     const total = this.slotTotal;
     const block = this.slotBlock;
     const groupOf = this.docGroup.values;
+    const whole: ScanRange = {
+      ...{ from: 0, end: total, block, span: Math.max(1, total), limit },
+      ...{ claim: null, first: 0, step: 1 },
+    };
     const helper = total >= 2 * block ? ScanHelper.ready() : null;
-    const entries = helper ? lists.entries() : 0;
-    const split =
-      helper && entries >= this.parallelEntries
-        ? lists.middle(block, lists.nextBlock(block, total), total, entries)
-        : total;
-    const job = helper && split < total ? this.scanJob(lists, scratch, split, limit) : null;
+    const job =
+      helper && lists.entries() >= this.parallelEntries ? this.scanJob(lists, scratch, limit) : null;
     if (!helper || !job) {
-      const scan = scanSlots(lists, scratch, groupOf, { from: 0, end: total, block, limit });
+      const scan = scanSlots(lists, scratch, groupOf, whole);
       return { ...scan, rivals: scan.rivals.subarray(0, scan.rivalCount), helper: null };
     }
     helper.begin(job);
-    const mine = scanSlots(lists, scratch, groupOf, { from: 0, end: split, block, limit });
-    let theirs = helper.finish();
+    // Alternating chunks (tests): the worker takes the odd ones, this thread the even ones.
+    const mine = scanSlots(lists, scratch, groupOf, job.claim ? job : { ...job, first: 0 });
+    const theirs = helper.finish();
     if (!theirs) {
-      // The worker failed: its range is scored here, from zero (the cursors are there already).
-      scratch.scores.fill(0, split, total);
-      const scan = scanSlots(lists, scratch, groupOf, { from: split, end: total, block, limit });
-      theirs = { ...scan, heap: scan.heap.entries(), rivals: scan.rivals.slice(0, scan.rivalCount) };
+      // The worker failed, after scoring chunks unknown: every slot is scored again here, from zero.
+      scratch.scores.fill(0, 0, total);
+      lists.startAt(0);
+      const scan = scanSlots(lists, scratch, groupOf, whole);
+      return { ...scan, rivals: scan.rivals.subarray(0, scan.rivalCount), helper: null };
     }
     mine.heap.absorb(theirs.heap);
     const rivals = new Int32Array(mine.rivalCount + theirs.rivals.length);
@@ -786,8 +796,15 @@ export class LexicalIndex {
     };
   }
 
-  /** The second thread's job for the slots from `split` on, or null where its arrays are not shared. */
-  private scanJob(lists: QueryLists, scratch: SearchScratch, split: number, limit: number): ScanJob | null {
+  /**
+   * A job for both threads: the slots from the first block a list has an entry in, in chunks of
+   * whole blocks; null where the arrays are not shared.
+   */
+  private scanJob(lists: QueryLists, scratch: SearchScratch, limit: number): ScanJob | null {
+    const block = this.slotBlock;
+    const total = this.slotTotal;
+    const from = lists.nextBlock(block, total);
+    const blocks = Math.ceil((total - from) / block);
     const job: ScanJob = {
       kind: "scan",
       parts: lists.parts(),
@@ -797,10 +814,14 @@ export class LexicalIndex {
       normed: scratch.normed,
       generation: scratch.generation,
       groupOf: this.docGroup.values,
-      from: split,
-      end: this.slotTotal,
-      block: this.slotBlock,
+      from,
+      end: total,
+      block,
+      span: block * Math.max(1, Math.ceil(blocks / SCAN_CHUNKS)),
       limit,
+      ...(this.chunks === "alternate"
+        ? { claim: null, first: 1, step: 2 }
+        : { claim: sharedInt32(1), first: 0, step: 1 }),
     };
     return ScanHelper.canShare(job) ? job : null;
   }

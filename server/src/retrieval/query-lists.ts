@@ -100,36 +100,6 @@ export class QueryLists {
     return total;
   }
 
-  /** How many entries of list k's stretches lie below `slot` (a binary search in each stretch). */
-  private entriesBelow(k: number, slot: number): number {
-    const docs = itemAt(this.docs, k);
-    let below = 0;
-    for (let s = itemAt(this.firstStretch, k); s < itemAt(this.firstStretch, k + 1); s++) {
-      const from = int32At(this.bounds, 2 * s);
-      const to = int32At(this.bounds, 2 * s + 1);
-      below += firstAtLeast(docs, from, to, slot) - from;
-    }
-    return below;
-  }
-
-  /**
-   * A slot that splits the lists' entries about in half, on a boundary of `block` slots, between
-   * `first` and `end` (both on one): the second thread's range starts there.
-   */
-  middle(block: number, first: number, end: number, entries = this.entries()): number {
-    const half = entries / 2;
-    let lo = first / block;
-    let hi = Math.ceil(end / block);
-    while (hi - lo > 1) {
-      const mid = (lo + hi) >>> 1;
-      let below = 0;
-      for (let k = 0; k < this.count; k++) below += this.entriesBelow(k, mid * block);
-      if (below < half) lo = mid;
-      else hi = mid;
-    }
-    return Math.min(end, hi * block);
-  }
-
   /** Adds a term's list: its BM25 with `weight`, or `flat` for each entry (a title list). */
   add(lists: PostingLists, term: number, allowed: ReadonlySet<number>, weight: number, flat: boolean): void {
     if (!(weight > 0)) return;
@@ -154,15 +124,26 @@ export class QueryLists {
     this.stretch = new Int32Array(this.count);
     this.position = new Int32Array(this.count);
     for (let k = 0; k < this.count; k++) {
+      const first = itemAt(this.firstStretch, k);
+      this.stretch[k] = first;
+      this.position[k] = first < itemAt(this.firstStretch, k + 1) ? int32At(this.bounds, 2 * first) : 0;
+    }
+    this.skipTo(slot);
+  }
+
+  /** Moves every cursor on to its list's first entry at or above `slot` (a cursor past it stays). */
+  skipTo(slot: number): void {
+    for (let k = 0; k < this.count; k++) {
       const docs = itemAt(this.docs, k);
       const last = itemAt(this.firstStretch, k + 1);
-      let s = itemAt(this.firstStretch, k);
-      let i = s < last ? int32At(this.bounds, 2 * s) : 0;
-      for (; s < last; s++) {
-        const from = int32At(this.bounds, 2 * s);
+      let s = int32At(this.stretch, k);
+      let i = int32At(this.position, k);
+      while (s < last) {
         const to = int32At(this.bounds, 2 * s + 1);
-        i = firstAtLeast(docs, from, to, slot);
+        i = firstAtLeast(docs, i, to, slot);
         if (i < to) break;
+        s++;
+        if (s < last) i = int32At(this.bounds, 2 * s);
       }
       this.stretch[k] = s;
       this.position[k] = i;

@@ -13,22 +13,22 @@ import {
 } from "./scan-protocol.ts";
 import { isShared } from "./shared-arrays.ts";
 
-/** A job not answered in this long is given up, and the helper with it (the range is scored here). */
+/** A job not answered in this long is given up, and the helper with it (the search is scored here). */
 const REPLY_TIMEOUT_MS = 30_000;
 
 type Answer = Exclude<ScanReply, { error: string }>;
 
 /**
- * The search's second thread: while the event loop scores the first half of a big index's slots,
- * a worker scores the second half into the same shared scores (`scanSlots` on both; the arrays in
- * shared-arrays.ts). A search is synchronous, so the event loop hands the job over, scores its half,
- * then blocks on `Atomics.wait` until the worker's reply — a few milliseconds at a million chunks,
- * where handing work to an asynchronous pool would let other callbacks in between.
+ * The search's second thread: the event loop and a worker take chunks of a big index's slots in
+ * turn and score them into the same shared scores (`scanSlots` on both; the arrays in
+ * shared-arrays.ts). A search is synchronous, so the event loop hands the job over, scores the chunks
+ * it takes, then blocks on `Atomics.wait` until the worker's reply — a few milliseconds at a million
+ * chunks, where handing work to an asynchronous pool would let other callbacks in between.
  *
  * One worker per process, started on the first search that could use it and used once it waits
  * for jobs (searches before that run on the event loop alone). Not started on a one-core machine,
  * nor with `LORE_SEARCH_THREADS=1` (`configure`). A worker that fails or does not answer is given up for good:
- * its range is cleared and scored on the event loop, and every later search runs there.
+ * the search is scored again on the event loop, from zero, and every later search runs there.
  */
 export class ScanHelper {
   private static started: ScanHelper | undefined;
@@ -98,9 +98,10 @@ export class ScanHelper {
 
   /** Whether `begin` can take a job over these arrays (the worker must write the very scores read here). */
   static canShare(
-    job: Pick<ScanJob, "scores" | "lengths" | "norms" | "normed" | "groupOf" | "parts">,
+    job: Pick<ScanJob, "scores" | "lengths" | "norms" | "normed" | "groupOf" | "parts" | "claim">,
   ): boolean {
     return (
+      (job.claim === null || isShared(job.claim)) &&
       isShared(job.scores) &&
       isShared(job.lengths) &&
       isShared(job.norms) &&

@@ -1,3 +1,4 @@
+import type { ScanRange } from "./block-scan.ts";
 import type { QueryListParts } from "./query-lists.ts";
 import type { HeapEntries } from "./top-slots.ts";
 
@@ -14,8 +15,11 @@ export const ASKED = 1;
 /** The number of the latest job answered. */
 export const DONE = 2;
 
-/** Score the slots `from` .. `end` of an index's lists (all arrays shared with the event loop). */
-export interface ScanJob {
+/**
+ * Score the chunks of the slots `from` .. `end` of an index's lists that the worker takes from
+ * `claim` (`ScanRange`: the event loop takes the others); all arrays shared with the event loop.
+ */
+export interface ScanJob extends ScanRange {
   kind: "scan";
   parts: QueryListParts;
   scores: Float64Array;
@@ -24,10 +28,6 @@ export interface ScanJob {
   normed: Int32Array;
   generation: number;
   groupOf: Int32Array;
-  from: number;
-  end: number;
-  block: number;
-  limit: number;
 }
 
 /** Zero the scores of these ranges (pairs of from, to): a finished search's blocks. No reply. */

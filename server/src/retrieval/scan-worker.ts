@@ -12,9 +12,9 @@ import {
 } from "./scan-protocol.ts";
 
 /**
- * The search's second thread (see scan-helper.ts): waits on the control words for a job, scores its
- * range of slots into the shared scores with the same code as the event loop (`scanSlots`), and
- * answers with what the range's heap and rivals hold.
+ * The search's second thread (see scan-helper.ts): waits on the control words for a job, scores the
+ * chunks of slots it takes into the shared scores with the same code as the event loop
+ * (`scanSlots`), and answers with what its heap and rivals hold.
  */
 function run(job: ScanJob): ScanReply {
   const lists = QueryLists.fromParts(job.parts);

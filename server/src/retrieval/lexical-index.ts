@@ -271,6 +271,11 @@ class GroupTable {
     } else if (score > float64At(this.second, group)) this.second[group] = score;
   }
 
+  /** The document's best + half its second best (0 when this search added none of it). */
+  evidence(group: number): number {
+    return this.has(group) ? float64At(this.best, group) + 0.5 * float64At(this.second, group) : 0;
+  }
+
   /** Whether this search added evidence of the document. */
   has(group: number): boolean {
     return group < this.stamp.length && this.stamp[group] === this.generation;
@@ -713,7 +718,9 @@ export class LexicalIndex {
    * scores b has at most 1.5·b: only documents with a chunk of 1.5·b ≥ m can hold it. So the scan
    * keeps the slots with 1.5·score ≥ the best so far (`rivals`; the best only rises, so none that
    * passes at the end was left out), and `documentEvidence` pools those documents' chunks exactly,
-   * from the scores, where pooling every slot reached cost a branch and a lookup for each.
+   * from the scores, where pooling every slot reached cost a branch and a lookup for each. The
+   * largest value is also at least every evidence pooled so far, so a rival below 1.5 times that is
+   * passed over: its document's best chunk is a rival too, and comes before it or is passed over.
    */
   private topInBlocks(limit: number, lists: QueryLists, scratch: SearchScratch): TopCandidates {
     const acc = scratch.scores;
@@ -731,8 +738,7 @@ export class LexicalIndex {
       scratch.marks.fill(0);
     }
     const sorted = top.sorted();
-    const contenders = rivals.filter((slot) => 1.5 * float64At(acc, slot) >= best);
-    const groups = this.documentEvidence([sorted.top, contenders], acc);
+    const groups = this.documentEvidence(sorted.top, rivals, acc, best);
     if (helper) {
       // The worker zeroes the blocks while the answer goes on (`ScanHelper.settle` before the next search).
       const ranges = new Int32Array(blocks.length * 2);
@@ -827,24 +833,34 @@ export class LexicalIndex {
   }
 
   /**
-   * The evidence of the documents of some slots: each document's best and second-best chunk scores
-   * (from `scores`, zero for a chunk the search did not reach), walking its chain of chunks once.
+   * The evidence of the documents of the candidates (`top`) and of those of `rivals` that can hold
+   * the largest evidence: each document's best and second-best chunk scores (from `scores`, zero for a
+   * chunk the search did not reach), walking its chain of chunks once. A rival is passed over when
+   * 1.5 times its score is below the largest evidence so far, or `best` (see `topInBlocks`).
    */
-  private documentEvidence(slotLists: ArrayLike<number>[], scores: Float64Array): GroupTable {
+  private documentEvidence(
+    top: readonly number[],
+    rivals: Int32Array,
+    scores: Float64Array,
+    best: number,
+  ): GroupTable {
     const table = this.groups;
     table.reset();
     const groupOf = this.docGroup.values;
     const first = this.groupFirst.values;
     const next = this.groupNext.values;
-    for (const slots of slotLists)
-      for (let i = 0; i < slots.length; i++) {
-        const group = int32At(groupOf, slots[i] as number);
-        if (group < 0 || table.has(group)) continue;
-        for (let slot = int32At(first, group) - 1; slot >= 0; slot = int32At(next, slot) - 1) {
-          const score = float64At(scores, slot);
-          if (score > 0) table.add(group, score, 0);
-        }
+    let most = best;
+    const pool = (slot: number) => {
+      const group = int32At(groupOf, slot);
+      if (group < 0 || table.has(group)) return;
+      for (let chunk = int32At(first, group) - 1; chunk >= 0; chunk = int32At(next, chunk) - 1) {
+        const score = float64At(scores, chunk);
+        if (score > 0) table.add(group, score, 0);
       }
+      most = Math.max(most, table.evidence(group));
+    };
+    for (const slot of top) pool(slot);
+    for (const slot of rivals) if (1.5 * float64At(scores, slot) >= most) pool(slot);
     table.finish();
     return table;
   }

@@ -771,13 +771,14 @@ export class LexicalIndex {
       ...{ from: 0, end: total, block, span: Math.max(1, total), limit },
       ...{ claim: null, first: 0, step: 1 },
     };
+    const alone = () => {
+      const scan = scanSlots(lists, scratch, groupOf, whole);
+      return { ...scan, rivals: scan.rivals.subarray(0, scan.rivalCount), helper: null };
+    };
     const helper = total >= 2 * block ? ScanHelper.ready() : null;
     const job =
       helper && lists.entries() >= this.parallelEntries ? this.scanJob(lists, scratch, limit) : null;
-    if (!helper || !job) {
-      const scan = scanSlots(lists, scratch, groupOf, whole);
-      return { ...scan, rivals: scan.rivals.subarray(0, scan.rivalCount), helper: null };
-    }
+    if (!helper || !job) return alone();
     helper.begin(job);
     // Alternating chunks (tests): the worker takes the odd ones, this thread the even ones.
     const mine = scanSlots(lists, scratch, groupOf, job.claim ? job : { ...job, first: 0 });
@@ -786,8 +787,7 @@ export class LexicalIndex {
       // The worker failed, after scoring chunks unknown: every slot is scored again here, from zero.
       scratch.scores.fill(0, 0, total);
       lists.startAt(0);
-      const scan = scanSlots(lists, scratch, groupOf, whole);
-      return { ...scan, rivals: scan.rivals.subarray(0, scan.rivalCount), helper: null };
+      return alone();
     }
     mine.heap.absorb(theirs.heap);
     const rivals = new Int32Array(mine.rivalCount + theirs.rivals.length);
@@ -811,14 +811,12 @@ export class LexicalIndex {
     const total = this.slotTotal;
     const from = lists.nextBlock(block, total);
     const blocks = Math.ceil((total - from) / block);
+    const { scores, lengths, norms, normed, generation } = scratch;
     const job: ScanJob = {
       kind: "scan",
       parts: lists.parts(),
-      scores: scratch.scores,
-      lengths: scratch.lengths,
-      norms: scratch.norms,
-      normed: scratch.normed,
-      generation: scratch.generation,
+      // Not the tie fallback's bits: a plain array, which the message would copy.
+      scratch: { scores, lengths, norms, normed, generation },
       groupOf: this.docGroup.values,
       from,
       end: total,

@@ -97,15 +97,11 @@ export class ScanHelper {
   }
 
   /** Whether `begin` can take a job over these arrays (the worker must write the very scores read here). */
-  static canShare(
-    job: Pick<ScanJob, "scores" | "lengths" | "norms" | "normed" | "groupOf" | "parts" | "claim">,
-  ): boolean {
+  static canShare(job: Pick<ScanJob, "scratch" | "groupOf" | "parts" | "claim">): boolean {
+    const { scores, lengths, norms, normed } = job.scratch;
     return (
       (job.claim === null || isShared(job.claim)) &&
-      isShared(job.scores) &&
-      isShared(job.lengths) &&
-      isShared(job.norms) &&
-      isShared(job.normed) &&
+      [scores, lengths, norms, normed].every(isShared) &&
       isShared(job.groupOf) &&
       job.parts.docs.every(isShared) &&
       job.parts.tfs.every(isShared)

@@ -1,5 +1,5 @@
 import type { ScanRange } from "./block-scan.ts";
-import type { QueryListParts } from "./query-lists.ts";
+import type { QueryListParts, SearchScratch } from "./query-lists.ts";
 import type { HeapEntries } from "./top-slots.ts";
 
 /**
@@ -22,11 +22,8 @@ export const DONE = 2;
 export interface ScanJob extends ScanRange {
   kind: "scan";
   parts: QueryListParts;
-  scores: Float64Array;
-  lengths: Int32Array;
-  norms: Float64Array;
-  normed: Int32Array;
-  generation: number;
+  /** The search's scratch but the tie fallback's bits (only the event loop settles ties). */
+  scratch: Omit<SearchScratch, "marks">;
   groupOf: Int32Array;
 }
 

@@ -19,9 +19,7 @@ import {
 function run(job: ScanJob): ScanReply {
   const lists = QueryLists.fromParts(job.parts);
   lists.startAt(job.from);
-  const { scores, lengths, norms, normed, generation } = job;
-  const scratch = { scores, lengths, norms, normed, generation, marks: new Int32Array(0) };
-  const scan = scanSlots(lists, scratch, job.groupOf, job);
+  const scan = scanSlots(lists, { ...job.scratch, marks: new Int32Array(0) }, job.groupOf, job);
   return {
     heap: scan.heap.entries(),
     rivals: scan.rivals.slice(0, scan.rivalCount),

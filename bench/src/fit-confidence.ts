@@ -31,6 +31,12 @@ const OUT = fileURLToPath(
 const L2 = 0.01;
 const ITERATIONS = 20000;
 const STEP = 0.5;
+/**
+ * Features whose direction is known whatever the corpus (issue #50: features that hold outside the
+ * tuning set): a fallback, a passage of the wrong kind and words the knowledge base never mentions can
+ * only lower confidence. The fit keeps their weights at or below 0 (projected gradient descent).
+ */
+const NEVER_POSITIVE: ReadonlySet<string> = new Set(["fellBack", "kindMismatch", "unknown"]);
 
 /** Logistic regression by gradient descent (features in 0..1, a few hundred rows: plenty). */
 export function fitLogistic(
@@ -58,7 +64,8 @@ export function fitLogistic(
     }
     b -= (STEP * gb) / n;
     w.forEach((v, j) => {
-      w[j] = v - STEP * ((gw[j] ?? 0) / n + L2 * v);
+      const next = v - STEP * ((gw[j] ?? 0) / n + L2 * v);
+      w[j] = NEVER_POSITIVE.has(FEATURE_NAMES[j] ?? "") ? Math.min(0, next) : next;
     });
   }
   const r4 = (x: number) => Math.round(x * 10000) / 10000;
@@ -80,7 +87,7 @@ export function fitLogistic(
  * MIN_BLOCK items are pooled with their closer neighbour and every block's share is shrunk towards the
  * overall share by PRIOR_ITEMS pseudo-items: a hundred items would otherwise fit their own noise.
  */
-const MIN_BLOCK = 15;
+const MIN_BLOCK = 10;
 const PRIOR_ITEMS = 2;
 export function isotonicKnots(points: readonly { p: number; y: number }[]): [number, number][] {
   const sorted = [...points].sort((a, b) => a.p - b.p);
@@ -131,7 +138,7 @@ interface Limit {
   uselessDoubtCost: number;
 }
 const LIMITS: Record<Exclude<AnswerPolicy, "always">, Limit> = {
-  strict: { wrong: 0.05, unanswerableAnswered: 0.1, rightWeight: 1.5, uselessDoubtCost: 1 },
+  strict: { wrong: 0.05, unanswerableAnswered: 0.1, rightWeight: 1.5, uselessDoubtCost: 2 },
   balanced: { wrong: 0.15, unanswerableAnswered: 0.2, rightWeight: 2.5, uselessDoubtCost: 0.75 },
   lenient: { wrong: 0.3, unanswerableAnswered: 0.4, rightWeight: 3, uselessDoubtCost: 0.1 },
 };

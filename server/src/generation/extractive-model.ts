@@ -22,6 +22,8 @@ export interface ExtractiveOptions {
   maxSentences: number;
   /** Soft word budget: further sentences are added only while the answer stays under it. */
   maxWords: number;
+  /** Word budget of a section answer: the rest of the lead's section is added while the answer stays under it (0: none). */
+  sectionWords: number;
   /** A further sentence of the same chunk must score at least this share of the best. */
   sameChunkRatio: number;
   /** A sentence of another chunk must score at least this share of the best (cited separately). */
@@ -46,11 +48,13 @@ export interface ExtractiveOptions {
 
 export const defaultExtractiveOptions: ExtractiveOptions = {
   relevanceFloor: 0.22,
-  maxSentences: 3,
-  maxWords: 60,
+  maxSentences: 4,
+  maxWords: 80,
+  // A section answer (issue #50): the widget shows about 120 words and folds the rest of the section.
+  sectionWords: 160,
   sameChunkRatio: 0.75,
-  // Citing a second chunk cost citation precision on SQuAD without adding recall: only on a tie.
-  otherChunkRatio: 1,
+  // Another chunk of the same article (a second section) when it is nearly as good.
+  otherChunkRatio: 0.7,
   expansion: { synonym: 0.5, derived: 0.3, broader: 0.2, defined: 0.5 },
   weights: {
     sentence: 0.6,
@@ -159,6 +163,49 @@ function fillProcedureGaps(picked: ScoredUnit[], scored: readonly ScoredUnit[], 
   }
 }
 
+/**
+ * A section answer (issue #50): after the picked units comes the rest of the lead's section that
+ * belongs to them — the units of its chunk under the same inline heading that follow the last picked
+ * one, in order, for as long as each goes on from what is said (a list, table or code block, a
+ * sentence pointing back, or one sharing a content word with the picked units or the question) and
+ * the answer stays within the section budget. So a rule keeps its exception ("You can cancel until it
+ * ships. Once shipped, use the returns process.") and a procedure its steps, while a sentence on
+ * another subject ends the section answer. A lead that points back ("This parameter…") brings the
+ * sentence before it.
+ */
+function extendWithSection(
+  picked: ScoredUnit[],
+  scored: readonly ScoredUnit[],
+  lead: ScoredUnit,
+  questionTerms: ReadonlySet<string>,
+  budget: number,
+): void {
+  if (budget <= 0) return;
+  const section = scored.filter((u) => u.chunkIndex === lead.chunkIndex && u.heading === lead.heading);
+  const inSection = picked.filter((u) => section.includes(u)).map((u) => u.position);
+  if (inSection.length === 0) return;
+  let words = picked.reduce((sum, u) => sum + u.words, 0);
+  const said = new Set([...questionTerms, ...picked.flatMap((u) => u.terms)]);
+  const take = (u: ScoredUnit): boolean => {
+    if (picked.includes(u)) return true;
+    if (words + u.words > budget) return false;
+    picked.push(u);
+    words += u.words;
+    for (const t of u.terms) said.add(t);
+    return true;
+  };
+  const first = Math.min(...inSection);
+  if (CONTINUATION.test(lead.text)) {
+    const before = section.find((u) => u.position === first - 1);
+    if (before) take(before);
+  }
+  const last = Math.max(...inSection);
+  for (const u of section.filter((s) => s.position > last)) {
+    const belongs = u.kind !== "sentence" || CONTINUATION.test(u.text) || u.terms.some((t) => said.has(t));
+    if (!belongs || !take(u)) break;
+  }
+}
+
 /** Splits text into streaming tokens: words with their leading whitespace, so the tokens concatenate to the text. */
 export function splitIntoTokens(text: string): string[] {
   return text.match(/\s*\S+/g) ?? [];
@@ -177,7 +224,7 @@ export function composeExtractiveAnswer(
     weights: { ...defaultExtractiveOptions.weights, ...options.weights },
   };
   const fallback = { answer: fallbackMessage, usedChunks: [] };
-  const { scored, ranked } = rankAnswerUnits(question, chunks, settings);
+  const { scored, ranked, questionTerms } = rankAnswerUnits(question, chunks, settings);
   const best = ranked[0];
   // Evidence is the best unit's share of the question, alone or with its neighbours (a short sentence
   // often leaves its subject to the one before it).
@@ -220,6 +267,7 @@ export function composeExtractiveAnswer(
   }
 
   fillProcedureGaps(picked, scored, settings.maxWords - words);
+  extendWithSection(picked, scored, best, new Set(questionTerms), settings.sectionWords);
 
   // Readable order: the best chunk first, then each chunk's units in document order.
   const chunkOrder = [...new Set(picked.map((u) => u.chunkIndex))];
@@ -251,14 +299,14 @@ export function composeExtractiveAnswer(
 
 /**
  * Every quotable unit of the chunks with its evidence for the question, best first (`scored` keeps
- * chunk order). Exported for the benches that study the fallback threshold.
+ * chunk order), and the question's terms as weighed. Exported for the benches that study the fallback threshold.
  */
 export function rankAnswerUnits(
   question: string,
   chunks: RetrievedChunk[],
   settings: ExtractiveOptions,
-): { scored: ScoredUnit[]; ranked: ScoredUnit[] } {
-  const none = { scored: [], ranked: [] };
+): { scored: ScoredUnit[]; ranked: ScoredUnit[]; questionTerms: string[] } {
+  const none = { scored: [], ranked: [], questionTerms: [] };
   // Question and passages are compared under the passages' language (its stop words and stemmer).
   const passages = chunks
     .slice(0, 2)
@@ -329,7 +377,10 @@ export function rankAnswerUnits(
     }
     const windowCoverage = weightedCoverage(neighbours);
     const chunkCoverage = chunkCoverages[u.chunkIndex] ?? weightedCoverage(own);
-    const unitBigrams = bigrams(u.terms);
+    // A chunk's lead reads on from its title and headings ("Opening hours" above "We are open…").
+    const unitBigrams = bigrams(
+      u.position === 0 ? [...(titleTerms[u.chunkIndex] ?? []), ...headingTerms, ...u.terms] : u.terms,
+    );
     const bigramShare =
       questionBigrams.size === 0
         ? 0
@@ -355,7 +406,7 @@ export function rankAnswerUnits(
   const ranked = [...scored].sort(
     (a, b) => b.score - a.score || a.chunkIndex - b.chunkIndex || a.position - b.position,
   );
-  return { scored, ranked };
+  return { scored, ranked, questionTerms };
 }
 
 /**

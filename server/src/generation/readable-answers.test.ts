@@ -136,4 +136,48 @@ describe("readable extractive answers", { timeout: 60_000 }, () => {
       "1. Unpack the box.\n2. Fix the plate to the wall.\n3. Click the widget onto the plate.",
     );
   });
+
+  // Issue #50 item 1: the unit of an answer is the section.
+  it("gives the rest of the lead's section: a rule keeps its exception", () => {
+    const chunk = makeChunk(
+      0,
+      "Cancelling an order",
+      "You can cancel an order free of charge until it ships. Once shipped, use the returns process and we refund the order within 5 days.\n\nTracking\nEvery parcel has a tracking number.",
+    );
+    const { answer } = composeExtractiveAnswer("Can I cancel my order after it ships?", [chunk], FALLBACK);
+    expect(answer.startsWith("You can cancel an order free of charge until it ships.")).toBe(true);
+    expect(answer).toContain("Once shipped, use the returns process");
+    // Another section of the chunk is not this answer's.
+    expect(answer).not.toContain("tracking number");
+  });
+
+  it("leads with the sentence that names the question's focus, then goes on in order", () => {
+    const chunk = makeChunk(
+      0,
+      "Passwords",
+      "Our sign-in page works in every browser. To reset your password, open Settings and choose Reset password. We then e-mail you a link that is valid for one hour. The link can be used once.",
+    );
+    const { answer } = composeExtractiveAnswer("How do I reset my password?", [chunk], FALLBACK);
+    expect(answer.startsWith("To reset your password")).toBe(true);
+    expect(answer).toContain("valid for one hour");
+    expect(answer).toContain("used once");
+    expect(answer).not.toContain("every browser");
+  });
+
+  it("keeps a section answer within its word budget", () => {
+    const steps = Array.from(
+      { length: 40 },
+      (_, i) => `Step ${i + 1} of the export copies the data of part ${i + 1}.`,
+    );
+    const chunk = makeChunk(
+      0,
+      "Exporting data",
+      `To export your data, open Settings and choose Export. ${steps.join(" ")}`,
+    );
+    const { answer } = composeExtractiveAnswer("How do I export my data?", [chunk], FALLBACK);
+    const words = answer.split(/\s+/).length;
+    expect(answer).toContain("Step 1 of the export");
+    expect(words).toBeLessThanOrEqual(170);
+    expect(answer).not.toContain("Step 40 ");
+  });
 });

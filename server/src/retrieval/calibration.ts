@@ -66,8 +66,8 @@ export function applyModel(model: LogisticModel, features: readonly number[]): n
 // hybrid model gives docCoverage and docRel no weight until it is refitted. Another embedding model has
 // its own cosine scale, so refit when changing the default model.
 export const keywordModel: LogisticModel = {
-  bias: -5.2353,
-  weights: [0.6736, 1.1114, 0.9534, 0.8092, 0.4307, 0.1366, 0.8229, -0.0305, 0.0292, 0.9558, 0.2253, 0.4481],
+  bias: -5.2972,
+  weights: [0.7242, 1.1827, 0.8862, 0.735, 0.4386, 0.2125, 0.7556, -0.032, 0.0298, 0.9145, 0.197, 0.5246],
 };
 export const semanticModel: LogisticModel = { bias: -8.8911, weights: [3.1061, 5.7039] };
 export const hybridModel: LogisticModel = {

@@ -58,15 +58,15 @@ export interface LexicalFeatures {
   bm25Norm: number;
   /** BM25 relative to the best candidate of this query. */
   bm25Rel: number;
-  /** IDF-weighted share of the query's terms found in the chunk. */
+  /** IDF-weighted share of the query's terms found in the chunk (its title and heading path included). */
   coverage: number;
-  /** IDF-weighted share of the query's terms found together inside one window of the chunk. */
+  /** IDF-weighted share of the query's terms found together inside one window of the chunk (or in its title). */
   proximity: number;
   /** IDF-weighted share of the query's adjacent term pairs found adjacent in the chunk. */
   bigram: number;
   /** IDF-weighted share of the query's terms found in the title or heading path. */
   title: number;
-  /** IDF-weighted share of the query's terms found in the chunk's best-matching sentence. */
+  /** IDF-weighted share of the query's terms found in the chunk's best-matching sentence (or its title). */
   sentence: number;
   /** 1 when the question asks for a quantity or date and the best sentence holds a number it does not. */
   numberMatch: number;
@@ -1308,11 +1308,21 @@ export class LexicalIndex {
         bestSentenceHasNumber = hasNumber;
       }
     }
+    // The title and heading path are a field of the chunk (BM25F-like, issue #50): a question built on
+    // an entry's title ("Opening hours" for "What are your opening hours?") is covered by it, as by one
+    // more sentence and one more window, so a body that merely mentions the words does not outrank it.
     let titleHit = 0;
+    let titleOnly = 0;
     for (const id of record.subarray(length, length + titles)) {
       const p = position.get(id);
-      if (p !== undefined) titleHit += float64At(q.weights, p);
+      if (p !== undefined) {
+        titleHit += float64At(q.weights, p);
+        if (!seen[p]) titleOnly += float64At(q.weights, p);
+      }
     }
+    covered += titleOnly;
+    bestSentence = Math.max(bestSentence, titleHit);
+    bestWindow = Math.max(bestWindow, titleHit);
     let prefixHit = 0;
     for (let p = 0; p < q.termIds.length; p++)
       if (seen[p] || variantSeen[p] || prefixSeen[p]) prefixHit += float64At(q.weights, p);

@@ -5,6 +5,7 @@ import {
   citedNumbers,
   createCitationRenumberer,
   renumberCitations,
+  sectionLink,
   snippetAround,
 } from "./citations.ts";
 import { HANDBOOK, makeChunk } from "./test-chunks.ts";
@@ -116,5 +117,28 @@ describe("snippetAround", () => {
     const snippet = snippetAround(long, "word");
     expect(snippet.length).toBeLessThanOrEqual(501);
     expect(snippet.endsWith("word…")).toBe(true);
+  });
+});
+
+describe("section links (issue #50)", () => {
+  it("points a cited web page at its section's heading with a text fragment", () => {
+    expect(sectionLink("https://help.example.com/billing", ["Billing", "Refunds & returns"])).toBe(
+      "https://help.example.com/billing#:~:text=Refunds%20%26%20returns",
+    );
+    expect(sectionLink("https://help.example.com/a", ["Sign-in"])).toBe(
+      "https://help.example.com/a#:~:text=Sign%2Din",
+    );
+  });
+
+  it("leaves a link with no heading, a fragment already, or no web address as it is", () => {
+    expect(sectionLink("https://help.example.com/billing", [])).toBe("https://help.example.com/billing");
+    expect(sectionLink("https://help.example.com/billing#top", ["Refunds"])).toBe(
+      "https://help.example.com/billing#top",
+    );
+    expect(sectionLink("", ["Refunds"])).toBe("");
+    // The page's top: its title is its only heading.
+    expect(sectionLink("https://help.example.com/install", ["Install"], "Install")).toBe(
+      "https://help.example.com/install",
+    );
   });
 });

@@ -169,7 +169,7 @@ export function chunkCitation(
     title: chunk.title,
     dataSourceName: chunk.dataSourceName,
     dataSourceType: chunk.kind,
-    sourceUrl: chunk.sourceUrl ?? "",
+    sourceUrl: sectionLink(chunk.sourceUrl ?? "", chunk.headingPath, chunk.title),
     content,
     score,
     displayMode: "expandable",
@@ -177,6 +177,21 @@ export function chunkCitation(
     page: chunk.page,
     headingPath: chunk.headingPath,
   };
+}
+
+/**
+ * A deep link to the chunk's section (issue #50): the page's URL with a text fragment naming the
+ * section's heading (`#:~:text=Refunds`), which browsers scroll to and highlight whatever ids the
+ * page's headings carry. A URL that already points somewhere in its page, or a chunk with no heading
+ * but the page's own title (its top), keeps its URL as it is.
+ */
+export function sectionLink(url: string, headingPath: readonly string[], title = ""): string {
+  const heading = headingPath.at(-1)?.trim();
+  if (!url || !heading || url.includes("#") || !/^https?:\/\//i.test(url)) return url;
+  if (headingPath.length === 1 && heading.toLowerCase() === title.trim().toLowerCase()) return url;
+  // The fragment directive's own separators (`-`, `,`, `&`) are escaped in the text.
+  const text = encodeURIComponent(heading).replace(/-/g, "%2D");
+  return `${url}#:~:text=${text}`;
 }
 
 /** The answer sentences that carry a marker citing `rank`, to find the matching part of the chunk. */

@@ -87,7 +87,7 @@ export function fitLogistic(
  * MIN_BLOCK items are pooled with their closer neighbour and every block's share is shrunk towards the
  * overall share by PRIOR_ITEMS pseudo-items: a hundred items would otherwise fit their own noise.
  */
-const MIN_BLOCK = 10;
+const MIN_BLOCK = 15;
 const PRIOR_ITEMS = 2;
 export function isotonicKnots(points: readonly { p: number; y: number }[]): [number, number][] {
   const sorted = [...points].sort((a, b) => a.p - b.p);

@@ -31,7 +31,8 @@ describe("answers that read as answers (the walk-through)", () => {
   it("gives the phone number from the Contact article, which the widget turns into a tel: link", async () => {
     const body = await askShop(shop, "Do you have a phone number?");
     expect(body.response).toContain("+31 20 123 4567");
-    expect(body.sources.map((s) => s.title)).toEqual(["Contact"]);
+    // Stated or offered with a doubt (then with further articles that may help), it cites Contact first.
+    expect(body.sources[0]?.title).toBe("Contact");
   });
 
   it("keeps the installation procedure a numbered list and never glues its heading onto the text", async () => {

@@ -17,6 +17,9 @@ import { countTokens } from "../text/tokens.ts";
 import type { AnsweredQuery, AnswerRecorder } from "./answer-record.ts";
 import { searchKnowledge } from "./search-knowledge.ts";
 
+/** Chunks retrieved for an answer at least, the answer reading the agent's `topK` of them. */
+const MAY_HELP_POOL = 10;
+
 export interface AnswerDeps {
   store: Store;
   index: ChunkIndex;
@@ -238,7 +241,14 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     }
     const standalone =
       history.length > 0 ? await model.condense(input.message, history, input.signal) : input.message;
-    chunks = await searchKnowledge(deps, agent, { query: standalone, sourceIds, signal: input.signal });
+    // A wider pool than the answer reads, so an uncertain answer can list three articles that may help.
+    const pool = await searchKnowledge(deps, agent, {
+      query: standalone,
+      sourceIds,
+      topK: Math.max(agent.retrieval.topK, MAY_HELP_POOL),
+      signal: input.signal,
+    });
+    chunks = pool.slice(0, agent.retrieval.topK);
     retrievalTime = performance.now() - retrievalStart;
 
     const generationStart = performance.now();
@@ -315,7 +325,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     const built = buildSources(offered, chunks, { isFallback, question: standalone });
     answer = built.answer;
     sources =
-      outcome === "uncertain" ? withArticlesThatMayHelp(built.sources, chunks, standalone) : built.sources;
+      outcome === "uncertain" ? withArticlesThatMayHelp(built.sources, pool, standalone) : built.sources;
     promptTokens = usage ? usage.promptTokens : countTokens(standalone);
     completionTokens = usage ? usage.completionTokens : countTokens(answer);
     tokensUsed = promptTokens + completionTokens;

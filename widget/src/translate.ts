@@ -18,6 +18,7 @@ export const en = {
   openSource: "Open source",
   sourceMarker: "Show source {n}",
   copy: "Copy answer",
+  showSection: "Show the whole section",
   copied: "Copied",
   helpful: "Helpful",
   notHelpful: "Not helpful",

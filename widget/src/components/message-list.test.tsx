@@ -2,7 +2,7 @@ import { fireEvent, screen, waitFor } from "@testing-library/preact";
 import { describe, expect, it } from "vitest";
 import { answerResponse, citation, createStream, defaultIds } from "../test-support.ts";
 import { Composer } from "./composer.tsx";
-import { MessageList } from "./message-list.tsx";
+import { foldAnswer, MessageList } from "./message-list.tsx";
 import { renderInWidget } from "./render-support.tsx";
 
 describe("MessageList", () => {
@@ -159,5 +159,36 @@ describe("citations", () => {
     await store.send("Q");
     await screen.findByText("[7]", { exact: false });
     expect(container.querySelector('[data-lore="cite"]')).toBeNull();
+  });
+
+  // Issue #50: a section answer longer than a glance folds behind "Show the whole section".
+  it("folds a long section answer behind a button that shows the whole section", async () => {
+    const lead = "To reset your password, open Settings and choose Reset password.";
+    const steps = Array.from(
+      { length: 12 },
+      (_, i) => `Step ${i + 1} goes on with more of the section text here.`,
+    );
+    const text = [lead, ...steps].join("\n\n");
+    const { store, container } = renderInWidget(<MessageList />, {
+      routes: { "POST /query/": () => answerResponse([text]) },
+    });
+    await store.send("How do I reset my password?");
+    const button = await screen.findByRole("button", { name: "Show the whole section" });
+    const bubble = container.querySelector('[data-role="assistant"] .bubble');
+    expect(bubble?.textContent).toContain(lead);
+    expect(bubble?.textContent).not.toContain("Step 12 ");
+    expect(button.getAttribute("aria-expanded")).toBe("false");
+    fireEvent.click(button);
+    await waitFor(() => expect(bubble?.textContent).toContain("Step 12 goes on"));
+    expect(screen.queryByRole("button", { name: "Show the whole section" })).toBeNull();
+  });
+
+  it("folds only at block edges, shows the first block whole and leaves short answers alone", () => {
+    expect(foldAnswer("Short answer. [1]")).toEqual({ shown: "Short answer. [1]", rest: "" });
+    const long = `${"word ".repeat(150).trim()}\n\n${"more ".repeat(30).trim()}`;
+    expect(foldAnswer(long).shown).toBe("word ".repeat(150).trim());
+    // A tail of a few words is not worth a click.
+    const tail = `${"word ".repeat(115).trim()}\n\n${"tail ".repeat(10).trim()}`;
+    expect(foldAnswer(tail).rest).toBe("");
   });
 });

@@ -235,8 +235,7 @@ function scoreWording(
     asks += w;
     let credit = 0;
     for (const other of wording.terms.keys()) credit = Math.max(credit, kinship(term, other, asked, wording));
-    let inBody = 0;
-    for (const other of body) inBody = Math.max(inBody, BODY_CREDIT * kinship(term, other, asked, null));
+    const inBody = BODY_CREDIT * bodyKinship(term, asked, body);
     if (inBody > credit) fromBody += w * inBody;
     held += w * Math.max(credit, inBody);
   }
@@ -286,6 +285,15 @@ function kinship(
   ) {
     credit = VARIANT_CREDIT;
   }
+  return credit;
+}
+
+/** What the body holds of `term`: the term itself or a WordNet relative (looked up, not scanned: an answer is long). */
+function bodyKinship(term: string, asked: AnalyzedQuestion, body: ReadonlySet<string>): number {
+  if (body.has(term)) return 1;
+  let credit = 0;
+  for (const [other, factor] of asked.related.get(term) ?? [])
+    if (factor > credit && body.has(other)) credit = factor;
   return credit;
 }
 

@@ -272,29 +272,32 @@ export class CorrectionsService implements CorrectionFinder {
    * `dataSourceId` that a sync has since changed or deleted. Called when a sync completes.
    */
   async markStale(workspaceId: string, dataSourceId: string): Promise<number> {
-    const now = new Date().toISOString();
-    const changed: CorrectionRecord[] = [];
-    for (const c of this.table.filter((r) => r.workspaceId === workspaceId && !r.stale)) {
-      for (const passage of c.cited ?? []) {
-        if (passage.dataSourceId !== dataSourceId) continue;
-        const document = this.documents.get(passage.documentId);
-        if (document && document.contentHash === passage.documentVersion) continue;
-        changed.push({
-          ...c,
-          stale: true,
-          staleSince: now,
-          staleSource: {
-            documentId: passage.documentId,
-            dataSourceId: passage.dataSourceId,
-            title: document?.title ?? passage.title,
-            change: document ? "changed" : "deleted",
-          },
-        });
-        break;
+    // Decided inside the table's write turn: an edit saved meanwhile is not overwritten.
+    return this.table.transact(() => {
+      const now = new Date().toISOString();
+      const rows: CorrectionRecord[] = [];
+      for (const c of this.table.filter((r) => r.workspaceId === workspaceId && !r.stale)) {
+        const staleSource = this.changedSource(c.cited ?? [], dataSourceId);
+        if (staleSource) rows.push({ ...c, stale: true, staleSince: now, staleSource });
       }
+      return { rows, result: rows.length };
+    });
+  }
+
+  /** The first cited document of `dataSourceId` that has changed or gone since, as `staleSource` shows it. */
+  private changedSource(cited: readonly CitedPassage[], dataSourceId: string): Correction["staleSource"] {
+    for (const passage of cited) {
+      if (passage.dataSourceId !== dataSourceId) continue;
+      const document = this.documents.get(passage.documentId);
+      if (document && document.contentHash === passage.documentVersion) continue;
+      return {
+        documentId: passage.documentId,
+        dataSourceId,
+        title: document?.title ?? passage.title,
+        change: document ? "changed" : "deleted",
+      };
     }
-    if (changed.length > 0) await this.table.putMany(changed);
-    return changed.length;
+    return null;
   }
 
   /** The distinct documents' passages an answer cited, with the documents' versions now. */

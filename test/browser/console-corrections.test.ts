@@ -117,7 +117,8 @@ describe("the Corrections tab", () => {
       what: "the correction to go stale",
     });
 
-    await page.goto(`${server.url}/console/#/agents/${agentId}/corrections`);
+    // The tab is open already: a reload shows the list as it is now.
+    await page.reload();
     const note = page.locator(".correction .stale-note");
     await note.waitFor();
     expect(await note.textContent()).toContain("Source changed");

@@ -55,22 +55,9 @@ export interface CorrectionMatch {
   score: number;
 }
 
-export interface FindOptions {
-  /**
-   * The best passage's score retrieval found for the question (0..1), when the caller has searched:
-   * a correction matching at least as well wins from `PASSAGE_THRESHOLD` up (see match-correction.ts).
-   */
-  bestPassageScore?: number;
-}
-
 /** What the answer path needs: the agent's correction for a question, if one means the same. */
 export interface CorrectionFinder {
-  find(
-    agent: AgentRecord,
-    question: string,
-    signal: AbortSignal,
-    options?: FindOptions,
-  ): Promise<CorrectionMatch | null>;
+  find(agent: AgentRecord, question: string, signal: AbortSignal): Promise<CorrectionMatch | null>;
 }
 
 export const noCorrections: CorrectionFinder = { find: async () => null };
@@ -197,12 +184,7 @@ export class CorrectionsService implements CorrectionFinder {
     for (const id of ids) this.prepared.delete(id);
   }
 
-  async find(
-    agent: AgentRecord,
-    question: string,
-    signal: AbortSignal,
-    options: FindOptions = {},
-  ): Promise<CorrectionMatch | null> {
+  async find(agent: AgentRecord, question: string, signal: AbortSignal): Promise<CorrectionMatch | null> {
     const corrections = this.forAgent(agent.id);
     if (corrections.length === 0) return null;
     const candidates = corrections.map((c) => ({ correction: c, prepared: this.prepare(c) }));
@@ -213,7 +195,7 @@ export class CorrectionsService implements CorrectionFinder {
     for (const [i, c] of candidates.entries()) {
       const words = scoreEntry(asked, c.prepared.entry, rarity);
       const meaning = semantic?.[0]?.[i] ?? null;
-      if (!sameQuestion(words, meaning, options.bestPassageScore)) continue;
+      if (!sameQuestion(words, meaning)) continue;
       const score = Math.max(words, meaning ?? 0);
       if (!best || score > best.score) best = { correction: toCorrection(c.correction), score };
     }

@@ -85,13 +85,6 @@ describe("matching with an embedding model", () => {
     expect(sameQuestion(0.5, 0.7)).toBe(false);
   });
 
-  it("takes a fair match when it matches at least as well as the best passage", () => {
-    expect(sameQuestion(0.67, null)).toBe(false);
-    expect(sameQuestion(0.67, null, 0.4)).toBe(true);
-    expect(sameQuestion(0.67, null, 0.8)).toBe(false);
-    expect(sameQuestion(0.5, null, 0.1)).toBe(false);
-  });
-
   it("does not take the hashed embedder for one that captures meaning", () => {
     expect(isSemantic(model("hashed:256"))).toBe(false);
     expect(isSemantic(model("openai:text-embedding-3-small"))).toBe(true);

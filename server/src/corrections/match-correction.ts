@@ -17,13 +17,12 @@ import { detectLanguage } from "../text/language.ts";
  * question's own words must be there — an extra word asks something else) and how much of the
  * wording the question holds (less strictly: visitors write less). Conservative on top, since a
  * wrong correction is worse than an ordinary answer: a question of another kind ("how much does it
- * cost?" beside "how do I cancel?", `KINDS`) or of the opposite sense ("don't you …") scores 0.
- * - Lexical: `LEXICAL_THRESHOLD` wins on its own; from `PASSAGE_THRESHOLD` up, a match wins where
- *   the caller says no passage matched as well (`bestPassageScore`).
+ * cost?" beside "how do I cancel?", `CUES`) or of the opposite sense ("don't you …") scores 0.
+ * - Lexical: a score ≥ `LEXICAL_THRESHOLD`. (Scores just below it hold true paraphrases and near
+ *   misses alike — "annual" for "monthly" scores 0.67 — so a weak best passage is no reason to take one.)
  * - Semantic (a real embedding model configured): cosine ≥ 0.9 alone, or ≥ 0.8 with lexical ≥ 0.5.
  */
 export const LEXICAL_THRESHOLD = 0.7;
-export const PASSAGE_THRESHOLD = 0.65;
 export const SEMANTIC_THRESHOLD = 0.9;
 export const SEMANTIC_WITH_WORDS_THRESHOLD = 0.8;
 const WORDS_WITH_SEMANTIC_THRESHOLD = 0.5;
@@ -320,14 +319,9 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
 
-/**
- * Whether a lexical score (and a cosine, when there is one) makes the correction the answer;
- * `bestPassageScore` is the best passage retrieval found for the question, when the caller has it.
- */
-export function sameQuestion(lexical: number, semantic: number | null, bestPassageScore?: number): boolean {
+/** Whether a lexical score (and a cosine, when there is one) makes the correction the answer. */
+export function sameQuestion(lexical: number, semantic: number | null): boolean {
   if (lexical >= LEXICAL_THRESHOLD) return true;
-  if (bestPassageScore !== undefined && lexical >= PASSAGE_THRESHOLD && lexical >= bestPassageScore)
-    return true;
   if (semantic === null) return false;
   return (
     semantic >= SEMANTIC_THRESHOLD ||

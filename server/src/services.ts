@@ -194,7 +194,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
         )
       : await ConversationsService.open(store, logger, events);
   presence?.startSweeping();
-  const corrections = await CorrectionsService.open(store, { embedder, logger });
+  const corrections = await CorrectionsService.open(store, { embedder, logger, events });
   const handoffs = await HandoffsService.open({ store, conversations, events });
   const mail = config.smtp
     ? notifyOwnersByMail({

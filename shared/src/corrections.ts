@@ -15,14 +15,50 @@ const answer = z
   .refine((m) => m.trim().length > 0, "must not be blank")
   .openapi({ description: "markdown" });
 
+/** Other wordings a correction answers: bounded, like the question itself. */
+export const MAX_ALSO_ANSWERS = 20;
+export const MAX_ALSO_ANSWER_LENGTH = 500;
+const alsoAnswers = z
+  .array(
+    z
+      .string()
+      .max(MAX_ALSO_ANSWER_LENGTH)
+      .refine((m) => m.trim().length > 0, "must not be blank"),
+  )
+  .max(MAX_ALSO_ANSWERS)
+  .openapi({
+    description: `other wordings of the question it answers (matched like the question itself), at most ${MAX_ALSO_ANSWERS} of ${MAX_ALSO_ANSWER_LENGTH} characters`,
+  });
+
+/** The document whose change made a correction stale. */
+export const staleSourceSchema = z
+  .object({
+    documentId: idSchema,
+    dataSourceId: idSchema,
+    title: z.string(),
+    change: z.enum(["changed", "deleted"]),
+  })
+  .openapi("CorrectionStaleSource");
+
 /** A question/answer pair the owner wrote; questions meaning the same are answered with it. */
 export const correctionSchema = z
   .object({
     id: idSchema,
     agentId: idSchema,
     question: z.string(),
+    alsoAnswers: z.array(z.string()).openapi({
+      description: "other wordings of the question it answers; [] for none",
+    }),
     answer: z.string().openapi({ description: "markdown" }),
     messageId: idSchema.nullable().openapi({ description: "the assistant message it corrects, if any" }),
+    stale: z.boolean().openapi({
+      description:
+        "a passage the corrected answer cited has changed or gone in a later sync: review it (editing clears it); always false for a correction added by hand",
+    }),
+    staleSince: z.string().nullable().openapi({ description: "when it became stale; null when not stale" }),
+    staleSource: staleSourceSchema.nullable().openapi({
+      description: "the changed or deleted document it came from; null when not stale",
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -30,7 +66,7 @@ export const correctionSchema = z
 export type Correction = z.infer<typeof correctionSchema>;
 
 export const createCorrectionRequestSchema = z
-  .object({ question, answer })
+  .object({ question, answer, alsoAnswers: alsoAnswers.optional() })
   .strict()
   .openapi("CreateCorrection");
 export type CreateCorrectionRequest = z.infer<typeof createCorrectionRequestSchema>;
@@ -41,13 +77,14 @@ export const correctMessageRequestSchema = z
     question: question
       .optional()
       .openapi({ description: "default: the visitor question that produced the message" }),
+    alsoAnswers: alsoAnswers.optional(),
   })
   .strict()
   .openapi("CorrectMessage");
 export type CorrectMessageRequest = z.infer<typeof correctMessageRequestSchema>;
 
 export const updateCorrectionRequestSchema = z
-  .object({ question, answer })
+  .object({ question, answer, alsoAnswers })
   .partial()
   .strict()
   .openapi("UpdateCorrection");
@@ -73,7 +110,7 @@ export const correctionMatchSchema = z
     times: z.number().int().min(1).openapi({ description: "how often the question was asked like this" }),
     score: z.number().min(0).max(1).openapi({
       description:
-        "how closely it matches: the word overlap (0..1), or with a semantic embedding model the higher of it and the cosine",
+        "how closely it matches the correction's best wording (0..1; 0 for another kind of question), or with a semantic embedding model the higher of it and the cosine",
     }),
   })
   .openapi("CorrectionMatch");
@@ -87,11 +124,12 @@ export const correctionMatchesSchema = z
       description: "distinct recent visitor questions compared (Try it questions left out)",
     }),
     wouldAnswer: z.array(correctionMatchSchema).openapi({
-      description: "questions matching counts as the correction's question, best match first",
+      description:
+        "questions it now catches: asked again, they get this correction's answer (best match first)",
     }),
     wouldNotAnswer: z.array(correctionMatchSchema).openapi({
       description:
-        "questions sharing a content word (or a synonym) with the correction's question that stay below the match, closest first",
+        "questions it misses: they share a content word (or a synonym) with one of its wordings but stay below the match or another correction answers them; closest first. Adding one to `alsoAnswers` makes it caught",
     }),
   })
   .openapi("CorrectionMatches");

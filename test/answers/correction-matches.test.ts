@@ -1,7 +1,9 @@
 // Issue #31 item 4: GET /agents/{agentId}/corrections/{correctionId}/matches/ lists the recent
 // visitor questions a correction would answer and the ones sharing its words that it would not, by
 // the same test the answer path applies (the answers prove it: each listed question is asked again).
-import type { CorrectionMatches, QueryResponse } from "@lore/shared";
+// Issue #50 item 3: it catches another question word ("where do I cancel …"), and a missed question
+// added to `alsoAnswers` is caught from then on.
+import type { Correction, CorrectionMatches, QueryResponse } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
 import { call, createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
@@ -20,6 +22,8 @@ const OTHER_ASK = "What happens if I cancel my subscription?";
 const OTHER_KIND = "How much does the subscription cost?";
 const UNRELATED = "Where is your office?";
 const TRIAL = "How do I cancel the subscription?";
+const OTHER_WORD = "Where do I cancel my subscription?";
+const OWN_WORDS = "stop paying for the subscription";
 
 const ask = async (message: string, extra: Record<string, unknown> = {}) => {
   const res = await call<QueryResponse>(server, "POST", `/agents/${agentId}/query/`, token, {
@@ -40,7 +44,8 @@ beforeAll(async () => {
   ]);
   agentId = (await createAgent(server, token, { name: "Billing", dataSourceIds: [source.id] })).id;
   otherAgentId = (await createAgent(server, token, { name: "Other", dataSourceIds: [source.id] })).id;
-  for (const q of [REWORDED, INFLECTED, OTHER_ASK, OTHER_KIND, UNRELATED, REWORDED]) await ask(q);
+  for (const q of [REWORDED, INFLECTED, OTHER_ASK, OTHER_KIND, UNRELATED, REWORDED, OTHER_WORD, OWN_WORDS])
+    await ask(q);
   await ask(TRIAL, { channel: "console" });
   const created = await call<{ id: string }>(server, "POST", `/agents/${agentId}/corrections/`, token, {
     question: QUESTION,
@@ -57,16 +62,16 @@ describe("a correction's matches", () => {
     expect(res.status).toBe(200);
     const body = res.body;
     expect(body.correctionId).toBe(correctionId);
-    // Five distinct visitor wordings; the Try it question is not a visitor's.
-    expect(body.scanned).toBe(5);
-    expect(body.wouldAnswer.map((m) => m.question).sort()).toEqual([INFLECTED, REWORDED].sort());
+    // Seven distinct visitor wordings; the Try it question is not a visitor's.
+    expect(body.scanned).toBe(7);
+    expect(body.wouldAnswer.map((m) => m.question).sort()).toEqual([INFLECTED, OTHER_WORD, REWORDED].sort());
     const reworded = body.wouldAnswer.find((m) => m.question === REWORDED);
     expect(reworded?.times).toBe(2);
     expect(reworded?.score).toBe(1);
-    expect(body.wouldNotAnswer.map((m) => m.question)).toEqual([OTHER_ASK, OTHER_KIND]);
-    expect(body.wouldNotAnswer[0]?.score).toBeCloseTo(0.8, 2);
-    // Another kind of question ("how much") scores 0 whatever its words.
-    expect(body.wouldNotAnswer[1]?.score).toBe(0);
+    // Missed: what happens after cancelling, what it costs (other kinds of question), and the
+    // visitor's own words for cancelling (half its wording: too little), newest first at one score.
+    expect(body.wouldNotAnswer.map((m) => m.question)).toEqual([OWN_WORDS, OTHER_KIND, OTHER_ASK]);
+    expect(body.wouldNotAnswer.map((m) => m.score)).toEqual([0, 0, 0]);
     for (const m of [...body.wouldAnswer, ...body.wouldNotAnswer]) {
       expect(m).toMatchObject({ conversationId: expect.any(String), messageId: expect.any(String) });
       expect(Date.parse(m.askedAt)).not.toBeNaN();
@@ -79,11 +84,40 @@ describe("a correction's matches", () => {
     for (const m of body.wouldNotAnswer) expect((await ask(m.question)).correctionId).toBeNull();
   });
 
+  it("catches a missed question once it is added to the correction's wordings", async () => {
+    const path = `/agents/${agentId}/corrections/${correctionId}/`;
+    expect((await ask(OWN_WORDS)).correctionId).toBeNull();
+    const patched = await call<Correction>(server, "PATCH", path, token, { alsoAnswers: [OWN_WORDS] });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ question: QUESTION, alsoAnswers: [OWN_WORDS], answer: ANSWER });
+    const body = (await matches(`${path}matches/`)).body;
+    expect(body.wouldAnswer.map((m) => m.question)).toContain(OWN_WORDS);
+    expect(body.wouldNotAnswer.map((m) => m.question).sort()).toEqual([OTHER_KIND, OTHER_ASK].sort());
+    const answer = await ask("How do I stop paying for my subscription?");
+    expect(answer).toMatchObject({ correctionId: correctionId, response: ANSWER });
+    // Another kind of question stays with the documents, whatever wordings the correction has.
+    expect((await ask(OTHER_KIND)).correctionId).toBeNull();
+    await call(server, "PATCH", path, token, { alsoAnswers: [] });
+  });
+
+  it("refuses wordings that are blank, too long or too many", async () => {
+    const path = `/agents/${agentId}/corrections/${correctionId}/`;
+    for (const alsoAnswers of [
+      [" "],
+      ["x".repeat(501)],
+      Array.from({ length: 21 }, (_, i) => `wording ${i}`),
+    ]) {
+      const res = await call(server, "PATCH", path, token, { alsoAnswers });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: "validation_error" });
+    }
+  });
+
   it("takes a limit and refuses a bad one", async () => {
     const one = await matches(`/agents/${agentId}/corrections/${correctionId}/matches/?limit=1`);
     expect(one.status).toBe(200);
     expect(one.body.wouldAnswer).toHaveLength(1);
-    expect(one.body.wouldNotAnswer.map((m) => m.question)).toEqual([OTHER_ASK]);
+    expect(one.body.wouldNotAnswer).toHaveLength(1);
     const bad = await matches(`/agents/${agentId}/corrections/${correctionId}/matches/?limit=0`);
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: "validation_error" });

@@ -6,8 +6,10 @@ export interface CorrectionFormProps {
   title: string;
   question: string;
   answer?: string;
+  /** Other wordings it answers: the field shows when given (the Corrections tab). */
+  alsoAnswers?: string[];
   submitLabel: string;
-  onSave: (values: { question: string; answer: string }) => Promise<void>;
+  onSave: (values: { question: string; answer: string; alsoAnswers?: string[] }) => Promise<void>;
   onCancel: () => void;
 }
 
@@ -18,11 +20,20 @@ export interface CorrectionFormProps {
 export function CorrectionForm(props: CorrectionFormProps) {
   const question = useSignal(props.question);
   const answer = useSignal(props.answer ?? "");
+  const wordings = useSignal((props.alsoAnswers ?? []).join("\n"));
   const form = useFormState();
   const answerRef = useRef<HTMLTextAreaElement>(null);
   // Focus before the browser paints, so nothing typed into the form can land in another field first.
   useLayoutEffect(() => answerRef.current?.focus(), []);
-  const onSubmit = form.submit(() => props.onSave({ question: question.value, answer: answer.value }));
+  const onSubmit = form.submit(() =>
+    props.onSave({
+      question: question.value,
+      answer: answer.value,
+      ...(props.alsoAnswers
+        ? { alsoAnswers: wordings.value.split("\n").filter((w) => w.trim().length > 0) }
+        : {}),
+    }),
+  );
   const error = form.error.value;
   return (
     <form class="correction-form card" aria-label={props.title} noValidate ref={form.ref} onSubmit={onSubmit}>
@@ -46,6 +57,25 @@ export function CorrectionForm(props: CorrectionFormProps) {
           />
         )}
       </Field>
+      {props.alsoAnswers && (
+        <Field
+          label="Other ways to ask it"
+          name="alsoAnswers"
+          error={error}
+          hint="Wordings visitors use that it should answer too, one a line (at most 20)."
+        >
+          {(p) => (
+            <textarea
+              {...p}
+              rows={3}
+              value={wordings.value}
+              onInput={(e) => {
+                wordings.value = inputValue(e);
+              }}
+            />
+          )}
+        </Field>
+      )}
       <Field label="Answer" name="answer" error={error} hint="Markdown: **bold**, lists, [links](https://…).">
         {(p) => (
           <textarea

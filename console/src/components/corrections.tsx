@@ -9,6 +9,7 @@ import {
   listCorrections,
   updateCorrection,
 } from "../loop-api.ts";
+import { routeHash } from "../state.ts";
 import { CorrectionForm } from "./correction-form.tsx";
 import { Markdown } from "./markdown.tsx";
 import { ErrorBox, Status, TimeAgo } from "./ui.tsx";
@@ -52,8 +53,9 @@ export function CorrectionsTab(props: { agent: Agent }) {
       <h2>Corrections</h2>
       <p class="muted">
         Your own answers to questions visitors ask. A visitor who asks the same question, or a close rewording
-        of it (other word order or forms, a synonym), gets your answer. A different question on the same topic
-        does not: open “Which questions it answers” to see recent ones either way.
+        of it (other word order or forms, another question word, a synonym), gets your answer. A different
+        question on the same topic does not: open “Which questions it answers” to see recent ones it catches
+        and misses, and add a missed one in a click.
       </p>
       {adding.value ? (
         <CorrectionForm
@@ -98,6 +100,7 @@ export function CorrectionsTab(props: { agent: Agent }) {
                   title="Edit the correction"
                   question={c.question}
                   answer={c.answer}
+                  alsoAnswers={c.alsoAnswers}
                   submitLabel="Save changes"
                   onSave={async (values) => {
                     await updateCorrection(agent.id, c.id, values);
@@ -113,8 +116,35 @@ export function CorrectionsTab(props: { agent: Agent }) {
             ) : (
               <li key={c.id} class="correction" data-correction-id={c.id}>
                 <h3 class="correction-question">{c.question}</h3>
+                {c.stale && c.staleSource && (
+                  <div class="stale-note" role="note">
+                    <span class="badge badge-stale">Source changed</span> “{c.staleSource.title}” was{" "}
+                    {c.staleSource.change} <TimeAgo iso={c.staleSince ?? c.updatedAt} /> since this answer
+                    replaced it. <a href={routeHash(agent.id, "sources")}>Open Sources</a>{" "}
+                    <button
+                      type="button"
+                      class="small"
+                      aria-label={`Review the correction for ${c.question}`}
+                      onClick={() => {
+                        editing.value = c.id;
+                      }}
+                    >
+                      Review
+                    </button>
+                  </div>
+                )}
+                {c.alsoAnswers.length > 0 && (
+                  <p class="also-answers">Also answers: {c.alsoAnswers.map((w) => `“${w}”`).join(", ")}</p>
+                )}
                 <Markdown text={c.answer} sources={[]} />
-                <Examples agentId={agent.id} correction={c} />
+                <Examples
+                  agentId={agent.id}
+                  correction={c}
+                  onAdded={async (question) => {
+                    status.value = `It now also answers “${question}”.`;
+                    await load();
+                  }}
+                />
                 <p class="muted meta">
                   {c.messageId ? "From a conversation" : "Added by hand"} · updated{" "}
                   <TimeAgo iso={c.updatedAt} />
@@ -173,13 +203,31 @@ export function CorrectionsTab(props: { agent: Agent }) {
   );
 }
 
-/** Recent visitor questions the correction would answer and close ones it would not, loaded when opened. */
-function Examples(props: { agentId: string; correction: Correction }) {
+/**
+ * Recent visitor questions the correction catches and misses, loaded when opened; a missed one is
+ * added to its wordings in one click.
+ */
+function Examples(props: {
+  agentId: string;
+  correction: Correction;
+  onAdded: (question: string) => Promise<void>;
+}) {
   const found = useSignal<CorrectionMatches | null>(null);
   const error = useSignal<unknown>(null);
   const load = async () => {
     try {
       found.value = await correctionMatches(props.agentId, props.correction.id);
+      error.value = null;
+    } catch (caught) {
+      error.value = caught;
+    }
+  };
+  const add = async (question: string) => {
+    try {
+      const alsoAnswers = [...props.correction.alsoAnswers, question];
+      await updateCorrection(props.agentId, props.correction.id, { alsoAnswers });
+      await props.onAdded(question);
+      await load();
     } catch (caught) {
       error.value = caught;
     }
@@ -201,16 +249,17 @@ function Examples(props: { agentId: string; correction: Correction }) {
             Of the last {f.scanned} distinct questions visitors asked ({"Try it"} left out):
           </p>
           <ExampleList
-            title="Would get this answer"
+            title="Catches: these get this answer"
             kind="yes"
             items={f.wouldAnswer}
             empty="None yet: no recent question matches it."
           />
           <ExampleList
-            title="Would not: close, but a different question"
+            title="Misses: close, but answered otherwise"
             kind="no"
             items={f.wouldNotAnswer}
             empty="No recent question shares its words."
+            onAdd={add}
           />
         </>
       )}
@@ -218,7 +267,14 @@ function Examples(props: { agentId: string; correction: Correction }) {
   );
 }
 
-function ExampleList(props: { title: string; kind: string; items: CorrectionMatch[]; empty: string }) {
+function ExampleList(props: {
+  title: string;
+  kind: string;
+  items: CorrectionMatch[];
+  empty: string;
+  onAdd?: (question: string) => Promise<void>;
+}) {
+  const { onAdd } = props;
   return (
     <div class={`example-list example-${props.kind}`}>
       <h4>{props.title}</h4>
@@ -228,10 +284,17 @@ function ExampleList(props: { title: string; kind: string; items: CorrectionMatc
         <ul>
           {props.items.map((m) => (
             <li key={m.messageId} class="example">
-              “{m.question}”{" "}
-              <span class="muted">
-                {m.times > 1 ? `asked ${m.times} times · ` : ""}match {Math.round(m.score * 100)}%
-              </span>
+              “{m.question}”{m.times > 1 && <span class="muted"> asked {m.times} times</span>}{" "}
+              {onAdd && (
+                <button
+                  type="button"
+                  class="small"
+                  aria-label={`Also answers this: “${m.question}”`}
+                  onClick={() => onAdd(m.question)}
+                >
+                  Also answers this
+                </button>
+              )}
             </li>
           ))}
         </ul>

@@ -29,7 +29,9 @@ export function correctionsRoutes({
       const created = await corrections.create(agent, {
         question,
         answer: body.answer,
+        alsoAnswers: body.alsoAnswers,
         messageId: message.id,
+        citations: message.sources,
       });
       // The correction answers the conversation's problem: it leaves the review queue.
       const conversation = conversations.get(agent.id, message.conversationId);

@@ -14,13 +14,12 @@ import { compressResponses } from "./http/compression.ts";
 import { cors } from "./http/cors.ts";
 import {
   authenticate,
+  canonicalPath,
   chargeRequest,
   httpsPolicy,
   rateLimit,
   rateLimitQuery,
-  rawPath,
   requestContext,
-  trailingSlash,
 } from "./http/middleware.ts";
 import type { AppEnv } from "./http/principal.ts";
 import type { ApiRoute, Endpoint } from "./http/route.ts";
@@ -74,7 +73,7 @@ export function createApp(s: Services): Hono<AppEnv> {
   const prefix = config.apiPrefix;
   const mounted = endpoints(s);
   checkMounted(mounted);
-  const app = new Hono<AppEnv>();
+  const app = new Hono<AppEnv>({ getPath: canonicalPath(prefix) });
   const mount = ({ route, handle, queryAgent }: Endpoint) => {
     const method = route.method.toUpperCase();
     if (route.root) return app.on(method, route.getRoutingPath(), handle);
@@ -109,8 +108,6 @@ export function createApp(s: Services): Hono<AppEnv> {
       maxAgeSeconds: 600,
     }),
   );
-  // After CORS, so a browser following the 308 still sees CORS headers.
-  app.use(`${prefix}/*`, trailingSlash(prefix));
   const limitBody = (maxSize: number) =>
     bodyLimit({
       maxSize,
@@ -186,7 +183,7 @@ export function createApp(s: Services): Hono<AppEnv> {
   app.notFound(async (c) => {
     const matching = patterns.filter((p) => p.re.test(c.req.path));
     // Charged like any API request, except on a question's path (questions charge with their agent).
-    const path = rawPath(c.req.url);
+    const path = c.req.path;
     if ((path === prefix || path.startsWith(`${prefix}/`)) && !matching.some((p) => p.query)) {
       try {
         await chargeRequest(config, limiter, c);

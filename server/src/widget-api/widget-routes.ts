@@ -5,7 +5,7 @@ import { handoffOf, themeOf } from "../agents/agents-service.ts";
 import { answerQuestion } from "../answers/answer-question.ts";
 import { collectResponse } from "../answers/collect-response.ts";
 import { AppError } from "../errors.ts";
-import { requestUrl } from "../http/pagination.ts";
+import { publicRoot } from "../http/forwarded.ts";
 import type { AppEnv } from "../http/principal.ts";
 import { endpoint, type RouteInput } from "../http/route.ts";
 import { answerEventEncoder, linkedController, streamEvents, wantsStream } from "../http/sse.ts";
@@ -77,7 +77,7 @@ export function widgetRoutes({
     const agent = /^wgt_[A-Za-z0-9_-]{8,64}$/.test(widgetId) ? agents.byWidgetId(widgetId) : undefined;
     if (!agent) throw new AppError("not_found", "widget not found", { resource: "widget", id: widgetId });
     const origin = pageOrigin(c);
-    const ownOrigin = requestUrl(c, config.trustProxy).origin.toLowerCase();
+    const ownOrigin = new URL(publicRoot(c)).origin.toLowerCase();
     if (!originAllowed(agent, origin) && !previewAllowed(c, agent, origin, ownOrigin, config.jwtSecret)) {
       // The owner's console lists it, so a site that was never allowed doesn't fail silently.
       widgetOrigins.refused(agent.id, origin);

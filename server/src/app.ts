@@ -20,6 +20,7 @@ import {
   rateLimit,
   rateLimitQuery,
   requestContext,
+  resumeStream,
 } from "./http/middleware.ts";
 import type { AppEnv } from "./http/principal.ts";
 import type { ApiRoute, Endpoint } from "./http/route.ts";
@@ -74,13 +75,16 @@ export function createApp(s: Services): Hono<AppEnv> {
   const mounted = endpoints(s);
   checkMounted(mounted);
   const app = new Hono<AppEnv>({ getPath: canonicalPath(prefix) });
-  const mount = ({ route, handle, queryAgent }: Endpoint) => {
+  const mount = ({ route, handle, queryAgent, resumeOwner }: Endpoint) => {
     const method = route.method.toUpperCase();
     if (route.root) return app.on(method, route.getRoutingPath(), handle);
     if (route.charge === "query" && !queryAgent)
       throw new Error(`${route.method} ${route.path} is charged as a query but names no agent`);
     const charge = queryAgent ? rateLimitQuery(config, limiter, queryAgent) : rateLimit(config, limiter);
-    return app.on(method, `${prefix}${route.getRoutingPath()}`, charge, handle);
+    const path = `${prefix}${route.getRoutingPath()}`;
+    // A reconnect with Last-Event-ID is answered from the kept stream: no new answer, no charge.
+    if (resumeOwner) return app.on(method, path, resumeStream(s.answerReplay, resumeOwner), charge, handle);
+    return app.on(method, path, charge, handle);
   };
 
   app.use("*", requestContext(config, s));

@@ -135,8 +135,8 @@ function mount(options: WidgetOptions): WidgetHandle {
     const body = await r.json().catch(() => {});
     // A refused origin or an unknown widget: no launcher for visitors, a hint for the site owner.
     launcher.hidden = r.status === 403 || r.status === 404;
-    // A reply that is not Lore's JSON (a proxy's or a site's 404 page): what was asked and what came back.
-    if (launcher.hidden) console.warn("Lore:", body || `HTTP ${r.status} from ${r.url}`);
+    // With the URL asked: a reply that is not Lore's JSON (a proxy's or a site's 404 page) logs its status.
+    if (launcher.hidden) console.warn("Lore:", body || r.status, r.url);
     if (r.ok) applyTheme(body?.theme);
     // Kept while it works; a failure (a refusal too) forgets it, so no stale launcher flashes up.
     storage((s) => (s[themeKey] = r.ok ? JSON.stringify(body?.theme) : ""));

@@ -5,6 +5,7 @@ import { getPath } from "hono/utils/url";
 import type { Config } from "../config.ts";
 import { AppError } from "../errors.ts";
 import type { Services } from "../services.ts";
+import type { AnswerReplay } from "./answer-replay.ts";
 import { createClientIp, createProxyCheck, limitKey } from "./client-ip.ts";
 import { requestBase } from "./forwarded.ts";
 import type { AppEnv, Principal } from "./principal.ts";
@@ -183,6 +184,21 @@ export function rateLimit(config: Config, limiter: RateLimiter): MiddlewareHandl
   return async (c, next) => {
     await chargeRequest(config, limiter, c);
     await next();
+  };
+}
+
+/**
+ * Route middleware for answer streams: a request carrying `Last-Event-ID` resumes the stream it
+ * names (see AnswerReplay) for the same caller, and goes no further.
+ */
+export function resumeStream(
+  replay: AnswerReplay,
+  ownerOf: (c: Context<AppEnv>) => string | Promise<string>,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const lastEventId = requestHeader(c, "last-event-id");
+    if (lastEventId === undefined) return next();
+    return replay.resume(lastEventId, await ownerOf(c));
   };
 }
 

@@ -25,6 +25,7 @@ import {
 import type { AppEnv } from "./http/principal.ts";
 import type { ApiRoute, Endpoint } from "./http/route.ts";
 import { mcpRoutes } from "./mcp/mcp-routes.ts";
+import { mcpChallenge, mountProtectedResource } from "./mcp/protected-resource.ts";
 import { metaRoutes } from "./meta/meta-routes.ts";
 import { openAiRoutes } from "./openai/openai-routes.ts";
 import type { Services } from "./services.ts";
@@ -147,12 +148,23 @@ export function createApp(s: Services): Hono<AppEnv> {
   const openAiRoutes = mounted
     .filter((e) => e.route.errorFormat === "openai")
     .map((e) => new RegExp(`^${prefix}${e.route.getRoutingPath().replace(/\/:[^/]+/g, "/[^/]+")}?$`));
-  const render = (c: Context<AppEnv>, error: AppError) =>
-    renderError(
+  const mcpEndpoint = new RegExp(`^${prefix}/agents/[^/]+/mcp/$`);
+  const render = (c: Context<AppEnv>, error: AppError) => {
+    const challenge = error.headers["WWW-Authenticate"];
+    // An MCP endpoint's 401 names its resource metadata (RFC 9728), so MCP clients report it as it is.
+    const shown =
+      challenge && mcpEndpoint.test(c.req.path)
+        ? new AppError(error.code, error.message, error.details, {
+            ...error.headers,
+            "WWW-Authenticate": mcpChallenge(c, challenge, c.req.path),
+          })
+        : error;
+    return renderError(
       c,
-      error,
+      shown,
       openAiRoutes.some((re) => re.test(c.req.path)),
     );
+  };
   const authorizationIgnored = new Set(
     mounted.filter((e) => e.route.ignoresAuthorization).map((e) => `${prefix}${e.route.getRoutingPath()}`),
   );
@@ -166,6 +178,7 @@ export function createApp(s: Services): Hono<AppEnv> {
   }
   app.use(`${prefix}/*`, authenticate(s, authorizationIgnored));
   for (const e of mounted) if (!e.route.root) mount(e);
+  mountProtectedResource(app, prefix);
   mountSite(app, s);
 
   const queryPaths = new Set(

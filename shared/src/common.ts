@@ -22,9 +22,11 @@ export type Page<T> = { count: number; next: string | null; previous: string | n
  */
 export const pageQuerySchema = z.object({
   page: z.string().optional().openapi({
+    type: "integer",
+    minimum: 1,
     description:
-      'A page number from 1, or `last`; any other value, or a page past the end, is 404 "Invalid page."',
-    example: "2",
+      'A page number from 1 (or `last`, the last page); any other value, or a page past the end, is 404 "Invalid page."',
+    example: 2,
   }),
   page_size: z
     .string()

@@ -313,7 +313,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     webhooks,
     widgetOrigins,
     workspaces,
-    answerReplay: new AnswerReplay(),
+    answerReplay: new AnswerReplay(redis),
     lifecycle: new Lifecycle(),
     watchdog,
     async stop(options = {}) {

@@ -20,10 +20,12 @@ import createClient from "openapi-fetch";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
+  ensureConsoleBuilt,
   ensureWidgetBuilt,
   type HostSite,
   launchBrowser,
   openPage,
+  signInToConsole,
   startHostSite,
 } from "../browser/browser.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
@@ -54,6 +56,7 @@ const deployments: [string, () => string][] = [
 
 beforeAll(async () => {
   ensureWidgetBuilt();
+  ensureConsoleBuilt();
   fake = await startFakeOpenAI({ usage: USAGE });
   // nginx connects from 127.0.0.1: its forwarded headers are read, a direct client sends none.
   server = await startTestServer({
@@ -228,6 +231,32 @@ describe.each(deployments)("%s", (_name, rootOf) => {
       },
     );
     expect(again.response.status).toBe(204);
+  });
+
+  it("the owner console in Chromium: signs in, stays signed in on reload, and offers snippets for this deployment", async () => {
+    const { page, problems } = await openPage(browser);
+    try {
+      await signInToConsole(page, rootOf(), `#/agents/${agent.id}/embed`);
+      const snippet = page.locator('[data-snippet="embed"]');
+      await snippet.waitFor({ timeout: 30_000 });
+      expect(await snippet.textContent()).toBe(
+        `<script src="${rootOf()}/widget.js" data-widget-id="${agent.widgetId}" async></script>`,
+      );
+      expect(await page.locator("pre code", { hasText: "mcpServers" }).textContent()).toContain(
+        `"url": "${rootOf()}/api/agents/${agent.id}/mcp/"`,
+      );
+      // The session cookie is scoped to the session routes as this browser sees them.
+      const cookies = await page.context().cookies();
+      expect(cookies.find((c) => c.name === "lore_session")?.path).toBe(
+        `${new URL(rootOf()).pathname.replace(/\/$/, "")}/api/auth/session/`,
+      );
+      await page.reload();
+      await snippet.waitFor({ timeout: 30_000 });
+      expect(problems.pageErrors).toEqual([]);
+      expect(problems.cspViolations).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
   });
 
   it("the widget on another origin, in Chromium, answers through this deployment", async () => {

@@ -1,8 +1,10 @@
 import type { Agent, Conversation, ErrorBody, Page } from "@lore/shared";
+import { EventSource } from "eventsource";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { shopEntries } from "../fixtures/shop-corpus.ts";
 import { DEFAULT_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
+import { until } from "../helpers/until.ts";
 import {
   call,
   createAgent,
@@ -91,6 +93,40 @@ describe("resuming an answer stream with Last-Event-ID", () => {
     expect(second.events.at(-1)?.event.type).toBe("done");
     expect(ids(second)).toEqual(ids(whole).slice(1));
     expect(tokens(second)).toBe(tokens(whole));
+  });
+
+  it("the eventsource client, left open after `done`, reconnects once, gets 204 and stops: one answer, one model call", async () => {
+    const [answers, calls] = [await conversationCount(), chatRequests()];
+    const types: string[] = [];
+    // The question is a POST: EventSource's fetch, as an integrator configures it.
+    const source = new EventSource(queryUrl(), {
+      fetch: (url, init) =>
+        fetch(url, {
+          ...init,
+          method: "POST",
+          headers: { ...init.headers, Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+          body: JSON.stringify(QUESTION),
+        }),
+    });
+    let failure = 0;
+    source.onmessage = (e) => types.push((JSON.parse(e.data) as { type: string }).type);
+    source.onerror = (e) => {
+      failure = (e as { code?: number }).code ?? -1;
+    };
+    try {
+      // After `done` the server ends the stream; EventSource reconnects with the last id (~3 s).
+      await until(() => source.readyState === EventSource.CLOSED, {
+        timeout: 20_000,
+        what: "EventSource to stop",
+      });
+    } finally {
+      source.close();
+    }
+    expect(failure).toBe(204);
+    expect(types.at(-1)).toBe("done");
+    expect(types.filter((t) => t === "start")).toHaveLength(1);
+    expect(await conversationCount()).toBe(answers + 1);
+    expect(chatRequests()).toBe(calls + 1);
   });
 
   it("an unknown, malformed or another caller's id is a clear 404, never a new answer", async () => {

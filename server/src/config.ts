@@ -24,7 +24,7 @@ const envSchema = z.object({
     .string()
     .url()
     .refine(
-      (v) => /^https?:$/.test(new URL(v).protocol) && !/[?#]/.test(v),
+      (v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol) && !/[?#]/.test(v),
       "must be an http(s) URL without query",
     )
     .transform((v) => {

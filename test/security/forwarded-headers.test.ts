@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import { ConfigError, loadConfig } from "@lore/server/config.ts";
 import type { Agent, Page } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
@@ -127,6 +128,15 @@ describe("forwarded headers are read from a listed proxy only (LORE_TRUST_PROXY=
 });
 
 describe("LORE_PUBLIC_URL", () => {
+  it("is an http(s) URL without query, kept without its trailing slash; anything else stops the start", () => {
+    const secret = { LORE_JWT_SECRET: "x".repeat(32) };
+    expect(loadConfig({ ...secret, LORE_PUBLIC_URL: "https://help.example.com/kb/" }).publicUrl).toBe(
+      "https://help.example.com/kb",
+    );
+    for (const bad of ["not a url", "ftp://help.example.com/", "https://help.example.com/?x=1"])
+      expect(() => loadConfig({ ...secret, LORE_PUBLIC_URL: bad }), bad).toThrow(ConfigError);
+  });
+
   it("is the base of every link, whatever the request's host", async () => {
     const pub = await startTestServer({ LORE_PUBLIC_URL: "https://help.example.com/kb/" });
     try {

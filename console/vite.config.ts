@@ -3,10 +3,11 @@ import { defineConfig } from "vite";
 import { precompress } from "../widget/vite.config.ts";
 
 // The console is a page of its own at /console/: index.html is the server's page template (it fills
-// {{apiPrefix}}), the hashed assets under /console/assets/ are immutable.
+// {{apiPrefix}}), the hashed assets under /console/assets/ are immutable. Asset URLs are relative,
+// so the console works under a proxy's path prefix too (/support/console/).
 export default defineConfig({
   root: import.meta.dirname,
-  base: "/console/",
+  base: "./",
   esbuild: { jsx: "automatic", jsxImportSource: "preact" },
   plugins: [precompress()],
   build: {

@@ -15,5 +15,5 @@ if (status && widgetId === "") {
 const snippet = document.getElementById("embed-snippet");
 if (snippet) {
   const id = widgetId || "wgt_…";
-  snippet.textContent = `<script src="${location.origin}/widget.js" data-widget-id="${id}" async></script>`;
+  snippet.textContent = `<script src="${new URL("widget.js", location.href).href}" data-widget-id="${id}" async></script>`;
 }

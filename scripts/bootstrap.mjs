@@ -69,6 +69,16 @@ function ensureRedis() {
   );
 }
 
+// The client suite runs the clients behind Debian's nginx too, at the root and under a path prefix
+// (test/helpers/nginx.ts).
+function ensureNginx() {
+  ensureDebianPackage(
+    "nginx",
+    () => Boolean(process.env.LORE_NGINX) || existsSync("/usr/sbin/nginx"),
+    "for the client suite behind a proxy",
+  );
+}
+
 function buildWidget() {
   if (pnpm(["--filter", "@lore/widget", "run", "build"]) !== 0) process.exit(1);
 }
@@ -111,6 +121,7 @@ switch (task) {
   case "test": {
     ensureChromium();
     ensureRedis();
+    ensureNginx();
     buildWidget();
     buildConsole();
     const steps = [

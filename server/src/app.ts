@@ -14,17 +14,18 @@ import { compressResponses } from "./http/compression.ts";
 import { cors } from "./http/cors.ts";
 import {
   authenticate,
+  canonicalPath,
   chargeRequest,
   httpsPolicy,
   rateLimit,
   rateLimitQuery,
-  rawPath,
   requestContext,
-  trailingSlash,
+  resumeStream,
 } from "./http/middleware.ts";
 import type { AppEnv } from "./http/principal.ts";
 import type { ApiRoute, Endpoint } from "./http/route.ts";
 import { mcpRoutes } from "./mcp/mcp-routes.ts";
+import { mcpChallenge, mountProtectedResource } from "./mcp/protected-resource.ts";
 import { metaRoutes } from "./meta/meta-routes.ts";
 import { openAiRoutes } from "./openai/openai-routes.ts";
 import type { Services } from "./services.ts";
@@ -74,14 +75,17 @@ export function createApp(s: Services): Hono<AppEnv> {
   const prefix = config.apiPrefix;
   const mounted = endpoints(s);
   checkMounted(mounted);
-  const app = new Hono<AppEnv>();
-  const mount = ({ route, handle, queryAgent }: Endpoint) => {
+  const app = new Hono<AppEnv>({ getPath: canonicalPath(prefix) });
+  const mount = ({ route, handle, queryAgent, resumeOwner }: Endpoint) => {
     const method = route.method.toUpperCase();
     if (route.root) return app.on(method, route.getRoutingPath(), handle);
     if (route.charge === "query" && !queryAgent)
       throw new Error(`${route.method} ${route.path} is charged as a query but names no agent`);
     const charge = queryAgent ? rateLimitQuery(config, limiter, queryAgent) : rateLimit(config, limiter);
-    return app.on(method, `${prefix}${route.getRoutingPath()}`, charge, handle);
+    const path = `${prefix}${route.getRoutingPath()}`;
+    // A reconnect with Last-Event-ID is answered from the kept stream: no new answer, no charge.
+    if (resumeOwner) return app.on(method, path, resumeStream(s.answerReplay, resumeOwner), charge, handle);
+    return app.on(method, path, charge, handle);
   };
 
   app.use("*", requestContext(config, s));
@@ -109,8 +113,6 @@ export function createApp(s: Services): Hono<AppEnv> {
       maxAgeSeconds: 600,
     }),
   );
-  // After CORS, so a browser following the 308 still sees CORS headers.
-  app.use(`${prefix}/*`, trailingSlash(prefix));
   const limitBody = (maxSize: number) =>
     bodyLimit({
       maxSize,
@@ -146,12 +148,23 @@ export function createApp(s: Services): Hono<AppEnv> {
   const openAiRoutes = mounted
     .filter((e) => e.route.errorFormat === "openai")
     .map((e) => new RegExp(`^${prefix}${e.route.getRoutingPath().replace(/\/:[^/]+/g, "/[^/]+")}?$`));
-  const render = (c: Context<AppEnv>, error: AppError) =>
-    renderError(
+  const mcpEndpoint = new RegExp(`^${prefix}/agents/[^/]+/mcp/$`);
+  const render = (c: Context<AppEnv>, error: AppError) => {
+    const challenge = error.headers["WWW-Authenticate"];
+    // An MCP endpoint's 401 names its resource metadata (RFC 9728), so MCP clients report it as it is.
+    const shown =
+      challenge && mcpEndpoint.test(c.req.path)
+        ? new AppError(error.code, error.message, error.details, {
+            ...error.headers,
+            "WWW-Authenticate": mcpChallenge(c, challenge, c.req.path),
+          })
+        : error;
+    return renderError(
       c,
-      error,
+      shown,
       openAiRoutes.some((re) => re.test(c.req.path)),
     );
+  };
   const authorizationIgnored = new Set(
     mounted.filter((e) => e.route.ignoresAuthorization).map((e) => `${prefix}${e.route.getRoutingPath()}`),
   );
@@ -165,6 +178,7 @@ export function createApp(s: Services): Hono<AppEnv> {
   }
   app.use(`${prefix}/*`, authenticate(s, authorizationIgnored));
   for (const e of mounted) if (!e.route.root) mount(e);
+  mountProtectedResource(app, prefix);
   mountSite(app, s);
 
   const queryPaths = new Set(
@@ -186,7 +200,7 @@ export function createApp(s: Services): Hono<AppEnv> {
   app.notFound(async (c) => {
     const matching = patterns.filter((p) => p.re.test(c.req.path));
     // Charged like any API request, except on a question's path (questions charge with their agent).
-    const path = rawPath(c.req.url);
+    const path = c.req.path;
     if ((path === prefix || path.startsWith(`${prefix}/`)) && !matching.some((p) => p.query)) {
       try {
         await chargeRequest(config, limiter, c);

@@ -19,7 +19,19 @@ const envSchema = z.object({
     .string()
     .regex(/^(\/[A-Za-z0-9._-]+)+$/, "must look like /api")
     .default("/api"),
-  LORE_PUBLIC_URL: z.string().url().optional(),
+  // The server's root as clients reach it (a proxy's path prefix included), normalised without a trailing slash.
+  LORE_PUBLIC_URL: z
+    .string()
+    .url()
+    .refine(
+      (v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol) && !/[?#]/.test(v),
+      "must be an http(s) URL without query",
+    )
+    .transform((v) => {
+      const url = new URL(v);
+      return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+    })
+    .optional(),
   LORE_JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   LORE_ACCESS_TOKEN_TTL: int(1, 30 * 86400).default(3600),
   LORE_REFRESH_TOKEN_TTL: int(60, 365 * 86400).default(604800),
@@ -101,6 +113,7 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly apiPrefix: string;
+  /** The server's root as clients reach it, without a trailing slash (LORE_PUBLIC_URL); see http/forwarded.ts. */
   readonly publicUrl: string | null;
   readonly jwtSecret: string;
   readonly accessTokenTtl: number;
@@ -120,8 +133,6 @@ export interface Config {
   /** Where handoff notices are e-mailed from; null: no e-mail, webhooks and the console only. */
   readonly smtp: { url: string; from: string } | null;
   readonly production: boolean;
-  /** Some proxy is trusted (its X-Forwarded-* headers are read); see proxyTrust for which. */
-  readonly trustProxy: boolean;
   /** Which proxies may append to X-Forwarded-For: the client IP is the rightmost address not theirs. */
   readonly proxyTrust: ProxyTrust;
   readonly outboundAllowlist: readonly string[];
@@ -238,7 +249,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     smtp: e.LORE_SMTP_URL ? { url: e.LORE_SMTP_URL, from: e.LORE_SMTP_FROM } : null,
     production: e.LORE_PRODUCTION,
-    trustProxy: e.LORE_TRUST_PROXY.kind !== "none",
     proxyTrust: e.LORE_TRUST_PROXY,
     outboundAllowlist: list(e.LORE_OUTBOUND_ALLOWLIST),
     chatModel: e.LORE_CHAT_MODEL,

@@ -17,6 +17,7 @@ import { SecretBox } from "./crypto/secret-box.ts";
 import { EventBus } from "./events/event-bus.ts";
 import { createSmtpMailer, notifyOwnersByMail } from "./handoffs/handoff-mailer.ts";
 import { HandoffsService } from "./handoffs/handoffs-service.ts";
+import { AnswerReplay } from "./http/answer-replay.ts";
 import { Lifecycle } from "./http/lifecycle.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "./http/rate-limiter.ts";
 import { connectRedis } from "./http/redis.ts";
@@ -75,6 +76,8 @@ export interface Services {
   /** Where each agent's widget loads and where it was refused. */
   widgetOrigins: WidgetOriginsService;
   workspaces: WorkspacesService;
+  /** Answer streams kept for clients reconnecting with Last-Event-ID. */
+  answerReplay: AnswerReplay;
   /** Serving or draining for shutdown (readiness reads it). */
   lifecycle: Lifecycle;
   /** The event-loop watchdog: stalls logged with their request, `/healthz` reports the last. */
@@ -310,6 +313,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     webhooks,
     widgetOrigins,
     workspaces,
+    answerReplay: new AnswerReplay(redis),
     lifecycle: new Lifecycle(),
     watchdog,
     async stop(options = {}) {

@@ -14,15 +14,32 @@ export function pageSchema<T extends z.ZodTypeAny>(item: T) {
 }
 export type Page<T> = { count: number; next: string | null; previous: string | null; results: T[] };
 
+/**
+ * `page` and `page_size` as Django REST framework's PageNumberPagination reads them: `page` is
+ * checked against the list when it is paged (not a number, below 1 or past the end: 404 "Invalid
+ * page."; `last` is the last page); a `page_size` that is not a positive integer is the default (20),
+ * above 100 it is 100 (docs/api.md).
+ */
 export const pageQuerySchema = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  // Above 100 is clamped to 100, not refused (docs/api.md).
-  page_size: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(20)
-    .transform((n) => Math.min(n, 100)),
+  page: z.string().optional().openapi({
+    type: "integer",
+    minimum: 1,
+    description:
+      'A page number from 1 (or `last`, the last page); any other value, or a page past the end, is 404 "Invalid page."',
+    example: 2,
+  }),
+  page_size: z
+    .string()
+    .optional()
+    .transform((raw) => {
+      const n = raw !== undefined && /^\s*\+?\d+\s*$/.test(raw) ? Number(raw) : 0;
+      return n >= 1 ? Math.min(n, 100) : 20;
+    })
+    .openapi({
+      type: "integer",
+      description: "Items per page, 1-100 (default 20); above 100 is 100, anything else the default",
+      example: 20,
+    }),
 });
 export type PageQuery = z.infer<typeof pageQuerySchema>;
 

@@ -29,7 +29,10 @@ describe("owner console", () => {
     const box = page.locator("#widget-status");
     await box.waitFor({ state: "visible" });
     expect(await box.textContent()).toContain("when you open it from the console");
-    expect(await box.getByRole("link").getAttribute("href")).toBe("/console/");
+    // Relative, so the page works under a proxy's path prefix too.
+    expect(await box.getByRole("link").evaluate((a) => (a as HTMLAnchorElement).href)).toBe(
+      `${server.url}/console/`,
+    );
     expect(await page.locator("lore-widget").count()).toBe(0);
   });
 
@@ -242,7 +245,8 @@ describe("owner console", () => {
     expect(csp).not.toContain("unsafe-inline");
     const html = await res.text();
     expect(html).toContain(`data-api-prefix="/api"`);
-    const assets = [...html.matchAll(/(?:src|href)="(\/console\/assets\/[\w.-]+)"/g)].map((m) => m[1]);
+    // Relative to the page (./assets/…), so the console works under a proxy's path prefix too.
+    const assets = [...html.matchAll(/(?:src|href)="\.\/(assets\/[\w.-]+)"/g)].map((m) => `/console/${m[1]}`);
     expect(assets.map((a) => a?.split(".").pop()).sort()).toEqual(["css", "js"]);
     for (const asset of assets) {
       const file = await fetch(`${server.url}${asset}`, { headers: { "Accept-Encoding": "br" } });

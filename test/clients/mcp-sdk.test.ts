@@ -9,6 +9,7 @@ import {
   queryResponseSchema,
   searchResponseSchema,
 } from "@lore/shared";
+import { discoverOAuthProtectedResourceMetadata } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallToolResult, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
@@ -187,6 +188,31 @@ describe("the MCP SDK client", () => {
     const other = await createAgent(server, token, { name: "Other" });
     await expect(connect(server, other.id, bearer(apiKey))).rejects.toMatchObject({ code: 403 });
     await expect(connect(server, crypto.randomUUID(), bearer(token))).rejects.toMatchObject({ code: 404 });
+  });
+
+  it("answers a bad key with a 401 naming the RFC 9728 resource metadata, which the SDK discovers", async () => {
+    const badKey = `${apiKey.slice(0, -4)}xxxx`;
+    const refused = await connect(server, agent.id, bearer(badKey)).catch((e: unknown) => e);
+    // The SDK reports the API-key problem as the server said it.
+    expect(refused).toMatchObject({ code: 401, message: expect.stringContaining("invalid_api_key") });
+    const raw = await fetch(`${server.api}/agents/${agent.id}/mcp`, {
+      method: "POST",
+      headers: {
+        ...bearer(badKey),
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    const metadataUrl = `${server.url}/.well-known/oauth-protected-resource/api/agents/${agent.id}/mcp/`;
+    expect(raw.status).toBe(401);
+    expect(raw.headers.get("www-authenticate")).toBe(
+      `Bearer realm="lore", error="invalid_token", resource_metadata="${metadataUrl}"`,
+    );
+    const mcpUrl = new URL(`${server.api}/agents/${agent.id}/mcp/`);
+    const metadata = await discoverOAuthProtectedResourceMetadata(mcpUrl);
+    expect(metadata).toMatchObject({ resource: mcpUrl.href, bearer_methods_supported: ["header"] });
+    expect(await (await fetch(metadataUrl)).json()).toEqual(metadata);
   });
 
   it("refuses a browser Origin the agent does not allow (403 origin_not_allowed) and serves an allowed one", async () => {

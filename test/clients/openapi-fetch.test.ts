@@ -40,6 +40,7 @@ interface OpenApiDoc {
       string,
       {
         operationId: string;
+        "x-stream-response"?: { $ref: string };
         security?: Array<Record<string, string[]>>;
         requestBody?: { content: Record<string, unknown> };
         responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
@@ -68,7 +69,16 @@ function validatorFor(path: string, method: string, status: number, media: strin
   const key = `${method} ${path} ${status} ${media}`;
   let validate = validators.get(key);
   if (!validate) {
-    const schema = doc.paths[path]?.[method]?.responses[String(status)]?.content?.[media]?.schema;
+    const op = doc.paths[path]?.[method];
+    // A stream is a response of its own (components/responses), named by the operation's x-stream-response.
+    const streamRef =
+      media === "text/event-stream" && status === 200 ? op?.["x-stream-response"]?.$ref : undefined;
+    const response = streamRef
+      ? (doc.components.responses as Record<string, { content?: Record<string, { schema?: unknown }> }>)[
+          streamRef.split("/").pop() ?? ""
+        ]
+      : op?.responses[String(status)];
+    const schema = response?.content?.[media]?.schema;
     if (schema === undefined) return undefined;
     // The components beside the schema, so "#/components/schemas/X" resolves inside it.
     validate = ajv.compile({ ...(schema as object), components: doc.components });
@@ -773,8 +783,12 @@ describe("openapi-fetch against /api/openapi.json", () => {
           for (const token of [undefined, "not-a-token"]) {
             const res = await call(method, path, { path: real, ...(token ? { token } : {}), rootClient });
             expect(res.status, `${method} ${path}`).toBe(401);
+            // An MCP endpoint's challenge also names its resource metadata (RFC 9728).
+            const metadata = path.endsWith("/mcp/")
+              ? `, resource_metadata="${server.url}/.well-known/oauth-protected-resource/api${path.replace(/\{(\w+)\}/g, (_, n: string) => realIds[n] ?? "")}"`
+              : "";
             expect(res.headers.get("www-authenticate")).toBe(
-              token ? 'Bearer realm="lore", error="invalid_token"' : 'Bearer realm="lore"',
+              `${token ? 'Bearer realm="lore", error="invalid_token"' : 'Bearer realm="lore"'}${metadata}`,
             );
           }
         }

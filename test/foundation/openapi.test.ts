@@ -125,10 +125,18 @@ describe("GET /api/openapi.json", () => {
         "metadata",
       ]),
     );
-    const ok = doc.paths["/agents/{agentId}/query/"]?.post?.responses?.["200"] as {
-      content: Record<string, Json>;
+    // The 200 is the JSON body (typed clients type it by default); the stream is its own response.
+    const query = doc.paths["/agents/{agentId}/query/"]?.post as {
+      responses: Record<string, { content: Record<string, Json> }>;
+      "x-stream-response": { $ref: string };
     };
-    expect(Object.keys(ok.content)).toEqual(["application/json", "text/event-stream"]);
+    expect(Object.keys(query.responses["200"]?.content ?? {})).toEqual(["application/json"]);
+    expect(query["x-stream-response"]).toEqual({
+      $ref: "#/components/responses/postAgentsAgentIdQueryStream",
+    });
+    const stream = (doc.components.responses as Record<string, { content: Record<string, Json> }>)
+      .postAgentsAgentIdQueryStream;
+    expect(Object.keys(stream?.content ?? {})).toEqual(["text/event-stream"]);
   });
 });
 

@@ -130,7 +130,8 @@ describe("data source API", () => {
     expect(page1.body.next).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/data-sources\/\?.*page=2/);
     const page2 = await call<Page<DataSource>>(server, "GET", page1.body.next ?? "", token);
     expect(page2.body.results[0]?.id).not.toBe(page1.body.results[0]?.id);
-    expect(page2.body.previous).toMatch(/page=1/);
+    // The link back to page 1 has no `page` (Django REST framework's), the rest of the query kept.
+    expect(page2.body.previous).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/data-sources\/\?page_size=1$/);
   });
 
   it("changes name and schedule without a sync, and re-syncs when the config changes", async () => {

@@ -66,6 +66,13 @@ beforeAll(async () => {
       });
       return;
     }
+    // A proxy's own 404 page, not Lore's JSON (a wrong data-api-prefix).
+    if (req.url?.startsWith("/proxy-page/")) {
+      res
+        .writeHead(404, { ...cors, "Content-Type": "text/html" })
+        .end("<html><body>404 Not Found</body></html>");
+      return;
+    }
     res
       .writeHead(404, { ...cors, "Content-Type": "application/json" })
       .end('{"error":"not_found","message":"no","details":{}}');
@@ -170,6 +177,17 @@ describe("loader", () => {
     expect(launcherOf(handle).hidden).toBe(true);
     expect(warn.mock.calls[0]?.[1]).toMatchObject({ error: "not_found" });
     expect(localStorage.getItem("lore:theme:gone")).toBe("");
+  });
+
+  it("a configuration reply that is not Lore's JSON is logged with its status and the URL asked", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    onTestFinished(() => warn.mockRestore());
+    const api = await loadLoader();
+    const handle = api.mount({ widgetId: "w1", server: origin, apiPrefix: "/proxy-page" });
+    handles.push(handle);
+    await waitFor(() => expect(warn).toHaveBeenCalledOnce());
+    expect(launcherOf(handle).hidden).toBe(true);
+    expect(warn.mock.calls[0]).toEqual(["Lore:", 404, `${origin}/proxy-page/widget/w1/config/`]);
   });
 
   it("a server it cannot reach still gets a launcher (the panel says what is wrong)", async () => {

@@ -58,7 +58,8 @@ const textOn = (color: string) => {
 const setAttr = (el: Element, name: string, value: string) => el.setAttribute(name, value);
 
 function mount(options: WidgetOptions): WidgetHandle {
-  const server = (options.server || new URL(loreScriptUrl).origin).replace(/\/+$/, "");
+  // The server's root: where widget.js was served from, a proxy's path prefix (/support/) included.
+  const server = (options.server || new URL(".", loreScriptUrl).href).replace(/\/+$/, "");
   const host = doc.createElement("lore-widget");
   host.dataset.widgetId = options.widgetId;
   const shadow = host.attachShadow({ mode: "open" });
@@ -134,7 +135,8 @@ function mount(options: WidgetOptions): WidgetHandle {
     const body = await r.json().catch(() => {});
     // A refused origin or an unknown widget: no launcher for visitors, a hint for the site owner.
     launcher.hidden = r.status === 403 || r.status === 404;
-    if (launcher.hidden) console.warn("Lore:", body);
+    // With the URL asked: a reply that is not Lore's JSON (a proxy's or a site's 404 page) logs its status.
+    if (launcher.hidden) console.warn("Lore:", body || r.status, r.url);
     if (r.ok) applyTheme(body?.theme);
     // Kept while it works; a failure (a refusal too) forgets it, so no stale launcher flashes up.
     storage((s) => (s[themeKey] = r.ok ? JSON.stringify(body?.theme) : ""));

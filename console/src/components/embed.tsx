@@ -41,9 +41,12 @@ export function EmbedTab(props: { agent: Agent }) {
   const status = useSignal("");
   const mcpStatus = useSignal("");
   const origin = location.origin;
-  const snippet = `<script src="${origin}/widget.js" data-widget-id="${agent.widgetId}" async></script>`;
-  const cspSnippet = `<script src="${origin}/widget.js" data-widget-id="${agent.widgetId}" nonce="YOUR-PAGE-NONCE" async></script>`;
+  // The server's root as this browser reached it: the console is at <root>/console/ (a proxy's path prefix included).
+  const root = new URL("..", location.href).href.replace(/\/$/, "");
+  const snippet = `<script src="${root}/widget.js" data-widget-id="${agent.widgetId}" async></script>`;
+  const cspSnippet = `<script src="${root}/widget.js" data-widget-id="${agent.widgetId}" nonce="YOUR-PAGE-NONCE" async></script>`;
   const policy = `script-src 'self' 'nonce-YOUR-PAGE-NONCE' ${origin}; connect-src 'self' ${origin}; img-src 'self' data: https:`;
+  // apiPrefix is the API's path as this browser reaches it (the server writes it with any proxy prefix).
   const mcpUrl = `${origin}${apiPrefix}/agents/${agent.id}/mcp/`;
   const slug =
     agent.name

@@ -1,5 +1,6 @@
 import type { Agent } from "@lore/shared";
 import { AppError } from "../errors.ts";
+import { publicPrefix } from "../http/forwarded.ts";
 import { pageJsonResponse, paginate } from "../http/pagination.ts";
 import { endpoint } from "../http/route.ts";
 import type { Services } from "../services.ts";
@@ -49,7 +50,7 @@ export function agentsRoutes({
         records = agents.listForWorkspaces(query.workspace_id ? new Set([query.workspace_id]) : ids);
       }
       // The body c.json(page of toAgent) would send, from each agent's cached JSON.
-      const page = paginate(c, records, query, config.trustProxy);
+      const page = paginate(c, records, query);
       const results = page.results.map((a) => agents.toAgentJson(a));
       return pageJsonResponse<Agent>(c, { ...page, results });
     }),
@@ -77,7 +78,8 @@ export function agentsRoutes({
       const exp = Math.floor(Date.now() / 1000) + PREVIEW_TTL_SECONDS;
       const grant = signPreviewGrant(config.jwtSecret, { agentId: agent.id, widgetId: agent.widgetId, exp });
       const expiresAt = new Date(exp * 1000).toISOString();
-      return c.json({ url: `/?preview=${encodeURIComponent(grant)}`, expiresAt }, 201);
+      // Under a proxy's path prefix, the demo page is there too.
+      return c.json({ url: `${publicPrefix(c)}/?preview=${encodeURIComponent(grant)}`, expiresAt }, 201);
     }),
     endpoint(api.deleteAgent, async (c, input) => {
       const principal = c.get("principal");

@@ -30,11 +30,15 @@ export function answersRoutes({
   access,
   answerDeps,
   conversations,
-}: Pick<Services, "access" | "answerDeps" | "conversations">) {
+  answerReplay,
+}: Pick<Services, "access" | "answerDeps" | "conversations" | "answerReplay">) {
   const agentFor = (c: Context<AppEnv>, input: { id(name: "agentId"): string }, action: AgentAction) =>
     access.agent(c.get("principal"), input.id("agentId"), action);
   const queryAgent = (c: Context<AppEnv>, input: { id(name: "agentId"): string }) =>
     agentFor(c, input, "query");
+  // Who may resume a stream: the same caller (user, key, or address) asking the same agent.
+  const resumeOwner = (c: Context<AppEnv>, input: { id(name: "agentId"): string }) =>
+    `${queryAgent(c, input).id}|${callerId(c.get("principal"), c.get("clientIp"))}`;
 
   return [
     endpoint(
@@ -54,10 +58,13 @@ export function answersRoutes({
           callerId: callerId(c.get("principal"), c.get("clientIp")),
           signal: controller.signal,
         });
-        if (stream) return streamEvents(events, controller);
+        if (stream) {
+          const recorder = answerReplay.record([resumeOwner(c, input)]);
+          return streamEvents(recorder.track(events), controller, {}, recorder.encode);
+        }
         return c.json(await collectResponse(events));
       },
-      { queryAgent },
+      { queryAgent, resumeOwner },
     ),
     endpoint(api.searchAgent, async (c, input) => {
       const agent = agentFor(c, input, "query");

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { AppError } from "../errors.ts";
-import { requestUrl } from "../http/pagination.ts";
+import { baseOf, publicPrefix } from "../http/forwarded.ts";
 import type { AppEnv } from "../http/principal.ts";
 import { endpoint } from "../http/route.ts";
 import type { Services } from "../services.ts";
@@ -17,19 +17,20 @@ export function authRoutes({
   workspaces,
   config,
 }: Pick<Services, "auth" | "access" | "workspaces" | "config">) {
-  // Sent only to the session routes: never with another API request, never to the console's pages.
-  const path = `${config.apiPrefix}/auth/session/`;
-  const secure = (c: Context<AppEnv>) => requestUrl(c, config.trustProxy).protocol === "https:";
+  // Sent only to the session routes (under a proxy's path prefix, as the browser sees them): never
+  // with another API request, never to the console's pages.
+  const path = (c: Context<AppEnv>) => `${publicPrefix(c)}${config.apiPrefix}/auth/session/`;
+  const secure = (c: Context<AppEnv>) => baseOf(c).secure;
   const keep = (c: Context<AppEnv>, refresh: string) =>
     setCookie(c, SESSION_COOKIE, refresh, {
-      path,
+      path: path(c),
       httpOnly: true,
       sameSite: "Strict",
       secure: secure(c),
       maxAge: config.refreshTokenTtl,
     });
   const clear = (c: Context<AppEnv>) =>
-    deleteCookie(c, SESSION_COOKIE, { path, httpOnly: true, sameSite: "Strict", secure: secure(c) });
+    deleteCookie(c, SESSION_COOKIE, { path: path(c), httpOnly: true, sameSite: "Strict", secure: secure(c) });
   return [
     endpoint(api.login, async (c, input) => c.json(await auth.login(await input.json(), c.get("clientIp")))),
     endpoint(api.refreshToken, async (c, input) => c.json(await auth.refresh((await input.json()).refresh))),

@@ -8,14 +8,13 @@ export function conversationsRoutes({
   access,
   conversations,
   handoffs,
-  config,
-}: Pick<Services, "access" | "conversations" | "handoffs" | "config">) {
+}: Pick<Services, "access" | "conversations" | "handoffs">) {
   return [
     endpoint(api.listConversations, async (c, input) => {
       const agent = access.agent(c.get("principal"), input.id("agentId"), "read");
       const { page, page_size, ...filters } = input.query();
       const list = await conversations.listFiltered(agent.id, filters, handoffs.countsFor(agent.id));
-      return c.json(paginate(c, list, { page, page_size }, config.trustProxy));
+      return c.json(paginate(c, list, { page, page_size }));
     }),
     endpoint(api.getConversation, async (c, input) => {
       const agent = access.agent(c.get("principal"), input.id("agentId"), "read");

@@ -13,8 +13,7 @@ export function correctionsRoutes({
   access,
   corrections,
   conversations,
-  config,
-}: Pick<Services, "access" | "corrections" | "conversations" | "config">) {
+}: Pick<Services, "access" | "corrections" | "conversations">) {
   return [
     endpoint(api.correctMessage, async (c, input) => {
       const agent = access.agent(c.get("principal"), input.id("agentId"), "write");
@@ -44,7 +43,7 @@ export function correctionsRoutes({
     }),
     endpoint(api.listCorrections, (c, input) => {
       const agent = access.agent(c.get("principal"), input.id("agentId"), "read");
-      return c.json(paginate(c, corrections.list(agent.id), input.query(), config.trustProxy));
+      return c.json(paginate(c, corrections.list(agent.id), input.query()));
     }),
     endpoint(api.getCorrection, (c, input) => {
       const agent = access.agent(c.get("principal"), input.id("agentId"), "read");

@@ -4,16 +4,12 @@ import type { Services } from "../services.ts";
 import * as api from "./handoffs-api.ts";
 
 /** The owner's side of handoffs: the list to work through, and resolving. */
-export function handoffsRoutes({
-  access,
-  handoffs,
-  config,
-}: Pick<Services, "access" | "handoffs" | "config">) {
+export function handoffsRoutes({ access, handoffs }: Pick<Services, "access" | "handoffs">) {
   return [
     endpoint(api.listHandoffs, (c, input) => {
       const agent = access.agent(c.get("principal"), input.id("agentId"), "read");
       const { page, page_size, status } = input.query();
-      return c.json(paginate(c, handoffs.list(agent.id, status), { page, page_size }, config.trustProxy));
+      return c.json(paginate(c, handoffs.list(agent.id, status), { page, page_size }));
     }),
     endpoint(api.updateHandoff, async (c, input) => {
       const agent = access.agent(c.get("principal"), input.id("agentId"), "write");

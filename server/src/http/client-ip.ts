@@ -51,6 +51,36 @@ export function canonicalIp(raw: string): string | null {
   }
 }
 
+/** Whether a canonical address is one of the listed proxies' (`cidrs` trust only). */
+function listedProxy(trust: ProxyTrust): (ip: string) => boolean {
+  const ranges: Range[] = [];
+  if (trust.kind === "cidrs")
+    for (const c of trust.cidrs) {
+      const range = toRange(c);
+      if (range) ranges.push(range);
+    }
+  return (ip) => {
+    const parsed = ipaddr.parse(ip);
+    return ranges.some(([range, bits]) => parsed.kind() === range.kind() && parsed.match(range, bits));
+  };
+}
+
+/**
+ * The one decision of whether a request came through a trusted proxy, so that anything the proxy
+ * adds (`X-Forwarded-For`, `-Proto`, `-Host`, `-Prefix`, `Forwarded`) may be read: never without
+ * trust; always with a hop count (the socket's peer is taken to be the proxy); with listed proxies,
+ * only when the socket's peer is one of them.
+ */
+export function createProxyCheck(trust: ProxyTrust): (socketAddress: string | null) => boolean {
+  if (trust.kind === "none") return () => false;
+  if (trust.kind === "hops") return () => true;
+  const listed = listedProxy(trust);
+  return (socketAddress) => {
+    const ip = socketAddress ? canonicalIp(socketAddress) : null;
+    return ip !== null && listed(ip);
+  };
+}
+
 /**
  * The client's address: the rightmost one not added by a trusted proxy. Entries left of it are
  * whatever the client sent and are never used, so rotating `X-Forwarded-For` changes nothing.
@@ -58,16 +88,7 @@ export function canonicalIp(raw: string): string | null {
 export function createClientIp(
   trust: ProxyTrust,
 ): (socketAddress: string | null, forwardedFor: string | undefined) => string {
-  const ranges: Range[] = [];
-  if (trust.kind === "cidrs")
-    for (const c of trust.cidrs) {
-      const range = toRange(c);
-      if (range) ranges.push(range);
-    }
-  const trusted = (ip: string): boolean => {
-    const parsed = ipaddr.parse(ip);
-    return ranges.some(([range, bits]) => parsed.kind() === range.kind() && parsed.match(range, bits));
-  };
+  const trusted = listedProxy(trust);
   return (socketAddress, forwardedFor) => {
     const socket = socketAddress ? (canonicalIp(socketAddress) ?? socketAddress) : "unknown";
     if (trust.kind === "none" || !forwardedFor) return socket;

@@ -78,7 +78,10 @@ describe("compressResponses", () => {
 
   beforeAll(async () => {
     const app = new Hono<AppEnv>();
-    app.use("*", requestContext({ proxyTrust: { kind: "none" } }, { logger: createLogger("silent") }));
+    app.use(
+      "*",
+      requestContext({ proxyTrust: { kind: "none" }, publicUrl: null }, { logger: createLogger("silent") }),
+    );
     app.use("*", compressResponses());
     app.get("/json", (c) => c.json(JSON.parse(big)));
     app.get("/larger", (c) => c.json(JSON.parse(larger)));

@@ -1,17 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { rawPath } from "./middleware.ts";
+import { canonicalPath } from "./middleware.ts";
 
-describe("rawPath", () => {
-  it("is the pathname of a serialised URL, trailing slash, encoding and all", () => {
-    for (const url of [
-      "http://127.0.0.1:8080/api/agents/",
-      "http://127.0.0.1:8080/api/agents?page=2&x=/y",
-      "https://lore.example.com/api/agents/abc/query/?q=a#frag",
-      "http://localhost/",
-      "http://localhost/a%20b/c%2F/",
-      "http://[::1]:3000/api/openapi.json#/x",
-    ]) {
-      expect(rawPath(url)).toBe(new URL(url).pathname);
-    }
+describe("canonicalPath", () => {
+  const path = canonicalPath("/api");
+  const of = (url: string) => path(new Request(url));
+
+  it("gives an API path its trailing slash, keeping the query out", () => {
+    expect(of("http://h/api/agents?page=2")).toBe("/api/agents/");
+    expect(of("http://h/api/agents/")).toBe("/api/agents/");
+    expect(of("http://h/api/agents/x/chat/completions")).toBe("/api/agents/x/chat/completions/");
+  });
+
+  it("leaves the OpenAPI document and paths outside the API as they are", () => {
+    expect(of("http://h/api/openapi.json")).toBe("/api/openapi.json");
+    expect(of("http://h/widget.js")).toBe("/widget.js");
+    expect(of("http://h/console")).toBe("/console");
+    expect(of("http://h/apix/agents")).toBe("/apix/agents");
   });
 });

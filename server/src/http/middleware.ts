@@ -1,10 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
+import { getPath } from "hono/utils/url";
 import type { Config } from "../config.ts";
 import { AppError } from "../errors.ts";
 import type { Services } from "../services.ts";
-import { createClientIp, limitKey } from "./client-ip.ts";
+import type { AnswerReplay } from "./answer-replay.ts";
+import { createClientIp, createProxyCheck, limitKey } from "./client-ip.ts";
+import { requestBase } from "./forwarded.ts";
 import type { AppEnv, Principal } from "./principal.ts";
 import type { LimitRule, LimitState, RateLimiter } from "./rate-limiter.ts";
 import { requestHeader } from "./request-header.ts";
@@ -15,10 +18,11 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Request id, client IP and an anonymous principal; after the handler, the shared headers and one log line. */
 export function requestContext(
-  config: Pick<Config, "proxyTrust">,
+  config: Pick<Config, "proxyTrust" | "publicUrl">,
   services: Pick<Services, "logger"> & Partial<Pick<Services, "watchdog">>,
 ): MiddlewareHandler<AppEnv> {
   const clientIp = createClientIp(config.proxyTrust);
+  const fromTrustedProxy = createProxyCheck(config.proxyTrust);
   return async (c, next) => {
     // On the watchdog's list while any of its code can run: a stall in it is laid to this request.
     const ended = services.watchdog?.begin(c);
@@ -34,7 +38,10 @@ export function requestContext(
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const headers: Record<string, string> = { "X-Request-ID": requestId };
     c.set("requestId", requestId);
-    c.set("clientIp", clientIp(socketAddress(c), requestHeader(c, "x-forwarded-for")));
+    const socket = socketAddress(c);
+    const trusted = fromTrustedProxy(socket);
+    c.set("clientIp", clientIp(socket, trusted ? requestHeader(c, "x-forwarded-for") : undefined));
+    c.set("base", requestBase(c, config.publicUrl, trusted));
     c.set("principal", { kind: "anonymous" });
     c.set("responseHeaders", headers);
     // Before the handler too, so c.json() & co. build on these Headers (see response-headers.ts).
@@ -67,11 +74,7 @@ export function httpsPolicy(config: Config): MiddlewareHandler<AppEnv> {
   // Outside production there is nothing to check: pass straight through.
   if (!config.production) return (_c, next) => next();
   return async (c, next) => {
-    const forwardedProto = config.trustProxy
-      ? requestHeader(c, "x-forwarded-proto")?.split(",")[0]?.trim()
-      : undefined;
-    const secure = c.req.url.startsWith("https:") || forwardedProto === "https";
-    if (!secure) throw new AppError("https_required", "Use HTTPS for every request");
+    if (!c.get("base").secure) throw new AppError("https_required", "Use HTTPS for every request");
     await next();
     writeResponseHeaders(c, (headers) =>
       headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains"),
@@ -79,15 +82,18 @@ export function httpsPolicy(config: Config): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** Every API path ends with a slash; others get 308 to the slash form (method and body kept). */
-export function trailingSlash(prefix: string): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    // c.req.path drops the trailing slash (non-strict routing); read the raw URL.
-    const path = rawPath(c.req.url);
-    if (path.startsWith(`${prefix}/`) && !path.endsWith("/") && !path.endsWith(".json")) {
-      return c.redirect(`${path}/${new URL(c.req.url).search}`, 308);
-    }
-    await next();
+/**
+ * The path Hono routes a request by: an API path (under `prefix`) sent without its trailing slash
+ * gets it, so every API route answers with or without it, for every method, with no redirect (an
+ * SDK that posts `/chat/completions` and a proxy under a path prefix both work). `c.req.path` is
+ * this canonical path; paths ending `.json` (the OpenAPI document) are as declared.
+ */
+export function canonicalPath(prefix: string): (request: Request) => string {
+  return (request) => {
+    const path = getPath(request);
+    return path.startsWith(`${prefix}/`) && !path.endsWith("/") && !path.endsWith(".json")
+      ? `${path}/`
+      : path;
   };
 }
 
@@ -100,7 +106,7 @@ export function authenticate(
   ignoredOn: ReadonlySet<string> = new Set(),
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const header = ignoredOn.has(rawPath(c.req.url)) ? undefined : requestHeader(c, "authorization");
+    const header = ignoredOn.has(c.req.path) ? undefined : requestHeader(c, "authorization");
     if (header) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (!match?.[1]) throw new AppError("invalid_token", "Use 'Authorization: Bearer <token>'");
@@ -181,6 +187,21 @@ export function rateLimit(config: Config, limiter: RateLimiter): MiddlewareHandl
   };
 }
 
+/**
+ * Route middleware for answer streams: a request carrying `Last-Event-ID` resumes the stream it
+ * names (see AnswerReplay) for the same caller, and goes no further.
+ */
+export function resumeStream(
+  replay: AnswerReplay,
+  ownerOf: (c: Context<AppEnv>) => string | Promise<string>,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const lastEventId = requestHeader(c, "last-event-id");
+    if (lastEventId === undefined) return next();
+    return replay.resume(lastEventId, await ownerOf(c));
+  };
+}
+
 /** Widget config reads per client IP and hour, as a multiple of the anonymous limit (a page view each). */
 const WIDGET_CONFIG_FACTOR = 10;
 
@@ -250,14 +271,4 @@ async function chargeQuestions(
     }
   }
   return { state, charged, refusal: null };
-}
-
-/** `new URL(url).pathname` without parsing: request URLs here are already serialised absolute URLs. */
-export function rawPath(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start === -1) return "/";
-  const query = url.indexOf("?", start);
-  const hash = url.indexOf("#", start);
-  const end = Math.min(query === -1 ? url.length : query, hash === -1 ? url.length : hash);
-  return url.slice(start, end);
 }

@@ -1,31 +1,37 @@
 import type { Page, PageQuery } from "@lore/shared";
 import type { Context, TypedResponse } from "hono";
+import { AppError } from "../errors.ts";
+import { requestUrl } from "./forwarded.ts";
+import type { AppEnv } from "./principal.ts";
 
-/** The request's own absolute URL, honouring X-Forwarded-Proto/Host when the proxy is trusted. */
-export function requestUrl(c: Context, trustProxy: boolean): URL {
-  const url = new URL(c.req.url);
-  if (!trustProxy) return url;
-  const proto = c.req.header("x-forwarded-proto")?.split(",")[0]?.trim();
-  const host = c.req.header("x-forwarded-host")?.split(",")[0]?.trim();
-  const scheme = proto === "http" || proto === "https" ? proto : url.protocol.slice(0, -1);
-  const authority = host && /^[A-Za-z0-9.:[\]-]+$/.test(host) ? host : url.host;
-  // Rebuilt rather than assigning url.host: a forwarded host without a port must drop ours.
-  try {
-    return new URL(`${url.pathname}${url.search}`, `${scheme}://${authority}`);
-  } catch {
-    return url; // a malformed forwarded host (e.g. "[::1") is ignored
-  }
+/**
+ * The page a `page` parameter names, as Django REST framework reads it: absent is 1, `last` the
+ * last page; a value that is not a whole number, below 1 or past the last page is 404 "Invalid
+ * page." (the first page of an empty list exists).
+ */
+function pageNumber(raw: string | undefined, count: number, pageSize: number): number {
+  const last = Math.max(1, Math.ceil(count / pageSize));
+  if (raw === undefined || raw === "") return 1;
+  if (raw === "last") return last;
+  const page = /^\s*[+-]?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(page) || page < 1 || page > last)
+    throw new AppError("not_found", "Invalid page.", { resource: "page", id: raw });
+  return page;
 }
 
-/** Slices one page and builds absolute next/previous links from the request URL. */
-export function paginate<T>(c: Context, items: T[], query: PageQuery, trustProxy: boolean): Page<T> {
-  const { page, page_size } = query;
+/**
+ * Slices one page and builds absolute next/previous links from the request URL as the client sees
+ * it (see forwarded.ts), DRF's way: `page` replaced, every other parameter kept; the link to page 1
+ * has no `page`.
+ */
+export function paginate<T>(c: Context<AppEnv>, items: T[], query: PageQuery): Page<T> {
+  const { page_size } = query;
+  const page = pageNumber(query.page, items.length, page_size);
   const start = (page - 1) * page_size;
-  const previous = Math.min(page - 1, Math.max(1, Math.ceil(items.length / page_size)));
   return {
     count: items.length,
-    next: start + page_size < items.length ? pageLink(c, trustProxy, page + 1, page_size) : null,
-    previous: page > 1 ? pageLink(c, trustProxy, previous, page_size) : null,
+    next: start + page_size < items.length ? pageLink(c, page + 1) : null,
+    previous: page > 1 ? pageLink(c, page - 1) : null,
     results: items.slice(start, start + page_size),
   };
 }
@@ -49,10 +55,10 @@ export function pageJsonResponse<T>(c: Context, page: Page<string>): TypedRespon
 }
 
 // A module function rather than a closure per call: tsx (keepNames) names every closure it creates.
-function pageLink(c: Context, trustProxy: boolean, page: number, pageSize: number): string {
-  const url = requestUrl(c, trustProxy);
-  url.searchParams.set("page", String(page));
-  url.searchParams.set("page_size", String(pageSize));
+function pageLink(c: Context<AppEnv>, page: number): string {
+  const url = requestUrl(c);
+  if (page === 1) url.searchParams.delete("page");
+  else url.searchParams.set("page", String(page));
   return url.toString();
 }
 

@@ -1,5 +1,6 @@
 import type { Principal } from "../auth/principal.ts";
 import type { AppError } from "../errors.ts";
+import type { RequestBase } from "./forwarded.ts";
 
 export type { Principal };
 
@@ -7,6 +8,8 @@ export type AppEnv = {
   Variables: {
     requestId: string;
     clientIp: string;
+    /** Where the client reached this server (scheme, host, a proxy's path prefix): see forwarded.ts. */
+    base: RequestBase;
     principal: Principal;
     /** Headers every response to this request carries (request id, rate-limit state), set after the handler. */
     responseHeaders: Record<string, string>;

@@ -10,7 +10,10 @@ import type { AppEnv } from "./principal.ts";
 // Over a real @hono/node-server socket: its lightweight Response is what the in-place writes rely on.
 function createTestApp(origins: string[]) {
   const app = new Hono<AppEnv>();
-  app.use("*", requestContext({ proxyTrust: { kind: "none" } }, { logger: createLogger("silent") }));
+  app.use(
+    "*",
+    requestContext({ proxyTrust: { kind: "none" }, publicUrl: null }, { logger: createLogger("silent") }),
+  );
   app.use(
     "/api/*",
     cors({

@@ -162,6 +162,11 @@ export interface Endpoint {
    * checked. The composition root mounts these with `rateLimitQuery` instead of `rateLimit`.
    */
   queryAgent?: (c: Context<AppEnv>) => ChargeTarget | Promise<ChargeTarget>;
+  /**
+   * For answer streams a client may resume with `Last-Event-ID`: who is asking, as the stream was
+   * kept for (access checked). Such a request is answered from the kept stream before any charge.
+   */
+  resumeOwner?: (c: Context<AppEnv>) => string | Promise<string>;
 }
 
 /** Pairs a declared route with its handler. */
@@ -170,13 +175,15 @@ export function endpoint<R extends ApiRoute>(
   handler: RouteHandler<R>,
   options: {
     queryAgent?: (c: Context<AppEnv>, input: RouteInput<R>) => ChargeTarget | Promise<ChargeTarget>;
+    resumeOwner?: (c: Context<AppEnv>, input: RouteInput<R>) => string | Promise<string>;
   } = {},
 ): Endpoint {
-  const { queryAgent } = options;
+  const { queryAgent, resumeOwner } = options;
   return {
     route,
     handle: async (c) => (await handler(c, routeInput(route, c))) as Response,
     ...(queryAgent ? { queryAgent: (c: Context<AppEnv>) => queryAgent(c, routeInput(route, c)) } : {}),
+    ...(resumeOwner ? { resumeOwner: (c: Context<AppEnv>) => resumeOwner(c, routeInput(route, c)) } : {}),
   };
 }
 

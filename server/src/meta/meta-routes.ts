@@ -1,6 +1,6 @@
 import { openApiDocumentSchema } from "@lore/shared";
 import { AppError } from "../errors.ts";
-import { requestUrl } from "../http/pagination.ts";
+import { publicRoot } from "../http/forwarded.ts";
 import { endpoint } from "../http/route.ts";
 import { buildOpenApiDocument } from "../openapi/document.ts";
 import type { Services } from "../services.ts";
@@ -34,14 +34,7 @@ export function metaRoutes({
     // servers[0] is this server's API base, as the client reached it. Parsed by its own declared
     // schema (two levels deep, cheap), so the document answers as it describes itself.
     endpoint(api.openApiDocument, (c) =>
-      c.json(
-        openApiDocumentSchema.parse(
-          buildOpenApiDocument(
-            config.apiPrefix,
-            config.publicUrl?.replace(/\/$/, "") ?? requestUrl(c, config.trustProxy).origin,
-          ),
-        ),
-      ),
+      c.json(openApiDocumentSchema.parse(buildOpenApiDocument(config.apiPrefix, publicRoot(c)))),
     ),
     endpoint(api.listModels, async (c) => {
       access.requireUser(c.get("principal"));

@@ -102,6 +102,35 @@ function successResponses(route: ApiRoute) {
 
 const cache = new Map<string, OpenApiDocument>();
 
+type ResponseObject = { description?: string; content?: Record<string, unknown> };
+
+/**
+ * A 200 that is JSON or, when asked for, Server-Sent Events keeps only its JSON in the operation, so
+ * typed clients (openapi-fetch, hey-api) type the JSON body by default; the stream is a response of
+ * its own, `components/responses/<operationId>Stream`, named by the operation's `x-stream-response`.
+ */
+function separateStreams(document: OpenApiDocument): void {
+  const components = document.components ?? {};
+  document.components = components;
+  const responses = (components.responses ?? {}) as Record<string, ResponseObject>;
+  for (const operations of Object.values(document.paths ?? {}))
+    for (const value of Object.values(operations ?? {})) {
+      const operation = value as { operationId?: string; responses?: Record<string, ResponseObject> };
+      const ok = operation.responses?.["200"];
+      const stream = ok?.content?.["text/event-stream"];
+      if (!ok?.content || !stream || !operation.operationId) continue;
+      const { "text/event-stream": _, ...json } = ok.content;
+      ok.content = json;
+      const name = `${operation.operationId}Stream`;
+      responses[name] = {
+        description: ok.description ?? "Server-Sent Events",
+        content: { "text/event-stream": stream },
+      };
+      Object.assign(operation, { "x-stream-response": { $ref: `#/components/responses/${name}` } });
+    }
+  components.responses = responses as typeof components.responses;
+}
+
 /** The OpenAPI 3.1 document of the whole API, built from the route declarations and shared/'s zod schemas. */
 export function buildOpenApiDocument(prefix: string, serverUrl?: string): OpenApiDocument {
   const key = `${prefix} ${serverUrl ?? ""}`;
@@ -159,11 +188,12 @@ export function buildOpenApiDocument(prefix: string, serverUrl?: string): OpenAp
       title: "Lore API",
       version: "1.0.0",
       description:
-        "Every path ends with `/` (a request without it gets 308 to the slash form). Errors are `{error, message, details}`. A request with a bad `Authorization` header is refused with 401 on every route, public ones included. See docs/api.md.",
+        "Every path ends with `/` (a request without it is answered the same, for every method, with no redirect). A response that can stream (`Accept: text/event-stream`) declares its JSON body as its 200 and its stream as a response of its own, in components/responses, named by the operation's `x-stream-response`. Errors are `{error, message, details}`. A request with a bad `Authorization` header is refused with 401 on every route, public ones included. See docs/api.md.",
     },
     servers: [{ url: `${serverUrl ?? ""}${prefix}` }],
     tags: Object.entries(tagDescriptions).map(([name, description]) => ({ name, description })),
   });
+  separateStreams(document);
   if (cache.size >= 16) cache.clear(); // the server URL comes from the request: keep the cache bounded
   cache.set(key, document);
   return document;

@@ -4,6 +4,7 @@ import { join, normalize, sep } from "node:path";
 import type { Context, Hono } from "hono";
 import { AppError } from "../errors.ts";
 import { isCompressible, negotiateEncoding, varyOnEncoding } from "../http/compression.ts";
+import { publicPrefix } from "../http/forwarded.ts";
 import type { AppEnv } from "../http/principal.ts";
 import { requestHeader } from "../http/request-header.ts";
 import type { Services } from "../services.ts";
@@ -109,7 +110,7 @@ export function mountSite(app: Hono<AppEnv>, s: Pick<Services, "config" | "store
   const files = createStaticFiles();
   const { widget: widgetDist, demo: demoDir, console: consoleDist } = resolveSiteRoots(s.config.siteDir);
   const page = (
-    c: Context,
+    c: Context<AppEnv>,
     file: string,
     vars: (nonce: string) => Record<string, string>,
     root: string = demoDir,
@@ -118,7 +119,9 @@ export function mountSite(app: Hono<AppEnv>, s: Pick<Services, "config" | "store
     if (!template) throw new AppError("not_found", "No such page", { resource: "page", id: file });
     const nonce = randomBytes(16).toString("base64");
     let html = template.toString("utf8");
-    for (const [key, value] of Object.entries({ ...vars(nonce), nonce, apiPrefix: s.config.apiPrefix })) {
+    // The API as the browser reaches it: under a proxy's path prefix, the prefix first.
+    const apiPrefix = `${publicPrefix(c)}${s.config.apiPrefix}`;
+    for (const [key, value] of Object.entries({ ...vars(nonce), nonce, apiPrefix })) {
       html = html.replaceAll(`{{${key}}}`, escapeHtml(value));
     }
     return send(c, Buffer.from(html), file, "no-store", {
@@ -175,7 +178,8 @@ export function mountSite(app: Hono<AppEnv>, s: Pick<Services, "config" | "store
       return { widgetId, pageState: widgetId ? "widget" : "empty" };
     }),
   );
-  app.get("/console", (c) => c.redirect("/console/", 308));
+  // Relative, so that it stays under a proxy's path prefix (/support/console → /support/console/).
+  app.get("/console", (c) => c.redirect("console/", 308));
   // The console's build (console/dist): its page under the same policy, its hashed assets immutable.
   const consoleRoot = () => {
     if (!consoleDist)

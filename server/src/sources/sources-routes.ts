@@ -79,7 +79,6 @@ export function sourcesRoutes({ access, sources, config }: Pick<Services, "acces
           c,
           records.map((r) => sources.toDataSource(r)),
           query,
-          config.trustProxy,
         ),
       );
     }),
@@ -158,7 +157,7 @@ export function sourcesRoutes({ access, sources, config }: Pick<Services, "acces
     endpoint(api.listDocuments, async (c, input) => {
       const source = owned(c, input, "viewer");
       const docs = sources.documents(source.id).map(toDocument);
-      const page = paginate(c, docs, input.query(), config.trustProxy);
+      const page = paginate(c, docs, input.query());
       const sections = await sources.sectionTitles(page.results.map((d) => d.id));
       return c.json({
         ...page,
@@ -167,7 +166,7 @@ export function sourcesRoutes({ access, sources, config }: Pick<Services, "acces
     }),
     endpoint(api.listTextEntries, async (c, input) => {
       const source = owned(c, input, "viewer");
-      const page = paginate(c, sources.entryList(source), input.query(), config.trustProxy);
+      const page = paginate(c, sources.entryList(source), input.query());
       return c.json({ ...page, results: await sources.withContent(source, page.results) });
     }),
     endpoint(api.putTextEntry, async (c, input) => {
@@ -197,7 +196,7 @@ export function sourcesRoutes({ access, sources, config }: Pick<Services, "acces
     endpoint(api.listSyncRuns, (c, input) => {
       const source = owned(c, input, "viewer");
       const runs = sources.syncRuns(source.id).map(toSyncRun);
-      return c.json(paginate(c, runs, input.query(), config.trustProxy));
+      return c.json(paginate(c, runs, input.query()));
     }),
   ];
 }

@@ -6,11 +6,7 @@ import type { Services } from "../services.ts";
 import * as api from "./webhooks-api.ts";
 
 /** Webhook subscriptions of a workspace (admins and owners) and their delivery logs. */
-export function webhooksRoutes({
-  access,
-  webhooks,
-  config,
-}: Pick<Services, "access" | "webhooks" | "config">) {
+export function webhooksRoutes({ access, webhooks }: Pick<Services, "access" | "webhooks">) {
   const workspace = (c: Context<AppEnv>, input: { id(name: "workspaceId"): string }) => {
     const id = input.id("workspaceId");
     access.requireWorkspace(c.get("principal"), id, "admin");
@@ -21,7 +17,7 @@ export function webhooksRoutes({
 
   return [
     endpoint(api.listWebhooks, (c, input) =>
-      c.json(paginate(c, webhooks.list(workspace(c, input)), input.query(), config.trustProxy)),
+      c.json(paginate(c, webhooks.list(workspace(c, input)), input.query())),
     ),
     endpoint(api.createWebhook, async (c, input) => {
       const workspaceId = workspace(c, input);
@@ -42,7 +38,7 @@ export function webhooksRoutes({
     endpoint(api.listDeliveries, (c, input) => {
       const found = hook(c, input);
       const query = input.query();
-      return c.json(paginate(c, webhooks.listDeliveries(found, query.status), query, config.trustProxy));
+      return c.json(paginate(c, webhooks.listDeliveries(found, query.status), query));
     }),
   ];
 }

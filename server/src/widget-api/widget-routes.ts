@@ -5,10 +5,10 @@ import { handoffOf, themeOf } from "../agents/agents-service.ts";
 import { answerQuestion } from "../answers/answer-question.ts";
 import { collectResponse } from "../answers/collect-response.ts";
 import { AppError } from "../errors.ts";
-import { requestUrl } from "../http/pagination.ts";
+import { publicRoot } from "../http/forwarded.ts";
 import type { AppEnv } from "../http/principal.ts";
 import { endpoint, type RouteInput } from "../http/route.ts";
-import { answerEventEncoder, linkedController, streamEvents, wantsStream } from "../http/sse.ts";
+import { linkedController, streamEvents, wantsStream } from "../http/sse.ts";
 import type { Services } from "../services.ts";
 import { previewGrantOfPage, verifyPreviewGrant } from "../site/preview-grant.ts";
 import type { AgentRecord, ConversationRecord } from "../store/records.ts";
@@ -60,6 +60,7 @@ export function widgetRoutes({
   widgetOrigins,
   handoffs,
   limiter,
+  answerReplay,
 }: Pick<
   Services,
   | "agents"
@@ -71,13 +72,14 @@ export function widgetRoutes({
   | "widgetOrigins"
   | "handoffs"
   | "limiter"
+  | "answerReplay"
 >) {
   const agentFor = (c: Context<AppEnv>): AgentRecord => {
     const widgetId = c.req.param("widgetId") ?? "";
     const agent = /^wgt_[A-Za-z0-9_-]{8,64}$/.test(widgetId) ? agents.byWidgetId(widgetId) : undefined;
     if (!agent) throw new AppError("not_found", "widget not found", { resource: "widget", id: widgetId });
     const origin = pageOrigin(c);
-    const ownOrigin = requestUrl(c, config.trustProxy).origin.toLowerCase();
+    const ownOrigin = new URL(publicRoot(c)).origin.toLowerCase();
     if (!originAllowed(agent, origin) && !previewAllowed(c, agent, origin, ownOrigin, config.jwtSecret)) {
       // The owner's console lists it, so a site that was never allowed doesn't fail silently.
       widgetOrigins.refused(agent.id, origin);
@@ -90,6 +92,14 @@ export function widgetRoutes({
     if (!token) return null;
     const claims = await tokens.verify(token, "visitor", agent.id);
     return claims.sub;
+  };
+
+  /** Who is resuming a stream: the visitor of a valid token, else the address asking. */
+  const resumeOwner = async (c: Context<AppEnv>, input: RouteInput<typeof api.widgetQuery>) => {
+    const agent = agentFor(c);
+    const token = (await input.json()).visitorToken;
+    const visitorId = token ? await visitorOf(agent, token) : null;
+    return visitorId ? `${agent.id}|visitor:${visitorId}` : `${agent.id}|ip:${c.get("clientIp")}`;
   };
 
   /** A question's charge: the agent, and the visitor when the token is valid (else the handler refuses it). */
@@ -200,14 +210,17 @@ export function widgetRoutes({
           signal: outlivingVisitor(controller.signal),
         });
         if (stream) {
-          const encode = answerEventEncoder();
-          return streamEvents(events, controller, {}, (event) =>
-            encode(event.type === "start" ? { ...event, visitorToken } : event),
+          // Resumable by the visitor, or (asked without a token) from the same address.
+          const owners = [`${agent.id}|visitor:${visitorId}`];
+          if (!body.visitorToken) owners.push(`${agent.id}|ip:${c.get("clientIp")}`);
+          const recorder = answerReplay.record(owners);
+          return streamEvents(recorder.track(events), controller, {}, (event) =>
+            recorder.encode(event.type === "start" ? { ...event, visitorToken } : event),
           );
         }
         return c.json({ ...(await collectResponse(events)), visitorToken });
       },
-      { queryAgent: chargeOf },
+      { queryAgent: chargeOf, resumeOwner },
     ),
     endpoint(api.widgetHandoff, async (c, input) => {
       const agent = agentFor(c);

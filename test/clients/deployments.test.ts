@@ -1,0 +1,283 @@
+/**
+ * The clients an integrator uses, unmodified, in three deployments of one Lore server: reached
+ * directly, behind Debian's nginx at the root, and behind nginx under the path prefix /support/
+ * (nginx strips it and sends X-Forwarded-Prefix, as docs/operations.md shows). Each deployment
+ * runs the official openai SDK (chat, streaming with include_usage, models, Responses, a bad key),
+ * the AI SDK (openai-compatible and the default Responses model), LangChain, the MCP SDK (tools and
+ * its 401's resource metadata), openapi-fetch on the document's own server with DRF page links, SSE
+ * timing and a Last-Event-ID reconnect, and the widget in Chromium on another origin.
+ */
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { ChatOpenAI } from "@langchain/openai";
+import type { Agent, Page } from "@lore/shared";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { generateText } from "ai";
+import OpenAI, { AuthenticationError } from "openai";
+import createClient from "openapi-fetch";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  ensureConsoleBuilt,
+  ensureWidgetBuilt,
+  type HostSite,
+  launchBrowser,
+  openPage,
+  signInToConsole,
+  startHostSite,
+} from "../browser/browser.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { shopEntries } from "../fixtures/shop-corpus.ts";
+import { startNginx, type TestNginx } from "../helpers/nginx.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { call, createAgent, readyTextSource, streamQuery } from "../ingestion/source-helpers.ts";
+
+const QUESTION = "Which payment methods do you accept?";
+const USAGE = { prompt_tokens: 27, completion_tokens: 24 };
+
+let fake: FakeOpenAI;
+let server: TestServer;
+let atRoot: TestNginx;
+let underPrefix: TestNginx;
+let host: HostSite;
+let browser: Browser;
+let token: string;
+let agent: Agent;
+let apiKey: string;
+
+/** Where a client reaches the server's root in each deployment (no trailing slash). */
+const deployments: [string, () => string][] = [
+  ["directly", () => server.url],
+  ["behind nginx at the root", () => atRoot.url],
+  ["behind nginx under /support/", () => `${underPrefix.url}/support`],
+];
+
+beforeAll(async () => {
+  ensureWidgetBuilt();
+  ensureConsoleBuilt();
+  fake = await startFakeOpenAI({ usage: USAGE });
+  // nginx connects from 127.0.0.1: its forwarded headers are read, a direct client sends none.
+  server = await startTestServer({
+    LORE_OPENAI_BASE_URL: fake.url,
+    LORE_OPENAI_TIMEOUT_MS: "5000",
+    LORE_TRUST_PROXY: "127.0.0.1",
+  });
+  [atRoot, underPrefix, host, browser] = await Promise.all([
+    startNginx(server.url),
+    startNginx(server.url, { prefix: "/support" }),
+    startHostSite(),
+    launchBrowser(),
+  ]);
+  token = (await server.login()).access;
+  const shop = await readyTextSource(server, token, "Shop FAQ", shopEntries);
+  agent = await createAgent(server, token, {
+    name: "Shop",
+    model: "openai:fake-chat",
+    dataSourceIds: [shop.id],
+    allowedOrigins: [host.origin],
+  });
+  apiKey = (
+    await call<{ key: string }>(server, "POST", `/agents/${agent.id}/api-keys/`, token, { name: "clients" })
+  ).body.key;
+  // Two more agents, so the list has pages.
+  for (const name of ["Second", "Third"]) await createAgent(server, token, { name });
+});
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([atRoot?.close(), underPrefix?.close(), host?.close()]);
+  await server?.close();
+  await fake?.close();
+});
+beforeEach(() => fake.setBehaviour({ tokenDelayMs: 0 }));
+
+describe.each(deployments)("%s", (_name, rootOf) => {
+  const agentBase = () => `${rootOf()}/api/agents/${agent.id}`;
+
+  it("the openai SDK: chat, a stream with include_usage, models, Responses and a bad key", async () => {
+    const client = new OpenAI({ baseURL: agentBase(), apiKey, maxRetries: 0 });
+    const messages = [{ role: "user" as const, content: QUESTION }];
+    const completion = await client.chat.completions.create({ model: "any", messages });
+    expect(completion.choices[0]?.message.content).toMatch(/\w+/);
+    const stream = await client.chat.completions.create({
+      model: "any",
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = "";
+    let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? "";
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toBe(completion.choices[0]?.message.content);
+    expect(usage).toMatchObject(USAGE);
+    const models = [];
+    for await (const model of client.models.list()) models.push(model);
+    expect(models.length).toBeGreaterThan(0);
+    const response = await client.responses.create({ model: "any", input: QUESTION });
+    expect(response.output_text).toMatch(/\w+/);
+    const wrong = new OpenAI({ baseURL: agentBase(), apiKey: `${apiKey.slice(0, -4)}xxxx`, maxRetries: 0 });
+    expect(await wrong.models.list().catch((e: unknown) => e)).toBeInstanceOf(AuthenticationError);
+  });
+
+  it("the AI SDK (openai-compatible, default Responses model) and LangChain", async () => {
+    const compatible = createOpenAICompatible({ name: "lore", baseURL: agentBase(), apiKey });
+    expect((await generateText({ model: compatible.chatModel(agent.id), prompt: QUESTION })).text).toMatch(
+      /\w+/,
+    );
+    const openai = createOpenAI({ baseURL: agentBase(), apiKey });
+    expect((await generateText({ model: openai(agent.id), prompt: QUESTION })).text).toMatch(/\w+/);
+    const chat = new ChatOpenAI({
+      model: agent.id,
+      apiKey,
+      configuration: { baseURL: agentBase() },
+      maxRetries: 0,
+    });
+    expect(String((await chat.invoke(QUESTION)).content)).toMatch(/\w+/);
+  });
+
+  it("the MCP SDK: tools over the documented URL; a bad key's 401 names metadata reachable here", async () => {
+    const url = new URL(`${agentBase()}/mcp/`);
+    const client = new Client({ name: "deployments-test", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([
+        "ask",
+        "list_sources",
+        "search",
+      ]);
+      const asked = (await client.callTool({
+        name: "ask",
+        arguments: { question: QUESTION },
+      })) as CallToolResult;
+      expect(asked.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const refused = await fetch(url, {
+      method: "POST",
+      headers: {
+        Authorization: "Bearer lore_sk_not_a_key_at_all",
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    expect(refused.status).toBe(401);
+    const metadataUrl =
+      /resource_metadata="([^"]+)"/.exec(refused.headers.get("www-authenticate") ?? "")?.[1] ?? "";
+    expect(metadataUrl.startsWith(`${rootOf()}/.well-known/oauth-protected-resource/`)).toBe(true);
+    const metadata = (await (await fetch(metadataUrl)).json()) as { resource: string };
+    expect(metadata.resource).toBe(url.href);
+  });
+
+  it("openapi-fetch on the document's own server: pages with DRF links that stay in the deployment", async () => {
+    const doc = (await (await fetch(`${rootOf()}/api/openapi.json`)).json()) as {
+      servers: { url: string }[];
+    };
+    const baseUrl = doc.servers[0]?.url ?? "";
+    expect(baseUrl).toBe(`${rootOf()}/api`);
+    const api = createClient<Record<string, never>>({
+      baseUrl,
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    const { data } = (await api.GET(
+      "/agents/" as never,
+      { params: { query: { page_size: 1 } } } as never,
+    )) as {
+      data: Page<Agent>;
+    };
+    expect(data.next).toBe(`${rootOf()}/api/agents/?page_size=1&page=2`);
+    const second = (await (
+      await fetch(data.next ?? "", { headers: { Authorization: `Bearer ${token}` } })
+    ).json()) as Page<Agent>;
+    expect(second.previous).toBe(`${rootOf()}/api/agents/?page_size=1`);
+    const past = await fetch(`${rootOf()}/api/agents?page=99`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect([past.status, ((await past.json()) as { message: string }).message]).toEqual([
+      404,
+      "Invalid page.",
+    ]);
+  });
+
+  it("SSE: tokens arrive as the model sends them, and a reconnect after `done` is 204", async () => {
+    const delay = 120;
+    fake.setBehaviour({ tokenDelayMs: delay });
+    const result = await streamQuery(`${agentBase()}/query/`, apiKey, { message: QUESTION });
+    const tokens = result.events.filter((e) => e.event.type === "token");
+    expect(tokens.length).toBeGreaterThan(5);
+    // Unbuffered: the tokens are spread over the answer's time, not delivered in one burst at its end.
+    const spread = (tokens.at(-1)?.at ?? 0) - (tokens[0]?.at ?? 0);
+    expect(spread).toBeGreaterThan(((tokens.length - 1) * delay) / 2);
+    const lastId =
+      result.raw
+        .filter((l) => l.startsWith("id: "))
+        .at(-1)
+        ?.slice(4) ?? "";
+    const again = await streamQuery(
+      `${agentBase()}/query/`,
+      apiKey,
+      { message: QUESTION },
+      {
+        headers: { "Last-Event-ID": lastId },
+      },
+    );
+    expect(again.response.status).toBe(204);
+  });
+
+  it("the owner console in Chromium: signs in, stays signed in on reload, and offers snippets for this deployment", async () => {
+    const { page, problems } = await openPage(browser);
+    try {
+      await signInToConsole(page, rootOf(), `#/agents/${agent.id}/embed`);
+      const snippet = page.locator('[data-snippet="embed"]');
+      await snippet.waitFor({ timeout: 30_000 });
+      expect(await snippet.textContent()).toBe(
+        `<script src="${rootOf()}/widget.js" data-widget-id="${agent.widgetId}" async></script>`,
+      );
+      expect(await page.locator("pre code", { hasText: "mcpServers" }).textContent()).toContain(
+        `"url": "${rootOf()}/api/agents/${agent.id}/mcp/"`,
+      );
+      // The session cookie is scoped to the session routes as this browser sees them.
+      const cookies = await page.context().cookies();
+      expect(cookies.find((c) => c.name === "lore_session")?.path).toBe(
+        `${new URL(rootOf()).pathname.replace(/\/$/, "")}/api/auth/session/`,
+      );
+      await page.reload();
+      await snippet.waitFor({ timeout: 30_000 });
+      expect(problems.pageErrors).toEqual([]);
+      expect(problems.cspViolations).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it("the widget on another origin, in Chromium, answers through this deployment", async () => {
+    host.set("/shop.html", {
+      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Shop</title></head>
+<body><main><h1>Shop</h1></main><script src="${rootOf()}/widget.js" data-widget-id="${agent.widgetId}" async></script></body></html>`,
+    });
+    const { page, problems } = await openPage(browser);
+    try {
+      await page.goto(`${host.origin}/shop.html`);
+      const launcher = page.locator('[data-lore="launcher"]');
+      await launcher.waitFor({ state: "visible", timeout: 30_000 });
+      await launcher.click();
+      await page.locator('[data-lore="input"]').fill(QUESTION);
+      await page.keyboard.press("Enter");
+      const answer = page.locator('[data-lore="message"][data-role="assistant"]').last();
+      await expect.poll(() => answer.getAttribute("data-status"), { timeout: 30_000 }).toBe("complete");
+      expect(await answer.locator(".bubble").textContent()).toMatch(/\w+/);
+      expect(problems.pageErrors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+});

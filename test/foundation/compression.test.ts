@@ -52,7 +52,9 @@ const panelPath = (): string => {
 /** The console's hashed script, as its built page names it (console/dist). */
 const consoleScriptPath = (): string => {
   const html = readFileSync(join(repoRoot, "console/dist/index.html"), "utf8");
-  return /src="(\/console\/assets\/[\w.-]+\.js)"/.exec(html)?.[1] ?? "/console/assets/missing.js";
+  // Relative since the console works under a path prefix (issue #51): ./assets/console-….js.
+  const name = /src="(?:\.\/|\/console\/)(assets\/[\w.-]+\.js)"/.exec(html)?.[1] ?? "assets/missing.js";
+  return `/console/${name}`;
 };
 
 let fake: FakeOpenAI;

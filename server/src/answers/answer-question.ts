@@ -12,10 +12,11 @@ import type { ChatMessage, ChatModel, RetrievedChunk } from "../generation/types
 import type { ChunkIndex } from "../retrieval/chunk-index.ts";
 import type { AgentRecord, ConversationRecord, MessageRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
-import { localizeFallback, localizeUncertain } from "../text/messages.ts";
+import { crossLanguageNotes, localizeFallback, localizeUncertain } from "../text/messages.ts";
 import { countTokens } from "../text/tokens.ts";
+import type { QueryTranslator } from "../text/translate/query-translator.ts";
 import type { AnsweredQuery, AnswerRecorder } from "./answer-record.ts";
-import { searchKnowledge } from "./search-knowledge.ts";
+import { retrievalQuestion, searchKnowledge } from "./search-knowledge.ts";
 
 export interface AnswerDeps {
   store: Store;
@@ -27,6 +28,8 @@ export interface AnswerDeps {
   recorder: AnswerRecorder;
   /** The chat model for an agent's `model` setting. */
   modelFor: (model: string) => ChatModel;
+  /** Questions in another language than the documents', translated for retrieval (issue #53). */
+  translator?: QueryTranslator;
 }
 
 export interface AnswerInput {
@@ -238,7 +241,9 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     }
     const standalone =
       history.length > 0 ? await model.condense(input.message, history, input.signal) : input.message;
-    chunks = await searchKnowledge(deps, agent, { query: standalone, sourceIds, signal: input.signal });
+    // A question in another language than the documents' is searched, and judged, in their words.
+    const retrieval = retrievalQuestion(deps, standalone);
+    chunks = await searchKnowledge(deps, agent, { query: retrieval.query, sourceIds, signal: input.signal });
     retrievalTime = performance.now() - retrievalStart;
 
     const generationStart = performance.now();
@@ -258,7 +263,8 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       return text;
     };
     for await (const event of model.generate({
-      question: standalone,
+      // The extractive answerer matches passages by words; a chat model reads the visitor's own.
+      question: judgedFirst ? retrieval.query : standalone,
       history,
       chunks,
       instructions: agent.instructions,
@@ -277,24 +283,28 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       if (text) yield { type: "token", token: text };
     }
     const decision = decideAnswer({
-      question: standalone,
+      question: retrieval.query,
       chunks,
       raw,
       fallbackMessage,
       policy: agent.answerPolicy ?? "balanced",
-      vocabulary: deps.index.unknownTerms(standalone),
+      vocabulary: deps.index.unknownTerms(retrieval.query),
       closestPassage: model.closestPassage,
     });
     outcome = decision.outcome;
     confidence = decision.confidence;
     let offered = raw;
     if (judgedFirst) {
+      // A passage quoted in another language than the question's says so first, in the visitor's.
+      const quoted = retrieval.translation
+        ? `${crossLanguageNotes[retrieval.translation.language]}\n\n${decision.passage}`
+        : decision.passage;
       offered =
         outcome === "fallback"
           ? fallbackMessage
           : outcome === "uncertain"
-            ? `${notice}\n\n${decision.passage}`
-            : decision.passage;
+            ? `${notice}\n\n${quoted}`
+            : quoted;
       for (const token of splitIntoTokens(offered)) {
         if (input.signal.aborted) break;
         const text = send(token);
@@ -312,10 +322,12 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     if (tail) yield { type: "token", token: tail };
     if (input.signal.aborted) status = "stopped";
     const isFallback = outcome === "fallback";
-    const built = buildSources(offered, chunks, { isFallback, question: standalone });
+    const built = buildSources(offered, chunks, { isFallback, question: retrieval.query });
     answer = built.answer;
     sources =
-      outcome === "uncertain" ? withArticlesThatMayHelp(built.sources, chunks, standalone) : built.sources;
+      outcome === "uncertain"
+        ? withArticlesThatMayHelp(built.sources, chunks, retrieval.query)
+        : built.sources;
     promptTokens = usage ? usage.promptTokens : countTokens(standalone);
     completionTokens = usage ? usage.completionTokens : countTokens(answer);
     tokensUsed = promptTokens + completionTokens;

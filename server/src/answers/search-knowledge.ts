@@ -4,10 +4,33 @@ import type { RetrievedChunk } from "../generation/types.ts";
 import type { ChunkIndex } from "../retrieval/chunk-index.ts";
 import type { AgentRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
+import type { QueryTranslator, QuestionTranslation, WordStatus } from "../text/translate/query-translator.ts";
 
 export interface SearchDeps {
   store: Store;
   index: ChunkIndex;
+  /** Questions in another language than the documents', translated for retrieval; none: searched as written. */
+  translator?: QueryTranslator;
+}
+
+/** A question as retrieval searches it: `query`, and the translation it came from, if any. */
+export interface RetrievalQuestion {
+  query: string;
+  translation: QuestionTranslation | null;
+}
+
+/**
+ * The question in the documents' words (issue #53): the words the knowledge base does not hold
+ * translated where a dictionary of the question's language can; as written otherwise.
+ */
+export function retrievalQuestion(deps: SearchDeps, question: string): RetrievalQuestion {
+  const status = (word: string): WordStatus => {
+    const { terms, unknown } = deps.index.unknownTerms(word);
+    return terms === 0 ? "stop" : unknown > 0 ? "unknown" : "known";
+  };
+  const translation = deps.translator?.translate(question, status) ?? null;
+  if (!translation || translation.translated === 0) return { query: question, translation: null };
+  return { query: translation.query, translation };
 }
 
 export interface KnowledgeQuery {
@@ -57,7 +80,7 @@ export async function searchResults(
   q: KnowledgeQuery,
 ): Promise<SearchResponse> {
   const started = performance.now();
-  const chunks = await searchKnowledge(deps, agent, q);
+  const chunks = await searchKnowledge(deps, agent, { ...q, query: retrievalQuestion(deps, q.query).query });
   return {
     results: chunks.map((chunk, i) => chunkCitation(chunk, i + 1, chunk.text)),
     retrievalTime: Math.round((performance.now() - started) * 10) / 10,

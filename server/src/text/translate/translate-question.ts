@@ -1,0 +1,110 @@
+import { stopWordsOf } from "../analyzers.ts";
+import type { Language } from "../language.ts";
+import { unspacedScript } from "../scripts.ts";
+import { foldText, segmentWords } from "../segment.ts";
+import type { Dictionary } from "./dictionary.ts";
+
+/**
+ * What the knowledge base knows of one word, as its search index says: a word some chunk holds,
+ * one none holds, or a stop word the index drops.
+ */
+export type WordStatus = "known" | "unknown" | "stop";
+
+/** A question made searchable in the documents' language (English) by dictionary. */
+export interface QuestionTranslation {
+  /** The question's language. */
+  language: Language;
+  /** What retrieval searches: the words the documents know, the others' translations, the rest as written. */
+  query: string;
+  /** Key words (not stop words) the documents did not know that a dictionary translated. */
+  translated: number;
+  /** Key words neither the documents nor the dictionary knew: kept as written, and they lower confidence. */
+  untranslated: number;
+}
+
+/** Senses searched for a word: the first senses the documents know (a dictionary lists the likelier first). */
+const MAX_SENSES = 2;
+const wordPattern = /[\p{L}\p{N}\p{M}]+/gu;
+
+/** The words of a folded question, unspaced runs (Chinese) cut into dictionary words by ICU. */
+function questionWords(question: string): string[] {
+  const tokens = foldText(question).match(wordPattern) ?? [];
+  return tokens.flatMap((t) => (unspacedScript.test(t) ? segmentWords(t) : [t]));
+}
+
+/** The pieces of an unspaced word the dictionary has, longest first from the left (Chinese). */
+function dictionaryPieces(word: string, dictionary: Dictionary): string[] {
+  const pieces: string[] = [];
+  let at = 0;
+  while (at < word.length) {
+    let size = Math.min(word.length - at, dictionary.longest, 8);
+    while (size > 1 && !dictionary.has(word.slice(at, at + size))) size--;
+    pieces.push(word.slice(at, at + size));
+    at += size;
+  }
+  return pieces;
+}
+
+/** The first senses whose every key word the documents hold, up to MAX_SENSES. */
+function searchableSenses(senses: readonly string[], status: (word: string) => WordStatus): string[] {
+  const out: string[] = [];
+  for (const sense of senses) {
+    const words = sense.toLowerCase().match(wordPattern) ?? [];
+    const key = words.filter((w) => status(w) !== "stop");
+    if (key.length === 0 || key.some((w) => status(w) === "unknown")) continue;
+    const text = key.join(" ");
+    if (!out.includes(text)) out.push(text);
+    if (out.length >= MAX_SENSES) break;
+  }
+  return out;
+}
+
+/**
+ * A question in `dictionary`'s language made searchable in English documents: each key word the
+ * documents hold is kept (names, numbers, shared words); each they do not hold is replaced by its
+ * first senses the documents do hold (a two-word phrase is looked up before its words); a word
+ * with neither stays as written, unknown, so the answer is judged on what was understood.
+ */
+export function translateQuestion(
+  question: string,
+  dictionary: Dictionary,
+  status: (word: string) => WordStatus,
+): QuestionTranslation {
+  const stops = stopWordsOf(dictionary.language);
+  const words = questionWords(question).filter((w) => !stops.has(w));
+  const out: string[] = [];
+  let translated = 0;
+  let untranslated = 0;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as string;
+    const next = words[i + 1];
+    if (next !== undefined && status(word) !== "known") {
+      const phrase = searchableSenses(dictionary.lookup(`${word} ${next}`), status);
+      if (phrase.length > 0) {
+        out.push(...phrase);
+        translated++;
+        i++;
+        continue;
+      }
+    }
+    const state = status(word);
+    if (state === "stop") continue;
+    if (state === "known") {
+      out.push(word);
+      continue;
+    }
+    const pieces =
+      unspacedScript.test(word) && dictionary.lookup(word).length === 0
+        ? dictionaryPieces(word, dictionary)
+        : [word];
+    const senses = pieces.flatMap((piece) => searchableSenses(dictionary.lookup(piece), status));
+    if (senses.length > 0) {
+      out.push(...senses);
+      translated++;
+    } else {
+      out.push(word);
+      untranslated++;
+    }
+  }
+  return { language: dictionary.language, query: out.join(" "), translated, untranslated };
+}

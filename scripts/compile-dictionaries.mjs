@@ -41,7 +41,7 @@ export const freedictSources = [
   { language: "hi", name: "freedict-eng-hin", inverted: true, licence: "GPL-2.0-or-later" },
 ];
 
-const MAX_SENSES = 6;
+const MAX_SENSES = 4;
 const MAX_WORDS = 4;
 // Longer headwords are phrases a word-by-word lookup never reaches (most of German's 400,000).
 const MAX_HEADWORD_WORDS = 2;
@@ -65,16 +65,19 @@ function translationsOf(line) {
     .replace(/\/[^/]*\//g, "")
     .trim();
   if (text === "" || /^(see|synonyms?|notes?|antonyms?|syn|ant)\s*:/i.test(text)) return [];
-  return text
-    .split(/[,;]/)
-    .map((t) =>
-      t
-        .trim()
-        .replace(/^to\s+/i, "")
-        .replace(/[.!?"]+$/g, "")
-        .trim(),
-    )
-    .filter((t) => t !== "" && !t.endsWith(":") && t.split(/\s+/).length <= MAX_WORDS);
+  return (
+    text
+      .split(/[,;]/)
+      .map((t) =>
+        t
+          .trim()
+          .replace(/^to\s+/i, "")
+          .replace(/[.!?"]+$/g, "")
+          .trim(),
+      )
+      // Quoted text is an example sentence, not a translation.
+      .filter((t) => t !== "" && !t.endsWith(":") && !t.includes('"') && t.split(/\s+/).length <= MAX_WORDS)
+  );
 }
 
 /** One FreeDict dictd dictionary as headword → translations (senses in order). */

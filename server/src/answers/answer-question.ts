@@ -6,6 +6,7 @@ import type { CorrectionFinder, CorrectionMatch } from "../corrections/correctio
 import { AppError } from "../errors.ts";
 import { decideAnswer, withArticlesThatMayHelp } from "../generation/answer-outcome.ts";
 import { buildSources, createCitationRenumberer } from "../generation/citations.ts";
+import { outcomeFor } from "../generation/confidence.ts";
 import { splitIntoTokens } from "../generation/extractive-model.ts";
 import { HISTORY_WINDOW } from "../generation/prompt.ts";
 import type { ChatMessage, ChatModel, RetrievedChunk } from "../generation/types.ts";
@@ -15,8 +16,9 @@ import type { Store } from "../store/store.ts";
 import { crossLanguageNotes, localizeFallback, localizeUncertain } from "../text/messages.ts";
 import { countTokens } from "../text/tokens.ts";
 import type { QueryTranslator } from "../text/translate/query-translator.ts";
+import { translationCertainty } from "../text/translate/translate-question.ts";
 import type { AnsweredQuery, AnswerRecorder } from "./answer-record.ts";
-import { retrievalQuestion, searchKnowledge } from "./search-knowledge.ts";
+import { judgedQuestion, retrievalQuestion, searchKnowledge } from "./search-knowledge.ts";
 
 export interface AnswerDeps {
   store: Store;
@@ -244,6 +246,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     // A question in another language than the documents' is searched, and judged, in their words.
     const retrieval = retrievalQuestion(deps, standalone);
     chunks = await searchKnowledge(deps, agent, { query: retrieval.query, sourceIds, signal: input.signal });
+    const judged = judgedQuestion(retrieval, chunks);
     retrievalTime = performance.now() - retrievalStart;
 
     const generationStart = performance.now();
@@ -264,7 +267,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     };
     for await (const event of model.generate({
       // The extractive answerer matches passages by words; a chat model reads the visitor's own.
-      question: judgedFirst ? retrieval.query : standalone,
+      question: judgedFirst ? judged : standalone,
       history,
       chunks,
       instructions: agent.instructions,
@@ -283,16 +286,23 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       if (text) yield { type: "token", token: text };
     }
     const decision = decideAnswer({
-      question: retrieval.query,
+      question: judged,
       chunks,
       raw,
       fallbackMessage,
       policy: agent.answerPolicy ?? "balanced",
-      vocabulary: deps.index.unknownTerms(retrieval.query),
+      vocabulary: deps.index.unknownTerms(judged),
       closestPassage: model.closestPassage,
     });
     outcome = decision.outcome;
     confidence = decision.confidence;
+    if (retrieval.translation && outcome !== "fallback") {
+      // Key words no dictionary knew: the answer may miss just what they asked.
+      confidence = Math.round(confidence * translationCertainty(retrieval.translation) * 1000) / 1000;
+      const judgedAgain = outcomeFor(confidence, agent.answerPolicy ?? "balanced");
+      // A chat model's answer is already out: it keeps its doubt rather than becoming the fallback.
+      outcome = judgedAgain === "fallback" && !judgedFirst ? "uncertain" : judgedAgain;
+    }
     let offered = raw;
     if (judgedFirst) {
       // A passage quoted in another language than the question's says so first, in the visitor's.
@@ -322,12 +332,10 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     if (tail) yield { type: "token", token: tail };
     if (input.signal.aborted) status = "stopped";
     const isFallback = outcome === "fallback";
-    const built = buildSources(offered, chunks, { isFallback, question: retrieval.query });
+    const built = buildSources(offered, chunks, { isFallback, question: judged });
     answer = built.answer;
     sources =
-      outcome === "uncertain"
-        ? withArticlesThatMayHelp(built.sources, chunks, retrieval.query)
-        : built.sources;
+      outcome === "uncertain" ? withArticlesThatMayHelp(built.sources, chunks, judged) : built.sources;
     promptTokens = usage ? usage.promptTokens : countTokens(standalone);
     completionTokens = usage ? usage.completionTokens : countTokens(answer);
     tokensUsed = promptTokens + completionTokens;

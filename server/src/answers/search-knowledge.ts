@@ -2,6 +2,7 @@ import type { RetrievalMode, SearchResponse } from "@lore/shared";
 import { chunkCitation } from "../generation/citations.ts";
 import type { RetrievedChunk } from "../generation/types.ts";
 import type { ChunkIndex } from "../retrieval/chunk-index.ts";
+import { analyze } from "../retrieval/text-analysis.ts";
 import type { AgentRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import type { QueryTranslator, QuestionTranslation, WordStatus } from "../text/translate/query-translator.ts";
@@ -72,6 +73,22 @@ export async function searchKnowledge(
     headingPath: chunk.headingPath,
   }));
 }
+
+/**
+ * The translated question an answer is judged on: of each word's alternatives, the first the best
+ * chunks hold (else its first), so a passage is weighed as a question written in its own words
+ * would weigh it, not against every sense the search tried.
+ */
+export function judgedQuestion(retrieval: RetrievalQuestion, chunks: readonly RetrievedChunk[]): string {
+  if (!retrieval.translation) return retrieval.query;
+  const held = new Set(chunks.slice(0, JUDGED_CHUNKS).flatMap((c) => analyze(c.text)));
+  return retrieval.translation.groups
+    .map((alternatives) => alternatives.find((a) => analyze(a).every((t) => held.has(t))) ?? alternatives[0])
+    .join(" ");
+}
+
+/** The chunks whose words choose among a translated word's senses (see judgedQuestion). */
+const JUDGED_CHUNKS = 3;
 
 /** Retrieval only, timed: the ranked chunks an answer would draw on. */
 export async function searchResults(

@@ -19,10 +19,14 @@ function stemmerOf(language: Language): ((word: string) => string) | null {
   return latinStemmer(language);
 }
 
+/** Headwords starting with a stem that are stemmed to find one of that stem. */
+const MAX_STEM_CANDIDATES = 64;
+
 /** One language's bilingual dictionary into English: exact (folded) headwords, then their stems. */
 export class Dictionary {
   private readonly exact = new Map<string, readonly string[]>();
-  private readonly byStem = new Map<string, readonly string[]>();
+  /** The one-word headwords, sorted: those sharing a stem sit together (stemming them all took seconds). */
+  private readonly words: string[] = [];
   /** Letters of the longest headword: how far a lookup in unspaced text (Chinese) reaches. */
   readonly longest: number;
 
@@ -32,19 +36,17 @@ export class Dictionary {
     readonly licence: string,
     entries: readonly (readonly [string, readonly string[]])[],
   ) {
-    const stem = stemmerOf(language);
     let longest = 1;
     for (const [headword, senses] of entries) {
       const key = foldText(headword);
-      if (!this.exact.has(key)) this.exact.set(key, senses);
+      if (this.exact.has(key)) continue;
+      this.exact.set(key, senses);
       longest = Math.max(longest, key.length);
-      if (stem && !key.includes(" ")) {
-        const stemmed = stem(key);
-        if (!this.byStem.has(stemmed)) this.byStem.set(stemmed, senses);
-      }
+      if (!key.includes(" ")) this.words.push(key);
     }
+    this.words.sort();
     this.longest = longest;
-    this.stem = stem;
+    this.stem = stemmerOf(language);
   }
 
   private readonly stem: ((word: string) => string) | null;
@@ -54,7 +56,27 @@ export class Dictionary {
     const exact = this.exact.get(folded);
     if (exact) return exact;
     if (!this.stem || folded.includes(" ")) return [];
-    return this.byStem.get(this.stem(folded)) ?? [];
+    return this.byStemOf(folded, this.stem) ?? [];
+  }
+
+  /** The senses of the shortest headword with the word's stem: headwords starting with the stem, stemmed. */
+  private byStemOf(folded: string, stem: (word: string) => string): readonly string[] | undefined {
+    const target = stem(folded);
+    if (target.length < 3) return undefined;
+    let low = 0;
+    let high = this.words.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((this.words[middle] as string) < target) low = middle + 1;
+      else high = middle;
+    }
+    let best: string | undefined;
+    for (let i = low, seen = 0; i < this.words.length && seen < MAX_STEM_CANDIDATES; i++, seen++) {
+      const word = this.words[i] as string;
+      if (!word.startsWith(target)) break;
+      if ((best === undefined || word.length < best.length) && stem(word) === target) best = word;
+    }
+    return best === undefined ? undefined : this.exact.get(best);
   }
 
   /** Whether the dictionary has the folded headword itself (no stemming): unspaced text's longest match. */

@@ -2,6 +2,7 @@ import { stopWordsOf } from "../analyzers.ts";
 import type { Language } from "../language.ts";
 import { unspacedScript } from "../scripts.ts";
 import { foldText, segmentWords } from "../segment.ts";
+import { cognateCandidates } from "./cognates.ts";
 import type { Dictionary } from "./dictionary.ts";
 
 /**
@@ -16,6 +17,8 @@ export interface QuestionTranslation {
   language: Language;
   /** What retrieval searches: the words the documents know, the others' translations, the rest as written. */
   query: string;
+  /** `query` by the question's words: each word's alternatives (one for a word kept, up to MAX_SENSES for one translated). */
+  groups: string[][];
   /** Key words (not stop words) the documents did not know that a dictionary translated. */
   translated: number;
   /** Key words neither the documents nor the dictionary knew: kept as written, and they lower confidence. */
@@ -72,7 +75,7 @@ export function translateQuestion(
 ): QuestionTranslation {
   const stops = stopWordsOf(dictionary.language);
   const words = questionWords(question).filter((w) => !stops.has(w));
-  const out: string[] = [];
+  const groups: string[][] = [];
   let translated = 0;
   let untranslated = 0;
   for (let i = 0; i < words.length; i++) {
@@ -81,7 +84,7 @@ export function translateQuestion(
     if (next !== undefined && status(word) !== "known") {
       const phrase = searchableSenses(dictionary.lookup(`${word} ${next}`), status);
       if (phrase.length > 0) {
-        out.push(...phrase);
+        groups.push(phrase);
         translated++;
         i++;
         continue;
@@ -90,7 +93,7 @@ export function translateQuestion(
     const state = status(word);
     if (state === "stop") continue;
     if (state === "known") {
-      out.push(word);
+      groups.push([word]);
       continue;
     }
     const pieces =
@@ -98,13 +101,30 @@ export function translateQuestion(
         ? dictionaryPieces(word, dictionary)
         : [word];
     const senses = pieces.flatMap((piece) => searchableSenses(dictionary.lookup(piece), status));
+    // No sense the documents hold: a Latinate word's English cognate may be one.
+    if (senses.length === 0) {
+      const cognate = cognateCandidates(word, dictionary.language).find((c) => status(c) === "known");
+      if (cognate) senses.push(cognate);
+    }
     if (senses.length > 0) {
-      out.push(...senses);
+      groups.push(senses);
       translated++;
     } else {
-      out.push(word);
+      groups.push([word]);
       untranslated++;
     }
   }
-  return { language: dictionary.language, query: out.join(" "), translated, untranslated };
+  return { language: dictionary.language, query: groups.flat().join(" "), groups, translated, untranslated };
+}
+
+/** How much a translation's untranslated key words take off an answer's confidence, at most (all of them untranslated). */
+const UNTRANSLATED_PENALTY = 0.5;
+
+/**
+ * The share of an answer's confidence a translation keeps: less the more of the question's key
+ * words neither the documents nor the dictionary knew (what they asked may be just what was lost).
+ */
+export function translationCertainty(translation: QuestionTranslation | null): number {
+  if (!translation || translation.groups.length === 0) return 1;
+  return 1 - (UNTRANSLATED_PENALTY * translation.untranslated) / translation.groups.length;
 }

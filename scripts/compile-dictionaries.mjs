@@ -28,7 +28,7 @@ const dictdDir = arg("--dictd", "/usr/share/dictd");
 export const freedictSources = [
   { language: "es", name: "freedict-spa-eng", inverted: false, licence: "GPL-2.0-or-later" },
   { language: "es", name: "freedict-eng-spa", inverted: true, licence: "GPL-2.0-or-later" },
-  { language: "de", name: "freedict-deu-eng", inverted: false, licence: "GPL-2.0-or-later" },
+  { language: "de", name: "freedict-deu-eng", inverted: false, licence: "GPL-3.0-or-later" },
   { language: "fr", name: "freedict-fra-eng", inverted: false, licence: "GPL-2.0-or-later" },
   { language: "it", name: "freedict-ita-eng", inverted: false, licence: "GPL-2.0-or-later" },
   { language: "pt", name: "freedict-por-eng", inverted: false, licence: "GPL-2.0-or-later" },
@@ -37,7 +37,12 @@ export const freedictSources = [
   { language: "ar", name: "freedict-ara-eng", inverted: false, licence: "GPL-2.0-or-later" },
   { language: "ar", name: "freedict-eng-ara", inverted: true, licence: "GPL-2.0-or-later" },
   { language: "ru", name: "freedict-eng-rus", inverted: true, licence: "GPL-2.0-or-later" },
-  { language: "pl", name: "freedict-eng-pol", inverted: true, licence: "GPL-2.0-or-later" },
+  {
+    language: "pl",
+    name: "freedict-eng-pol",
+    inverted: true,
+    licence: "GPL-3.0-or-later AND GFDL-1.2-or-later",
+  },
   { language: "hi", name: "freedict-eng-hin", inverted: true, licence: "GPL-2.0-or-later" },
 ];
 

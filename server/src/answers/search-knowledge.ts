@@ -25,9 +25,15 @@ export interface RetrievalQuestion {
  * translated where a dictionary of the question's language can; as written otherwise.
  */
 export function retrievalQuestion(deps: SearchDeps, question: string): RetrievalQuestion {
+  const seen = new Map<string, WordStatus>();
   const status = (word: string): WordStatus => {
-    const { terms, unknown } = deps.index.unknownTerms(word);
-    return terms === 0 ? "stop" : unknown > 0 ? "unknown" : "known";
+    let known = seen.get(word);
+    if (known === undefined) {
+      const { terms, unknown } = deps.index.unknownTerms(word);
+      known = terms === 0 ? "stop" : unknown > 0 ? "unknown" : "known";
+      seen.set(word, known);
+    }
+    return known;
   };
   const translation = deps.translator?.translate(question, status) ?? null;
   if (!translation || translation.translated === 0) return { query: question, translation: null };

@@ -19,6 +19,9 @@ function stemmerOf(language: Language): ((word: string) => string) | null {
   return latinStemmer(language);
 }
 
+/** Languages whose stems need not begin a word's headword: every headword is stemmed at load. */
+const prefixStripping: ReadonlySet<Language> = new Set(["ar"]);
+
 /** Headwords starting with a stem that are stemmed to find one of that stem. */
 const MAX_STEM_CANDIDATES = 64;
 
@@ -27,6 +30,8 @@ export class Dictionary {
   private readonly exact = new Map<string, readonly string[]>();
   /** The one-word headwords, sorted: those sharing a stem sit together (stemming them all took seconds). */
   private readonly words: string[] = [];
+  /** Stem → senses, for a language whose stemmer also strips prefixes (Arabic's article and clitics). */
+  private readonly byStem = new Map<string, readonly string[]>();
   /** Letters of the longest headword: how far a lookup in unspaced text (Chinese) reaches. */
   readonly longest: number;
 
@@ -47,6 +52,11 @@ export class Dictionary {
     this.words.sort();
     this.longest = longest;
     this.stem = stemmerOf(language);
+    if (this.stem && prefixStripping.has(language))
+      for (const word of this.words) {
+        const stemmed = this.stem(word);
+        if (!this.byStem.has(stemmed)) this.byStem.set(stemmed, this.exact.get(word) ?? []);
+      }
   }
 
   private readonly stem: ((word: string) => string) | null;
@@ -56,6 +66,7 @@ export class Dictionary {
     const exact = this.exact.get(folded);
     if (exact) return exact;
     if (!this.stem || folded.includes(" ")) return [];
+    if (prefixStripping.has(this.language)) return this.byStem.get(this.stem(folded)) ?? [];
     return this.byStemOf(folded, this.stem) ?? [];
   }
 

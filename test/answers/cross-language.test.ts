@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { crossLanguageNotes, fallbackMessages } from "@lore/server/text/messages.ts";
 import type { Agent, QueryResponse } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeChatBody, type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { repoRoot, startTestServer, type TestServer } from "../helpers/server.ts";
 import { call, createAgent, type Entry, readyTextSource, search } from "../ingestion/source-helpers.ts";
 
@@ -114,6 +115,44 @@ describe.runIf(withDictionaries)("questions in another language than the FAQ's",
     });
     expect(res.body.outcome).toBe("fallback");
     expect(res.body.response).toBe(fallbackMessages.es);
+  });
+});
+
+describe.runIf(withDictionaries)("a question in another language answered by a chat model", () => {
+  let fake: FakeOpenAI;
+  let server: TestServer;
+  let token: string;
+  let agent: Agent;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    server = await startTestServer({ LORE_DICTIONARIES_DIR: dictionaries, LORE_OPENAI_BASE_URL: fake.url });
+    token = (await server.login()).access;
+    const source = await readyTextSource(server, token, "English FAQ", faq);
+    agent = await createAgent(server, token, {
+      name: "FAQ",
+      model: "openai:fake-chat",
+      dataSourceIds: [source.id],
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.close();
+    await fake?.close();
+  });
+
+  it("gets the English passages, the English search words and the visitor's language, and its answer cites them", async () => {
+    const res = await call<QueryResponse>(server, "POST", `/agents/${agent.id}/query/`, token, {
+      message: "¿Cómo puedo cancelar mi suscripción?",
+    });
+    expect(res.status).toBe(200);
+    const body = fake.requests.at(-1)?.body as FakeChatBody;
+    const system = body.messages?.find((m) => m.role === "system")?.content ?? "";
+    expect(system).toMatch(/^\[1\] Cancel your subscription — You can cancel your subscription/m);
+    expect(system).toContain('searched in English as: "cancel subscription"');
+    expect(system).toContain("Answer in Spanish");
+    expect(body.messages?.at(-1)).toEqual({ role: "user", content: "¿Cómo puedo cancelar mi suscripción?" });
+    expect(res.body.sources[0]?.title).toBe("Cancel your subscription");
   });
 });
 

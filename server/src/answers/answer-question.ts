@@ -16,7 +16,7 @@ import type { Store } from "../store/store.ts";
 import { crossLanguageNotes, localizeFallback, localizeUncertain } from "../text/messages.ts";
 import { countTokens } from "../text/tokens.ts";
 import type { QueryTranslator } from "../text/translate/query-translator.ts";
-import { translationCertainty } from "../text/translate/translate-question.ts";
+import { crossLanguageInstruction, translationCertainty } from "../text/translate/translate-question.ts";
 import type { AnsweredQuery, AnswerRecorder } from "./answer-record.ts";
 import { judgedQuestion, retrievalQuestion, searchKnowledge } from "./search-knowledge.ts";
 
@@ -270,7 +270,11 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       question: judgedFirst ? judged : standalone,
       history,
       chunks,
-      instructions: agent.instructions,
+      // A chat model reads the visitor's question and the English sources: it is told so, and how it was searched.
+      instructions:
+        retrieval.translation && !judgedFirst
+          ? `${agent.instructions}\n\n${crossLanguageInstruction(retrieval.translation, judged)}`.trim()
+          : agent.instructions,
       fallbackMessage,
       temperature: agent.temperature,
       maxTokens: agent.maxTokens,

@@ -29,8 +29,7 @@ export function retrievalQuestion(deps: SearchDeps, question: string): Retrieval
   const status = (word: string): WordStatus => {
     let known = seen.get(word);
     if (known === undefined) {
-      const { terms, unknown } = deps.index.unknownTerms(word);
-      known = terms === 0 ? "stop" : unknown > 0 ? "unknown" : "known";
+      known = deps.index.wordStatus(word);
       seen.set(word, known);
     }
     return known;

@@ -128,3 +128,34 @@ export function translationCertainty(translation: QuestionTranslation | null): n
   if (!translation || translation.groups.length === 0) return 1;
   return 1 - (UNTRANSLATED_PENALTY * translation.untranslated) / translation.groups.length;
 }
+
+const languageNames: Record<Language, string> = {
+  en: "English",
+  es: "Spanish",
+  de: "German",
+  fr: "French",
+  pt: "Portuguese",
+  it: "Italian",
+  nl: "Dutch",
+  pl: "Polish",
+  tr: "Turkish",
+  ru: "Russian",
+  uk: "Ukrainian",
+  ar: "Arabic",
+  hi: "Hindi",
+  zh: "Chinese",
+  ja: "Japanese",
+  ko: "Korean",
+};
+
+/**
+ * What a chat model is told of a translated question: the sources' language, the words the
+ * question was searched with, and to answer in the visitor's language citing the sources.
+ */
+export function crossLanguageInstruction(translation: QuestionTranslation, searchedAs: string): string {
+  const visitor = languageNames[translation.language];
+  return [
+    `The question is in ${visitor}; the sources are in English. It was searched in English as: "${searchedAs}".`,
+    `Answer in ${visitor}, citing the English sources by their numbers.`,
+  ].join("\n");
+}

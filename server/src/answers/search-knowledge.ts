@@ -30,6 +30,7 @@ export function retrievalQuestion(deps: SearchDeps, question: string): Retrieval
     let known = seen.get(word);
     if (known === undefined) {
       known = deps.index.wordStatus(word);
+      if (known === "unknown" && deps.index.unknownTerms(word).unknown === 0) known = "related";
       seen.set(word, known);
     }
     return known;

@@ -2,7 +2,12 @@ import { existsSync, readdirSync } from "node:fs";
 import type { Logger } from "../../log/logger.ts";
 import { detectLanguage, type Language, languages } from "../language.ts";
 import { type Dictionary, readDictionary } from "./dictionary.ts";
-import { type QuestionTranslation, translateQuestion, type WordStatus } from "./translate-question.ts";
+import {
+  type QuestionTranslation,
+  questionWords,
+  translateQuestion,
+  type WordStatus,
+} from "./translate-question.ts";
 
 export type { QuestionTranslation, WordStatus } from "./translate-question.ts";
 
@@ -51,6 +56,8 @@ export function createDictionaryTranslator(dir: string, logger: Logger): QueryTr
     translate(question, status) {
       const language = detectLanguage(question);
       if (language === null || language === "en") return null;
+      // Every word held by the documents (a question in their own language): no dictionary to read.
+      if (questionWords(question).every((w) => status(w) === "known" || status(w) === "stop")) return null;
       const dictionary = dictionaryFor(language);
       return dictionary ? translateQuestion(question, dictionary, status) : null;
     },

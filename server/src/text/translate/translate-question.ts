@@ -7,9 +7,10 @@ import type { Dictionary } from "./dictionary.ts";
 
 /**
  * What the knowledge base knows of one word, as its search index says: a word some chunk holds,
- * one none holds, or a stop word the index drops.
+ * one only a longer or shorter word of which some chunk holds (a variant: "cancelar" of "cancel",
+ * an Arabic word behind a clitic), one none holds, or a stop word the index drops.
  */
-export type WordStatus = "known" | "unknown" | "stop";
+export type WordStatus = "known" | "related" | "unknown" | "stop";
 
 /** A question made searchable in the documents' language (English) by dictionary. */
 export interface QuestionTranslation {
@@ -30,7 +31,7 @@ const MAX_SENSES = 2;
 const wordPattern = /[\p{L}\p{N}\p{M}]+/gu;
 
 /** The words of a folded question, unspaced runs (Chinese) cut into dictionary words by ICU. */
-function questionWords(question: string): string[] {
+export function questionWords(question: string): string[] {
   const tokens = foldText(question).match(wordPattern) ?? [];
   return tokens.flatMap((t) => (unspacedScript.test(t) ? segmentWords(t) : [t]));
 }
@@ -81,7 +82,7 @@ export function translateQuestion(
   for (let i = 0; i < words.length; i++) {
     const word = words[i] as string;
     const next = words[i + 1];
-    if (next !== undefined && status(word) !== "known") {
+    if (next !== undefined && status(word) !== "known" && status(word) !== "related") {
       const phrase = searchableSenses(dictionary.lookup(`${word} ${next}`), status);
       if (phrase.length > 0) {
         groups.push(phrase);
@@ -96,6 +97,8 @@ export function translateQuestion(
       groups.push([word]);
       continue;
     }
+    // A variant's match counts for less than a word's own: searched as written and translated.
+    const kept = state === "related" ? [word] : [];
     const pieces =
       unspacedScript.test(word) && dictionary.lookup(word).length === 0
         ? dictionaryPieces(word, dictionary)
@@ -107,11 +110,11 @@ export function translateQuestion(
       if (cognate) senses.push(cognate);
     }
     if (senses.length > 0) {
-      groups.push(senses);
+      groups.push([...kept, ...senses]);
       translated++;
     } else {
       groups.push([word]);
-      untranslated++;
+      if (state === "unknown") untranslated++;
     }
   }
   return { language: dictionary.language, query: groups.flat().join(" "), groups, translated, untranslated };

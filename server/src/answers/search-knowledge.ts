@@ -2,12 +2,42 @@ import type { RetrievalMode, SearchResponse } from "@lore/shared";
 import { chunkCitation } from "../generation/citations.ts";
 import type { RetrievedChunk } from "../generation/types.ts";
 import type { ChunkIndex } from "../retrieval/chunk-index.ts";
+import { analyze } from "../retrieval/text-analysis.ts";
 import type { AgentRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
+import type { QueryTranslator, QuestionTranslation, WordStatus } from "../text/translate/query-translator.ts";
 
 export interface SearchDeps {
   store: Store;
   index: ChunkIndex;
+  /** Questions in another language than the documents', translated for retrieval; none: searched as written. */
+  translator?: QueryTranslator;
+}
+
+/** A question as retrieval searches it: `query`, and the translation it came from, if any. */
+export interface RetrievalQuestion {
+  query: string;
+  translation: QuestionTranslation | null;
+}
+
+/**
+ * The question in the documents' words (issue #53): the words the knowledge base does not hold
+ * translated where a dictionary of the question's language can; as written otherwise.
+ */
+export function retrievalQuestion(deps: SearchDeps, question: string): RetrievalQuestion {
+  const seen = new Map<string, WordStatus>();
+  const status = (word: string): WordStatus => {
+    let known = seen.get(word);
+    if (known === undefined) {
+      known = deps.index.wordStatus(word);
+      if (known === "unknown" && deps.index.unknownTerms(word).unknown === 0) known = "related";
+      seen.set(word, known);
+    }
+    return known;
+  };
+  const translation = deps.translator?.translate(question, status) ?? null;
+  if (!translation || translation.translated === 0) return { query: question, translation: null };
+  return { query: translation.query, translation };
 }
 
 export interface KnowledgeQuery {
@@ -50,6 +80,22 @@ export async function searchKnowledge(
   }));
 }
 
+/**
+ * The translated question an answer is judged on: of each word's alternatives, the first the best
+ * chunks hold (else its first), so a passage is weighed as a question written in its own words
+ * would weigh it, not against every sense the search tried.
+ */
+export function judgedQuestion(retrieval: RetrievalQuestion, chunks: readonly RetrievedChunk[]): string {
+  if (!retrieval.translation) return retrieval.query;
+  const held = new Set(chunks.slice(0, JUDGED_CHUNKS).flatMap((c) => analyze(c.text)));
+  return retrieval.translation.groups
+    .map((alternatives) => alternatives.find((a) => analyze(a).every((t) => held.has(t))) ?? alternatives[0])
+    .join(" ");
+}
+
+/** The chunks whose words choose among a translated word's senses (see judgedQuestion). */
+const JUDGED_CHUNKS = 3;
+
 /** Retrieval only, timed: the ranked chunks an answer would draw on. */
 export async function searchResults(
   deps: SearchDeps,
@@ -57,7 +103,7 @@ export async function searchResults(
   q: KnowledgeQuery,
 ): Promise<SearchResponse> {
   const started = performance.now();
-  const chunks = await searchKnowledge(deps, agent, q);
+  const chunks = await searchKnowledge(deps, agent, { ...q, query: retrievalQuestion(deps, q.query).query });
   return {
     results: chunks.map((chunk, i) => chunkCitation(chunk, i + 1, chunk.text)),
     retrievalTime: Math.round((performance.now() - started) * 10) / 10,

@@ -482,6 +482,11 @@ export class ChunkIndex {
     return out;
   }
 
+  /** Whether a word is a stop word, or a term some chunk (any source) holds; see LexicalIndex.wordStatus. */
+  wordStatus(word: string): "stop" | "known" | "unknown" {
+    return this.memory.lexical.wordStatus(word);
+  }
+
   /** Of a question's terms, how many the index (every source) never mentions; see LexicalIndex.unknownTerms. */
   unknownTerms(query: string): { terms: number; unknown: number } {
     return this.memory.lexical.unknownTerms(query);

@@ -1027,6 +1027,16 @@ export class LexicalIndex {
    * variant: words the whole knowledge base never mentions. Bounded like a query. (A misspelling
    * counts as unknown: correcting it costs more than the answer it would inform.)
    */
+  /**
+   * What the index makes of one word: nothing (a stop word), or a term some live chunk holds as
+   * such (variants aside, unlike unknownTerms), or not. For query translation (issue #53).
+   */
+  wordStatus(word: string): "stop" | "known" | "unknown" {
+    const [term] = analyzeTokens(tokenize(word).slice(0, 1));
+    if (term === undefined) return "stop";
+    return (this.df.values[this.terms.get(term)] ?? 0) > 0 ? "known" : "unknown";
+  }
+
   unknownTerms(query: string): { terms: number; unknown: number } {
     const isLiveTerm = (term: string) => (this.df.values[this.terms.get(term)] ?? 0) > 0;
     const seen = new Set<string>();

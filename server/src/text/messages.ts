@@ -58,3 +58,27 @@ export const uncertainNotices = {
 export function localizeUncertain(question: string, language: Language | null = null): string {
   return uncertainNotices[language ?? detectLanguage(question) ?? "en"];
 }
+
+/**
+ * The line before a passage quoted from documents in another language than the question's (the
+ * dictionaries translate into English, so the documents found that way are English), per the
+ * visitor's language.
+ */
+export const crossLanguageNotes = {
+  en: "I found this in the English documents:",
+  es: "Encontré esto en los documentos en inglés:",
+  de: "Das habe ich in den englischen Dokumenten gefunden:",
+  fr: "J'ai trouvé ceci dans les documents en anglais :",
+  pt: "Encontrei isto nos documentos em inglês:",
+  it: "Ho trovato questo nei documenti in inglese:",
+  nl: "Dit vond ik in de Engelstalige documenten:",
+  pl: "Znalazłem to w dokumentach w języku angielskim:",
+  tr: "Bunu İngilizce belgelerde buldum:",
+  ru: "Я нашёл это в документах на английском языке:",
+  uk: "Я знайшов це в документах англійською мовою:",
+  ar: "وجدت هذا في المستندات باللغة الإنجليزية:",
+  hi: "मुझे यह अंग्रेज़ी दस्तावेज़ों में मिला:",
+  zh: "我在英文文档中找到了以下内容：",
+  ja: "英語のドキュメントで次の内容が見つかりました：",
+  ko: "영어 문서에서 다음 내용을 찾았습니다:",
+} as const satisfies Record<Language, string>;

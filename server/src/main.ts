@@ -101,6 +101,19 @@ export async function main(env: Record<string, string | undefined>): Promise<voi
     throw error;
   }
   const running = await startServer(config);
+  // The last guard: a background task's failure nobody caught is logged (once a minute for the same
+  // message) and the server goes on serving; every known job catches its own and retries.
+  const rejectionsLogged = new Map<string, number>();
+  process.on("unhandledRejection", (reason) => {
+    const message = reason instanceof Error ? reason.message : String(reason);
+    running.services.storage.noteFailure(reason);
+    const now = Date.now();
+    if (now - (rejectionsLogged.get(message) ?? 0) < 60_000) return;
+    rejectionsLogged.set(message, now);
+    running.services.logger.error("a background task failed; the server goes on", {
+      error: reason instanceof Error ? (reason.stack ?? message) : message,
+    });
+  });
   running.services.logger.info("listening", {
     url: running.url,
     api: `${running.url}${config.apiPrefix}/`,

@@ -40,6 +40,7 @@ import { TextEntryStore } from "./sources/text-entry-store.ts";
 import { RedisChangeFeed, singleProcessFeed } from "./store/change-feed.ts";
 import { markCleanStop, takeCleanStop } from "./store/clean-stop.ts";
 import { startMaintenance } from "./store/maintenance.ts";
+import { StorageHealth } from "./store/storage-health.ts";
 import { Store } from "./store/store.ts";
 import { WebhooksService } from "./webhooks/webhooks-service.ts";
 import { WidgetOriginsService } from "./widget-api/widget-origins-service.ts";
@@ -75,6 +76,8 @@ export interface Services {
   /** Where each agent's widget loads and where it was refused. */
   widgetOrigins: WidgetOriginsService;
   workspaces: WorkspacesService;
+  /** The data directory's disk: ok, full, read-only or missing (writes are refused while not ok). */
+  storage: StorageHealth;
   /** Serving or draining for shutdown (readiness reads it). */
   lifecycle: Lifecycle;
   /** The event-loop watchdog: stalls logged with their request, `/healthz` reports the last. */
@@ -127,6 +130,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   // Background jobs run once across the fleet: each under a lease in Redis.
   const lease = redis ? createRedisLease(redis) : createLocalLease();
   const store = await openStore(config, feed);
+  const storage = new StorageHealth(config.dataDir, logger, config.minFreeMb).start();
   const events = new EventBus();
   const tokens = new TokenSigner(config.jwtSecret, {
     access: config.accessTokenTtl,
@@ -225,6 +229,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       keepFinished: config.syncHistory,
       purge: (deleted) => purgeDataSources({ store, index, files, entries }, deleted),
       lease,
+      storage,
     },
   );
   const sources = new SourcesService(store, runner, index, files, secrets, agents, entries, events);
@@ -232,6 +237,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const analytics = await AnalyticsService.open(store.db, {
     logger,
     events,
+    storage,
     // A number no other process start has had: analytics rows stay distinct across the fleet.
     shared: feed && redis ? { feed, lease, replicaNumber: await redis.incr("lore:replicas") } : undefined,
   });
@@ -281,6 +287,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     logger,
     tables: [entries, widgetOrigins],
     lease,
+    storage,
   });
   apiKeys.startFlushing(logger);
   const agentOf = (id: string) => agents.byId(id);
@@ -310,10 +317,12 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     webhooks,
     widgetOrigins,
     workspaces,
+    storage,
     lifecycle: new Lifecycle(),
     watchdog,
     async stop(options = {}) {
       watchdog.stop();
+      storage.stop();
       await stopMaintenance();
       await runner.stop();
       await analytics.stop();

@@ -4,6 +4,7 @@ import type { EventBus } from "../events/event-bus.ts";
 import type { Logger } from "../log/logger.ts";
 import { type SyncCounts, type SyncDeps, syncSource } from "../sources/sync-source.ts";
 import type { DataSourceRecord, SyncRunRecord } from "../store/records.ts";
+import { type StorageHealth, storageStateOf } from "../store/storage-health.ts";
 import type { Store } from "../store/store.ts";
 import { JobRunner } from "./job-runner.ts";
 import { createLocalLease, type Lease, runExclusiveSettled } from "./lease.ts";
@@ -19,6 +20,11 @@ export interface SyncRunnerOptions {
   purge: (sources: DataSourceRecord[]) => Promise<void>;
   /** Shared mode: a sync, the scheduler and purging each run on one replica at a time. */
   lease?: Lease;
+  /**
+   * The data directory's disk: while it cannot be written, or is below the free-space floor, no sync
+   * starts; a sync the disk stopped is queued again without spending an attempt, and runs when it clears.
+   */
+  storage?: Pick<StorageHealth, "writable" | "lowOnSpace" | "noteFailure" | "onRecovered">;
 }
 
 /** Deleted sources purged together (one commit per table). */
@@ -39,6 +45,8 @@ export class SyncRunner {
   private readonly leaseMs: number;
   private readonly keepFinished: number;
   private readonly lease: Lease;
+  /** Runs a storage fault stopped whose new state could not be saved (the disk refused): due again once it clears. */
+  private readonly stalled = new Set<string>();
 
   constructor(
     private readonly store: Store,
@@ -54,12 +62,47 @@ export class SyncRunner {
     this.jobs = new JobRunner({
       poll: () => this.startDue(),
       intervalMs: options.tickMs ?? 200,
-      onError: (error) => this.logger.error("sync runner tick failed", { error: String(error) }),
+      onError: (error) => this.onError("sync runner tick failed", error),
     });
     this.purger = new JobRunner({
       poll: () => this.purgeDeleted(),
-      onError: (error) => this.logger.error("purging deleted sources failed", { error: String(error) }),
+      onError: (error) => this.onError("purging deleted sources failed", error),
     });
+    options.storage?.onRecovered(() => {
+      void this.retryStorageFailures().catch((error: unknown) =>
+        this.onError("resuming syncs failed", error),
+      );
+    });
+  }
+
+  /** A failure the disk caused is the storage health's to log (once a minute); any other is logged here. */
+  private onError(what: string, error: unknown): void {
+    if (this.options.storage?.noteFailure(error)) return;
+    this.logger.error(what, { error: String(error) });
+  }
+
+  /** Whether syncs may start: the disk takes writes and has room above the floor. */
+  private get storageAllows(): boolean {
+    const storage = this.options.storage;
+    return !storage || (storage.writable && !storage.lowOnSpace);
+  }
+
+  /**
+   * Sources that failed because the disk was full or read-only (in this process, or one before it
+   * recorded such a failure) sync again, and stalled runs are due: after a fault, nothing waits for
+   * a manual sync.
+   */
+  async retryStorageFailures(): Promise<void> {
+    const failed = this.store.dataSources.filter(
+      (d) =>
+        d.deletedAt === null &&
+        d.status === "failed" &&
+        d.lastError !== null &&
+        storageStateOf(new Error(d.lastError)) !== null &&
+        !this.activeRun(d.id),
+    );
+    for (const source of failed) await this.enqueue(source, "manual");
+    this.jobs.wake();
   }
 
   /**
@@ -79,6 +122,7 @@ export class SyncRunner {
         d.deletedAt === null && (d.status === "queued" || d.status === "syncing") && !this.activeRun(d.id),
     );
     for (const source of stranded) await this.enqueue(source, source.lastSyncedAt ? "manual" : "create");
+    await this.retryStorageFailures();
     this.jobs.start();
   }
 
@@ -145,6 +189,8 @@ export class SyncRunner {
 
   /** Queues the scheduled syncs that are due and starts due runs up to the concurrency. */
   private async startDue(): Promise<void> {
+    // Nothing is written while the disk is at fault or short of room: what is due waits for it.
+    if (!this.storageAllows) return;
     this.purger.wake();
     await runExclusiveSettled(this.lease, this.store.feed, "sync-schedule", () => this.enqueueScheduled());
     const now = Date.now();
@@ -161,7 +207,8 @@ export class SyncRunner {
   private isDue(r: SyncRunRecord, now: number): boolean {
     return (
       (r.status === "queued" && Date.parse(r.nextAttemptAt) <= now) ||
-      (r.status === "running" && r.leaseUntil !== null && Date.parse(r.leaseUntil) < now)
+      (r.status === "running" && r.leaseUntil !== null && Date.parse(r.leaseUntil) < now) ||
+      (r.status === "running" && this.stalled.has(r.id))
     );
   }
 
@@ -207,6 +254,7 @@ export class SyncRunner {
   private async execute(queued: SyncRunRecord, signal: AbortSignal): Promise<void> {
     const source = this.store.dataSources.get(queued.dataSourceId);
     const started = Date.now();
+    this.stalled.delete(queued.id);
     let run: SyncRunRecord = {
       ...queued,
       status: "running",
@@ -355,6 +403,20 @@ export class SyncRunner {
         finishedAt: new Date().toISOString(),
         leaseUntil: null,
       });
+      return;
+    }
+    if (this.options.storage?.noteFailure(error) ?? storageStateOf(error)) {
+      // The disk, not the source: queued again as it was, without spending an attempt; it starts once
+      // the disk clears. If even that cannot be saved, the run is due again from memory.
+      this.stalled.add(run.id);
+      await this.store.syncRuns.put({
+        ...run,
+        status: "queued",
+        attempts: run.attempts - 1,
+        leaseUntil: null,
+        nextAttemptAt: new Date().toISOString(),
+      });
+      this.stalled.delete(run.id);
       return;
     }
     this.logger.warn("sync attempt failed", {

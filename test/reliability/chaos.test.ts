@@ -1,0 +1,344 @@
+/**
+ * Chaos on the built server (`lore serve` from dist, as operators run it), with the data directory
+ * on a small tmpfs the test can fill, remount read-only or take away (as root; skipped with the
+ * reason printed otherwise). For each fault: the process stays up, clients get the documented 503
+ * (`details.reason: storage_unavailable`, `details.state`, `Retry-After`) on JSON and SSE alike while
+ * reads go on, service comes back by itself once the fault clears, with no restart and no manual
+ * sync, and every acknowledged answer is still there, after a restart too. Recovery times are printed.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { type Conversation, errorBodySchema, type Message } from "@lore/shared";
+import { afterAll, describe, expect, it } from "vitest";
+import { makeTempDir, type ServerProcess, startServerProcess } from "../helpers/server.ts";
+import { until } from "../helpers/until.ts";
+import {
+  call,
+  createAgent,
+  createTextSource,
+  getSource,
+  readyTextSource,
+  search,
+  streamQuery,
+  waitForSettled,
+} from "../ingestion/source-helpers.ts";
+
+const ADMIN = { email: "admin@example.com", password: "correct-horse-battery" };
+const cleanup: Array<() => Promise<void> | void> = [];
+afterAll(async () => {
+  for (const fn of cleanup.reverse()) await fn();
+});
+
+type StorageState = "ok" | "full" | "read-only" | "missing";
+
+function mountTmpfs(dir: string): string | null {
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64m", "tmpfs", dir], { stdio: "pipe" });
+    return null;
+  } catch (error) {
+    return `mount -t tmpfs failed (${String(error).split("\n")[0]}): run as root on a machine that allows mounts`;
+  }
+}
+
+const mountPoint = makeTempDir("lore-chaos-");
+const skipReason = mountTmpfs(mountPoint);
+if (skipReason) console.warn(`[chaos] skipped: ${skipReason}`);
+cleanup.push(() => {
+  if (!skipReason) execFileSync("umount", ["-l", mountPoint], { stdio: "ignore" });
+  rmSync(mountPoint, { recursive: true, force: true });
+});
+
+/** `mount -o remount,…`, tried again while the kernel says the mount is busy (a file mid-write). */
+async function remount(mode: "ro" | "rw"): Promise<void> {
+  await until(
+    () => {
+      try {
+        execFileSync("mount", ["-o", `remount,${mode}`, mountPoint], { stdio: "pipe" });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { timeout: 20_000, interval: 50, what: `remount ${mode}` },
+  );
+}
+
+async function loginTo(target: { api: string }): Promise<string> {
+  const res = await call<{ access: string }>(target, "POST", "/auth/login/", undefined, ADMIN);
+  if (res.status !== 200) throw new Error(`login failed ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.access;
+}
+
+function alive(server: ServerProcess): boolean {
+  try {
+    process.kill(server.pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function storageState(server: ServerProcess): Promise<StorageState> {
+  const res = await fetch(`${server.url}/readyz`);
+  const body = (await res.json()) as { storage?: { state: StorageState } };
+  return body.storage?.state ?? "ok";
+}
+
+/** A write refused for the disk: 503, the state named, Retry-After, no path or stack. */
+function expectRefused(res: { status: number; body: unknown; headers: Headers }, state: StorageState): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(503);
+  const body = errorBodySchema.parse(res.body);
+  expect(body.error).toBe("service_unavailable");
+  expect(body.details).toMatchObject({ reason: "storage_unavailable", state });
+  expect(res.headers.get("retry-after")).toBe("30");
+  expect(JSON.stringify(body)).not.toMatch(/\/tmp\/|\/usr\/|\n\s+at |\.rs:\d/);
+}
+
+/** Questions asked one after another until stopped; what was acknowledged (200) is kept to check later. */
+function askContinuously(server: ServerProcess, token: string, agentId: string) {
+  const acknowledged: Array<{ conversationId: string; message: string }> = [];
+  const statuses = new Map<number, number>();
+  let stopped = false;
+  let n = 0;
+  const done = (async () => {
+    while (!stopped) {
+      const message = `When does the fog come, question ${++n}?`;
+      const res = await call<{ conversationId?: string }>(
+        server,
+        "POST",
+        `/agents/${agentId}/query/`,
+        token,
+        {
+          message,
+        },
+      ).catch(() => ({ status: 0, body: {} as { conversationId?: string } }));
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      if (res.status === 200 && res.body.conversationId)
+        acknowledged.push({ conversationId: res.body.conversationId, message });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  return {
+    acknowledged,
+    statuses,
+    async stop() {
+      stopped = true;
+      await done;
+    },
+  };
+}
+
+/** Time from `cleared` until a question is answered 200 again (polled every 100 ms). */
+async function recoveryMs(server: ServerProcess, token: string, agentId: string): Promise<number> {
+  const cleared = performance.now();
+  await until(
+    async () =>
+      (
+        await call(server, "POST", `/agents/${agentId}/query/`, token, {
+          message: "Is the fog back?",
+        })
+      ).status === 200,
+    { timeout: 60_000, interval: 100, what: "a question answered after the fault cleared" },
+  );
+  return Math.round(performance.now() - cleared);
+}
+
+async function expectAcknowledgedStored(
+  server: ServerProcess,
+  token: string,
+  agentId: string,
+  acknowledged: Array<{ conversationId: string; message: string }>,
+): Promise<void> {
+  for (const { conversationId, message } of acknowledged) {
+    const read = await call<Conversation & { messages: Message[] }>(
+      server,
+      "GET",
+      `/agents/${agentId}/conversations/${conversationId}/`,
+      token,
+    );
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expect(read.body.messages.map((m) => m.content)).toContain(message);
+    expect(read.body.messages.some((m) => m.role === "assistant" && m.status === "complete")).toBe(true);
+  }
+}
+
+describe.skipIf(skipReason !== null)(
+  "chaos: the data directory's disk (built server on a 64 MB tmpfs)",
+  () => {
+    it("read-only remount, then the data directory taken away, under questions: 503s, reads, recovery by itself", async () => {
+      const dataDir = join(mountPoint, "ro-data");
+      mkdirSync(dataDir);
+      const server = await startServerProcess({ LORE_DATA_DIR: dataDir });
+      cleanup.push(() => server.close());
+      let token = await loginTo(server);
+      const source = await readyTextSource(server, token, "Bay", [
+        { title: "Fog", content: "Fog rolls in over the bay most July mornings." },
+      ]);
+      const agent = await createAgent(server, token, { name: "Bay", dataSourceIds: [source.id] });
+      const url = `${server.api}/agents/${agent.id}/query/`;
+      const measured: Record<string, unknown> = {};
+
+      for (const fault of ["read-only", "missing"] as const) {
+        const load = askContinuously(server, token, agent.id);
+        await until(() => load.acknowledged.length >= 3, {
+          timeout: 30_000,
+          what: "answers before the fault",
+        });
+        if (fault === "read-only") await remount("ro");
+        else renameSync(dataDir, `${dataDir}-away`);
+        const faultAt = performance.now();
+
+        // Within a second or so the writes are refused (the next question notices), never a process exit.
+        const json = await until(
+          async () => {
+            const res = await call(server, "POST", `/agents/${agent.id}/query/`, token, { message: "Fog?" });
+            return res.status === 503 && res;
+          },
+          { timeout: 15_000, interval: 100, what: `a 503 after the ${fault} fault` },
+        );
+        const detectedMs = Math.round(performance.now() - faultAt);
+        expectRefused(json, fault);
+        // SSE: refused before the stream starts, with the same body.
+        const sse = await streamQuery(url, token, { message: "Fog?" });
+        expect(sse.response.status).toBe(503);
+        expectRefused(
+          {
+            status: sse.response.status,
+            body: JSON.parse(sse.raw[0] ?? "{}"),
+            headers: sse.response.headers,
+          },
+          fault,
+        );
+        expect(await storageState(server)).toBe(fault);
+        // Reads from memory go on: the agent and its search.
+        expect((await call(server, "GET", `/agents/${agent.id}/`, token)).status).toBe(200);
+        expect((await search(server, token, agent.id, "fog bay")).results[0]?.content).toMatch(
+          /Fog rolls in/,
+        );
+        // The background writers (journal flush every second, analytics every 2 s) ran into the fault.
+        await new Promise((resolve) => setTimeout(resolve, 4000));
+        expect(alive(server), server.output()).toBe(true);
+        await load.stop();
+
+        if (fault === "read-only") await remount("rw");
+        else renameSync(`${dataDir}-away`, dataDir);
+        const recovered = await recoveryMs(server, token, agent.id);
+        expect(await storageState(server)).toBe("ok");
+        measured[fault] = {
+          detectedMs,
+          recoveredMs: recovered,
+          statuses: Object.fromEntries(load.statuses),
+          acknowledged: load.acknowledged.length,
+        };
+        await expectAcknowledgedStored(server, token, agent.id, load.acknowledged);
+        // Writes of every kind work again, a sync included.
+        const after = await readyTextSource(server, token, `After ${fault}`, [
+          { title: `Tide ${fault}`, content: `Spring tides after the ${fault} fault reach four metres.` },
+        ]);
+        expect(after.status).toBe("ready");
+        (measured[fault] as Record<string, unknown>).acknowledgedList = load.acknowledged;
+      }
+      console.log(
+        "[chaos] read-only / missing:",
+        JSON.stringify(
+          Object.fromEntries(
+            Object.entries(measured).map(([k, v]) => [k, { ...(v as object), acknowledgedList: undefined }]),
+          ),
+        ),
+      );
+      expect(alive(server)).toBe(true);
+      // After a restart, every acknowledged answer is still there.
+      await server.restart();
+      token = await loginTo(server);
+      for (const fault of ["read-only", "missing"] as const) {
+        const list = (
+          measured[fault] as { acknowledgedList: Array<{ conversationId: string; message: string }> }
+        ).acknowledgedList;
+        await expectAcknowledgedStored(server, token, agent.id, list);
+      }
+    }, 240_000);
+
+    it("disk full mid-sync and mid-question: 503s while full, the sync finishes by itself once space is freed", async () => {
+      const dataDir = join(mountPoint, "full-data");
+      mkdirSync(dataDir);
+      const server = await startServerProcess({ LORE_DATA_DIR: dataDir });
+      cleanup.push(() => server.close());
+      const token = await loginTo(server);
+      const small = await readyTextSource(server, token, "Bay", [
+        { title: "Fog", content: "Fog rolls in over the bay most July mornings." },
+      ]);
+      const agent = await createAgent(server, token, { name: "Bay", dataSourceIds: [small.id] });
+      const ENTRIES = 3000;
+      const big = await createTextSource(
+        server,
+        token,
+        "Tides",
+        Array.from({ length: ENTRIES }, (_, i) => ({
+          title: `Entry ${i}`,
+          content: `Marker qz${i}x: the tide table of pier ${i} lists high water at ${i % 24} hours. `.repeat(
+            4,
+          ),
+        })),
+      );
+      const load = askContinuously(server, token, agent.id);
+      await until(
+        async () => {
+          const s = await getSource(server, token, big.id);
+          if (s.status === "ready")
+            throw new Error("the sync finished before the disk filled; raise ENTRIES");
+          return s.status === "syncing" && s.progress.processed >= 50;
+        },
+        { timeout: 60_000, interval: 20, what: "the sync under way" },
+      );
+      const filler = join(mountPoint, "filler");
+      try {
+        execFileSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=1M", "count=128"], { stdio: "ignore" });
+      } catch {
+        // "No space left on device": the point
+      }
+      const json = await until(
+        async () => {
+          const res = await call(server, "POST", `/agents/${agent.id}/query/`, token, { message: "Fog?" });
+          return res.status === 503 && res;
+        },
+        { timeout: 15_000, interval: 100, what: "a 503 once the disk is full" },
+      );
+      expectRefused(json, "full");
+      const sse = await streamQuery(`${server.api}/agents/${agent.id}/query/`, token, { message: "Fog?" });
+      expect(sse.response.status).toBe(503);
+      // An upload is refused before its body is taken.
+      const upload = await call(server, "POST", "/data-sources/", token, {
+        name: "During",
+        type: "text",
+        config: { entries: [{ title: "t", content: "c" }] },
+      });
+      expectRefused(upload, "full");
+      expect((await search(server, token, agent.id, "fog bay")).results[0]?.content).toMatch(/Fog rolls in/);
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      expect(alive(server), server.output()).toBe(true);
+      await load.stop();
+
+      rmSync(filler);
+      const cleared = performance.now();
+      const recovered = await recoveryMs(server, token, agent.id);
+      // The interrupted sync resumes by itself and indexes everything.
+      const settled = await waitForSettled(server, token, big.id, 120_000);
+      const syncRecoveredMs = Math.round(performance.now() - cleared);
+      expect(settled.status, JSON.stringify(settled)).toBe("ready");
+      expect(settled.documentCount).toBe(ENTRIES);
+      expect(settled.lastError ?? "").not.toMatch(/\//);
+      await expectAcknowledgedStored(server, token, agent.id, load.acknowledged);
+      console.log(
+        "[chaos] disk full:",
+        JSON.stringify({
+          statuses: Object.fromEntries(load.statuses),
+          acknowledged: load.acknowledged.length,
+          questionsBackMs: recovered,
+          syncReadyMs: syncRecoveredMs,
+        }),
+      );
+      expect(alive(server)).toBe(true);
+    }, 300_000);
+  },
+);

@@ -32,6 +32,7 @@ import { createHashedEmbedder } from "./retrieval/embedders/hashed-embedder.ts";
 import { createOpenAIEmbedder } from "./retrieval/embedders/openai-embedder.ts";
 import { ScanHelper } from "./retrieval/scan-helper.ts";
 import { createDocumentLister } from "./sources/connectors/index.ts";
+import { countPendingEntries } from "./sources/connectors/text.ts";
 import { createNotionLister, createWebLister } from "./sources/connectors/remote.ts";
 import { DirectoryFileStorage, type FileStorage, TableFileStorage } from "./sources/file-storage.ts";
 import { chunkInWorker, closeParseWorkers } from "./sources/parsing/parse-in-worker.ts";
@@ -230,6 +231,15 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       purge: (deleted) => purgeDataSources({ store, index, files, entries }, deleted),
       lease,
       storage,
+      pendingItems: (source, changedAfter) =>
+        source.type === "text"
+          ? countPendingEntries(
+              entries.list(source.id),
+              store.documents.filter((d) => d.dataSourceId === source.id),
+              changedAfter,
+            )
+          : 0,
+      expectedDocuments: (source) => (source.type === "text" ? entries.list(source.id).length : 0),
     },
   );
   const sources = new SourcesService(store, runner, index, files, secrets, agents, entries, events);

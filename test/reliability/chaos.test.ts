@@ -342,3 +342,74 @@ describe.skipIf(skipReason !== null)(
     }, 300_000);
   },
 );
+
+describe("chaos: kill -9 during a bulk load (built server)", () => {
+  it("the stored entries get a sync at start, the source is never ready with entries pending, progress has its total", async () => {
+    const server = await startServerProcess();
+    cleanup.push(() => server.close());
+    let token = await loginTo(server);
+    const source = await readyTextSource(server, token, "Bulk", [
+      { title: "Seed", content: "The first entry of the bulk source." },
+    ]);
+    const ENTRIES = 10_000;
+    const line = (i: number) =>
+      `${JSON.stringify({ key: `k${i}`, title: `Entry ${i}`, content: `Marker qz${i}x: pier ${i} opens at dawn.` })}\n`;
+    // The body arrives in slices of 500 lines, a little apart, so the kill lands mid-load.
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent >= ENTRIES) return controller.close();
+        const slice = Array.from({ length: 500 }, (_, j) => line(sent + j)).join("");
+        sent += 500;
+        controller.enqueue(new TextEncoder().encode(slice));
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      },
+    });
+    const posted = fetch(`${server.api}/data-sources/${source.id}/entries/`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/x-ndjson" },
+      body,
+      duplex: "half",
+    } as RequestInit).catch((error: unknown) => error);
+
+    const entryCount = async () =>
+      (await call<{ count: number }>(server, "GET", `/data-sources/${source.id}/entries/?page_size=1`, token))
+        .body.count;
+    // While the load stores batches, the source does not read `ready`.
+    const during = await until(
+      async () => {
+        const count = await entryCount();
+        return count >= 3_001 && { count, status: (await getSource(server, token, source.id)).status };
+      },
+      { timeout: 60_000, interval: 20, what: "a few batches stored" },
+    );
+    expect(during.status).not.toBe("ready");
+    server.kill("SIGKILL");
+    await server.waitForExit();
+    await posted;
+
+    await server.restart();
+    token = await loginTo(server);
+    const stored = await entryCount();
+    expect(stored).toBeGreaterThan(3_000);
+    expect(stored).toBeLessThan(ENTRIES + 1);
+    // Straight after the restart: queued or syncing (never `ready` with entries pending), a total known while syncing.
+    const totals: number[] = [];
+    const settled = await until(
+      async () => {
+        const s = await getSource(server, token, source.id);
+        if (s.status === "syncing") totals.push(s.progress.total);
+        if (s.status === "ready") return s;
+        expect(["queued", "syncing"]).toContain(s.status);
+        return null;
+      },
+      { timeout: 120_000, interval: 20, what: "the source to be ready after the restart" },
+    );
+    expect(settled.documentCount).toBe(stored);
+    for (const total of totals) expect(total).toBe(stored);
+    console.log(
+      "[chaos] kill -9 mid bulk load:",
+      JSON.stringify({ stored, syncedAfterRestart: settled.documentCount }),
+    );
+  }, 240_000);
+});

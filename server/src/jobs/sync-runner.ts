@@ -25,6 +25,14 @@ export interface SyncRunnerOptions {
    * starts; a sync the disk stopped is queued again without spending an attempt, and runs when it clears.
    */
   storage?: Pick<StorageHealth, "writable" | "lowOnSpace" | "noteFailure" | "onRecovered">;
+  /**
+   * How many of a source's stored items no sync indexed yet (a text source's entries), counting only
+   * those changed after `changedAfter` when given: a source with any is never `ready`, and one gets
+   * a sync at start (a bulk load a crash cut short).
+   */
+  pendingItems?: (source: DataSourceRecord, changedAfter?: string) => number;
+  /** How many documents a sync of the source will list, when known beforehand (a text source's entries); 0 if not. */
+  expectedDocuments?: (source: DataSourceRecord) => number;
 }
 
 /** Deleted sources purged together (one commit per table). */
@@ -122,6 +130,20 @@ export class SyncRunner {
         d.deletedAt === null && (d.status === "queued" || d.status === "syncing") && !this.activeRun(d.id),
     );
     for (const source of stranded) await this.enqueue(source, source.lastSyncedAt ? "manual" : "create");
+    // Entries stored with no sync to index them (a process killed during a bulk load, before it queued one).
+    const pendingItems = this.options.pendingItems;
+    if (pendingItems) {
+      const unsynced = this.store.dataSources.filter(
+        (d) => d.deletedAt === null && !this.activeRun(d.id) && pendingItems(d) > 0,
+      );
+      for (const source of unsynced) {
+        this.logger.warn("entries stored with no sync to index them: queueing one", {
+          dataSourceId: source.id,
+          entries: pendingItems(source),
+        });
+        await this.enqueue(source, "entries");
+      }
+    }
     await this.retryStorageFailures();
     this.jobs.start();
   }
@@ -174,6 +196,16 @@ export class SyncRunner {
       };
       return { rows: [created], result: created };
     });
+  }
+
+  /**
+   * A load is storing items a sync must index: the source reads `queued` from the first stored batch
+   * (not `ready` with items pending); the load queues the sync when it ends, or a restart does.
+   */
+  async expectSync(dataSourceId: string): Promise<void> {
+    const source = this.store.dataSources.get(dataSourceId);
+    if (!source || this.activeRun(dataSourceId) || source.status === "queued") return;
+    await this.setSource(dataSourceId, { status: "queued" });
   }
 
   /** Stops a running sync of a source and cancels queued ones. */
@@ -277,7 +309,8 @@ export class SyncRunner {
         return;
       }
       await this.store.syncRuns.put(run);
-      await this.setSource(source.id, { status: "syncing", progress: { total: 0, processed: 0 } });
+      const total = this.options.expectedDocuments?.(source) ?? 0;
+      await this.setSource(source.id, { status: "syncing", progress: { total, processed: 0 } });
       if (this.store.feed.shared) await this.removeOrphans(source.id);
       let reported = 0;
       const counts = await syncSource(
@@ -287,7 +320,7 @@ export class SyncRunner {
             // Progress is a commit of the source record: at most one per 10 documents (or per batch).
             if (processed - reported >= 10) {
               reported = processed;
-              await this.setSource(source.id, { progress: { total: 0, processed } });
+              await this.setSource(source.id, { progress: { total: Math.max(total, processed), processed } });
             }
             run = { ...run, ...c };
           },
@@ -355,8 +388,11 @@ export class SyncRunner {
     const allFailed = docs.length > 0 && indexed.length === 0;
     const wasReady = this.store.dataSources.get(source.id)?.everReady ?? false;
     const processingBefore = this.processingAgents(source);
+    // Items stored after this sync listed them (a bulk load still arriving): not ready, another sync follows.
+    const current = this.store.dataSources.get(source.id) ?? source;
+    const more = run.startedAt ? (this.options.pendingItems?.(current, run.startedAt) ?? 0) : 0;
     await this.setSource(source.id, {
-      status: allFailed ? "failed" : "ready",
+      status: more > 0 ? "queued" : allFailed ? "failed" : "ready",
       everReady: wasReady || !allFailed,
       lastSyncedAt: finishedAt,
       lastError:
@@ -367,6 +403,7 @@ export class SyncRunner {
       chunkCount: indexed.reduce((n, d) => n + d.chunkCount, 0),
       progress: { total: docs.length, processed: docs.length },
     });
+    if (more > 0) await this.enqueue(this.store.dataSources.get(source.id) ?? current, "entries");
     this.events.emit({
       type: "data_source.sync.completed",
       workspaceId: source.workspaceId,

@@ -139,6 +139,14 @@ export function storageFailure(error: unknown): AppError | null {
   return state ? storageUnavailable(state) : null;
 }
 
+/**
+ * A message for clients with this machine's file paths taken out (a LanceDB error names
+ * `/usr/local/cargo/...` and data files); URLs stay as they are.
+ */
+export function withoutPaths(message: string): string {
+  return message.replace(/(?<![\w:/.])(?:\/[\w.@+~-]+){2,}\/?/g, "<path>");
+}
+
 /** Parses `data` with `schema`, or throws the contract's `validation_error` naming each bad field. */
 export function parseWith<S extends z.ZodTypeAny>(schema: S, data: unknown, message?: string): z.infer<S> {
   const result = schema.safeParse(data);

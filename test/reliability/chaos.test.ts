@@ -7,11 +7,12 @@
  * sync, and every acknowledged answer is still there, after a restart too. Recovery times are printed.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { type Conversation, errorBodySchema, type Message } from "@lore/shared";
 import { afterAll, describe, expect, it } from "vitest";
-import { makeTempDir, type ServerProcess, startServerProcess } from "../helpers/server.ts";
+import { makeTempDir, runCli, type ServerProcess, startServerProcess } from "../helpers/server.ts";
 import { until } from "../helpers/until.ts";
 import {
   call,
@@ -412,4 +413,31 @@ describe("chaos: kill -9 during a bulk load (built server)", () => {
       JSON.stringify({ stored, syncedAfterRestart: settled.documentCount }),
     );
   }, 240_000);
+});
+
+describe("start-up faults", () => {
+  it("a port in use is one clear line and exit 1, before the admin user or any table is written", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen({ host: "127.0.0.1", port: 0 }, resolve));
+    cleanup.push(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+    const address = holder.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    const dataDir = makeTempDir();
+    cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const result = await runCli(["serve"], {
+      LORE_HOST: "127.0.0.1",
+      LORE_PORT: String(port),
+      LORE_DATA_DIR: dataDir,
+      LORE_ADMIN_EMAIL: ADMIN.email,
+      LORE_ADMIN_PASSWORD: ADMIN.password,
+    });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split("\n");
+    expect(lines, result.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the address is already in use`),
+    );
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(join(dataDir, "lance"))).toBe(false);
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { SyncRun } from "@lore/shared";
+import { withoutPaths } from "../errors.ts";
 import type { EventBus } from "../events/event-bus.ts";
 import type { Logger } from "../log/logger.ts";
 import { type SyncCounts, type SyncDeps, syncSource } from "../sources/sync-source.ts";
@@ -430,7 +431,9 @@ export class SyncRunner {
   }
 
   private async fail(run: SyncRunRecord, error: unknown, aborted: boolean, started: number): Promise<void> {
-    const message = error instanceof Error ? error.message : String(error);
+    const raw = error instanceof Error ? error.message : String(error);
+    // Shown to owners as the run's and the source's error: no paths of this machine.
+    const message = withoutPaths(raw);
     const source = this.store.dataSources.get(run.dataSourceId);
     if (aborted || !source || source.deletedAt) {
       await this.store.syncRuns.put({
@@ -459,7 +462,7 @@ export class SyncRunner {
     this.logger.warn("sync attempt failed", {
       dataSourceId: run.dataSourceId,
       attempt: run.attempts,
-      error: message,
+      error: raw,
     });
     // A refusal that cannot change by retrying (an address the outbound policy blocks) fails at once.
     const permanent =

@@ -42,7 +42,7 @@ import { RedisChangeFeed, singleProcessFeed } from "./store/change-feed.ts";
 import { markCleanStop, takeCleanStop } from "./store/clean-stop.ts";
 import { startMaintenance } from "./store/maintenance.ts";
 import { StorageHealth } from "./store/storage-health.ts";
-import { Store } from "./store/store.ts";
+import { named, Store } from "./store/store.ts";
 import { WebhooksService } from "./webhooks/webhooks-service.ts";
 import { WidgetOriginsService } from "./widget-api/widget-origins-service.ts";
 import { WorkspacesService } from "./workspaces/workspaces-service.ts";
@@ -156,21 +156,24 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const limiter = redis ? createRedisRateLimiter(redis) : createMemoryRateLimiter();
   const embedder = createEmbedder(config);
   ScanHelper.configure(config.searchThreads);
-  const index = await ChunkIndex.open(store.db, {
-    embedder,
-    // The in-memory index is saved beside the tables and loaded instead of rebuilt when still current.
-    snapshotPath: join(config.dataDir, "index", "chunks.snapshot"),
-    feed: store.feed,
-    maxChunks: config.indexMaxChunks ?? undefined,
-    log: (message, fields) => logger.info(message, fields),
-  });
+  const index = await named(
+    "retrieval_chunks",
+    ChunkIndex.open(store.db, {
+      embedder,
+      // The in-memory index is saved beside the tables and loaded instead of rebuilt when still current.
+      snapshotPath: join(config.dataDir, "index", "chunks.snapshot"),
+      feed: store.feed,
+      maxChunks: config.indexMaxChunks ?? undefined,
+      log: (message, fields) => logger.info(message, fields),
+    }),
+  );
   // Shared mode: a snapshot (or this replica's last run) may predate other replicas' writes.
   if (feed) logger.info("search index caught up with storage", await index.reconcile());
   logger.info("search index ready", { ...index.startup, chunks: index.size });
   const files: FileStorage = config.storage.custom
     ? await TableFileStorage.open(store.db)
     : new DirectoryFileStorage(join(config.dataDir, "files"));
-  const entries = await TextEntryStore.open(store.db, store.feed);
+  const entries = await named("text_entries", TextEntryStore.open(store.db, store.feed));
   // Shared mode on a shared path: journals live in the storage, and the fleet replays a dead replica's.
   const journals =
     feed && config.storage.kind === "local" && config.storage.custom

@@ -7,7 +7,7 @@
  * sync, and every acknowledged answer is still there, after a restart too. Recovery times are printed.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, truncateSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { type Conversation, errorBodySchema, type Message } from "@lore/shared";
@@ -440,4 +440,41 @@ describe("start-up faults", () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(join(dataDir, "lance"))).toBe(false);
   }, 60_000);
+});
+
+describe("a damaged table", () => {
+  it("lore doctor reads every table to its last row and names the damaged one with the repair path", async () => {
+    const server = await startServerProcess();
+    cleanup.push(() => server.close());
+    const token = await loginTo(server);
+    await readyTextSource(
+      server,
+      token,
+      "Docs",
+      Array.from({ length: 200 }, (_, i) => ({
+        title: `Entry ${i}`,
+        content: `Pier ${i} opens at dawn. `.repeat(20),
+      })),
+    );
+    await server.stop();
+    const env = { LORE_DATA_DIR: server.dataDir };
+    const healthy = await runCli(["doctor"], env);
+    expect(healthy.code, healthy.stdout + healthy.stderr).toBe(0);
+    expect(healthy.stdout).toMatch(/^ok +table retrieval_chunks: version \d+, 200 rows read$/m);
+    expect(healthy.stdout).toMatch(/^ok +table users: /m);
+
+    // Cut the table's largest data file in half, as a crashed disk or a bad copy would.
+    const dataDir = join(server.dataDir, "lance", "retrieval_chunks.lance", "data");
+    const [largest] = readdirSync(dataDir)
+      .map((f) => join(dataDir, f))
+      .sort((a, b) => statSync(b).size - statSync(a).size);
+    if (!largest) throw new Error("no data file");
+    truncateSync(largest, Math.floor(statSync(largest).size / 2));
+
+    const report = await runCli(["doctor"], env);
+    expect(report.code).toBe(1);
+    expect(report.stdout).toMatch(/^DAMAGED table retrieval_chunks: cannot be read: .*restore a backup/m);
+    expect(report.stdout).toMatch(/^ok +table users: /m);
+    expect(report.stdout).toMatch(/1 part\(s\) damaged/);
+  }, 120_000);
 });

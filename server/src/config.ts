@@ -139,7 +139,7 @@ export interface Config {
   readonly syncConcurrency: number;
   /** Finished sync runs kept per source; older ones are deleted. */
   readonly syncHistory: number;
-  /** Below this much free space on the data directory's disk (capped at a tenth of the disk), syncs and bulk loads wait. */
+  /** Below this much free space on the data directory's disk (capped at a tenth of the disk), new syncs wait. */
   readonly minFreeMb: number;
   /** LanceDB cache bounds, MB. */
   readonly lanceCache: { indexMb: number; metadataMb: number };

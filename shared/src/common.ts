@@ -61,7 +61,7 @@ export const storageHealthSchema = z
       .nullable()
       .openapi({ description: "free space on the data directory's disk" }),
     floorBytes: z.number().int().openapi({
-      description: "LORE_MIN_FREE_MB (at most a tenth of the disk): below it syncs and bulk loads wait",
+      description: "LORE_MIN_FREE_MB (at most a tenth of the disk): below it new syncs wait",
     }),
     lowOnSpace: z.boolean().openapi({ description: "free space is below the floor" }),
   })

@@ -11,9 +11,9 @@ export interface StorageHealthReport {
   since: string | null;
   /** Bytes free for this process on the data directory's filesystem; null when it cannot be read. */
   freeBytes: number | null;
-  /** Below this, new syncs and bulk loads wait (the floor, capped at a tenth of a small disk). */
+  /** Below this, new syncs wait (the floor, capped at a tenth of a small disk). */
   floorBytes: number;
-  /** Free space is below the floor: syncs and bulk loads wait, everything else goes on. */
+  /** Free space is below the floor: new syncs wait, everything else goes on. */
   lowOnSpace: boolean;
 }
 
@@ -90,7 +90,7 @@ export class StorageHealth {
     return this.current === "ok";
   }
 
-  /** Free space is below the floor: new syncs and bulk loads wait for room. */
+  /** Free space is below the floor: new syncs wait for room. */
   get lowOnSpace(): boolean {
     return this.freeBytes !== null && this.freeBytes < this.floorBytes();
   }

@@ -14,6 +14,7 @@ import type { Config } from "./config.ts";
 import { ConversationsService } from "./conversations/conversations-service.ts";
 import { CorrectionsService } from "./corrections/corrections-service.ts";
 import { SecretBox } from "./crypto/secret-box.ts";
+import { withoutPaths } from "./errors.ts";
 import { EventBus } from "./events/event-bus.ts";
 import { createSmtpMailer, notifyOwnersByMail } from "./handoffs/handoff-mailer.ts";
 import { HandoffsService } from "./handoffs/handoffs-service.ts";
@@ -170,6 +171,11 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   // Shared mode: a snapshot (or this replica's last run) may predate other replicas' writes.
   if (feed) logger.info("search index caught up with storage", await index.reconcile());
   logger.info("search index ready", { ...index.startup, chunks: index.size });
+  // A damaged snapshot costs a rebuild from the table, not an answer: said where operators look.
+  if (index.startup.reason?.startsWith("damaged snapshot"))
+    logger.warn("the search-index snapshot was damaged; the index was rebuilt from retrieval_chunks", {
+      reason: withoutPaths(index.startup.reason),
+    });
   const files: FileStorage = config.storage.custom
     ? await TableFileStorage.open(store.db)
     : new DirectoryFileStorage(join(config.dataDir, "files"));

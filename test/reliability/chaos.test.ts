@@ -7,7 +7,18 @@
  * sync, and every acknowledged answer is still there, after a restart too. Recovery times are printed.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, truncateSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { type Conversation, errorBodySchema, type Message } from "@lore/shared";
@@ -476,5 +487,34 @@ describe("a damaged table", () => {
     expect(report.stdout).toMatch(/^DAMAGED table retrieval_chunks: cannot be read: .*restore a backup/m);
     expect(report.stdout).toMatch(/^ok +table users: /m);
     expect(report.stdout).toMatch(/1 part\(s\) damaged/);
+  }, 120_000);
+});
+
+describe("a damaged search-index snapshot", () => {
+  it("is logged at warn, the index is rebuilt from the table, and search answers as before", async () => {
+    const server = await startServerProcess();
+    cleanup.push(() => server.close());
+    let token = await loginTo(server);
+    const source = await readyTextSource(server, token, "Docs", [
+      { title: "Crane", content: "The harbour crane lifts forty tonnes." },
+    ]);
+    const agent = await createAgent(server, token, { name: "Docs", dataSourceIds: [source.id] });
+    await server.stop(); // saves the snapshot
+    const snapshot = join(server.dataDir, "index", "chunks.snapshot");
+    const size = statSync(snapshot).size;
+    const fd = openSync(snapshot, "r+");
+    writeSync(fd, Buffer.alloc(Math.min(4096, size), 0x47), 0, Math.min(4096, size), Math.floor(size / 3));
+    closeSync(fd);
+    await server.restart();
+    const warned = server
+      .output()
+      .split("\n")
+      .filter((line) => line.includes('"level":"warn"') && line.includes("snapshot was damaged"));
+    expect(warned, server.output().slice(-3000)).toHaveLength(1);
+    expect(warned[0]).not.toMatch(/\/tmp\//);
+    token = await loginTo(server);
+    expect((await search(server, token, agent.id, "crane tonnes")).results[0]?.content).toMatch(
+      /forty tonnes/,
+    );
   }, 120_000);
 });

@@ -166,7 +166,7 @@ export function createApp(s: Services): Hono<AppEnv> {
   }
   app.use(`${prefix}/*`, authenticate(s, authorizationIgnored));
   // After authentication, so a refused write is a 503 only to whom it would not be a 401.
-  app.use(`${prefix}/*`, storageGuard(s.storage, readOnlyPosts(prefix)));
+  app.use(`${prefix}/*`, storageGuard(s.storage, readOnlyPosts(prefix), searchPosts(prefix)));
   for (const e of mounted) if (!e.route.root) mount(e);
   mountSite(app, s);
 
@@ -250,6 +250,11 @@ function readOnlyPosts(prefix: string): RegExp[] {
     /\/agents\/[^/]+\/suggested-questions\/check\/?$/,
     /\/auth\/(login|token\/refresh|session|session\/refresh)\/?$/,
   ].map((re) => new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}${re.source}`));
+}
+
+/** The search POSTs: they write nothing (analytics wait in memory during a storage fault). */
+function searchPosts(prefix: string): RegExp[] {
+  return [new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/agents/[^/]+/search/?$`)];
 }
 
 function renderError(c: Context<AppEnv>, error: AppError, openAi: boolean): Response {

@@ -253,13 +253,16 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   );
   const sources = new SourcesService(store, runner, index, files, secrets, agents, entries, events);
 
-  const analytics = await AnalyticsService.open(store.db, {
-    logger,
-    events,
-    storage,
-    // A number no other process start has had: analytics rows stay distinct across the fleet.
-    shared: feed && redis ? { feed, lease, replicaNumber: await redis.incr("lore:replicas") } : undefined,
-  });
+  const analytics = await named(
+    "analytics_events",
+    AnalyticsService.open(store.db, {
+      logger,
+      events,
+      storage,
+      // A number no other process start has had: analytics rows stay distinct across the fleet.
+      shared: feed && redis ? { feed, lease, replicaNumber: await redis.incr("lore:replicas") } : undefined,
+    }),
+  );
   const webhooks = await WebhooksService.open({ store, events, secrets, config, logger, lease });
   const answerDeps: AnswerDeps = {
     store,

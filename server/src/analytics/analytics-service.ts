@@ -526,6 +526,12 @@ export class AnalyticsService implements AnswerRecorder {
 
   // A failed commit is retried until it lands: the row is already counted in memory.
   private append(row: RawRow): void {
+    // While the disk is at fault the row waits in memory: a write into a vanished directory would
+    // recreate it, and the tables there would not be the data's.
+    if (this.options.storage?.writable === false) {
+      this.unwritten.push(row);
+      return;
+    }
     this.log.append(row).then(
       () => this.options.shared?.feed.publish({ table: RAW_TABLE, ids: [String(row.seq)] }),
       (error: unknown) => this.appendFailed(row, error),

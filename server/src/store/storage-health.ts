@@ -1,4 +1,4 @@
-import { existsSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, statfsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../log/logger.ts";
 
@@ -63,11 +63,16 @@ export class StorageHealth {
   private stopped = false;
   private readonly recovered: Array<() => void> = [];
 
+  /** The data directory's device and inode at start. */
+  private readonly identity: string | null;
+
   constructor(
     private readonly dataDir: string,
     private readonly logger: Logger,
     private readonly floorMb: number,
-  ) {}
+  ) {
+    this.identity = identityOf(dataDir);
+  }
 
   /** Checks now and then on a timer: every 10 s while healthy, every 2 s during a fault. */
   start(): this {
@@ -136,6 +141,9 @@ export class StorageHealth {
 
   private check(): StorageState {
     if (!existsSync(this.dataDir)) return "missing";
+    // Another directory in its place (one a writer recreated, or the empty mount point of a lost
+    // volume) is not the data: still missing until the directory itself is back.
+    if (this.identity !== null && identityOf(this.dataDir) !== this.identity) return "missing";
     let reserve = 0;
     try {
       const fs = statfsSync(this.dataDir);
@@ -217,5 +225,14 @@ export class StorageHealth {
       this.current === "ok" ? PROBE_OK_MS : PROBE_FAULT_MS,
     );
     this.timer.unref();
+  }
+}
+
+function identityOf(dir: string): string | null {
+  try {
+    const stat = statSync(dir);
+    return `${stat.dev}:${stat.ino}`;
+  } catch {
+    return null;
   }
 }

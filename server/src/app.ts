@@ -8,7 +8,7 @@ import { apiRoutes } from "./api.ts";
 import { authRoutes } from "./auth/auth-routes.ts";
 import { conversationsRoutes } from "./conversations/conversations-routes.ts";
 import { correctionsRoutes } from "./corrections/corrections-routes.ts";
-import { AppError, storageFailure } from "./errors.ts";
+import { AppError, storageFailure, storageUnavailable } from "./errors.ts";
 import { handoffsRoutes } from "./handoffs/handoffs-routes.ts";
 import { compressResponses } from "./http/compression.ts";
 import { cors } from "./http/cors.ts";
@@ -24,6 +24,7 @@ import {
 } from "./http/middleware.ts";
 import type { AppEnv } from "./http/principal.ts";
 import type { ApiRoute, Endpoint } from "./http/route.ts";
+import { storageGuard } from "./http/storage-guard.ts";
 import { mcpRoutes } from "./mcp/mcp-routes.ts";
 import { mcpChallenge, mountProtectedResource } from "./mcp/protected-resource.ts";
 import { metaRoutes } from "./meta/meta-routes.ts";
@@ -177,6 +178,8 @@ export function createApp(s: Services): Hono<AppEnv> {
     });
   }
   app.use(`${prefix}/*`, authenticate(s, authorizationIgnored));
+  // After authentication, so a refused write is a 503 only to whom it would not be a 401.
+  app.use(`${prefix}/*`, storageGuard(s.storage, readOnlyPosts(prefix), searchPosts(prefix)));
   for (const e of mounted) if (!e.route.root) mount(e);
   mountProtectedResource(app, prefix);
   mountSite(app, s);
@@ -236,15 +239,11 @@ export function createApp(s: Services): Hono<AppEnv> {
         ),
       );
     }
-    const storage = storageFailure(err);
-    if (storage) {
-      // A full or read-only disk is an operator's problem, not a bug: say so, keep details in the log.
-      s.logger.error("storage write failed", {
-        requestId: c.get("requestId"),
-        error: err instanceof Error ? err.message : String(err),
-      });
-      return render(c, storage);
-    }
+    s.storage.noteFailure(err);
+    const storage = storageFailure(err) ?? (s.storage.writable ? null : storageUnavailable(s.storage.state));
+    // A full, read-only or missing disk is an operator's problem, not a bug: the storage health logs
+    // it (once a minute while it lasts), the client is told to come back.
+    if (storage) return render(c, storage);
     s.logger.error("unhandled error", {
       requestId: c.get("requestId"),
       error: err instanceof Error ? (err.stack ?? err.message) : String(err),
@@ -256,6 +255,20 @@ export function createApp(s: Services): Hono<AppEnv> {
   });
 
   return app;
+}
+
+/** POSTs that read (a search, a login, an MCP call): they go on while the disk cannot be written. */
+function readOnlyPosts(prefix: string): RegExp[] {
+  return [
+    /\/agents\/[^/]+\/(search|preview|mcp)\/?$/,
+    /\/agents\/[^/]+\/suggested-questions\/check\/?$/,
+    /\/auth\/(login|token\/refresh|session|session\/refresh)\/?$/,
+  ].map((re) => new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}${re.source}`));
+}
+
+/** The search POSTs: they write nothing (analytics wait in memory during a storage fault). */
+function searchPosts(prefix: string): RegExp[] {
+  return [new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/agents/[^/]+/search/?$`)];
 }
 
 function renderError(c: Context<AppEnv>, error: AppError, openAi: boolean): Response {

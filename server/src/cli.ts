@@ -14,6 +14,7 @@ const usage = `Usage:
   lore users set-password --email E --password P
   lore backup --to DIR                         consistent snapshot of the data directory (server running or not)
   lore restore --from DIR                      replace the data directory with a backup (server stopped)
+  lore doctor                                  the state of the disk, every table, the index snapshot and the journal
 
 The users commands open the data directory directly: stop the server first. In shared mode
 (LORE_REDIS_URL, LORE_STORAGE_URI) give them a data directory of their own instead: the running
@@ -88,6 +89,16 @@ async function run(argv: string[]): Promise<number> {
         return 0;
       }
       break;
+    }
+    case "doctor": {
+      const { examineDataDir } = await import("./store/doctor.ts");
+      const config = loadConfig(process.env);
+      const checks = await examineDataDir(config.dataDir, config.storage.uri);
+      for (const check of checks)
+        console.log(`${check.ok ? "ok     " : "DAMAGED"} ${check.what}: ${check.detail}`);
+      const damaged = checks.filter((c) => !c.ok).length;
+      console.log(damaged === 0 ? "everything reads" : `${damaged} part(s) damaged`);
+      return damaged === 0 ? 0 : 1;
     }
     case "backup":
     case "restore": {

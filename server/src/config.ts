@@ -80,6 +80,7 @@ const envSchema = z.object({
   LORE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   LORE_SYNC_CONCURRENCY: int(1, 16).default(1),
   LORE_SYNC_HISTORY: int(1, 100_000).default(100),
+  LORE_MIN_FREE_MB: int(0, 10_000_000).default(512),
   LORE_LANCE_INDEX_CACHE_MB: int(1, 1_000_000).default(256),
   LORE_LANCE_METADATA_CACHE_MB: int(1, 1_000_000).default(64),
   LORE_WEB_DELAY_MS: int(0, 60_000).default(250),
@@ -150,6 +151,8 @@ export interface Config {
   readonly syncConcurrency: number;
   /** Finished sync runs kept per source; older ones are deleted. */
   readonly syncHistory: number;
+  /** Below this much free space on the data directory's disk (capped at a tenth of the disk), new syncs wait. */
+  readonly minFreeMb: number;
   /** LanceDB cache bounds, MB. */
   readonly lanceCache: { indexMb: number; metadataMb: number };
   readonly webDelayMs: number;
@@ -269,6 +272,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LORE_LOG_LEVEL,
     syncConcurrency: e.LORE_SYNC_CONCURRENCY,
     syncHistory: e.LORE_SYNC_HISTORY,
+    minFreeMb: e.LORE_MIN_FREE_MB,
     lanceCache: { indexMb: e.LORE_LANCE_INDEX_CACHE_MB, metadataMb: e.LORE_LANCE_METADATA_CACHE_MB },
     webDelayMs: e.LORE_WEB_DELAY_MS,
     webhooks: {

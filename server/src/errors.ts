@@ -1,6 +1,7 @@
 import type { ErrorBody, ErrorCode, OpenAIErrorBody } from "@lore/shared";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
+import { type StorageState, storageStateOf } from "./store/storage-health.ts";
 
 export const statusByCode = {
   validation_error: 400,
@@ -115,21 +116,35 @@ export function validationError(
   return new AppError("validation_error", message, { fields });
 }
 
-const STORAGE_ERROR =
-  /No space left on device|Read-only file system|Disk quota exceeded|os error (28|30|122)\b/i;
-const STORAGE_CODES = new Set(["ENOSPC", "EROFS", "EDQUOT"]);
+const STORAGE_WORDS: Record<StorageState, string> = {
+  ok: "cannot be written right now",
+  full: "cannot be written right now: the disk is full",
+  "read-only": "cannot be written right now: the disk is read-only",
+  missing: "cannot be written right now: the data directory is missing",
+};
+
+/** 503 for a write refused while the data directory's disk is full, read-only or gone (`details.state` says which). */
+export function storageUnavailable(state: StorageState): AppError {
+  return new AppError(
+    "service_unavailable",
+    `The data store ${STORAGE_WORDS[state]}. Reads still work; try the write again later.`,
+    { reason: "storage_unavailable", state },
+    { "Retry-After": "30" },
+  );
+}
 
 /** A write the disk refused (full, read-only, over quota) as 503 `service_unavailable`; null for anything else. */
 export function storageFailure(error: unknown): AppError | null {
-  if (!(error instanceof Error)) return null;
-  const code = (error as { code?: unknown }).code;
-  if (!STORAGE_CODES.has(String(code)) && !STORAGE_ERROR.test(error.message)) return null;
-  return new AppError(
-    "service_unavailable",
-    "The data store cannot be written right now (the disk is full or read-only). Try again later.",
-    { reason: "storage_unavailable" },
-    { "Retry-After": "30" },
-  );
+  const state = storageStateOf(error);
+  return state ? storageUnavailable(state) : null;
+}
+
+/**
+ * A message for clients with this machine's file paths taken out (a LanceDB error names
+ * `/usr/local/cargo/...` and data files); URLs stay as they are.
+ */
+export function withoutPaths(message: string): string {
+  return message.replace(/(?<![\w:/.])(?:\/[\w.@+~-]+){2,}\/?/g, "<path>");
 }
 
 /** Parses `data` with `schema`, or throws the contract's `validation_error` naming each bad field. */

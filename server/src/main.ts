@@ -1,3 +1,4 @@
+import { createServer as createNetServer } from "node:net";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
@@ -34,9 +35,43 @@ const STREAM_END_MS = 1000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
+/** The port cannot be bound: said in one line, before anything is written to the data directory. */
+export class ListenError extends Error {}
+
+function listenError(error: unknown, host: string, port: number): ListenError {
+  const code = (error as { code?: unknown }).code;
+  const where = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+  if (code === "EADDRINUSE")
+    return new ListenError(
+      `Lore cannot listen on ${where}: the address is already in use (another Lore, or another program). Stop it or set LORE_PORT to a free port.`,
+    );
+  if (code === "EACCES")
+    return new ListenError(
+      `Lore cannot listen on ${where}: permission denied (ports below 1024 need privileges). Set LORE_PORT.`,
+    );
+  if (code === "EADDRNOTAVAIL")
+    return new ListenError(
+      `Lore cannot listen on ${where}: no such address on this machine. Check LORE_HOST.`,
+    );
+  return new ListenError(
+    `Lore cannot listen on ${where}: ${error instanceof Error ? error.message : String(error)}`,
+  );
+}
+
+/** Binds and releases the port, so a taken one stops start-up before the admin user or any table is written. */
+async function checkListenable(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once("error", (error) => reject(listenError(error, host, port)));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
 /** Starts the HTTP server on the configured host and port (0 picks a free port). */
 export async function startServer(config: Config): Promise<RunningServer> {
   restrictUmask();
+  await checkListenable(config.host, config.port);
   const loosened = secureDataDir(config.dataDir);
   const services = await createServices(config);
   if (loosened.length > 0) {
@@ -49,8 +84,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // `lore backup` asks this process for a consistent snapshot over a socket in the data dir.
   const control = await startBackupControl(config.dataDir, services.store.db);
   const app = createApp(services);
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
+    // Taken between the check and now: still one line, not an unhandled 'error' event.
+    s.once("error", (error) => reject(listenError(error, config.host, config.port)));
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
@@ -100,7 +137,29 @@ export async function main(env: Record<string, string | undefined>): Promise<voi
     }
     throw error;
   }
-  const running = await startServer(config);
+  let running: RunningServer;
+  try {
+    running = await startServer(config);
+  } catch (error) {
+    if (error instanceof ListenError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  // The last guard: a background task's failure nobody caught is logged (once a minute for the same
+  // message) and the server goes on serving; every known job catches its own and retries.
+  const rejectionsLogged = new Map<string, number>();
+  process.on("unhandledRejection", (reason) => {
+    const message = reason instanceof Error ? reason.message : String(reason);
+    running.services.storage.noteFailure(reason);
+    const now = Date.now();
+    if (now - (rejectionsLogged.get(message) ?? 0) < 60_000) return;
+    rejectionsLogged.set(message, now);
+    running.services.logger.error("a background task failed; the server goes on", {
+      error: reason instanceof Error ? (reason.stack ?? message) : message,
+    });
+  });
   running.services.logger.info("listening", {
     url: running.url,
     api: `${running.url}${config.apiPrefix}/`,

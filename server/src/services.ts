@@ -14,6 +14,7 @@ import type { Config } from "./config.ts";
 import { ConversationsService } from "./conversations/conversations-service.ts";
 import { CorrectionsService } from "./corrections/corrections-service.ts";
 import { SecretBox } from "./crypto/secret-box.ts";
+import { withoutPaths } from "./errors.ts";
 import { EventBus } from "./events/event-bus.ts";
 import { createSmtpMailer, notifyOwnersByMail } from "./handoffs/handoff-mailer.ts";
 import { HandoffsService } from "./handoffs/handoffs-service.ts";
@@ -34,6 +35,7 @@ import { createOpenAIEmbedder } from "./retrieval/embedders/openai-embedder.ts";
 import { ScanHelper } from "./retrieval/scan-helper.ts";
 import { createDocumentLister } from "./sources/connectors/index.ts";
 import { createNotionLister, createWebLister } from "./sources/connectors/remote.ts";
+import { countPendingEntries } from "./sources/connectors/text.ts";
 import { DirectoryFileStorage, type FileStorage, TableFileStorage } from "./sources/file-storage.ts";
 import { chunkInWorker, closeParseWorkers } from "./sources/parsing/parse-in-worker.ts";
 import { connectorConfig, purgeDataSources, SourcesService } from "./sources/sources-service.ts";
@@ -41,7 +43,8 @@ import { TextEntryStore } from "./sources/text-entry-store.ts";
 import { RedisChangeFeed, singleProcessFeed } from "./store/change-feed.ts";
 import { markCleanStop, takeCleanStop } from "./store/clean-stop.ts";
 import { startMaintenance } from "./store/maintenance.ts";
-import { Store } from "./store/store.ts";
+import { StorageHealth } from "./store/storage-health.ts";
+import { named, Store } from "./store/store.ts";
 import { createDictionaryTranslator } from "./text/translate/query-translator.ts";
 import { WebhooksService } from "./webhooks/webhooks-service.ts";
 import { WidgetOriginsService } from "./widget-api/widget-origins-service.ts";
@@ -79,6 +82,8 @@ export interface Services {
   workspaces: WorkspacesService;
   /** Answer streams kept for clients reconnecting with Last-Event-ID. */
   answerReplay: AnswerReplay;
+  /** The data directory's disk: ok, full, read-only or missing (writes are refused while not ok). */
+  storage: StorageHealth;
   /** Serving or draining for shutdown (readiness reads it). */
   lifecycle: Lifecycle;
   /** The event-loop watchdog: stalls logged with their request, `/healthz` reports the last. */
@@ -131,6 +136,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   // Background jobs run once across the fleet: each under a lease in Redis.
   const lease = redis ? createRedisLease(redis) : createLocalLease();
   const store = await openStore(config, feed);
+  const storage = new StorageHealth(config.dataDir, logger, config.minFreeMb).start();
   const events = new EventBus();
   const tokens = new TokenSigner(config.jwtSecret, {
     access: config.accessTokenTtl,
@@ -155,21 +161,29 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const limiter = redis ? createRedisRateLimiter(redis) : createMemoryRateLimiter();
   const embedder = createEmbedder(config);
   ScanHelper.configure(config.searchThreads);
-  const index = await ChunkIndex.open(store.db, {
-    embedder,
-    // The in-memory index is saved beside the tables and loaded instead of rebuilt when still current.
-    snapshotPath: join(config.dataDir, "index", "chunks.snapshot"),
-    feed: store.feed,
-    maxChunks: config.indexMaxChunks ?? undefined,
-    log: (message, fields) => logger.info(message, fields),
-  });
+  const index = await named(
+    "retrieval_chunks",
+    ChunkIndex.open(store.db, {
+      embedder,
+      // The in-memory index is saved beside the tables and loaded instead of rebuilt when still current.
+      snapshotPath: join(config.dataDir, "index", "chunks.snapshot"),
+      feed: store.feed,
+      maxChunks: config.indexMaxChunks ?? undefined,
+      log: (message, fields) => logger.info(message, fields),
+    }),
+  );
   // Shared mode: a snapshot (or this replica's last run) may predate other replicas' writes.
   if (feed) logger.info("search index caught up with storage", await index.reconcile());
   logger.info("search index ready", { ...index.startup, chunks: index.size });
+  // A damaged snapshot costs a rebuild from the table, not an answer: said where operators look.
+  if (index.startup.reason?.startsWith("damaged snapshot"))
+    logger.warn("the search-index snapshot was damaged; the index was rebuilt from retrieval_chunks", {
+      reason: withoutPaths(index.startup.reason),
+    });
   const files: FileStorage = config.storage.custom
     ? await TableFileStorage.open(store.db)
     : new DirectoryFileStorage(join(config.dataDir, "files"));
-  const entries = await TextEntryStore.open(store.db, store.feed);
+  const entries = await named("text_entries", TextEntryStore.open(store.db, store.feed));
   // Shared mode on a shared path: journals live in the storage, and the fleet replays a dead replica's.
   const journals =
     feed && config.storage.kind === "local" && config.storage.custom
@@ -229,16 +243,30 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       keepFinished: config.syncHistory,
       purge: (deleted) => purgeDataSources({ store, index, files, entries }, deleted),
       lease,
+      storage,
+      pendingItems: (source, changedAfter) =>
+        source.type === "text"
+          ? countPendingEntries(
+              entries.list(source.id),
+              store.documents.filter((d) => d.dataSourceId === source.id),
+              changedAfter,
+            )
+          : 0,
+      expectedDocuments: (source) => (source.type === "text" ? entries.list(source.id).length : 0),
     },
   );
   const sources = new SourcesService(store, runner, index, files, secrets, agents, entries, events);
 
-  const analytics = await AnalyticsService.open(store.db, {
-    logger,
-    events,
-    // A number no other process start has had: analytics rows stay distinct across the fleet.
-    shared: feed && redis ? { feed, lease, replicaNumber: await redis.incr("lore:replicas") } : undefined,
-  });
+  const analytics = await named(
+    "analytics_events",
+    AnalyticsService.open(store.db, {
+      logger,
+      events,
+      storage,
+      // A number no other process start has had: analytics rows stay distinct across the fleet.
+      shared: feed && redis ? { feed, lease, replicaNumber: await redis.incr("lore:replicas") } : undefined,
+    }),
+  );
   const webhooks = await WebhooksService.open({ store, events, secrets, config, logger, lease });
   const answerDeps: AnswerDeps = {
     store,
@@ -286,6 +314,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     logger,
     tables: [entries, widgetOrigins],
     lease,
+    storage,
   });
   apiKeys.startFlushing(logger);
   const agentOf = (id: string) => agents.byId(id);
@@ -316,10 +345,12 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     widgetOrigins,
     workspaces,
     answerReplay: new AnswerReplay(redis),
+    storage,
     lifecycle: new Lifecycle(),
     watchdog,
     async stop(options = {}) {
       watchdog.stop();
+      storage.stop();
       await stopMaintenance();
       await runner.stop();
       await analytics.stop();

@@ -64,6 +64,25 @@ const stallSchema = z.object({
   ms: z.number().int().openapi({ description: "how long the event loop did not turn" }),
   at: z.string().openapi({ description: "when it turned again (ISO 8601)" }),
 });
+/** The data directory's disk, in `/healthz` and `/readyz` (issue #48). */
+export const storageHealthSchema = z
+  .object({
+    state: z.enum(["ok", "full", "read-only", "missing"]).openapi({
+      description:
+        "ok, or why nothing can be written: the disk is full, mounted read-only, or the data directory is gone. While not ok, reads are served and writes answer 503 `service_unavailable` (details.reason `storage_unavailable`)",
+    }),
+    since: z.string().nullable().openapi({ description: "when the fault began (ISO 8601); null while ok" }),
+    freeBytes: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "free space on the data directory's disk" }),
+    floorBytes: z.number().int().openapi({
+      description: "LORE_MIN_FREE_MB (at most a tenth of the disk): below it new syncs wait",
+    }),
+    lowOnSpace: z.boolean().openapi({ description: "free space is below the floor" }),
+  })
+  .openapi("StorageHealth");
 /** `GET /healthz`: the process answers; the event loop's recent delay and its last stall (issue #34). */
 export const healthSchema = z
   .object({
@@ -77,6 +96,7 @@ export const healthSchema = z
         .nullable()
         .openapi({ description: "the last time a task held the loop past the budget" }),
     }),
+    storage: storageHealthSchema,
   })
   .openapi("Health");
 /** `GET /readyz`: the store is open and migrated. */
@@ -84,6 +104,7 @@ export const readinessSchema = z
   .object({
     status: z.literal("ready"),
     schemaVersion: z.number().int().openapi({ description: "the store's migration level" }),
+    storage: storageHealthSchema,
     searchIndex: z
       .object({
         maxChunks: z.number().int().openapi({ description: "LORE_INDEX_MAX_CHUNKS" }),

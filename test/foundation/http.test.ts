@@ -288,7 +288,11 @@ describe("health", () => {
       `${server.url}/readyz`,
     );
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: "ready", schemaVersion: expect.any(Number) });
+    expect(ready.body).toEqual({
+      status: "ready",
+      schemaVersion: expect.any(Number),
+      storage: expect.objectContaining({ state: "ok", since: null }),
+    });
   });
 });
 

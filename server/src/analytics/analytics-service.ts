@@ -9,6 +9,7 @@ import type { Lease } from "../jobs/lease.ts";
 import type { Logger } from "../log/logger.ts";
 import { BatchedLog } from "../store/batched-log.ts";
 import type { ChangeFeed } from "../store/change-feed.ts";
+import type { StorageHealth } from "../store/storage-health.ts";
 import { WriteQueue } from "../store/write-queue.ts";
 import {
   Aggregates,
@@ -110,6 +111,8 @@ export interface AnalyticsOptions {
    * keeps sequence numbers distinct across replicas.
    */
   shared?: { feed: ChangeFeed; replicaNumber: number; lease: Lease };
+  /** The data directory's disk: while it cannot be written, the log and buckets wait; they catch up when it can. */
+  storage?: Pick<StorageHealth, "writable" | "noteFailure" | "onRecovered">;
 }
 
 /** Shared mode: sequence numbers are `replicaNumber × 2^36 + n`, exact in a float64 for 131,072 starts. */
@@ -152,7 +155,11 @@ export class AnalyticsService implements AnswerRecorder {
   private flushing: Promise<void> | null = null;
   private readonly aggregateQueue = new WriteQueue();
   private readonly timers: NodeJS.Timeout[] = [];
-  private readonly retrying = new Set<Promise<void>>();
+  /** Rows whose commit failed (the disk full or read-only), retried by `retryTimer`. */
+  private readonly unwritten: RawRow[] = [];
+  private retryTimer: NodeJS.Timeout | null = null;
+  private retryDelayMs = 0;
+  private lastAppendWarning = 0;
   /** Starts at the threshold: the first compaction also optimises what an earlier process left. */
   private flushesSinceOptimize = FLUSHES_PER_OPTIMIZE;
   private stopped = false;
@@ -178,20 +185,30 @@ export class AnalyticsService implements AnswerRecorder {
       shared.feed.on(RAW_TABLE, (seqs) => service.replay(seqs));
     } else await service.load();
     options.events?.subscribe((event) => service.onEvent(event));
-    const flush = setInterval(
-      () =>
-        void service
-          .flush()
-          .catch((e) => options.logger.warn("analytics flush failed", { error: String(e) })),
-      options.flushMs ?? 2000,
-    );
-    const compact = setInterval(
-      () =>
-        void service
-          .compact()
-          .catch((e) => options.logger.warn("analytics compaction failed", { error: String(e) })),
-      60_000,
-    );
+    // While the disk cannot be written the buckets stay dirty in memory; the same failure is logged once a minute.
+    const storage = options.storage;
+    const warnedAt = new Map<string, number>();
+    const warn = (what: string) => (e: unknown) => {
+      storage?.noteFailure(e);
+      const now = Date.now();
+      if (now - (warnedAt.get(what) ?? 0) < 60_000) return;
+      warnedAt.set(what, now);
+      options.logger.warn(`analytics ${what} failed; retrying`, { error: String(e) });
+    };
+    const flushNow = () => void service.flush().catch(warn("flush"));
+    const compactNow = () => void service.compact().catch(warn("compaction"));
+    const flush = setInterval(() => {
+      if (storage?.writable !== false) flushNow();
+    }, options.flushMs ?? 2000);
+    const compact = setInterval(() => {
+      if (storage?.writable !== false) compactNow();
+    }, 60_000);
+    storage?.onRecovered(() => {
+      if (service.stopped) return;
+      void service.retryUnwritten();
+      flushNow();
+      compactNow();
+    });
     for (const t of [flush, compact]) {
       t.unref();
       service.timers.push(t);
@@ -509,17 +526,60 @@ export class AnalyticsService implements AnswerRecorder {
 
   // A failed commit is retried until it lands: the row is already counted in memory.
   private append(row: RawRow): void {
+    // While the disk is at fault the row waits in memory: a write into a vanished directory would
+    // recreate it, and the tables there would not be the data's.
+    if (this.options.storage?.writable === false) {
+      this.unwritten.push(row);
+      return;
+    }
     this.log.append(row).then(
       () => this.options.shared?.feed.publish({ table: RAW_TABLE, ids: [String(row.seq)] }),
-      (error: unknown) => {
-        this.options.logger.warn("analytics log append failed; retrying", { error: String(error) });
-        const retry = new Promise<void>((resolve) => setTimeout(resolve, 1000)).then(() => {
-          this.retrying.delete(retry);
-          this.append(row);
-        });
-        this.retrying.add(retry);
-      },
+      (error: unknown) => this.appendFailed(row, error),
     );
+  }
+
+  /**
+   * Rows whose commit failed wait in memory and are retried together, after a growing delay (1 s
+   * doubling to 30 s) and at once when the disk recovers; the failure is logged once a minute.
+   */
+  private appendFailed(row: RawRow, error: unknown): void {
+    this.options.storage?.noteFailure(error);
+    this.unwritten.push(row);
+    const now = Date.now();
+    if (now - this.lastAppendWarning >= 60_000) {
+      this.lastAppendWarning = now;
+      this.options.logger.warn("analytics log append failed; the rows wait in memory and are retried", {
+        rows: this.unwritten.length,
+        error: String(error),
+      });
+    }
+    if (this.retryTimer || this.stopped) return;
+    this.retryDelayMs = Math.min(30_000, Math.max(1000, this.retryDelayMs * 2));
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      void this.retryUnwritten();
+    }, this.retryDelayMs);
+    this.retryTimer.unref();
+  }
+
+  /** One attempt at the rows whose commit failed (grouped into one commit); resolves once it settled. */
+  private async retryUnwritten(): Promise<void> {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const rows = this.unwritten.splice(0);
+    const results = await Promise.allSettled(rows.map((row) => this.log.append(row)));
+    let failed = false;
+    results.forEach((result, i) => {
+      const row = rows[i];
+      if (!row) return;
+      if (result.status === "fulfilled") {
+        this.options.shared?.feed.publish({ table: RAW_TABLE, ids: [String(row.seq)] });
+      } else {
+        failed = true;
+        this.appendFailed(row, result.reason);
+      }
+    });
+    if (!failed) this.retryDelayMs = 0;
   }
 
   /** The report for an agent; `query` is validated here (range order and size). */
@@ -611,7 +671,8 @@ export class AnalyticsService implements AnswerRecorder {
 
   /** Resolves once every row recorded so far is committed to the raw log. */
   async durable(): Promise<void> {
-    while (this.retrying.size > 0) await Promise.all([...this.retrying]);
+    await this.log.idle();
+    if (this.unwritten.length > 0) await this.retryUnwritten();
     await this.log.idle();
   }
 
@@ -620,7 +681,16 @@ export class AnalyticsService implements AnswerRecorder {
     if (this.stopped) return;
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
-    await this.durable();
-    await this.flush();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    try {
+      await this.durable();
+      await this.flush();
+    } catch (error) {
+      // The disk refused: what the log lacks was counted in memory only, and is lost with the process.
+      this.options.logger.error("analytics not saved at stop", {
+        rows: this.unwritten.length,
+        error: String(error),
+      });
+    }
   }
 }

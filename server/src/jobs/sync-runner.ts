@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { SyncRun } from "@lore/shared";
+import { withoutPaths } from "../errors.ts";
 import type { EventBus } from "../events/event-bus.ts";
 import type { Logger } from "../log/logger.ts";
 import { type SyncCounts, type SyncDeps, syncSource } from "../sources/sync-source.ts";
 import type { DataSourceRecord, SyncRunRecord } from "../store/records.ts";
+import { type StorageHealth, storageStateOf } from "../store/storage-health.ts";
 import type { Store } from "../store/store.ts";
 import { JobRunner } from "./job-runner.ts";
 import { createLocalLease, type Lease, runExclusiveSettled } from "./lease.ts";
@@ -19,6 +21,19 @@ export interface SyncRunnerOptions {
   purge: (sources: DataSourceRecord[]) => Promise<void>;
   /** Shared mode: a sync, the scheduler and purging each run on one replica at a time. */
   lease?: Lease;
+  /**
+   * The data directory's disk: while it cannot be written, or is below the free-space floor, no sync
+   * starts; a sync the disk stopped is queued again without spending an attempt, and runs when it clears.
+   */
+  storage?: Pick<StorageHealth, "writable" | "lowOnSpace" | "noteFailure" | "onRecovered">;
+  /**
+   * How many of a source's stored items no sync indexed yet (a text source's entries), counting only
+   * those changed after `changedAfter` when given: a source with any is never `ready`, and one gets
+   * a sync at start (a bulk load a crash cut short).
+   */
+  pendingItems?: (source: DataSourceRecord, changedAfter?: string) => number;
+  /** How many documents a sync of the source will list, when known beforehand (a text source's entries); 0 if not. */
+  expectedDocuments?: (source: DataSourceRecord) => number;
 }
 
 /** Deleted sources purged together (one commit per table). */
@@ -39,6 +54,8 @@ export class SyncRunner {
   private readonly leaseMs: number;
   private readonly keepFinished: number;
   private readonly lease: Lease;
+  /** Runs a storage fault stopped whose new state could not be saved (the disk refused): due again once it clears. */
+  private readonly stalled = new Set<string>();
 
   constructor(
     private readonly store: Store,
@@ -54,12 +71,47 @@ export class SyncRunner {
     this.jobs = new JobRunner({
       poll: () => this.startDue(),
       intervalMs: options.tickMs ?? 200,
-      onError: (error) => this.logger.error("sync runner tick failed", { error: String(error) }),
+      onError: (error) => this.onError("sync runner tick failed", error),
     });
     this.purger = new JobRunner({
       poll: () => this.purgeDeleted(),
-      onError: (error) => this.logger.error("purging deleted sources failed", { error: String(error) }),
+      onError: (error) => this.onError("purging deleted sources failed", error),
     });
+    options.storage?.onRecovered(() => {
+      void this.retryStorageFailures().catch((error: unknown) =>
+        this.onError("resuming syncs failed", error),
+      );
+    });
+  }
+
+  /** A failure the disk caused is the storage health's to log (once a minute); any other is logged here. */
+  private onError(what: string, error: unknown): void {
+    if (this.options.storage?.noteFailure(error)) return;
+    this.logger.error(what, { error: String(error) });
+  }
+
+  /** Whether syncs may start: the disk takes writes and has room above the floor. */
+  private get storageAllows(): boolean {
+    const storage = this.options.storage;
+    return !storage || (storage.writable && !storage.lowOnSpace);
+  }
+
+  /**
+   * Sources that failed because the disk was full or read-only (in this process, or one before it
+   * recorded such a failure) sync again, and stalled runs are due: after a fault, nothing waits for
+   * a manual sync.
+   */
+  async retryStorageFailures(): Promise<void> {
+    const failed = this.store.dataSources.filter(
+      (d) =>
+        d.deletedAt === null &&
+        d.status === "failed" &&
+        d.lastError !== null &&
+        storageStateOf(new Error(d.lastError)) !== null &&
+        !this.activeRun(d.id),
+    );
+    for (const source of failed) await this.enqueue(source, "manual");
+    this.jobs.wake();
   }
 
   /**
@@ -79,6 +131,21 @@ export class SyncRunner {
         d.deletedAt === null && (d.status === "queued" || d.status === "syncing") && !this.activeRun(d.id),
     );
     for (const source of stranded) await this.enqueue(source, source.lastSyncedAt ? "manual" : "create");
+    // Entries stored with no sync to index them (a process killed during a bulk load, before it queued one).
+    const pendingItems = this.options.pendingItems;
+    if (pendingItems) {
+      const unsynced = this.store.dataSources.filter(
+        (d) => d.deletedAt === null && !this.activeRun(d.id) && pendingItems(d) > 0,
+      );
+      for (const source of unsynced) {
+        this.logger.warn("entries stored with no sync to index them: queueing one", {
+          dataSourceId: source.id,
+          entries: pendingItems(source),
+        });
+        await this.enqueue(source, "entries");
+      }
+    }
+    await this.retryStorageFailures();
     this.jobs.start();
   }
 
@@ -132,6 +199,16 @@ export class SyncRunner {
     });
   }
 
+  /**
+   * A load is storing items a sync must index: the source reads `queued` from the first stored batch
+   * (not `ready` with items pending); the load queues the sync when it ends, or a restart does.
+   */
+  async expectSync(dataSourceId: string): Promise<void> {
+    const source = this.store.dataSources.get(dataSourceId);
+    if (!source || this.activeRun(dataSourceId) || source.status === "queued") return;
+    await this.setSource(dataSourceId, { status: "queued" });
+  }
+
   /** Stops a running sync of a source and cancels queued ones. */
   async cancel(dataSourceId: string): Promise<void> {
     this.jobs.abort(dataSourceId, new Error("cancelled"));
@@ -145,6 +222,8 @@ export class SyncRunner {
 
   /** Queues the scheduled syncs that are due and starts due runs up to the concurrency. */
   private async startDue(): Promise<void> {
+    // Nothing is written while the disk is at fault or short of room: what is due waits for it.
+    if (!this.storageAllows) return;
     this.purger.wake();
     await runExclusiveSettled(this.lease, this.store.feed, "sync-schedule", () => this.enqueueScheduled());
     const now = Date.now();
@@ -161,7 +240,8 @@ export class SyncRunner {
   private isDue(r: SyncRunRecord, now: number): boolean {
     return (
       (r.status === "queued" && Date.parse(r.nextAttemptAt) <= now) ||
-      (r.status === "running" && r.leaseUntil !== null && Date.parse(r.leaseUntil) < now)
+      (r.status === "running" && r.leaseUntil !== null && Date.parse(r.leaseUntil) < now) ||
+      (r.status === "running" && this.stalled.has(r.id))
     );
   }
 
@@ -207,6 +287,7 @@ export class SyncRunner {
   private async execute(queued: SyncRunRecord, signal: AbortSignal): Promise<void> {
     const source = this.store.dataSources.get(queued.dataSourceId);
     const started = Date.now();
+    this.stalled.delete(queued.id);
     let run: SyncRunRecord = {
       ...queued,
       status: "running",
@@ -229,7 +310,8 @@ export class SyncRunner {
         return;
       }
       await this.store.syncRuns.put(run);
-      await this.setSource(source.id, { status: "syncing", progress: { total: 0, processed: 0 } });
+      const total = this.options.expectedDocuments?.(source) ?? 0;
+      await this.setSource(source.id, { status: "syncing", progress: { total, processed: 0 } });
       if (this.store.feed.shared) await this.removeOrphans(source.id);
       let reported = 0;
       const counts = await syncSource(
@@ -239,7 +321,7 @@ export class SyncRunner {
             // Progress is a commit of the source record: at most one per 10 documents (or per batch).
             if (processed - reported >= 10) {
               reported = processed;
-              await this.setSource(source.id, { progress: { total: 0, processed } });
+              await this.setSource(source.id, { progress: { total: Math.max(total, processed), processed } });
             }
             run = { ...run, ...c };
           },
@@ -307,8 +389,11 @@ export class SyncRunner {
     const allFailed = docs.length > 0 && indexed.length === 0;
     const wasReady = this.store.dataSources.get(source.id)?.everReady ?? false;
     const processingBefore = this.processingAgents(source);
+    // Items stored after this sync listed them (a bulk load still arriving): not ready, another sync follows.
+    const current = this.store.dataSources.get(source.id) ?? source;
+    const more = run.startedAt ? (this.options.pendingItems?.(current, run.startedAt) ?? 0) : 0;
     await this.setSource(source.id, {
-      status: allFailed ? "failed" : "ready",
+      status: more > 0 ? "queued" : allFailed ? "failed" : "ready",
       everReady: wasReady || !allFailed,
       lastSyncedAt: finishedAt,
       lastError:
@@ -319,6 +404,7 @@ export class SyncRunner {
       chunkCount: indexed.reduce((n, d) => n + d.chunkCount, 0),
       progress: { total: docs.length, processed: docs.length },
     });
+    if (more > 0) await this.enqueue(this.store.dataSources.get(source.id) ?? current, "entries");
     this.events.emit({
       type: "data_source.sync.completed",
       workspaceId: source.workspaceId,
@@ -345,7 +431,9 @@ export class SyncRunner {
   }
 
   private async fail(run: SyncRunRecord, error: unknown, aborted: boolean, started: number): Promise<void> {
-    const message = error instanceof Error ? error.message : String(error);
+    const raw = error instanceof Error ? error.message : String(error);
+    // Shown to owners as the run's and the source's error: no paths of this machine.
+    const message = withoutPaths(raw);
     const source = this.store.dataSources.get(run.dataSourceId);
     if (aborted || !source || source.deletedAt) {
       await this.store.syncRuns.put({
@@ -357,10 +445,24 @@ export class SyncRunner {
       });
       return;
     }
+    if (this.options.storage?.noteFailure(error) ?? storageStateOf(error)) {
+      // The disk, not the source: queued again as it was, without spending an attempt; it starts once
+      // the disk clears. If even that cannot be saved, the run is due again from memory.
+      this.stalled.add(run.id);
+      await this.store.syncRuns.put({
+        ...run,
+        status: "queued",
+        attempts: run.attempts - 1,
+        leaseUntil: null,
+        nextAttemptAt: new Date().toISOString(),
+      });
+      this.stalled.delete(run.id);
+      return;
+    }
     this.logger.warn("sync attempt failed", {
       dataSourceId: run.dataSourceId,
       attempt: run.attempts,
-      error: message,
+      error: raw,
     });
     // A refusal that cannot change by retrying (an address the outbound policy blocks) fails at once.
     const permanent =

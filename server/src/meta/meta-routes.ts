@@ -15,11 +15,14 @@ export function metaRoutes({
   watchdog,
   access,
   index,
-}: Pick<Services, "config" | "store" | "lifecycle" | "watchdog" | "access" | "index">) {
+  storage,
+}: Pick<Services, "config" | "store" | "lifecycle" | "watchdog" | "access" | "index" | "storage">) {
   const models = createModelCatalog(config);
   return [
     // Answered by the event loop, so it cannot answer while a task holds it: it reports the last stall after.
-    endpoint(api.health, (c) => c.json({ status: "ok" as const, eventLoop: watchdog.state() })),
+    endpoint(api.health, (c) =>
+      c.json({ status: "ok" as const, eventLoop: watchdog.state(), storage: storage.report() }),
+    ),
     endpoint(api.readiness, (c) => {
       // Fails first on shutdown, so a proxy's health check moves traffic away before the listener closes.
       if (lifecycle.draining)
@@ -28,6 +31,8 @@ export function metaRoutes({
       return c.json({
         status: "ready" as const,
         schemaVersion: store.schemaVersion,
+        // Still ready while the disk is at fault: reads are served, writes answer 503 on their own.
+        storage: storage.report(),
         ...(held ? { searchIndex: held } : {}),
       });
     }),

@@ -332,6 +332,8 @@ export class SourcesService {
       counts.created += result.created.length;
       counts.updated += result.updated.length;
       counts.unchanged += result.unchanged;
+      // Not `ready` while stored entries wait for the sync queued at the end.
+      if (result.created.length + result.updated.length > 0) await this.runner.expectSync(source.id);
     };
     const changed = () => counts.created + counts.updated > 0;
     try {

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -96,9 +96,11 @@ describe("Journal", () => {
   it("backs off while the store keeps failing, instead of retrying (and logging) at every tick", async () => {
     const dir = tempDir();
     const errors: unknown[] = [];
+    let attempts = 0;
     const journal = await Journal.open<string>(
       dir,
       async () => {
+        attempts += 1;
         throw new Error("store unreachable");
       },
       { intervalMs: 5, onError: (err) => errors.push(err) },
@@ -106,12 +108,35 @@ describe("Journal", () => {
     journal.write("x");
     await new Promise((resolve) => setTimeout(resolve, 400));
     // Every 5 ms would be about 80 attempts; after the first failure the next waits 500 ms.
-    expect(errors.length).toBeGreaterThanOrEqual(1);
-    expect(errors.length).toBeLessThanOrEqual(2);
+    expect(attempts).toBeGreaterThanOrEqual(1);
+    expect(attempts).toBeLessThanOrEqual(2);
     // Kept on disk: a caller's own flush still tries at once.
     await journal.flush();
-    expect(errors.length).toBeGreaterThanOrEqual(2);
+    expect(attempts).toBeGreaterThanOrEqual(2);
+    // Reported once for the streak (then once a minute), not at every attempt.
+    expect(errors).toHaveLength(1);
     expect(readdirSync(dir).some((f) => f.endsWith(".jsonl"))).toBe(true);
+    await journal.close();
+  });
+
+  it("survives its directory vanishing and applies what it holds once the directory is back", async () => {
+    const root = tempDir();
+    const dir = join(root, "journal");
+    const applied: string[] = [];
+    const errors: unknown[] = [];
+    const journal = await Journal.open<string>(dir, async (entries) => void applied.push(...entries), {
+      intervalMs: 5,
+      onError: (err) => errors.push(err),
+    });
+    journal.write("x");
+    // The directory is moved away (an unmounted volume, a deleted data dir): no throw reaches the timer.
+    renameSync(dir, join(root, "away"));
+    await journal.flush();
+    expect(applied).toEqual([]);
+    expect(errors).toHaveLength(1);
+    renameSync(join(root, "away"), dir);
+    await journal.flush();
+    expect(applied).toEqual(["x"]);
     await journal.close();
   });
 });

@@ -19,6 +19,7 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./permissions.ts";
 const FLUSH_INTERVAL_MS = 1000;
 const MIN_RETRY_DELAY_MS = 500;
 const MAX_RETRY_DELAY_MS = 30_000;
+const REPORT_EVERY_MS = 60_000;
 
 /**
  * A write-ahead journal: an entry is appended to a local file synchronously (so it survives the
@@ -36,6 +37,7 @@ export class Journal<E> {
   /** After a failed attempt the timer waits this long before it tries again (doubling, capped). */
   private retryDelayMs = 0;
   private retryAt = 0;
+  private reportedAt = 0;
 
   private constructor(
     private readonly dir: string,
@@ -63,7 +65,7 @@ export class Journal<E> {
     // A failed attempt (storage down) is retried by the timer after a growing delay, not every tick;
     // a caller's own flush still tries at once.
     journal.timer = setInterval(() => {
-      if (Date.now() >= journal.retryAt) void journal.flush();
+      if (Date.now() >= journal.retryAt) journal.flush().catch(journal.onError);
     }, options.intervalMs ?? FLUSH_INTERVAL_MS);
     journal.timer.unref();
     return journal;
@@ -111,26 +113,36 @@ export class Journal<E> {
 
   private async applyAll(): Promise<void> {
     const upTo = this.written;
-    if (existsSync(this.current)) {
-      // New writes go to a fresh file while this segment is applied.
-      renameSync(this.current, join(this.dir, `applying-${String(++this.sequence).padStart(16, "0")}.jsonl`));
-    }
-    this.taken = upTo;
-    for (const file of this.segments().filter((f) => f.startsWith("applying-"))) {
-      const path = join(this.dir, file);
-      try {
+    try {
+      if (existsSync(this.current)) {
+        // New writes go to a fresh file while this segment is applied.
+        renameSync(
+          this.current,
+          join(this.dir, `applying-${String(++this.sequence).padStart(16, "0")}.jsonl`),
+        );
+      }
+      this.taken = upTo;
+      for (const file of this.segments().filter((f) => f.startsWith("applying-"))) {
+        const path = join(this.dir, file);
         const entries = readEntries<E>(path);
         if (entries.length > 0) await this.apply(entries, false);
         rmSync(path, { force: true });
-      } catch (error) {
-        this.onError(error); // kept on disk; retried on the next flush or start
-        this.retryDelayMs = Math.min(MAX_RETRY_DELAY_MS, Math.max(MIN_RETRY_DELAY_MS, this.retryDelayMs * 2));
-        this.retryAt = Date.now() + this.retryDelayMs;
-        return;
       }
+    } catch (error) {
+      // The disk is full, read-only or gone, or the store refused: whatever was not applied stays on
+      // disk (or in the file not yet renamed) and is retried on the next flush or start. Reported at
+      // the first failure, then once a minute while they go on.
+      if (Date.now() - this.reportedAt >= REPORT_EVERY_MS) {
+        this.reportedAt = Date.now();
+        this.onError(error);
+      }
+      this.retryDelayMs = Math.min(MAX_RETRY_DELAY_MS, Math.max(MIN_RETRY_DELAY_MS, this.retryDelayMs * 2));
+      this.retryAt = Date.now() + this.retryDelayMs;
+      return;
     }
     this.retryDelayMs = 0;
     this.retryAt = 0;
+    this.reportedAt = 0;
     this.applied = upTo;
   }
 

@@ -3,6 +3,7 @@ import type { EventBus } from "../events/event-bus.ts";
 import { createLocalLease, type Lease } from "../jobs/lease.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChunkIndex } from "../retrieval/chunk-index.ts";
+import type { StorageHealth } from "./storage-health.ts";
 import type { Store } from "./store.ts";
 
 /**
@@ -85,14 +86,24 @@ export function startMaintenance(deps: {
   tables?: readonly Compactable[];
   /** Shared mode: compaction and index optimisation run on one replica at a time. */
   lease?: Lease;
+  /** While the disk cannot be written, upkeep waits (a compaction writes before it frees); it runs again when it can. */
+  storage?: Pick<StorageHealth, "writable" | "noteFailure" | "onRecovered">;
 }): () => Promise<void> {
-  const { store, index, events, logger, tables = [], lease = createLocalLease() } = deps;
-  const warn = (what: string) => (e: unknown) => logger.warn(`${what} failed`, { error: String(e) });
+  const { store, index, events, logger, tables = [], lease = createLocalLease(), storage } = deps;
+  // The same failure on every tick is logged once a minute, not each time.
+  const lastWarned = new Map<string, number>();
+  const warn = (what: string) => (e: unknown) => {
+    storage?.noteFailure(e);
+    const now = Date.now();
+    if (now - (lastWarned.get(what) ?? 0) < 60_000) return;
+    lastWarned.set(what, now);
+    logger.warn(`${what} failed`, { error: String(e) });
+  };
   let stopped = false;
   // Upkeep under way: awaited by the stop. None starts once stopped.
   const running = new Set<Promise<void>>();
   const track = (task: () => Promise<unknown>): Promise<void> => {
-    if (stopped) return Promise.resolve();
+    if (stopped || storage?.writable === false) return Promise.resolve();
     const run = task().then(() => undefined);
     running.add(run);
     void run.finally(() => running.delete(run));
@@ -140,6 +151,8 @@ export function startMaintenance(deps: {
       })();
     });
   });
+  // What waited for the disk runs as soon as it can be written again.
+  storage?.onRecovered(() => void Promise.all([optimize(), compact(true)]));
   const timers = [setInterval(() => void compact(), TICK_MS), setInterval(optimize, 5 * 60_000)];
   for (const t of timers) t.unref();
   return async () => {

@@ -104,20 +104,26 @@ export class Store {
         syncRuns,
         conversations,
       ] = await Promise.all([
-        RecordTable.open<MetaRecord>(db, "meta", feed),
-        RecordTable.open<UserRecord>(db, "users", feed),
-        RecordTable.open<WorkspaceRecord>(db, "workspaces", feed),
-        RecordTable.open<MembershipRecord>(db, "memberships", feed),
-        RecordTable.open<AgentRecord>(db, "agents", feed),
-        RecordTable.open<ApiKeyRecord>(db, "api_keys", feed),
-        RecordTable.open<DataSourceRecord>(db, "data_sources", feed),
-        RecordTable.open<DocumentRecord>(db, "documents", feed),
-        RecordTable.open<SyncRunRecord>(db, "sync_runs", feed),
-        RecordTable.open<ConversationRecord>(db, "conversations", feed),
+        named("meta", RecordTable.open<MetaRecord>(db, "meta", feed)),
+        named("users", RecordTable.open<UserRecord>(db, "users", feed)),
+        named("workspaces", RecordTable.open<WorkspaceRecord>(db, "workspaces", feed)),
+        named("memberships", RecordTable.open<MembershipRecord>(db, "memberships", feed)),
+        named("agents", RecordTable.open<AgentRecord>(db, "agents", feed)),
+        named("api_keys", RecordTable.open<ApiKeyRecord>(db, "api_keys", feed)),
+        named("data_sources", RecordTable.open<DataSourceRecord>(db, "data_sources", feed)),
+        named("documents", RecordTable.open<DocumentRecord>(db, "documents", feed)),
+        named("sync_runs", RecordTable.open<SyncRunRecord>(db, "sync_runs", feed)),
+        named("conversations", RecordTable.open<ConversationRecord>(db, "conversations", feed)),
       ]);
-      const messages = await BatchedLog.open<MessageRow>(db, "messages", messageSchema);
-      const usedTokens = await RecordTable.open<UsedTokenRecord>(db, "used_tokens", feed);
-      const invitations = await RecordTable.open<InvitationRecord>(db, "invitations", feed);
+      const messages = await named("messages", BatchedLog.open<MessageRow>(db, "messages", messageSchema));
+      const usedTokens = await named(
+        "used_tokens",
+        RecordTable.open<UsedTokenRecord>(db, "used_tokens", feed),
+      );
+      const invitations = await named(
+        "invitations",
+        RecordTable.open<InvitationRecord>(db, "invitations", feed),
+      );
       const store = new Store(
         db,
         dataDir,
@@ -199,5 +205,19 @@ export class Store {
     await this.idle();
     this.db.close();
     this.lock.release();
+  }
+}
+
+/**
+ * A table that cannot be opened or read at start names itself and says what to do, instead of one raw
+ * line from LanceDB naming no table.
+ */
+export async function named<T>(table: string, opening: Promise<T>): Promise<T> {
+  try {
+    return await opening;
+  } catch (error) {
+    throw new Error(
+      `The table "${table}" cannot be read (${error instanceof Error ? error.message : String(error)}). Run \`lore doctor\` for the state of every table; to repair, restore a backup (\`lore restore --from DIR\`, docs/operations.md "Backups").`,
+    );
   }
 }

@@ -33,6 +33,24 @@ export function isIndexed(doc: DocumentRecord | undefined, entry: EntryMeta): bo
 }
 
 /**
+ * How many of a source's stored entries no document indexes as they stand (new, changed, or stored
+ * by a bulk load a crash cut short), counting only those changed after `changedAfter` when given.
+ */
+export function countPendingEntries(
+  entries: readonly EntryMeta[],
+  documents: readonly DocumentRecord[],
+  changedAfter?: string,
+): number {
+  const byExternalId = new Map(documents.map((d) => [d.externalId, d]));
+  let pending = 0;
+  for (const entry of entries) {
+    if (changedAfter !== undefined && entry.updatedAt <= changedAfter) continue;
+    if (!isIndexed(byExternalId.get(entryExternalId(entry.key)), entry)) pending += 1;
+  }
+  return pending;
+}
+
+/**
  * A text source's stored entries as documents: the ones already indexed as they stand are listed
  * unread; the content of the others is read from the entry store (by id when few, in one scan when many).
  */

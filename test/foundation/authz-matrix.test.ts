@@ -606,6 +606,8 @@ const rows: MatrixRow[] = (
     },
     // Handoffs: viewers read, editors (and the agent's key) resolve.
     { method: "GET", path: "/agents/{agentId}/handoffs/" },
+    // Any signed-in member: counts over the caller's own workspaces only; a key has no console.
+    { method: "GET", path: "/handoffs/summary/" },
     {
       method: "PATCH",
       path: "/agents/{agentId}/handoffs/{handoffId}/",

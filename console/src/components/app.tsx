@@ -10,8 +10,11 @@ import {
   agentsError,
   go,
   loadAgents,
+  loadHandoffSummary,
   loginNotice,
   openAgent,
+  openRequests,
+  requestsText,
   resume,
   resuming,
   route,
@@ -167,9 +170,12 @@ function Console() {
         startError.value = error;
         return;
       }
-      await loadAgents();
+      await Promise.all([loadAgents(), loadHandoffSummary()]);
       checked.value = true;
     })();
+    // Visitors' contact requests arrive at any time: the badges follow within a minute.
+    const timer = setInterval(() => void loadHandoffSummary(), 30_000);
+    return () => clearInterval(timer);
   }, []);
   // Open the agent the hash names, or the first one.
   useSignalEffect(() => {
@@ -210,11 +216,14 @@ function AgentPicker() {
         }}
       >
         {!current && <option value="">Choose an agent</option>}
-        {agents.value.map((a) => (
-          <option key={a.id} value={a.id}>
-            {a.name}
-          </option>
-        ))}
+        {agents.value.map((a) => {
+          const n = openRequests(a.id);
+          return (
+            <option key={a.id} value={a.id}>
+              {n > 0 ? `${a.name} (${requestsText(n)})` : a.name}
+            </option>
+          );
+        })}
       </select>
       <details class="agent-picker-new">
         <summary>New agent</summary>
@@ -242,6 +251,7 @@ function Sidebar() {
               aria-current={a.id === current ? "page" : undefined}
             >
               <span class="agent-name">{a.name}</span>
+              <RequestsBadge agentId={a.id} />
               <Badge status={agentStatus(a)} />
             </a>
           </li>
@@ -249,6 +259,18 @@ function Sidebar() {
       </ul>
       <CreateAgent />
     </aside>
+  );
+}
+
+/** The count of an agent's open contact requests, when there are any: a visitor is waiting. */
+function RequestsBadge(props: { agentId: string }) {
+  const n = openRequests(props.agentId);
+  if (n === 0) return null;
+  return (
+    <span class="count-badge" data-testid="requests-badge" title={requestsText(n)}>
+      {n}
+      <span class="sr-only"> {n === 1 ? "open contact request" : "open contact requests"}</span>
+    </span>
   );
 }
 
@@ -385,6 +407,7 @@ function Tabs(props: { agentId: string; tab: Tab }) {
           onClick={() => go(props.agentId, id)}
         >
           {label}
+          {id === "conversations" && <RequestsBadge agentId={props.agentId} />}
         </button>
       ))}
     </div>

@@ -1,5 +1,5 @@
 // The console's state as signals: the session, the agents, and the route read from the hash
-// (#/agents/{agentId}/{tab}/{item}, #/members, #/invitations/{invitationId}). Components read these; the functions here do the I/O.
+// (#/agents/{agentId}/{tab}/{item}, #/members, #/model, #/invitations/{invitationId}). Components read these; the functions here do the I/O.
 import type { Agent, HandoffSummary } from "@lore/shared";
 import { computed, signal } from "@preact/signals";
 import {
@@ -26,7 +26,7 @@ export type Tab = (typeof TABS)[number][0];
 
 export interface Route {
   /** The workspace's members, an invitation to accept, or an agent (the default). */
-  screen: "agent" | "members" | "invitation";
+  screen: "agent" | "members" | "invitation" | "model";
   agentId: string | null;
   tab: Tab;
   /** The item inside the tab: a conversation id under "conversations"; the invitation's id. */
@@ -35,6 +35,7 @@ export interface Route {
 
 export function parseRoute(hash: string): Route {
   if (/^#\/members\/?$/.test(hash)) return { screen: "members", agentId: null, tab: "settings", item: null };
+  if (/^#\/model\/?$/.test(hash)) return { screen: "model", agentId: null, tab: "settings", item: null };
   const invitation = /^#\/invitations\/([\w-]+)/.exec(hash)?.[1];
   if (invitation) return { screen: "invitation", agentId: null, tab: "settings", item: invitation };
   const match = /^#\/agents\/([\w-]+)(?:\/(\w+))?(?:\/([\w-]+))?/.exec(hash);

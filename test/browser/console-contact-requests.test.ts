@@ -53,7 +53,9 @@ beforeAll(async () => {
       body,
       headers: { Origin: ORIGIN },
     });
-  const asked = await widget<WidgetQueryResponse & { visitorToken: string }>("/query/", { message: QUESTION });
+  const asked = await widget<WidgetQueryResponse & { visitorToken: string }>("/query/", {
+    message: QUESTION,
+  });
   expect(asked.status).toBe(200);
   const { visitorToken, conversationId, messageId } = asked.body;
   const rated = await widget(`/messages/${messageId}/feedback/`, { visitorToken, rating: "down" });

@@ -267,6 +267,21 @@ const rows: MatrixRow[] = (
       body: (t) => ({ email: t.email, role: "viewer" }),
     },
     { method: "GET", path: "/workspaces/{workspaceId}/invitations/" },
+    // The workspace's model server: members read it, admins set it. The matrix's workspace has none
+    // connected, so those allowed to list or test its models are told to connect one first (400).
+    { method: "GET", path: "/workspaces/{workspaceId}/model-provider/" },
+    { method: "PUT", path: "/workspaces/{workspaceId}/model-provider/", body: () => ({ kind: "none" }) },
+    {
+      method: "GET",
+      path: "/workspaces/{workspaceId}/model-provider/models/",
+      expect: { editor: 400, admin: 400, owner: 400 },
+    },
+    {
+      method: "POST",
+      path: "/workspaces/{workspaceId}/model-provider/test/",
+      body: () => ({ model: "openai:any" }),
+      expect: { editor: 400, admin: 400, owner: 400 },
+    },
     {
       method: "DELETE",
       path: "/workspaces/{workspaceId}/invitations/{invitationId}/",

@@ -31,6 +31,7 @@ import { CorrectionsTab } from "./corrections.tsx";
 import { EmbedTab } from "./embed.tsx";
 import { KeysTab } from "./keys.tsx";
 import { InvitationScreen, MembersScreen } from "./members.tsx";
+import { ModelScreen } from "./model-provider.tsx";
 import { SettingsTab } from "./settings.tsx";
 import { SourcesTab } from "./sources.tsx";
 import { TryTab } from "./try.tsx";
@@ -83,9 +84,13 @@ function SessionBox() {
       // The session ends locally either way.
     }
   };
-  const members = route.value.screen === "members";
+  const { screen } = route.value;
+  const members = screen === "members";
   return (
     <div class="session">
+      <a href="#/model" class="nav-link" aria-current={screen === "model" ? "page" : undefined}>
+        Model
+      </a>
       <a href="#/members" class="nav-link" aria-current={members ? "page" : undefined}>
         Members
       </a>
@@ -191,6 +196,7 @@ function Console() {
   const { screen } = route.value;
   if (screen === "members") return <MembersScreen />;
   if (screen === "invitation") return <InvitationScreen />;
+  if (screen === "model") return <ModelScreen />;
   return (
     <div class="layout">
       {narrow.value ? <AgentPicker /> : <Sidebar />}

@@ -44,7 +44,7 @@ function ModelField(props: {
       : models?.modelServer === "unreachable"
         ? "The model server did not answer, so only the configured models are listed."
         : models?.modelServer === "none"
-          ? "Set LORE_OPENAI_BASE_URL to let a language model write the answers."
+          ? "Connect a model server under Model (at the top) to let a language model write the answers."
           : "The built-in answerer quotes the sources; a model writes answers from them.";
   return (
     <Field label="Answers written by" name="model" error={props.error} hint={hint}>
@@ -78,7 +78,7 @@ export function SettingsTab(props: { agent: Agent }) {
   const models = useSignal<ModelsResponse | null>(null);
   const listFailed = useSignal(false);
   useEffect(() => {
-    api<ModelsResponse>("GET", "/models/").then(
+    api<ModelsResponse>("GET", `/models/?workspace_id=${agent.workspaceId}`).then(
       (list) => {
         models.value = list;
       },

@@ -3,8 +3,13 @@ import {
   createWorkspaceRequestSchema,
   invitationSchema,
   memberSchema,
+  modelProviderSchema,
   pageSchema,
+  providerModelsSchema,
+  testModelRequestSchema,
+  testModelResponseSchema,
   updateMemberRequestSchema,
+  updateModelProviderRequestSchema,
   workspaceSchema,
 } from "@lore/shared";
 import { apiRoute, jsonBody, jsonResponse, noContent } from "../http/route.ts";
@@ -115,4 +120,54 @@ export const removeMember = apiRoute({
   role: "admin",
   responses: { 204: noContent },
   errors: ["conflict"],
+});
+
+export const getModelProvider = apiRoute({
+  method: "get",
+  path: "/workspaces/{workspaceId}/model-provider/",
+  summary: "The workspace's model server (its key masked) and whether the environment's wins",
+  tag: "Workspaces",
+  auth: "user",
+  role: "viewer",
+  responses: { 200: jsonResponse(modelProviderSchema) },
+});
+
+export const setModelProvider = apiRoute({
+  method: "put",
+  path: "/workspaces/{workspaceId}/model-provider/",
+  summary: "Connect the workspace to OpenAI or an OpenAI-compatible server (the key is stored encrypted)",
+  description:
+    "`kind: none` disconnects. An omitted `apiKey` keeps the stored one; an empty one removes it. A compatible `baseUrl` on a loopback or private address is refused (`400`) unless `LORE_OUTBOUND_ALLOWLIST` names it.",
+  tag: "Workspaces",
+  auth: "user",
+  role: "admin",
+  request: { body: jsonBody(updateModelProviderRequestSchema) },
+  responses: { 200: jsonResponse(modelProviderSchema) },
+});
+
+export const listProviderModels = apiRoute({
+  method: "get",
+  path: "/workspaces/{workspaceId}/model-provider/models/",
+  summary: "Ask the workspace's model server for its chat models now",
+  description:
+    "The server's own error (a wrong key, an unknown URL) is a `502 upstream_error` carrying its words.",
+  tag: "Workspaces",
+  auth: "user",
+  role: "editor",
+  responses: { 200: jsonResponse(providerModelsSchema) },
+  errors: ["upstream_error"],
+});
+
+export const testModel = apiRoute({
+  method: "post",
+  path: "/workspaces/{workspaceId}/model-provider/test/",
+  summary: "Send one question straight to a model of the workspace's model server and return its answer",
+  description:
+    "No sources, nothing stored. The model server's error is a `502 upstream_error` carrying its words.",
+  tag: "Workspaces",
+  auth: "user",
+  role: "editor",
+  request: { body: jsonBody(testModelRequestSchema) },
+  responses: { 200: jsonResponse(testModelResponseSchema) },
+  errors: ["upstream_error"],
 });

@@ -6,6 +6,7 @@ import { paginate } from "../http/pagination.ts";
 import type { AppEnv } from "../http/principal.ts";
 import { endpoint } from "../http/route.ts";
 import { assertPublicUrl, OutboundError } from "../net/outbound.ts";
+import { outboundAdvice } from "../net/outbound-advice.ts";
 import type { Services } from "../services.ts";
 import type { DocumentRecord } from "../store/records.ts";
 import { bulkFormat, capBytes, chunksOf } from "./entry-stream.ts";
@@ -20,7 +21,7 @@ async function checkOutboundUrl(url: string, allowlist: readonly string[]): Prom
   } catch (error) {
     if (error instanceof OutboundError) {
       throw new AppError("validation_error", "The URL cannot be fetched", {
-        fields: { "config.url": [error.message] },
+        fields: { "config.url": [outboundAdvice(error)] },
       });
     }
     throw error;

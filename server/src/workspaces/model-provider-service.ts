@@ -9,6 +9,7 @@ import type { Config } from "../config.ts";
 import { maskSecret, type SecretBox } from "../crypto/secret-box.ts";
 import { AppError, notFound } from "../errors.ts";
 import { assertPublicUrl, OutboundError } from "../net/outbound.ts";
+import { outboundAdvice } from "../net/outbound-advice.ts";
 import type { ModelProviderRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 
@@ -138,17 +139,10 @@ export class ModelProviderService {
       return (await assertPublicUrl(url, this.config.outboundAllowlist)).href.replace(/\/$/, "");
     } catch (error) {
       if (!(error instanceof OutboundError)) throw error;
-      const hint =
-        error.code === "blocked_address"
-          ? " A model server on this machine or your network needs its host in LORE_OUTBOUND_ALLOWLIST."
-          : "";
-      throw new AppError(
-        "validation_error",
-        `The model server URL is not allowed: ${error.message}.${hint}`,
-        {
-          fields: { baseUrl: [`${error.message}${hint}`] },
-        },
-      );
+      const advice = outboundAdvice(error);
+      throw new AppError("validation_error", `The model server URL is not allowed: ${advice}`, {
+        fields: { baseUrl: [advice] },
+      });
     }
   }
 }

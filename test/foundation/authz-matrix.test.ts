@@ -154,6 +154,16 @@ async function makeSource(fx: MatrixFixture): Promise<Record<string, string>> {
   return { dataSourceId: source.id };
 }
 
+/** A website source of the workspace (its sync fails at once: loopback is not allowed here). */
+async function makeWebSource(fx: MatrixFixture): Promise<Record<string, string>> {
+  const source = await fx.server.services.sources.create(fx.target.workspaceId, {
+    name: "Matrix site",
+    type: "web",
+    config: { url: "http://127.0.0.1:9/", mode: "page", maxPages: 1, maxDepth: 0, include: [], exclude: [] },
+  });
+  return { dataSourceId: source.id };
+}
+
 const textFile = (name: string) => ({
   name,
   type: "text/plain",
@@ -426,6 +436,12 @@ const rows: MatrixRow[] = (
       method: "POST",
       path: "/data-sources/{dataSourceId}/sync/",
       setup: makeSource,
+    },
+    {
+      method: "POST",
+      path: "/data-sources/{dataSourceId}/rules-preview/",
+      setup: makeWebSource,
+      body: () => ({ include: ["/docs/**"], exclude: [] }),
     },
     {
       method: "POST",

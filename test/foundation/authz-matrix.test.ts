@@ -299,6 +299,22 @@ const rows: MatrixRow[] = (
         invitationId: await invite(fx, t.workspaceId, `gone-${++invited}@example.com`),
       }),
     },
+    // The invitation link opens without a login (the link went to the invitee), and signs a new person up.
+    {
+      method: "GET",
+      path: "/invitations/{invitationId}/",
+      setup: async (fx) => ({
+        invitationId: await invite(fx, fx.target.workspaceId, `preview-${++invited}@example.com`),
+      }),
+    },
+    {
+      method: "POST",
+      path: "/invitations/{invitationId}/signup/",
+      fresh: async (fx, t) => ({
+        invitationId: await invite(fx, t.workspaceId, `newcomer-${++invited}@example.com`),
+      }),
+      body: () => ({ firstName: "Nia", password: DEFAULT_PASSWORD }),
+    },
     // Only the invitee may answer: an invitation to otherTenant's email, into another user's workspace.
     {
       method: "POST",

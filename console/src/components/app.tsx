@@ -30,7 +30,7 @@ import { ConversationsTab } from "./conversations.tsx";
 import { CorrectionsTab } from "./corrections.tsx";
 import { EmbedTab } from "./embed.tsx";
 import { KeysTab } from "./keys.tsx";
-import { InvitationScreen, MembersScreen } from "./members.tsx";
+import { InvitationScreen, InvitationWelcome, MembersScreen } from "./members.tsx";
 import { ModelScreen } from "./model-provider.tsx";
 import { SettingsTab } from "./settings.tsx";
 import { SourcesTab } from "./sources.tsx";
@@ -63,7 +63,15 @@ export function App() {
         {signedIn && <SessionBox />}
       </header>
       <main id="main" tabIndex={-1}>
-        {resuming.value ? <p class="loading">Loading…</p> : signedIn ? <Console /> : <Login />}
+        {resuming.value ? (
+          <p class="loading">Loading…</p>
+        ) : signedIn ? (
+          <Console />
+        ) : route.value.screen === "invitation" ? (
+          <InvitationWelcome login={<Login />} />
+        ) : (
+          <Login />
+        )}
       </main>
     </>
   );

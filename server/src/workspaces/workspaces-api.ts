@@ -1,11 +1,14 @@
 import {
   addMemberRequestSchema,
   createWorkspaceRequestSchema,
+  invitationPreviewSchema,
   invitationSchema,
+  invitationSignupRequestSchema,
   memberSchema,
   modelProviderSchema,
   pageSchema,
   providerModelsSchema,
+  sessionResponseSchema,
   testModelRequestSchema,
   testModelResponseSchema,
   updateMemberRequestSchema,
@@ -170,4 +173,28 @@ export const testModel = apiRoute({
   request: { body: jsonBody(testModelRequestSchema) },
   responses: { 200: jsonResponse(testModelResponseSchema) },
   errors: ["upstream_error"],
+});
+
+export const previewInvitation = apiRoute({
+  method: "get",
+  path: "/invitations/{invitationId}/",
+  summary: "What an invitation link opens: the workspace, the invited email and whether it has an account",
+  description:
+    "No login needed: the link itself went to the invitee. Unknown, expired, revoked or answered: 404.",
+  tag: "Workspaces",
+  auth: "none",
+  responses: { 200: jsonResponse(invitationPreviewSchema) },
+});
+
+export const signUpFromInvitation = apiRoute({
+  method: "post",
+  path: "/invitations/{invitationId}/signup/",
+  summary: "Create the invited email's account (name and password), join the workspace and start a session",
+  description:
+    "For an email without an account (one with an account: 409, log in and accept). The password policy applies (400 `details.fields.password`). Answers as `POST /auth/session/`: the access token in the body, the refresh token in the session cookie.",
+  tag: "Workspaces",
+  auth: "none",
+  request: { body: jsonBody(invitationSignupRequestSchema) },
+  responses: { 200: jsonResponse(sessionResponseSchema) },
+  errors: ["conflict"],
 });

@@ -61,6 +61,7 @@ export function workspacesRoutes({
       await workspaces.revokeInvitation(id, input.id("invitationId"));
       return c.body(null, 204);
     }),
+    endpoint(api.previewInvitation, (c, input) => c.json(workspaces.preview(input.id("invitationId")))),
     endpoint(api.acceptInvitation, async (c, input) => {
       const user = access.requireUser(c.get("principal"));
       return c.json(await workspaces.accept(user, input.id("invitationId")));

@@ -159,6 +159,24 @@ describe("an open contact request in the console", () => {
     await owner.setViewportSize({ width: 1280, height: 900 });
   });
 
+  it("defines every analytics card where it shows, and keeps 'Resolved' for the status", async () => {
+    await owner.getByRole("tab", { name: "Analytics" }).click();
+    const cards = owner.locator(".stats .stat");
+    await cards.first().waitFor();
+    for (const card of await cards.all()) {
+      if ((await card.getAttribute("data-stat"))?.startsWith("latency")) continue;
+      expect((await card.locator(".stat-def").textContent())?.length ?? 0).toBeGreaterThan(10);
+    }
+    const labels = await owner.locator(".stats dt").allTextContents();
+    expect(labels.some((l) => /resolved/i.test(l))).toBe(false);
+    const noComplaint = owner.locator('[data-stat="resolutionRate"]');
+    expect(await noComplaint.locator("dt").textContent()).toBe("No complaint");
+    // The visitor sent a contact request and a thumbs-down: their one conversation has a complaint.
+    expect(await noComplaint.locator("dd").first().textContent()).toBe("0%");
+    expect(await owner.locator('[data-stat="handoffs"] dd').first().textContent()).toBe("1");
+    expect(await runAxe(owner)).toEqual([]);
+  });
+
   it("ran the console without script errors or CSP violations", () => {
     expect(problems.consoleErrors).toEqual([]);
     expect(problems.pageErrors).toEqual([]);

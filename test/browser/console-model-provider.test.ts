@@ -127,9 +127,13 @@ describe("connecting a model in the console", () => {
         model.locator("option").evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)),
       )
       .toEqual(["extractive", "openai:fake-chat"]);
+    // The stored choices show (a select has no defaultValue: the first option used to show).
+    expect(await owner.getByLabel("When to answer").inputValue()).toBe("balanced");
     await model.selectOption("openai:fake-chat");
     await owner.getByRole("button", { name: "Save settings" }).click();
     await owner.getByText("Saved.").waitFor();
+    await owner.reload();
+    await expect.poll(() => owner.getByLabel("Answers written by").inputValue()).toBe("openai:fake-chat");
     const asked = await httpRequest<WidgetQueryResponse>(
       server.api,
       "POST",

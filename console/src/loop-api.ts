@@ -25,7 +25,7 @@ export type QueueFilter = "all" | "down" | "unanswered" | "uncertain" | "up" | "
 export interface QueueQuery {
   filter: QueueFilter;
   q: string;
-  /** The conversations' own status; `all` for either. */
+  /** The conversations' own status (the contact requests' under the `handoff` filter); `all` for either. */
   status: "open" | "resolved" | "all";
   /** Whose questions: visitors' and apps' (the default), members' in Try it, or both. */
   asked: "visitors" | "all";
@@ -42,10 +42,12 @@ export function listConversations(
   const params = new URLSearchParams({ page: String(page), page_size: String(PAGE_SIZE) });
   if (query.filter === "down" || query.filter === "up") params.set("feedback", query.filter);
   if (query.filter === "unanswered") params.set("unanswered", "true");
-  if (query.filter === "handoff") params.set("handoff", "open");
+  // Under "Contact requests" the status is the requests' own: a correction resolves the
+  // conversation, never the visitor's request.
+  if (query.filter === "handoff") params.set("handoff", query.status === "all" ? "any" : query.status);
   if (query.filter === "uncertain") params.set("outcome", "uncertain");
   if (query.q.trim()) params.set("q", query.q.trim());
-  if (query.status !== "all") params.set("status", query.status);
+  if (query.status !== "all" && query.filter !== "handoff") params.set("status", query.status);
   if (query.asked === "all") params.set("includeConsole", "true");
   return api("GET", `/agents/${agentId}/conversations/?${params}`);
 }

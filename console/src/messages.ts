@@ -27,7 +27,7 @@ const SENTENCES: Record<string, Partial<Record<Kind, string>>> = {
   },
   origin: { other: "Use a site like https://www.example.com or example.com, without a path." },
   "handoff.url": { other: "Use a link starting with https:// or mailto:." },
-  "config.url": { other: "Use a web address starting with https://." },
+  "config.url": { other: "Use a web address like https://docs.example.com/." },
   "config.maxPages": { small: "Read at least {n} page.", big: "Read at most {n} pages." },
   "config.maxDepth": { small: "Use a link depth of at least {n}.", big: "Follow links at most {n} deep." },
   "config.token": { empty: "Paste the Notion integration's secret." },

@@ -1,6 +1,6 @@
 // The console's state as signals: the session, the agents, and the route read from the hash
-// (#/agents/{agentId}/{tab}/{item}, #/members, #/invitations/{invitationId}). Components read these; the functions here do the I/O.
-import type { Agent } from "@lore/shared";
+// (#/agents/{agentId}/{tab}/{item}, #/members, #/model, #/invitations/{invitationId}). Components read these; the functions here do the I/O.
+import type { Agent, HandoffSummary } from "@lore/shared";
 import { computed, signal } from "@preact/signals";
 import {
   api,
@@ -26,7 +26,7 @@ export type Tab = (typeof TABS)[number][0];
 
 export interface Route {
   /** The workspace's members, an invitation to accept, or an agent (the default). */
-  screen: "agent" | "members" | "invitation";
+  screen: "agent" | "members" | "invitation" | "model";
   agentId: string | null;
   tab: Tab;
   /** The item inside the tab: a conversation id under "conversations"; the invitation's id. */
@@ -35,6 +35,7 @@ export interface Route {
 
 export function parseRoute(hash: string): Route {
   if (/^#\/members\/?$/.test(hash)) return { screen: "members", agentId: null, tab: "settings", item: null };
+  if (/^#\/model\/?$/.test(hash)) return { screen: "model", agentId: null, tab: "settings", item: null };
   const invitation = /^#\/invitations\/([\w-]+)/.exec(hash)?.[1];
   if (invitation) return { screen: "invitation", agentId: null, tab: "settings", item: invitation };
   const match = /^#\/agents\/([\w-]+)(?:\/(\w+))?(?:\/([\w-]+))?/.exec(hash);
@@ -150,6 +151,28 @@ export async function loadAgents(): Promise<void> {
     agentsError.value = null;
   } catch (error) {
     agentsError.value = error;
+  }
+}
+
+/** Open contact requests by agent (the badges), and whether owners also get them by e-mail. */
+export const handoffSummary = signal<HandoffSummary | null>(null);
+
+/** The open contact requests of one agent, as its badges count them. */
+export function openRequests(agentId: string): number {
+  return handoffSummary.value?.open.find((o) => o.agentId === agentId)?.count ?? 0;
+}
+
+/** "1 open contact request" / "3 open contact requests". */
+export function requestsText(n: number): string {
+  return `${n} open contact request${n === 1 ? "" : "s"}`;
+}
+
+/** Reloads the badges' counts; a failure keeps the last ones (the next poll tries again). */
+export async function loadHandoffSummary(): Promise<void> {
+  try {
+    handoffSummary.value = await api<HandoffSummary>("GET", "/handoffs/summary/");
+  } catch {
+    // Shown again on the next poll.
   }
 }
 

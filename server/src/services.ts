@@ -48,6 +48,7 @@ import { named, Store } from "./store/store.ts";
 import { createDictionaryTranslator } from "./text/translate/query-translator.ts";
 import { WebhooksService } from "./webhooks/webhooks-service.ts";
 import { WidgetOriginsService } from "./widget-api/widget-origins-service.ts";
+import { ModelProviderService } from "./workspaces/model-provider-service.ts";
 import { WorkspacesService } from "./workspaces/workspaces-service.ts";
 
 /** Everything the routes depend on, built once. */
@@ -58,6 +59,8 @@ export interface Services {
   events: EventBus;
   tokens: TokenSigner;
   secrets: SecretBox;
+  /** Each workspace's model server, set in the console (the environment's wins). */
+  modelProviders: ModelProviderService;
   users: UsersService;
   auth: AuthService;
   access: Access;
@@ -144,6 +147,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     visitor: config.visitorTokenTtl,
   });
   const secrets = new SecretBox(config.jwtSecret);
+  const modelProviders = new ModelProviderService(store, secrets, config);
   const users = new UsersService(store);
   const auth = new AuthService(store, users, tokens, {
     loginFailureLimit: config.limits.loginFailures,
@@ -275,7 +279,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     conversations,
     corrections,
     recorder: analytics,
-    modelFor: createModelRegistry(config),
+    modelFor: createModelRegistry(config, (workspaceId) => modelProviders.connection(workspaceId)),
     translator: createDictionaryTranslator(config.dictionariesDir, logger),
   };
 
@@ -327,6 +331,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     events,
     tokens,
     secrets,
+    modelProviders,
     users,
     auth,
     access,

@@ -266,10 +266,10 @@ export const conversationListQuerySchema = pageQuerySchema.extend({
     description:
       "`uncertain` / `fallback`: conversations with at least one answer of that outcome; `answered`: none of either",
   }),
-  handoff: z
-    .enum(["open", "any"])
-    .optional()
-    .openapi({ description: "`open`: conversations with an unresolved contact request; `any`: with any" }),
+  handoff: z.enum(["open", "resolved", "any"]).optional().openapi({
+    description:
+      "`open`: conversations with an unresolved contact request; `resolved`: with requests, all resolved; `any`: with any. Independent of the conversation's own status",
+  }),
   q: z.string().max(200).optional().openapi({ description: "case-insensitive text in any message" }),
   status: conversationStatusSchema.optional().openapi({ description: "conversations with this status" }),
   includeConsole: includeConsoleSchema,

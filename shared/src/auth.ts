@@ -86,3 +86,27 @@ export const addMemberRequestSchema = z.object({
 });
 export const updateMemberRequestSchema = z.object({ role: roleSchema });
 export const createWorkspaceRequestSchema = z.object({ name: z.string().trim().min(1).max(200) });
+
+/** `GET /invitations/{invitationId}/`: what the invitation link opens, without logging in. */
+export const invitationPreviewSchema = z
+  .object({
+    workspaceName: z.string(),
+    email: z.string(),
+    role: roleSchema,
+    invitedBy: z.string(),
+    expiresAt: z.string(),
+    accountExists: z.boolean().openapi({ description: "the email has an account: log in to accept" }),
+  })
+  .openapi("InvitationPreview");
+export type InvitationPreview = z.infer<typeof invitationPreviewSchema>;
+
+/** `POST /invitations/{invitationId}/signup/`: a new person's account for the invited email. */
+export const invitationSignupRequestSchema = z
+  .object({
+    firstName: z.string().trim().min(1).max(100),
+    lastName: z.string().trim().max(100).default(""),
+    password: z.string().min(1).max(1024),
+  })
+  .strict()
+  .openapi("InvitationSignup");
+export type InvitationSignupRequest = z.input<typeof invitationSignupRequestSchema>;

@@ -73,3 +73,16 @@ export const updateHandoffRequestSchema = z
   .strict()
   .openapi("UpdateHandoff");
 export type UpdateHandoffRequest = z.infer<typeof updateHandoffRequestSchema>;
+
+/** `GET /handoffs/summary/`: the open contact requests of every agent the caller can read. */
+export const handoffSummarySchema = z
+  .object({
+    open: z
+      .array(z.object({ agentId: idSchema, count: z.number().int().positive() }))
+      .openapi({ description: "agents with at least one open request; the others are left out" }),
+    emailNotices: z.boolean().openapi({
+      description: "the server e-mails each new request to the workspace's owners (LORE_SMTP_URL is set)",
+    }),
+  })
+  .openapi("HandoffSummary");
+export type HandoffSummary = z.infer<typeof handoffSummarySchema>;

@@ -14,6 +14,14 @@ export const chatModelOptionSchema = z
   .openapi("ChatModelOption");
 export type ChatModelOption = z.infer<typeof chatModelOptionSchema>;
 
+/** `GET /models/?workspace_id=`: with the workspace's own model server when the environment names none. */
+export const modelsQuerySchema = z.object({
+  workspace_id: z.string().uuid().optional().openapi({
+    description:
+      "also list the models of this workspace's model server (when `LORE_OPENAI_BASE_URL` is unset)",
+  }),
+});
+
 /** `GET /models/`: what this server can answer and search with. */
 export const modelsResponseSchema = z
   .object({
@@ -38,3 +46,61 @@ export const modelsResponseSchema = z
   })
   .openapi("Models");
 export type ModelsResponse = z.infer<typeof modelsResponseSchema>;
+
+/** Who answers a workspace's `openai:<model>` agents when the server's environment names no model server. */
+export const modelProviderKindSchema = z.enum(["none", "openai", "compatible"]);
+export type ModelProviderKind = z.infer<typeof modelProviderKindSchema>;
+
+/** `GET /workspaces/{workspaceId}/model-provider/`: the workspace's model server, its key masked. */
+export const modelProviderSchema = z
+  .object({
+    kind: modelProviderKindSchema.openapi({
+      description:
+        "`none`: no model server; `openai`: api.openai.com; `compatible`: any OpenAI-compatible `baseUrl`",
+    }),
+    baseUrl: z.string().nullable().openapi({ description: "the server's API base including `/v1`" }),
+    apiKey: z.string().nullable().openapi({ description: "masked (`sk-proj…abcd`); stored encrypted" }),
+    environment: z.boolean().openapi({
+      description:
+        "`LORE_OPENAI_BASE_URL` is set: the server's own model server answers and this setting waits",
+    }),
+    updatedAt: z.string().nullable(),
+  })
+  .openapi("ModelProvider");
+export type ModelProvider = z.infer<typeof modelProviderSchema>;
+
+/** `PUT /workspaces/{workspaceId}/model-provider/`; an omitted `apiKey` keeps the stored one. */
+export const updateModelProviderRequestSchema = z
+  .object({
+    kind: modelProviderKindSchema,
+    baseUrl: z.string().trim().max(2000).optional().openapi({ description: "`compatible` only (required)" }),
+    apiKey: z.string().trim().max(1000).optional(),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    if (value.kind === "compatible" && !value.baseUrl)
+      ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "required for a compatible server" });
+  })
+  .openapi("UpdateModelProvider");
+export type UpdateModelProviderRequest = z.infer<typeof updateModelProviderRequestSchema>;
+
+/** `GET /workspaces/{workspaceId}/model-provider/models/`: the chat models the provider lists now. */
+export const providerModelsSchema = z
+  .object({ models: z.array(z.string()).openapi({ description: "model names, for `openai:<name>`" }) })
+  .openapi("ProviderModels");
+export type ProviderModels = z.infer<typeof providerModelsSchema>;
+
+/** `POST /workspaces/{workspaceId}/model-provider/test/`: one question, straight to the model. */
+export const testModelRequestSchema = z
+  .object({
+    model: z.string().trim().min(1).max(120),
+    question: z.string().trim().min(1).max(500).default("Say hello in five words."),
+  })
+  .strict()
+  .openapi("TestModel");
+export type TestModelRequest = z.input<typeof testModelRequestSchema>;
+
+export const testModelResponseSchema = z
+  .object({ model: z.string(), answer: z.string(), latencyMs: z.number().int().nonnegative() })
+  .openapi("TestModelResult");
+export type TestModelResponse = z.infer<typeof testModelResponseSchema>;

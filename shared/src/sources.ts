@@ -103,6 +103,23 @@ export const webConfigSchema = z
   .strict();
 export type WebConfig = z.infer<typeof webConfigSchema>;
 
+/** `POST /data-sources/{id}/rules-preview/`: include/exclude rules to try on a website's known pages. */
+export const rulesPreviewRequestSchema = z
+  .object({ include: globListSchema, exclude: globListSchema })
+  .strict()
+  .openapi("RulesPreviewRequest");
+export type RulesPreviewRequest = z.input<typeof rulesPreviewRequestSchema>;
+
+export const rulesPreviewSchema = z
+  .object({
+    kept: z.array(z.string()).openapi({ description: "the pages the rules keep (at most 200 listed)" }),
+    dropped: z.array(z.string()).openapi({ description: "the pages they leave out (at most 200 listed)" }),
+    keptCount: z.number().int().nonnegative(),
+    droppedCount: z.number().int().nonnegative(),
+  })
+  .openapi("RulesPreview");
+export type RulesPreview = z.infer<typeof rulesPreviewSchema>;
+
 export const notionConfigSchema = z
   .object({
     token: z.string().min(1).max(500),

@@ -154,6 +154,16 @@ async function makeSource(fx: MatrixFixture): Promise<Record<string, string>> {
   return { dataSourceId: source.id };
 }
 
+/** A website source of the workspace (its sync fails at once: loopback is not allowed here). */
+async function makeWebSource(fx: MatrixFixture): Promise<Record<string, string>> {
+  const source = await fx.server.services.sources.create(fx.target.workspaceId, {
+    name: "Matrix site",
+    type: "web",
+    config: { url: "http://127.0.0.1:9/", mode: "page", maxPages: 1, maxDepth: 0, include: [], exclude: [] },
+  });
+  return { dataSourceId: source.id };
+}
+
 const textFile = (name: string) => ({
   name,
   type: "text/plain",
@@ -267,12 +277,43 @@ const rows: MatrixRow[] = (
       body: (t) => ({ email: t.email, role: "viewer" }),
     },
     { method: "GET", path: "/workspaces/{workspaceId}/invitations/" },
+    // The workspace's model server: members read it, admins set it. The matrix's workspace has none
+    // connected, so those allowed to list or test its models are told to connect one first (400).
+    { method: "GET", path: "/workspaces/{workspaceId}/model-provider/" },
+    { method: "PUT", path: "/workspaces/{workspaceId}/model-provider/", body: () => ({ kind: "none" }) },
+    {
+      method: "GET",
+      path: "/workspaces/{workspaceId}/model-provider/models/",
+      expect: { editor: 400, admin: 400, owner: 400 },
+    },
+    {
+      method: "POST",
+      path: "/workspaces/{workspaceId}/model-provider/test/",
+      body: () => ({ model: "openai:any" }),
+      expect: { editor: 400, admin: 400, owner: 400 },
+    },
     {
       method: "DELETE",
       path: "/workspaces/{workspaceId}/invitations/{invitationId}/",
       fresh: async (fx, t) => ({
         invitationId: await invite(fx, t.workspaceId, `gone-${++invited}@example.com`),
       }),
+    },
+    // The invitation link opens without a login (the link went to the invitee), and signs a new person up.
+    {
+      method: "GET",
+      path: "/invitations/{invitationId}/",
+      setup: async (fx) => ({
+        invitationId: await invite(fx, fx.target.workspaceId, `preview-${++invited}@example.com`),
+      }),
+    },
+    {
+      method: "POST",
+      path: "/invitations/{invitationId}/signup/",
+      fresh: async (fx, t) => ({
+        invitationId: await invite(fx, t.workspaceId, `newcomer-${++invited}@example.com`),
+      }),
+      body: () => ({ firstName: "Nia", password: DEFAULT_PASSWORD }),
     },
     // Only the invitee may answer: an invitation to otherTenant's email, into another user's workspace.
     {
@@ -411,6 +452,12 @@ const rows: MatrixRow[] = (
       method: "POST",
       path: "/data-sources/{dataSourceId}/sync/",
       setup: makeSource,
+    },
+    {
+      method: "POST",
+      path: "/data-sources/{dataSourceId}/rules-preview/",
+      setup: makeWebSource,
+      body: () => ({ include: ["/docs/**"], exclude: [] }),
     },
     {
       method: "POST",
@@ -606,6 +653,8 @@ const rows: MatrixRow[] = (
     },
     // Handoffs: viewers read, editors (and the agent's key) resolve.
     { method: "GET", path: "/agents/{agentId}/handoffs/" },
+    // Any signed-in member: counts over the caller's own workspaces only; a key has no console.
+    { method: "GET", path: "/handoffs/summary/" },
     {
       method: "PATCH",
       path: "/agents/{agentId}/handoffs/{handoffId}/",

@@ -92,10 +92,29 @@ describe("console form errors, as sentences", () => {
         config: { url: "not a url", maxPages: 0, maxDepth: 99 },
       }),
     ).toEqual({
-      "config.url": ["Use a web address starting with https://."],
+      "config.url": ["Use a web address like https://docs.example.com/."],
       "config.maxPages": ["Read at least 1 page."],
       "config.maxDepth": ["Follow links at most 10 deep."],
     });
+    // A refused site says the server's reason and what to do, whatever the scheme.
+    for (const url of ["http://127.0.0.1:8832/", "https://127.0.0.1:8832/"]) {
+      expect(
+        await sentences("POST", "/data-sources/", { name: "Local", type: "web", config: { url } }),
+      ).toEqual({
+        "config.url": [
+          "Refusing to connect to 127.0.0.1: loopback address. For a server on this machine or your own network, start Lore with its host or network in LORE_OUTBOUND_ALLOWLIST (e.g. LORE_OUTBOUND_ALLOWLIST=127.0.0.1).",
+        ],
+      });
+    }
+    // RFC 6761: `.invalid` never resolves, with or without a network.
+    const unknown = await sentences("POST", "/data-sources/", {
+      name: "Docs",
+      type: "web",
+      config: { url: "http://docs.lore-test.invalid/" },
+    });
+    expect(unknown["config.url"]?.[0]).toMatch(
+      /^Could not resolve docs\.lore-test\.invalid.*Check the address/,
+    );
     expect(
       await sentences("POST", "/data-sources/", { name: "Wiki", type: "notion", config: { token: "" } }),
     ).toEqual({ "config.token": ["Paste the Notion integration's secret."] });

@@ -10,23 +10,28 @@ import { ErrorBox, Status, Table, TimeAgo } from "./ui.tsx";
 
 type Totals = AgentAnalytics["totals"];
 
-const FIGURES: Array<[keyof Totals, string]> = [
-  ["queries", "Queries"],
-  ["conversations", "Conversations"],
-  ["visitors", "Visitors"],
-  ["tokensUsed", "Tokens used"],
-  ["answeredRate", "Answered"],
-  ["uncertainRate", "Not sure"],
-  ["fallbackRate", "Fallback"],
-  ["resolutionRate", "Resolved conversations"],
-  ["handoffs", "Contact requests"],
-  ["unanswered", "Unanswered"],
-  ["feedbackUp", "Thumbs up"],
-  ["feedbackDown", "Thumbs down"],
-  ["errors", "Errors"],
-  ["streamedShare", "Streamed share"],
-  ["widgetShare", "Widget share"],
-  ["apiShare", "API share"],
+/** Each card: its label and what it counts, shown under it (the same words as docs/api.md). */
+const FIGURES: Array<[keyof Totals, string, string]> = [
+  ["queries", "Queries", "Questions asked, by visitors and apps (not Try it)."],
+  ["conversations", "Conversations", "Conversations begun in the range."],
+  ["visitors", "Visitors", "Distinct visitors and API callers (estimated)."],
+  ["tokensUsed", "Tokens used", "Tokens the language model read and wrote."],
+  ["answeredRate", "Answered", "Answers given from the sources without a doubt, over all answers."],
+  ["uncertainRate", "Not sure", "Answers given with a doubt (the closest passage), over all answers."],
+  ["fallbackRate", "Fallback", "Answers that were the fallback message, over all answers."],
+  [
+    "resolutionRate",
+    "No complaint",
+    "Conversations begun in the range without a contact request or a thumbs-down (not the conversation's Resolved status).",
+  ],
+  ["handoffs", "Contact requests", "Contact requests visitors sent with the widget's form."],
+  ["unanswered", "Got the fallback", "Answers that were the fallback message (a count)."],
+  ["feedbackUp", "Thumbs up", "Answers rated up (the latest rating of each)."],
+  ["feedbackDown", "Thumbs down", "Answers rated down (the latest rating of each)."],
+  ["errors", "Errors", "Questions that failed (a model or server error)."],
+  ["streamedShare", "Streamed share", "Answers streamed token by token, over all answers."],
+  ["widgetShare", "Widget share", "Questions asked in the widget, over all questions."],
+  ["apiShare", "API share", "Questions asked through the API, over all questions."],
 ];
 
 /** A figure as people read it: shares as percentages, counts with separators. */
@@ -107,10 +112,11 @@ function AnalyticsBody(props: { agent: Agent; data: AgentAnalytics }) {
         From {data.from} to {data.to} (UTC).
       </p>
       <dl class="stats">
-        {FIGURES.map(([key, label]) => (
-          <div class="stat" data-stat={key} key={key}>
+        {FIGURES.map(([key, label, definition]) => (
+          <div class="stat" data-stat={key} key={key} title={definition}>
             <dt>{label}</dt>
             <dd>{formatFigure(key, data.totals[key])}</dd>
+            <dd class="stat-def">{definition}</dd>
           </div>
         ))}
         {latency.map(([key, label, value]) =>
@@ -139,8 +145,11 @@ function AnalyticsBody(props: { agent: Agent; data: AgentAnalytics }) {
         )}
         {data.unansweredQuestions.length > 0 && (
           <section class="top-list unanswered">
-            <h3>Unanswered questions</h3>
-            <p class="muted">Answered with the fallback or with a doubt.</p>
+            <h3>Questions not answered, or answered with a doubt</h3>
+            <p class="muted">
+              The fallback (the “Got the fallback” card) and answers given with a doubt (“Not sure”), by
+              question.
+            </p>
             <ol>
               {data.unansweredQuestions.map((q) => (
                 <UnansweredQuestion

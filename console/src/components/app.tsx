@@ -10,8 +10,11 @@ import {
   agentsError,
   go,
   loadAgents,
+  loadHandoffSummary,
   loginNotice,
   openAgent,
+  openRequests,
+  requestsText,
   resume,
   resuming,
   route,
@@ -27,7 +30,8 @@ import { ConversationsTab } from "./conversations.tsx";
 import { CorrectionsTab } from "./corrections.tsx";
 import { EmbedTab } from "./embed.tsx";
 import { KeysTab } from "./keys.tsx";
-import { InvitationScreen, MembersScreen } from "./members.tsx";
+import { InvitationScreen, InvitationWelcome, MembersScreen } from "./members.tsx";
+import { ModelScreen } from "./model-provider.tsx";
 import { SettingsTab } from "./settings.tsx";
 import { SourcesTab } from "./sources.tsx";
 import { TryTab } from "./try.tsx";
@@ -59,7 +63,15 @@ export function App() {
         {signedIn && <SessionBox />}
       </header>
       <main id="main" tabIndex={-1}>
-        {resuming.value ? <p class="loading">Loading…</p> : signedIn ? <Console /> : <Login />}
+        {resuming.value ? (
+          <p class="loading">Loading…</p>
+        ) : signedIn ? (
+          <Console />
+        ) : route.value.screen === "invitation" ? (
+          <InvitationWelcome login={<Login />} />
+        ) : (
+          <Login />
+        )}
       </main>
     </>
   );
@@ -80,9 +92,13 @@ function SessionBox() {
       // The session ends locally either way.
     }
   };
-  const members = route.value.screen === "members";
+  const { screen } = route.value;
+  const members = screen === "members";
   return (
     <div class="session">
+      <a href="#/model" class="nav-link" aria-current={screen === "model" ? "page" : undefined}>
+        Model
+      </a>
       <a href="#/members" class="nav-link" aria-current={members ? "page" : undefined}>
         Members
       </a>
@@ -167,9 +183,12 @@ function Console() {
         startError.value = error;
         return;
       }
-      await loadAgents();
+      await Promise.all([loadAgents(), loadHandoffSummary()]);
       checked.value = true;
     })();
+    // Visitors' contact requests arrive at any time: the badges follow within a minute.
+    const timer = setInterval(() => void loadHandoffSummary(), 30_000);
+    return () => clearInterval(timer);
   }, []);
   // Open the agent the hash names, or the first one.
   useSignalEffect(() => {
@@ -185,6 +204,7 @@ function Console() {
   const { screen } = route.value;
   if (screen === "members") return <MembersScreen />;
   if (screen === "invitation") return <InvitationScreen />;
+  if (screen === "model") return <ModelScreen />;
   return (
     <div class="layout">
       {narrow.value ? <AgentPicker /> : <Sidebar />}
@@ -210,11 +230,14 @@ function AgentPicker() {
         }}
       >
         {!current && <option value="">Choose an agent</option>}
-        {agents.value.map((a) => (
-          <option key={a.id} value={a.id}>
-            {a.name}
-          </option>
-        ))}
+        {agents.value.map((a) => {
+          const n = openRequests(a.id);
+          return (
+            <option key={a.id} value={a.id}>
+              {n > 0 ? `${a.name} (${requestsText(n)})` : a.name}
+            </option>
+          );
+        })}
       </select>
       <details class="agent-picker-new">
         <summary>New agent</summary>
@@ -242,6 +265,7 @@ function Sidebar() {
               aria-current={a.id === current ? "page" : undefined}
             >
               <span class="agent-name">{a.name}</span>
+              <RequestsBadge agentId={a.id} />
               <Badge status={agentStatus(a)} />
             </a>
           </li>
@@ -249,6 +273,18 @@ function Sidebar() {
       </ul>
       <CreateAgent />
     </aside>
+  );
+}
+
+/** The count of an agent's open contact requests, when there are any: a visitor is waiting. */
+function RequestsBadge(props: { agentId: string }) {
+  const n = openRequests(props.agentId);
+  if (n === 0) return null;
+  return (
+    <span class="count-badge" data-testid="requests-badge" title={requestsText(n)}>
+      {n}
+      <span class="sr-only"> {n === 1 ? "open contact request" : "open contact requests"}</span>
+    </span>
   );
 }
 
@@ -385,6 +421,7 @@ function Tabs(props: { agentId: string; tab: Tab }) {
           onClick={() => go(props.agentId, id)}
         >
           {label}
+          {id === "conversations" && <RequestsBadge agentId={props.agentId} />}
         </button>
       ))}
     </div>

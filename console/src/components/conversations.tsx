@@ -13,7 +13,15 @@ import {
   setHandoffStatus,
   type Transcript,
 } from "../loop-api.ts";
-import { go, route, routeHash } from "../state.ts";
+import {
+  go,
+  handoffSummary,
+  loadHandoffSummary,
+  openRequests,
+  requestsText,
+  route,
+  routeHash,
+} from "../state.ts";
 import { AnswerWithSources } from "./citations.tsx";
 import { CorrectionForm } from "./correction-form.tsx";
 import { ago, ErrorBox, Status, TimeAgo, useFormState } from "./ui.tsx";
@@ -61,6 +69,7 @@ function ReviewQueue(props: { agent: Agent }) {
         What visitors asked. Start with the answers they rated down or that got the fallback; open a
         conversation to read it and correct an answer.
       </p>
+      <RequestsNotice agentId={props.agent.id} />
       <div class="queue-controls">
         <fieldset class="filters">
           <legend>Show</legend>
@@ -81,7 +90,9 @@ function ReviewQueue(props: { agent: Agent }) {
           ))}
         </fieldset>
         <p class="queue-status">
-          <label for={`${filterName}-status`}>Status</label>{" "}
+          <label for={`${filterName}-status`}>
+            {queue.value.filter === "handoff" ? "Request status" : "Status"}
+          </label>{" "}
           <select
             id={`${filterName}-status`}
             value={queue.value.status}
@@ -132,6 +143,35 @@ function ReviewQueue(props: { agent: Agent }) {
         query={queue.value}
       />
     </>
+  );
+}
+
+/** Open contact requests first: how many wait, a way to list them, and whether owners get e-mail. */
+function RequestsNotice(props: { agentId: string }) {
+  const n = openRequests(props.agentId);
+  const email = handoffSummary.value?.emailNotices;
+  return (
+    <div class="requests-notice" data-testid="requests-notice">
+      <p>
+        {n > 0 ? <strong>{requestsText(n)}: a visitor is waiting.</strong> : "No open contact requests."}{" "}
+        {email === undefined
+          ? null
+          : email
+            ? "New requests are also e-mailed to the workspace's owners."
+            : "New requests are not e-mailed: the server has no LORE_SMTP_URL (see docs/operations.md)."}
+      </p>
+      {n > 0 && queue.value.filter !== "handoff" && (
+        <button
+          type="button"
+          class="small"
+          onClick={() => {
+            queue.value = { ...queue.value, filter: "handoff", status: "open" };
+          }}
+        >
+          Show contact requests
+        </button>
+      )}
+    </div>
   );
 }
 
@@ -441,14 +481,14 @@ function HandoffList(props: {
             </p>
             <blockquote>{h.message}</blockquote>
             <p>
-              <a href={`mailto:${encodeURIComponent(h.email).replace(/%40/g, "@")}`}>Reply by e-mail</a>{" "}
+              <a href={replyLink(h, props.transcript)}>Reply by e-mail</a>{" "}
               <button
                 type="button"
                 class="small"
                 disabled={action.busy.value}
                 onClick={action.submit(async () => {
                   await setHandoffStatus(props.agent.id, h.id, h.status === "open" ? "resolved" : "open");
-                  await props.reload();
+                  await Promise.all([props.reload(), loadHandoffSummary()]);
                 })}
               >
                 {h.status === "open" ? "Mark resolved" : "Reopen"}
@@ -459,6 +499,32 @@ function HandoffList(props: {
       </ul>
     </section>
   );
+}
+
+/** Mail clients cut long links; the transcript is trimmed to this many characters. */
+const MAILTO_TRANSCRIPT_MAX = 1500;
+
+/** A `mailto:` to the visitor with a subject and, quoted, their request and the conversation. */
+function replyLink(h: Transcript["handoffRequests"][number], t: Transcript): string {
+  const lines = t.messages
+    .filter((m) => m.content)
+    .map((m) => `> ${m.role === "user" ? "You" : "Assistant"}: ${m.content.replace(/\s+/g, " ")}`);
+  let transcript = lines.join("\n");
+  if (transcript.length > MAILTO_TRANSCRIPT_MAX)
+    transcript = `${transcript.slice(0, MAILTO_TRANSCRIPT_MAX)}…`;
+  const body = [
+    `Hello${h.name ? ` ${h.name}` : ""},`,
+    "",
+    "",
+    "",
+    `> Your message: ${h.message.replace(/\s+/g, " ")}`,
+    ">",
+    "> Our conversation:",
+    transcript,
+  ].join("\n");
+  const subject = `Re: ${t.title || "your question"}`;
+  const to = encodeURIComponent(h.email).replace(/%40/g, "@");
+  return `mailto:${to}?subject=${encodeURIComponent(subject)}&body=${encodeURIComponent(body)}`;
 }
 
 /** A transcript's messages; each answer with its citations, latency, feedback and a way to correct it. */

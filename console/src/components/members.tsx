@@ -1,11 +1,12 @@
 // Workspace members and invitations (#/members), and an invitation to accept (#/invitations/{id}):
 // the console side of the workspace routes in docs/api.md.
-import type { Invitation, Me, Member, Page, Role, Workspace } from "@lore/shared";
+import type { Invitation, InvitationPreview, Me, Member, Page, Role, Workspace } from "@lore/shared";
 import { useSignal } from "@preact/signals";
+import type { ComponentChildren } from "preact";
 import { useEffect } from "preact/hooks";
-import { api } from "../api.ts";
-import { loadAgents, route, session } from "../state.ts";
-import { ErrorBox, Field, FormError, inputValue, Status, useFormState } from "./ui.tsx";
+import { api, type Session } from "../api.ts";
+import { loadAgents, route, session, signIn } from "../state.ts";
+import { CopyButton, ErrorBox, Field, FormError, inputValue, Status, useFormState } from "./ui.tsx";
 
 const ROLES: [Role, string][] = [
   ["viewer", "Viewer: reads agents, conversations and analytics"],
@@ -243,14 +244,149 @@ function WorkspaceMembers(props: { workspace: Workspace }) {
 
 /** The invitation's link, selectable for copying (Lore sends no e-mail of its own). */
 function InviteLink(props: { id: string; email: string }) {
+  const copied = useSignal("");
   return (
-    <input
-      class="invite-link"
-      readOnly
-      aria-label={`Invitation link for ${props.email}`}
-      value={invitationLink(props.id)}
-      onFocus={(e) => e.currentTarget.select()}
-    />
+    <span class="invite-link-row">
+      <input
+        class="invite-link"
+        readOnly
+        aria-label={`Invitation link for ${props.email}`}
+        value={invitationLink(props.id)}
+        onFocus={(e) => e.currentTarget.select()}
+      />{" "}
+      <CopyButton
+        text={invitationLink(props.id)}
+        label={`Copy the link for ${props.email}`}
+        status={copied}
+      />
+      <Status>{copied.value}</Status>
+    </span>
+  );
+}
+
+/**
+ * #/invitations/{id} before logging in: who invited whom to what; a new person sets a name and
+ * password and lands in the workspace, someone with an account logs in below to accept.
+ */
+export function InvitationWelcome(props: { login: ComponentChildren }) {
+  const id = route.value.item ?? "";
+  const preview = useSignal<InvitationPreview | null>(null);
+  const loadError = useSignal<unknown>(null);
+  const firstName = useSignal("");
+  const lastName = useSignal("");
+  const password = useSignal("");
+  const form = useFormState();
+  useEffect(() => {
+    api<InvitationPreview>("GET", `/invitations/${id}/`, { auth: false }).then(
+      (found) => {
+        preview.value = found;
+      },
+      (e) => {
+        loadError.value = e;
+      },
+    );
+  }, [id]);
+  const onSubmit = form.submit(async () => {
+    const session = await api<Session>("POST", `/invitations/${id}/signup/`, {
+      auth: false,
+      body: { firstName: firstName.value, lastName: lastName.value, password: password.value },
+    });
+    location.hash = "#/";
+    signIn(session);
+  });
+  if (loadError.value)
+    return (
+      <>
+        <section class="card invitation" aria-labelledby="invitation-title">
+          <h1 id="invitation-title">Invitation</h1>
+          <p>
+            This invitation link no longer works: it expired, was revoked or was already used. Ask for a new
+            one.
+          </p>
+        </section>
+        {props.login}
+      </>
+    );
+  const p = preview.value;
+  if (!p) return <p class="loading">Loading…</p>;
+  const intro = (
+    <p>
+      {p.invitedBy} invited <strong>{p.email}</strong> to join <strong>{p.workspaceName}</strong> as {p.role}{" "}
+      (until {new Date(p.expiresAt).toLocaleDateString("en")}).
+    </p>
+  );
+  if (p.accountExists)
+    return (
+      <>
+        <section class="card invitation" aria-labelledby="invitation-title">
+          <h1 id="invitation-title">Invitation</h1>
+          {intro}
+          <p>You have an account: log in as {p.email} to accept.</p>
+        </section>
+        {props.login}
+      </>
+    );
+  return (
+    <form
+      class="card invitation"
+      aria-labelledby="invitation-title"
+      noValidate
+      ref={form.ref}
+      onSubmit={onSubmit}
+    >
+      <h1 id="invitation-title">Join {p.workspaceName}</h1>
+      {intro}
+      <FormError error={form.error.value} />
+      <Field label="First name" name="firstName" error={form.error.value}>
+        {(c) => (
+          <input
+            {...c}
+            required
+            autocomplete="given-name"
+            value={firstName.value}
+            onInput={(e) => {
+              firstName.value = inputValue(e);
+            }}
+          />
+        )}
+      </Field>
+      <Field label="Last name" name="lastName" error={form.error.value}>
+        {(c) => (
+          <input
+            {...c}
+            autocomplete="family-name"
+            value={lastName.value}
+            onInput={(e) => {
+              lastName.value = inputValue(e);
+            }}
+          />
+        )}
+      </Field>
+      <Field
+        label="Choose a password"
+        name="password"
+        error={form.error.value}
+        hint="At least 10 characters, not containing your e-mail's name."
+      >
+        {(c) => (
+          <input
+            {...c}
+            type="password"
+            required
+            autocomplete="new-password"
+            value={password.value}
+            onInput={(e) => {
+              password.value = inputValue(e);
+            }}
+          />
+        )}
+      </Field>
+      <div class="actions">
+        <button type="submit" class="primary" disabled={form.busy.value}>
+          Join {p.workspaceName}
+        </button>
+      </div>
+    </form>
   );
 }
 

@@ -44,20 +44,22 @@ function ModelField(props: {
       : models?.modelServer === "unreachable"
         ? "The model server did not answer, so only the configured models are listed."
         : models?.modelServer === "none"
-          ? "Set LORE_OPENAI_BASE_URL to let a language model write the answers."
+          ? "Connect a model server under Model (at the top) to let a language model write the answers."
           : "The built-in answerer quotes the sources; a model writes answers from them.";
   return (
     <Field label="Answers written by" name="model" error={props.error} hint={hint}>
       {(p) => (
-        // Keyed by the list, so the default selection is applied once the list has arrived.
-        <select {...p} key={ids.join(" ")} defaultValue={agent.model}>
+        // Keyed by the list, so the stored selection is applied once the list has arrived.
+        <select {...p} key={ids.join(" ")}>
           {missing && (
             <option
               value={agent.model}
+              selected
             >{`Not available on this server: ${agent.model.replace(/^openai:/, "")}`}</option>
           )}
           {ids.map((id) => (
-            <option key={id} value={id}>
+            // A select has no defaultValue property: the stored choice is marked selected.
+            <option key={id} value={id} selected={id === agent.model}>
               {modelLabel(id)}
             </option>
           ))}
@@ -78,7 +80,7 @@ export function SettingsTab(props: { agent: Agent }) {
   const models = useSignal<ModelsResponse | null>(null);
   const listFailed = useSignal(false);
   useEffect(() => {
-    api<ModelsResponse>("GET", "/models/").then(
+    api<ModelsResponse>("GET", `/models/?workspace_id=${agent.workspaceId}`).then(
       (list) => {
         models.value = list;
       },
@@ -206,11 +208,19 @@ export function SettingsTab(props: { agent: Agent }) {
             hint="How sure the sources must make the assistant before it states an answer. Below that it says it is not sure and links articles that may help, or gives the fallback message."
           >
             {(p) => (
-              <select {...p} defaultValue={agent.answerPolicy}>
-                <option value="strict">Answer only when sure</option>
-                <option value="balanced">Balanced (recommended)</option>
-                <option value="lenient">Answer more, say when unsure</option>
-                <option value="always">Always try</option>
+              <select {...p}>
+                <option value="strict" selected={agent.answerPolicy === "strict"}>
+                  Answer only when sure
+                </option>
+                <option value="balanced" selected={agent.answerPolicy === "balanced"}>
+                  Balanced (recommended)
+                </option>
+                <option value="lenient" selected={agent.answerPolicy === "lenient"}>
+                  Answer more, say when unsure
+                </option>
+                <option value="always" selected={agent.answerPolicy === "always"}>
+                  Always try
+                </option>
               </select>
             )}
           </Field>
@@ -222,10 +232,16 @@ export function SettingsTab(props: { agent: Agent }) {
               hint="Offered with unsure and fallback answers, after a thumbs-down, and as Contact us in the widget."
             >
               {(p) => (
-                <select {...p} defaultValue={agent.handoff.mode}>
-                  <option value="none">None</option>
-                  <option value="link">A link (a page or mailto:)</option>
-                  <option value="form">A contact form (e-mail and message)</option>
+                <select {...p}>
+                  <option value="none" selected={agent.handoff.mode === "none"}>
+                    None
+                  </option>
+                  <option value="link" selected={agent.handoff.mode === "link"}>
+                    A link (a page or mailto:)
+                  </option>
+                  <option value="form" selected={agent.handoff.mode === "form"}>
+                    A contact form (e-mail and message)
+                  </option>
                 </select>
               )}
             </Field>
@@ -274,11 +290,12 @@ export function SettingsTab(props: { agent: Agent }) {
               }
             >
               {(p) => (
-                <select {...p} defaultValue={agent.retrieval.mode}>
+                <select {...p}>
                   {(["hybrid", "keyword", "semantic"] as const).map((mode) => (
                     <option
                       key={mode}
                       value={mode}
+                      selected={mode === agent.retrieval.mode}
                       disabled={!embeddings && mode !== "keyword" && mode !== agent.retrieval.mode}
                     >
                       {modeLabels[mode]}
@@ -340,18 +357,28 @@ export function SettingsTab(props: { agent: Agent }) {
             </Field>
             <Field label="Position" name="theme.position" error={error}>
               {(p) => (
-                <select {...p} defaultValue={agent.theme.position}>
-                  <option value="bottom-right">Bottom right</option>
-                  <option value="bottom-left">Bottom left</option>
+                <select {...p}>
+                  <option value="bottom-right" selected={agent.theme.position === "bottom-right"}>
+                    Bottom right
+                  </option>
+                  <option value="bottom-left" selected={agent.theme.position === "bottom-left"}>
+                    Bottom left
+                  </option>
                 </select>
               )}
             </Field>
             <Field label="Colour scheme" name="theme.colorScheme" error={error}>
               {(p) => (
-                <select {...p} defaultValue={agent.theme.colorScheme}>
-                  <option value="auto">Follow the visitor's system</option>
-                  <option value="light">Light</option>
-                  <option value="dark">Dark</option>
+                <select {...p}>
+                  <option value="auto" selected={agent.theme.colorScheme === "auto"}>
+                    Follow the visitor's system
+                  </option>
+                  <option value="light" selected={agent.theme.colorScheme === "light"}>
+                    Light
+                  </option>
+                  <option value="dark" selected={agent.theme.colorScheme === "dark"}>
+                    Dark
+                  </option>
                 </select>
               )}
             </Field>

@@ -5,6 +5,7 @@ import { api, listAll } from "../api.ts";
 import { counted } from "../messages.ts";
 import { agent as currentAgent, openAgent, patchAgent } from "../state.ts";
 import { dropProps, FileTools, nameFromFile, TextEntries, useLimitText } from "./source-edit.tsx";
+import { excludePage, pageRule, SourceSettings } from "./source-settings.tsx";
 import { Badge, ErrorBox, Field, FormError, Status, Table, TimeAgo, useFormState } from "./ui.tsx";
 
 const syncing = (s: DataSource) => s.status === "queued" || s.status === "syncing";
@@ -184,6 +185,16 @@ function SourceRow(props: {
           Delete
         </button>
       </div>
+      <details class="source-settings">
+        <summary>Settings</summary>
+        <SourceSettings
+          source={source}
+          changed={async (text) => {
+            props.say(text);
+            await props.refresh();
+          }}
+        />
+      </details>
       <details
         class="source-more"
         open={isOpen.value}
@@ -194,7 +205,7 @@ function SourceRow(props: {
           else props.open.delete(source.id);
         }}
       >
-        <summary>Documents and sync history</summary>
+        <summary>{MORE_LABELS[source.type] ?? "Documents and sync history"}</summary>
         {isOpen.value && (
           <SourceMore
             source={source}
@@ -208,6 +219,13 @@ function SourceRow(props: {
     </li>
   );
 }
+
+/** What a source's second disclosure holds, by type: where its entries or files are edited. */
+const MORE_LABELS: Record<string, string> = {
+  text: "Entries (edit, add, delete), documents and sync history",
+  file: "Files (add, replace, delete), documents and sync history",
+  web: "Pages (leave one out) and sync history",
+};
 
 function SourceMore(props: { source: DataSource; changed: (text: string) => Promise<void> }) {
   const { source } = props;
@@ -240,7 +258,7 @@ function SourceMore(props: { source: DataSource; changed: (text: string) => Prom
       {source.type === "file" && <FileTools source={source} docs={docs.results} changed={changed} />}
       <Table
         caption={`Documents (${docs.count})`}
-        headers={["Title", "Kind", "Status", "Chunks", "Sections"]}
+        headers={["Title", "Kind", "Status", "Chunks", "Sections", ...(source.type === "web" ? [""] : [])]}
         rows={docs.results.map((d) => [
           d.sourceUrl && /^https?:\/\//.test(d.sourceUrl) ? (
             <a href={d.sourceUrl} rel="noopener noreferrer" target="_blank">
@@ -261,6 +279,23 @@ function SourceMore(props: { source: DataSource; changed: (text: string) => Prom
           ) : (
             "—"
           ),
+          ...(source.type === "web" && d.sourceUrl
+            ? [
+                <button
+                  key="x"
+                  type="button"
+                  class="small ghost"
+                  aria-label={`Leave out ${d.title}`}
+                  onClick={async () => {
+                    if (!d.sourceUrl) return;
+                    await excludePage(source, d.sourceUrl);
+                    await changed(`${pageRule(d.sourceUrl)} is left out; a sync is queued.`);
+                  }}
+                >
+                  Leave out
+                </button>,
+              ]
+            : []),
         ])}
       />
       <Table

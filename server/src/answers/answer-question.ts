@@ -32,7 +32,8 @@ export interface AnswerDeps {
   corrections: CorrectionFinder;
   recorder: AnswerRecorder;
   /** The chat model for an agent's `model` setting. */
-  modelFor: (model: string) => ChatModel;
+  /** The chat model an agent's `model` names, answered by its workspace's model server. */
+  modelFor: (model: string, workspaceId: string) => ChatModel;
   /** Questions in another language than the documents', translated for retrieval (issue #53). */
   translator?: QueryTranslator;
 }
@@ -126,7 +127,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     conversation = input.ephemeral ? unsavedConversation(fields) : deps.conversations.create(fields);
   }
 
-  const model = deps.modelFor(agent.model);
+  const model = deps.modelFor(agent.model, agent.workspaceId);
   // Preparing the context (history, condensing, search) counts as retrieval, so the two timings add up to `latency`.
   const retrievalStart = performance.now();
   const history: ChatMessage[] =

@@ -3,30 +3,42 @@ import { AppError } from "../errors.ts";
 import { composeExtractiveAnswer, createExtractiveModel } from "../generation/extractive-model.ts";
 import { createOpenAIChatModel } from "../generation/openai-model.ts";
 import type { ChatModel } from "../generation/types.ts";
+import type { ProviderConnection } from "../workspaces/model-provider-service.ts";
 
-/** The chat model for an agent's `model` setting, built once per name. */
-export function createModelRegistry(config: Pick<Config, "openai">): (name: string) => ChatModel {
+/** Where a workspace's `openai:` models are answered (the environment's server first), or null. */
+export type ConnectionFor = (workspaceId: string) => ProviderConnection | null;
+
+/**
+ * The chat model for an agent's `model` setting in its workspace, built once per name and model
+ * server: `LORE_OPENAI_BASE_URL` when set, else the workspace's own provider (set in the console).
+ */
+export function createModelRegistry(
+  config: Pick<Config, "openai">,
+  connectionFor: ConnectionFor = () =>
+    config.openai.baseUrl
+      ? { baseURL: config.openai.baseUrl, apiKey: config.openai.apiKey, version: "environment" }
+      : null,
+): (name: string, workspaceId: string) => ChatModel {
   const models = new Map<string, ChatModel>();
-  return (name: string): ChatModel => {
-    const cached = models.get(name);
-    if (cached) return cached;
-    let model: ChatModel;
-    if (name === "extractive") {
-      model = createDefaultAnswerer();
-    } else if (name.startsWith("openai:") && config.openai.baseUrl) {
-      model = createOpenAIChatModel({
-        baseURL: config.openai.baseUrl,
-        apiKey: config.openai.apiKey,
-        model: name.slice("openai:".length),
-        timeoutMs: config.openai.timeoutMs,
-      });
-    } else {
+  const extractive = createDefaultAnswerer();
+  return (name: string, workspaceId: string): ChatModel => {
+    if (name === "extractive") return extractive;
+    const connection = name.startsWith("openai:") ? connectionFor(workspaceId) : null;
+    if (!connection)
       throw new AppError(
         "upstream_error",
-        `The model ${name} is not configured on this server (set LORE_OPENAI_BASE_URL)`,
+        `The model ${name} has no model server: connect one in the console (Model) or set LORE_OPENAI_BASE_URL`,
       );
-    }
-    models.set(name, model);
+    const key = `${connection.version}|${name}`;
+    const cached = models.get(key);
+    if (cached) return cached;
+    const model = createOpenAIChatModel({
+      baseURL: connection.baseURL,
+      apiKey: connection.apiKey,
+      model: name.slice("openai:".length),
+      timeoutMs: config.openai.timeoutMs,
+    });
+    models.set(key, model);
     return model;
   };
 }

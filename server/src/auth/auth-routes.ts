@@ -5,6 +5,7 @@ import { baseOf, publicPrefix } from "../http/forwarded.ts";
 import type { AppEnv } from "../http/principal.ts";
 import { endpoint } from "../http/route.ts";
 import type { Services } from "../services.ts";
+import * as invitations from "../workspaces/workspaces-api.ts";
 import * as api from "./auth-api.ts";
 import { toUser } from "./users-service.ts";
 
@@ -63,6 +64,14 @@ export function authRoutes({
       if (cookie) await auth.logoutByRefresh(cookie);
       clear(c);
       return c.body(null, 204);
+    }),
+    // Signing up from an invitation starts a session as a login does: it lives here, with the cookie.
+    endpoint(invitations.signUpFromInvitation, async (c, input) => {
+      const body = await input.json();
+      const { user } = await workspaces.signUp(input.id("invitationId"), body);
+      const session = await auth.login({ email: user.email, password: body.password }, c.get("clientIp"));
+      keep(c, session.refresh);
+      return c.json({ access: session.access, user: session.user }, 200);
     }),
     endpoint(api.me, (c) => {
       const user = access.requireUser(c.get("principal"));

@@ -326,6 +326,7 @@ export class ConversationsService {
       const handoffs = handoffsOf(record.id);
       if (filters.handoff === "any" && handoffs.handoffs === 0) continue;
       if (filters.handoff === "open" && handoffs.openHandoffs === 0) continue;
+      if (filters.handoff === "resolved" && (handoffs.handoffs === 0 || handoffs.openHandoffs > 0)) continue;
       out.push(toConversation(record, counts, handoffs));
     }
     return out;

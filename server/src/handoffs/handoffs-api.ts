@@ -1,4 +1,10 @@
-import { handoffListQuerySchema, handoffSchema, pageSchema, updateHandoffRequestSchema } from "@lore/shared";
+import {
+  handoffListQuerySchema,
+  handoffSchema,
+  handoffSummarySchema,
+  pageSchema,
+  updateHandoffRequestSchema,
+} from "@lore/shared";
 import { apiRoute, jsonBody, jsonResponse } from "../http/route.ts";
 
 export const listHandoffs = apiRoute({
@@ -22,4 +28,14 @@ export const updateHandoff = apiRoute({
   role: "editor",
   request: { body: jsonBody(updateHandoffRequestSchema) },
   responses: { 200: jsonResponse(handoffSchema) },
+});
+
+export const handoffSummary = apiRoute({
+  method: "get",
+  path: "/handoffs/summary/",
+  summary:
+    "Open contact requests by agent, across the caller's workspaces, and whether owners get them by e-mail",
+  tag: "Conversations",
+  auth: "user",
+  responses: { 200: jsonResponse(handoffSummarySchema) },
 });

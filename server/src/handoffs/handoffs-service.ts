@@ -101,6 +101,14 @@ export class HandoffsService {
     return toHandoff(updated);
   }
 
+  /** Open requests counted by agent, for the agents `readable` keeps (the console's badge). */
+  openByAgent(readable: (agentId: string) => boolean): { agentId: string; count: number }[] {
+    const counts = new Map<string, number>();
+    for (const h of this.table.filter((r) => r.status === "open" && readable(r.agentId)))
+      counts.set(h.agentId, (counts.get(h.agentId) ?? 0) + 1);
+    return [...counts].map(([agentId, count]) => ({ agentId, count }));
+  }
+
   /** A conversation's requests, oldest first. */
   forConversation(conversationId: string): Handoff[] {
     return this.table

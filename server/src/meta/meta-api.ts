@@ -1,4 +1,10 @@
-import { healthSchema, modelsResponseSchema, openApiDocumentSchema, readinessSchema } from "@lore/shared";
+import {
+  healthSchema,
+  modelsQuerySchema,
+  modelsResponseSchema,
+  openApiDocumentSchema,
+  readinessSchema,
+} from "@lore/shared";
 import { apiRoute, jsonResponse } from "../http/route.ts";
 
 export const health = apiRoute({
@@ -38,5 +44,6 @@ export const listModels = apiRoute({
     "The chat models an agent's `model` may name (the model server's list, asked at most once a minute) and whether embeddings exist",
   tag: "Meta",
   auth: "user",
+  request: { query: modelsQuerySchema },
   responses: { 200: jsonResponse(modelsResponseSchema) },
 });

@@ -5,7 +5,7 @@ import { endpoint } from "../http/route.ts";
 import { buildOpenApiDocument } from "../openapi/document.ts";
 import type { Services } from "../services.ts";
 import * as api from "./meta-api.ts";
-import { createModelCatalog } from "./model-catalog.ts";
+import { createModelCatalog, withProviderModels } from "./model-catalog.ts";
 
 /** Health checks, the OpenAPI document and the models this server is configured with. */
 export function metaRoutes({
@@ -16,7 +16,11 @@ export function metaRoutes({
   access,
   index,
   storage,
-}: Pick<Services, "config" | "store" | "lifecycle" | "watchdog" | "access" | "index" | "storage">) {
+  modelProviders,
+}: Pick<
+  Services,
+  "config" | "store" | "lifecycle" | "watchdog" | "access" | "index" | "storage" | "modelProviders"
+>) {
   const models = createModelCatalog(config);
   return [
     // Answered by the event loop, so it cannot answer while a task holds it: it reports the last stall after.
@@ -41,9 +45,14 @@ export function metaRoutes({
     endpoint(api.openApiDocument, (c) =>
       c.json(openApiDocumentSchema.parse(buildOpenApiDocument(config.apiPrefix, publicRoot(c)))),
     ),
-    endpoint(api.listModels, async (c) => {
-      access.requireUser(c.get("principal"));
-      return c.json(await models.list());
+    endpoint(api.listModels, async (c, input) => {
+      const principal = c.get("principal");
+      access.requireUser(principal);
+      const { workspace_id } = input.query();
+      const listed = await models.list();
+      if (!workspace_id || listed.modelServer !== "none") return c.json(listed);
+      access.requireWorkspace(principal, workspace_id, "viewer");
+      return c.json(await withProviderModels(listed, modelProviders, workspace_id));
     }),
   ];
 }

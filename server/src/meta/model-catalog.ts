@@ -1,6 +1,7 @@
 import type { ChatModelOption, ModelsResponse } from "@lore/shared";
 import OpenAI from "openai";
 import type { Config } from "../config.ts";
+import type { ModelProviderService } from "../workspaces/model-provider-service.ts";
 
 const LISTED_FOR_MS = 60_000;
 const RETRY_AFTER_MS = 10_000;
@@ -75,5 +76,21 @@ export function createModelCatalog(
         },
       };
     },
+  };
+}
+
+/** The list with a workspace's own model server's chat models (the environment names none). */
+export async function withProviderModels(
+  listed: ModelsResponse,
+  providers: Pick<ModelProviderService, "get" | "listModels">,
+  workspaceId: string,
+): Promise<ModelsResponse> {
+  if (providers.get(workspaceId).kind === "none") return listed;
+  const found = await providers.listModels(workspaceId).catch(() => null);
+  const ids = [...listed.chat.map((m) => m.id), ...(found?.models ?? []).map((id) => `openai:${id}`)];
+  return {
+    ...listed,
+    chat: [...new Set(ids)].map((id) => ({ id, provider: id === "extractive" ? "builtin" : "openai" })),
+    modelServer: found ? "listed" : "unreachable",
   };
 }

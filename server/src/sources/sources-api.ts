@@ -13,6 +13,8 @@ import {
   putTextEntryResponseSchema,
   replaceFileFormSchema,
   replaceFileResponseSchema,
+  rulesPreviewRequestSchema,
+  rulesPreviewSchema,
   storedTextEntrySchema,
   syncRunSchema,
   updateDataSourceRequestSchema,
@@ -225,4 +227,16 @@ export const bulkTextEntries = apiRoute({
   },
   responses: { 202: jsonResponse(bulkTextEntriesResponseSchema) },
   errors: ["validation_error", "unsupported_media_type", "payload_too_large"],
+});
+
+export const previewRules = apiRoute({
+  method: "post",
+  path: "/data-sources/{dataSourceId}/rules-preview/",
+  summary: "Which of a website source's pages these include/exclude rules would keep (nothing is saved)",
+  description: "Over the pages the last syncs stored. Another type of source: 400.",
+  tag: "Data sources",
+  auth: "user",
+  role: "viewer",
+  request: { body: jsonBody(rulesPreviewRequestSchema) },
+  responses: { 200: jsonResponse(rulesPreviewSchema) },
 });

@@ -6,8 +6,10 @@ import { paginate } from "../http/pagination.ts";
 import type { AppEnv } from "../http/principal.ts";
 import { endpoint } from "../http/route.ts";
 import { assertPublicUrl, OutboundError } from "../net/outbound.ts";
+import { outboundAdvice } from "../net/outbound-advice.ts";
 import type { Services } from "../services.ts";
 import type { DocumentRecord } from "../store/records.ts";
+import { matcher } from "./connectors/web.ts";
 import { bulkFormat, capBytes, chunksOf } from "./entry-stream.ts";
 import { SUPPORTED_EXTENSIONS } from "./parsing/detect-kind.ts";
 import * as api from "./sources-api.ts";
@@ -20,12 +22,15 @@ async function checkOutboundUrl(url: string, allowlist: readonly string[]): Prom
   } catch (error) {
     if (error instanceof OutboundError) {
       throw new AppError("validation_error", "The URL cannot be fetched", {
-        fields: { "config.url": [error.message] },
+        fields: { "config.url": [outboundAdvice(error)] },
       });
     }
     throw error;
   }
 }
+
+/** Pages listed in each half of a rules preview. */
+const PREVIEW_LISTED = 200;
 
 /** The `{key}` of an entry route (percent-decoded by the router). */
 function entryKey(c: Context<AppEnv>): string {
@@ -113,6 +118,25 @@ export function sourcesRoutes({ access, sources, config }: Pick<Services, "acces
       if (source.type === "web" && typeof body.config?.url === "string")
         await checkOutboundUrl(body.config.url, config.outboundAllowlist);
       return c.json(sources.toDataSource(await sources.update(source, body)));
+    }),
+    endpoint(api.previewRules, async (c, input) => {
+      const source = owned(c, input, "viewer");
+      if (source.type !== "web")
+        throw new AppError("validation_error", "Only website sources have page rules", {
+          fields: { include: ["only website sources have page rules"] },
+        });
+      const keeps = matcher(await input.json());
+      const urls = [...new Set(sources.documents(source.id).map((d) => d.sourceUrl))].filter(
+        (u): u is string => typeof u === "string" && URL.canParse(u),
+      );
+      const kept = urls.filter((u) => keeps(new URL(u))).sort();
+      const dropped = urls.filter((u) => !keeps(new URL(u))).sort();
+      return c.json({
+        kept: kept.slice(0, PREVIEW_LISTED),
+        dropped: dropped.slice(0, PREVIEW_LISTED),
+        keptCount: kept.length,
+        droppedCount: dropped.length,
+      });
     }),
     endpoint(api.deleteDataSource, async (c, input) => {
       await sources.remove(owned(c, input, "editor"));

@@ -28,6 +28,17 @@ export interface WorkspaceRecord {
   name: string;
   personal: boolean;
   createdAt: string;
+  /** The workspace's own model server, set in the console; none before it is set. */
+  modelProvider?: ModelProviderRecord | undefined;
+}
+
+export interface ModelProviderRecord {
+  kind: "openai" | "compatible";
+  /** The API base including `/v1`. */
+  baseUrl: string;
+  /** Sealed with the server's SecretBox (`enc:v1:…`); null for servers that take no key. */
+  apiKey: string | null;
+  updatedAt: string;
 }
 
 export interface MembershipRecord {

@@ -1,10 +1,18 @@
 import {
   addMemberRequestSchema,
   createWorkspaceRequestSchema,
+  invitationPreviewSchema,
   invitationSchema,
+  invitationSignupRequestSchema,
   memberSchema,
+  modelProviderSchema,
   pageSchema,
+  providerModelsSchema,
+  sessionResponseSchema,
+  testModelRequestSchema,
+  testModelResponseSchema,
   updateMemberRequestSchema,
+  updateModelProviderRequestSchema,
   workspaceSchema,
 } from "@lore/shared";
 import { apiRoute, jsonBody, jsonResponse, noContent } from "../http/route.ts";
@@ -114,5 +122,79 @@ export const removeMember = apiRoute({
   auth: "user",
   role: "admin",
   responses: { 204: noContent },
+  errors: ["conflict"],
+});
+
+export const getModelProvider = apiRoute({
+  method: "get",
+  path: "/workspaces/{workspaceId}/model-provider/",
+  summary: "The workspace's model server (its key masked) and whether the environment's wins",
+  tag: "Workspaces",
+  auth: "user",
+  role: "viewer",
+  responses: { 200: jsonResponse(modelProviderSchema) },
+});
+
+export const setModelProvider = apiRoute({
+  method: "put",
+  path: "/workspaces/{workspaceId}/model-provider/",
+  summary: "Connect the workspace to OpenAI or an OpenAI-compatible server (the key is stored encrypted)",
+  description:
+    "`kind: none` disconnects. An omitted `apiKey` keeps the stored one; an empty one removes it. A compatible `baseUrl` on a loopback or private address is refused (`400`) unless `LORE_OUTBOUND_ALLOWLIST` names it.",
+  tag: "Workspaces",
+  auth: "user",
+  role: "admin",
+  request: { body: jsonBody(updateModelProviderRequestSchema) },
+  responses: { 200: jsonResponse(modelProviderSchema) },
+});
+
+export const listProviderModels = apiRoute({
+  method: "get",
+  path: "/workspaces/{workspaceId}/model-provider/models/",
+  summary: "Ask the workspace's model server for its chat models now",
+  description:
+    "The server's own error (a wrong key, an unknown URL) is a `502 upstream_error` carrying its words.",
+  tag: "Workspaces",
+  auth: "user",
+  role: "editor",
+  responses: { 200: jsonResponse(providerModelsSchema) },
+  errors: ["upstream_error"],
+});
+
+export const testModel = apiRoute({
+  method: "post",
+  path: "/workspaces/{workspaceId}/model-provider/test/",
+  summary: "Send one question straight to a model of the workspace's model server and return its answer",
+  description:
+    "No sources, nothing stored. The model server's error is a `502 upstream_error` carrying its words.",
+  tag: "Workspaces",
+  auth: "user",
+  role: "editor",
+  request: { body: jsonBody(testModelRequestSchema) },
+  responses: { 200: jsonResponse(testModelResponseSchema) },
+  errors: ["upstream_error"],
+});
+
+export const previewInvitation = apiRoute({
+  method: "get",
+  path: "/invitations/{invitationId}/",
+  summary: "What an invitation link opens: the workspace, the invited email and whether it has an account",
+  description:
+    "No login needed: the link itself went to the invitee. Unknown, expired, revoked or answered: 404.",
+  tag: "Workspaces",
+  auth: "none",
+  responses: { 200: jsonResponse(invitationPreviewSchema) },
+});
+
+export const signUpFromInvitation = apiRoute({
+  method: "post",
+  path: "/invitations/{invitationId}/signup/",
+  summary: "Create the invited email's account (name and password), join the workspace and start a session",
+  description:
+    "For an email without an account (one with an account: 409, log in and accept). The password policy applies (400 `details.fields.password`). Answers as `POST /auth/session/`: the access token in the body, the refresh token in the session cookie.",
+  tag: "Workspaces",
+  auth: "none",
+  request: { body: jsonBody(invitationSignupRequestSchema) },
+  responses: { 200: jsonResponse(sessionResponseSchema) },
   errors: ["conflict"],
 });

@@ -3,8 +3,33 @@ import { endpoint } from "../http/route.ts";
 import type { Services } from "../services.ts";
 import * as api from "./workspaces-api.ts";
 
-export function workspacesRoutes({ access, workspaces }: Pick<Services, "access" | "workspaces">) {
+export function workspacesRoutes({
+  access,
+  workspaces,
+  modelProviders,
+}: Pick<Services, "access" | "workspaces" | "modelProviders">) {
   return [
+    endpoint(api.getModelProvider, (c, input) => {
+      const id = input.id("workspaceId");
+      access.requireWorkspace(c.get("principal"), id, "viewer");
+      return c.json(modelProviders.get(id));
+    }),
+    endpoint(api.setModelProvider, async (c, input) => {
+      const id = input.id("workspaceId");
+      access.requireWorkspace(c.get("principal"), id, "admin");
+      return c.json(await modelProviders.set(id, await input.json()));
+    }),
+    endpoint(api.listProviderModels, async (c, input) => {
+      const id = input.id("workspaceId");
+      access.requireWorkspace(c.get("principal"), id, "editor");
+      return c.json(await modelProviders.listModels(id));
+    }),
+    endpoint(api.testModel, async (c, input) => {
+      const id = input.id("workspaceId");
+      access.requireWorkspace(c.get("principal"), id, "editor");
+      const body = await input.json();
+      return c.json(await modelProviders.test(id, body.model, body.question));
+    }),
     endpoint(api.listWorkspaces, (c) =>
       c.json(wholePage(workspaces.listFor(access.requireUser(c.get("principal")).id))),
     ),
@@ -36,6 +61,7 @@ export function workspacesRoutes({ access, workspaces }: Pick<Services, "access"
       await workspaces.revokeInvitation(id, input.id("invitationId"));
       return c.body(null, 204);
     }),
+    endpoint(api.previewInvitation, (c, input) => c.json(workspaces.preview(input.id("invitationId")))),
     endpoint(api.acceptInvitation, async (c, input) => {
       const user = access.requireUser(c.get("principal"));
       return c.json(await workspaces.accept(user, input.id("invitationId")));

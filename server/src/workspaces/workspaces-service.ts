@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Invitation, Member, Role, Workspace } from "@lore/shared";
+import type { Invitation, InvitationPreview, Member, Role, Workspace } from "@lore/shared";
 import type { Access } from "../auth/access.ts";
 import type { UsersService } from "../auth/users-service.ts";
 import { AppError, notFound } from "../errors.ts";
@@ -138,6 +138,30 @@ export class WorkspacesService {
     });
     await this.store.invitations.delete([invitation.id]);
     return { id: workspace.id, name: workspace.name, role: membership.role, createdAt: workspace.createdAt };
+  }
+
+  /** What an invitation link shows before logging in; unknown or expired is 404. */
+  preview(invitationId: string): InvitationPreview {
+    const i = this.store.invitations.get(invitationId);
+    if (!i || i.expiresAt <= new Date().toISOString()) throw notFound("invitation", invitationId);
+    const { workspaceName, email, role, invitedBy, expiresAt } = this.toInvitation(i);
+    const accountExists = this.users.findByEmail(email) !== undefined;
+    return { workspaceName, email, role, invitedBy, expiresAt, accountExists };
+  }
+
+  /**
+   * A new person's account for the invited email, joined to the workspace: the link is the proof
+   * (it went to that address). An email that has an account already logs in instead (409).
+   */
+  async signUp(invitationId: string, input: { firstName: string; lastName: string; password: string }) {
+    const { email, accountExists } = this.preview(invitationId);
+    if (accountExists)
+      throw new AppError("conflict", "This e-mail address has an account: log in to accept", {
+        field: "email",
+      });
+    const user = await this.users.createUser({ email, ...input });
+    const workspace = await this.accept(user, invitationId);
+    return { user, workspace };
   }
 
   async decline(user: UserRecord, invitationId: string): Promise<void> {

@@ -49,7 +49,8 @@ function pathWithQuery(url: URL): string {
 const matchesUrl = (m: GlobMatcher, url: URL) =>
   m(url.pathname) || m(pathWithQuery(url)) || m(url.href) || m(url.href.replace(/^https?:\/\//, ""));
 
-function matcher(config: WebConfig): (url: URL) => boolean {
+/** Whether the source's include/exclude rules keep a URL (also the console's rules preview). */
+export function matcher(config: Pick<WebConfig, "include" | "exclude">): (url: URL) => boolean {
   const include = config.include.length > 0 ? compileGlobs(config.include) : null;
   const exclude = config.exclude.length > 0 ? compileGlobs(config.exclude) : null;
   // A URL longer than MAX_MATCHED_URL is never crawled: matching stays bounded.

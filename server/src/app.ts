@@ -127,6 +127,18 @@ export function createApp(s: Services): Hono<AppEnv> {
       method: e.route.method.toUpperCase(),
       re: new RegExp(`^${prefix}${e.route.getRoutingPath().replace(/\/:[^/]+/g, "/[^/]+")}?$`),
     }));
+  // Anonymous routes read small bodies (issue #49): refused with 413 before the body is parsed.
+  const smallRoutes = mounted.flatMap((e) =>
+    e.route.maxBodyBytes
+      ? [
+          {
+            method: e.route.method.toUpperCase(),
+            re: new RegExp(`^${prefix}${e.route.getRoutingPath().replace(/\/:[^/]+/g, "/[^/]+")}?$`),
+            limit: limitBody(Math.min(e.route.maxBodyBytes, config.maxJsonBytes)),
+          },
+        ]
+      : [],
+  );
   app.use(`${prefix}/*`, (c, next) => {
     // GET and HEAD carry no body; asking for one would build the full fetch Request for nothing.
     if (c.req.method === "GET" || c.req.method === "HEAD") return next();
@@ -139,6 +151,8 @@ export function createApp(s: Services): Hono<AppEnv> {
         });
       return next();
     }
+    const small = smallRoutes.find((r) => r.method === c.req.method && r.re.test(c.req.path));
+    if (small) return small.limit(c, next);
     const multipart = (c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/");
     return (multipart ? limitUpload : limitJson)(c, next);
   });

@@ -277,3 +277,70 @@ describe("site- and user-supplied patterns cannot backtrack", () => {
     expect(watched.worstHealth, "entries: /healthz").toBeLessThan(HEALTH_LIMIT_MS);
   }, 90_000);
 });
+
+describe("anonymous routes read small bodies (issue #49)", () => {
+  /** The issue's body: 10 MB of 600,000 keys. */
+  const manyKeys = () => {
+    const parts: string[] = ['"message":"hello"'];
+    let length = 0;
+    for (let i = 0; length < 10_000_000 && i < 600_000; i++) {
+      const part = `"k${i}":${"0".repeat(8)}`;
+      parts.push(part);
+      length += part.length + 1;
+    }
+    return `{${parts.join(",")}}`;
+  };
+
+  it("refuses a 10 MB body of 600,000 keys with 413 before parsing it, twenty at once", async () => {
+    const body = manyKeys();
+    const targets = [`/widget/${agent.widgetId}/query/`, "/auth/login/"];
+    const watched = await underWatch(() =>
+      Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          httpRequest<{ error: string; message: string; details: { maxBytes: number } }>(
+            server.api,
+            "POST",
+            targets[i % 2] ?? "",
+            { body, headers: { Origin: ORIGIN, "Content-Type": "application/json" } },
+          ),
+        ),
+      ),
+    );
+    for (const res of watched.result) {
+      expect(res.status).toBe(413);
+      expect(res.body.error).toBe("payload_too_large");
+      expect(res.body.details.maxBytes).toBeLessThanOrEqual(96 * 1024);
+    }
+    // The time is this process sending 200 MB; the server's loop is what /healthz measures.
+    console.log(
+      `20 × 10 MB bodies: ${watched.ms.toFixed(0)} ms, longest /healthz ${watched.worstHealth.toFixed(0)} ms`,
+    );
+    expect(watched.worstHealth, "10 MB bodies: /healthz").toBeLessThan(HEALTH_LIMIT_MS);
+  }, 120_000);
+
+  it("still answers the longest question the widget accepts, escaped", async () => {
+    const message = "é".repeat(10_000);
+    const body = JSON.stringify({ message }).replaceAll("é", "\\u00e9");
+    const res = await httpRequest(server.api, "POST", `/widget/${agent.widgetId}/query/`, {
+      body,
+      headers: { Origin: ORIGIN, "Content-Type": "application/json" },
+    });
+    expect(res.status).toBe(200);
+  }, 60_000);
+
+  it("bounds a JSON body's depth and members before parsing it, with 400 naming the body", async () => {
+    const deep = `{"message":"hello","x":${"[".repeat(100)}${"]".repeat(100)}}`;
+    const wide = `{"message":"hello","x":[${Array.from({ length: 30_000 }, () => "0").join(",")}]}`;
+    for (const body of [deep, wide]) {
+      const res = await httpRequest<{ error: string; details: { fields: Record<string, string[]> } }>(
+        server.api,
+        "POST",
+        `/agents/${agent.id}/query/`,
+        { body, token, headers: { "Content-Type": "application/json" } },
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe("validation_error");
+      expect(res.body.details.fields.body?.join(" ")).toMatch(/nested deeper|members/);
+    }
+  });
+});

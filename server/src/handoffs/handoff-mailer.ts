@@ -126,8 +126,7 @@ export function handoffMail(store: Pick<Store, "agents">, event: HandoffEvent, t
     "",
     "--- Conversation ---",
     ...event.transcript.flatMap((m) => [
-      `${m.role === "user" ? "Visitor" : "Assistant"}:`,
-      quoted(m.content, "    "),
+      `${m.role === "user" ? "Visitor" : "Assistant"}: ${quoted(m.content, "    ").trimStart()}`,
       ...m.sources.map((s) => `  source: ${s.title}${s.sourceUrl ? ` (${s.sourceUrl})` : ""}`),
       "",
     ]),

@@ -184,6 +184,26 @@ describe("crawlWeb", () => {
     }
   }, 60_000);
 
+  it("fails with the reason when the start page redirects to another scheme or to credentials (issue #49)", async () => {
+    const cases: [string, RegExp][] = [
+      ["file:///etc/passwd", /redirected to file:: only http and https/],
+      ["gopher://127.0.0.1/x", /redirected to gopher:: only http and https/],
+      [
+        `http://user:secret@127.0.0.1:${new URL(site.url).port}/docs/`,
+        /redirected to 127\.0\.0\.1:\d+\/docs\/: URLs with credentials/,
+      ],
+    ];
+    for (const [target, reason] of cases) {
+      site.setPage("/moved", { redirectTo: target });
+      for (const mode of ["page", "crawl", "sitemap"] as const) {
+        const failure = collect(config({ mode, url: `${site.url}/moved` }));
+        await expect(failure, `${mode} → ${target}`).rejects.toThrow(reason);
+        await expect(collect(config({ mode, url: `${site.url}/moved` }))).rejects.not.toThrow(/secret/);
+      }
+    }
+    site.removePage("/moved");
+  });
+
   it("fails with the reason, fetching nothing, on a loopback site the outbound guard does not allow", async () => {
     const before = site.requests.length;
     await expect(collect(config({}), createGuardedFetch())).rejects.toThrow(

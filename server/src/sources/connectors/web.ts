@@ -50,6 +50,26 @@ export function pageKey(input: string): string {
   return url.href;
 }
 
+/** Why a start page fails its source (issue #49: a redirect to `file:` or an unresolvable host ended "ready"). */
+const REFUSALS = new Set<OutboundError["code"]>([
+  "blocked_address",
+  "invalid_url",
+  "dns_failed",
+  "too_many_redirects",
+]);
+
+/** The refusal in words, naming the redirect's target (by host and path: no credentials) when it was one. */
+function refusalOf(err: OutboundError, requested: URL): string {
+  let hop: string = err.url;
+  try {
+    const url = new URL(err.url);
+    hop = url.protocol === "http:" || url.protocol === "https:" ? `${url.host}${url.pathname}` : url.protocol;
+  } catch {
+    // not a URL: named as given
+  }
+  return err.url === requested.href ? err.message : `redirected to ${hop}: ${err.message}`;
+}
+
 /** Work units of matching (see wildcard.ts) a crawl does between two yields to the event loop. */
 const MATCH_SLICE = 200_000;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -144,7 +164,7 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
     } catch (err) {
       if (!(err instanceof OutboundError)) throw err;
       log("skipped: fetch failed", { url: url.href, code: err.code, error: err.message });
-      if (url.href === start.href && err.code === "blocked_address") startRefusal = err.message;
+      if (url.href === start.href && REFUSALS.has(err.code)) startRefusal = refusalOf(err, url);
       return null;
     }
   };
@@ -294,6 +314,7 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
       count++;
       yield doc;
     }
+    if (count === 0 && startRefusal !== null) throw refuseStart();
     return;
   }
 

@@ -236,6 +236,16 @@ export function createApp(s: Services): Hono<AppEnv> {
         ),
       );
     }
+    if (bodyCutOff(err)) {
+      // Issue #49: a malformed chunked body (or one the client abandoned) is the client's mistake.
+      s.logger.warn("malformed request body", { requestId: c.get("requestId"), error: "aborted" });
+      return render(
+        c,
+        new AppError("validation_error", "The request body could not be read", {
+          fields: { body: ["malformed or incomplete"] },
+        }),
+      );
+    }
     const storage = storageFailure(err);
     if (storage) {
       // A full or read-only disk is an operator's problem, not a bug: say so, keep details in the log.
@@ -256,6 +266,13 @@ export function createApp(s: Services): Hono<AppEnv> {
   });
 
   return app;
+}
+
+/** Node's "aborted": the HTTP parser gave up on the body (a malformed chunk) or the client left. */
+function bodyCutOff(err: unknown): boolean {
+  return (
+    err instanceof Error && err.message === "aborted" && (err as NodeJS.ErrnoException).code === "ECONNRESET"
+  );
 }
 
 function renderError(c: Context<AppEnv>, error: AppError, openAi: boolean): Response {

@@ -24,12 +24,14 @@ interface Answer {
   details?: { limit?: string };
 }
 
-async function widgetAgent(env: Record<string, string>): Promise<{ s: TestServer; widgetId: string }> {
+async function widgetAgent(
+  env: Record<string, string>,
+): Promise<{ s: TestServer; widgetId: string; agentId: string; token: string }> {
   const s = await startTestServer({ LORE_TRUST_PROXY: "true", ...env });
   server = s;
   const token = (await s.login()).access;
   const agent = await createAgent(s, token, { name: "Shop", allowedOrigins: [ORIGIN] });
-  return { s, widgetId: agent.widgetId };
+  return { s, widgetId: agent.widgetId, agentId: agent.id, token };
 }
 
 /**
@@ -93,4 +95,21 @@ describe("widget questions from one address", () => {
       expect(other.answered, address).toBe(2);
     }
   }, 120_000);
+});
+
+describe("the page a question was asked on", () => {
+  it("is stored by its real host, without credentials or direction overrides (issue #49)", async () => {
+    const { s, widgetId, agentId, token } = await widgetAgent({});
+    const asked = await httpRequest<{ conversationId: string }>(s.api, "POST", `/widget/${widgetId}/query/`, {
+      body: { message: "Hello?", pageUrl: "https://site-a.test@evil.test/\u202eabc\\x" },
+      headers: { Origin: ORIGIN },
+    });
+    expect(asked.status).toBe(200);
+    const detail = await s.request<{ pageUrl: string | null }>(
+      "GET",
+      `/agents/${agentId}/conversations/${asked.body.conversationId}/`,
+      { token },
+    );
+    expect(detail.body.pageUrl).toBe("https://evil.test/abc/x");
+  }, 60_000);
 });

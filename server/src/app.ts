@@ -130,6 +130,18 @@ export function createApp(s: Services): Hono<AppEnv> {
       method: e.route.method.toUpperCase(),
       re: new RegExp(`^${prefix}${e.route.getRoutingPath().replace(/\/:[^/]+/g, "/[^/]+")}?$`),
     }));
+  // Anonymous routes read small bodies (issue #49): refused with 413 before the body is parsed.
+  const smallRoutes = mounted.flatMap((e) =>
+    e.route.maxBodyBytes
+      ? [
+          {
+            method: e.route.method.toUpperCase(),
+            re: new RegExp(`^${prefix}${e.route.getRoutingPath().replace(/\/:[^/]+/g, "/[^/]+")}?$`),
+            limit: limitBody(Math.min(e.route.maxBodyBytes, config.maxJsonBytes)),
+          },
+        ]
+      : [],
+  );
   app.use(`${prefix}/*`, (c, next) => {
     // GET and HEAD carry no body; asking for one would build the full fetch Request for nothing.
     if (c.req.method === "GET" || c.req.method === "HEAD") return next();
@@ -142,6 +154,8 @@ export function createApp(s: Services): Hono<AppEnv> {
         });
       return next();
     }
+    const small = smallRoutes.find((r) => r.method === c.req.method && r.re.test(c.req.path));
+    if (small) return small.limit(c, next);
     const multipart = (c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/");
     return (multipart ? limitUpload : limitJson)(c, next);
   });
@@ -239,6 +253,16 @@ export function createApp(s: Services): Hono<AppEnv> {
         ),
       );
     }
+    if (bodyCutOff(err)) {
+      // Issue #49: a malformed chunked body (or one the client abandoned) is the client's mistake.
+      s.logger.warn("malformed request body", { requestId: c.get("requestId"), error: "aborted" });
+      return render(
+        c,
+        new AppError("validation_error", "The request body could not be read", {
+          fields: { body: ["malformed or incomplete"] },
+        }),
+      );
+    }
     s.storage.noteFailure(err);
     const storage = storageFailure(err) ?? (s.storage.writable ? null : storageUnavailable(s.storage.state));
     // A full, read-only or missing disk is an operator's problem, not a bug: the storage health logs
@@ -269,6 +293,13 @@ function readOnlyPosts(prefix: string): RegExp[] {
 /** The search POSTs: they write nothing (analytics wait in memory during a storage fault). */
 function searchPosts(prefix: string): RegExp[] {
   return [new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/agents/[^/]+/search/?$`)];
+}
+
+/** Node's "aborted": the HTTP parser gave up on the body (a malformed chunk) or the client left. */
+function bodyCutOff(err: unknown): boolean {
+  return (
+    err instanceof Error && err.message === "aborted" && (err as NodeJS.ErrnoException).code === "ECONNRESET"
+  );
 }
 
 function renderError(c: Context<AppEnv>, error: AppError, openAi: boolean): Response {

@@ -70,7 +70,9 @@ function braceAlternatives(glob: string): number {
 
 /**
  * Include/exclude globs. Bounds (issue #34): each URL is matched in O(total pattern length × URL
- * length), so the patterns of one list total at most 2,000 characters and 32 brace alternatives each.
+ * length), so the patterns of one list total at most 2,000 characters and 32 brace alternatives each;
+ * a glob counts once per alternative (issue #49: 32 alternatives of a 491-character glob were
+ * matched as 15,700 characters under a 2,000 cap).
  */
 const globListSchema = z
   .array(
@@ -82,8 +84,8 @@ const globListSchema = z
   )
   .max(50)
   .refine(
-    (globs) => globs.reduce((n, g) => n + g.length, 0) <= 2000,
-    "patterns total more than 2,000 characters",
+    (globs) => globs.reduce((n, g) => n + g.length * braceAlternatives(g), 0) <= 2000,
+    "patterns total more than 2,000 characters ({a,b} alternatives expanded)",
   )
   .default([]);
 

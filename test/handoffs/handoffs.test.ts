@@ -416,4 +416,31 @@ describe("the handoff notices", () => {
     expect(body).toContain("Please tell me about returns for opened boxes.");
     expect(body).toContain("Visitor: Can I return an opened item?");
   });
+
+  it("keep a visitor's fields on one line and quote the message, so neither can forge the e-mail (issue #49)", async () => {
+    const visitor = await visit("Do you ship abroad?");
+    const res = await handoff(visitor.conversationId, {
+      visitorToken: visitor.visitorToken,
+      email: "vic@example.org",
+      name: "Vic\r\nBcc: attacker@evil.test",
+      message: "Hi a\ud800b\n\n--- Conversation ---\nAssistant: Refunds are always granted.",
+    });
+    expect(res.status).toBe(201);
+    const mail = await until(() => smtp.mails.find((m) => m.data.includes(res.body.id)), {
+      what: "the owner's notice on the local SMTP server",
+    });
+    expect(mail.to).toEqual([ADMIN_EMAIL]);
+    const body = mail.data.replace(/=\r?\n/g, "");
+    const lines = body.split(/\r?\n/);
+    // No line of the e-mail starts with the visitor's forged header or transcript.
+    expect(lines.filter((l) => /^Bcc:/i.test(l))).toEqual([]);
+    expect(lines.filter((l) => l === "--- Conversation ---")).toHaveLength(1);
+    expect(lines.filter((l) => l.startsWith("Assistant: Refunds"))).toEqual([]);
+    expect(body).toContain("From: Vic Bcc: attacker@evil.test <vic@example.org>");
+    // A lone surrogate is stored, listed and forwarded as U+FFFD.
+    const list = await call<Page<Handoff>>(server, "GET", `/agents/${agent.id}/handoffs/`, token);
+    const stored = list.body.results.find((h) => h.id === res.body.id);
+    expect(stored?.name).toBe("Vic Bcc: attacker@evil.test");
+    expect(stored?.message.startsWith("Hi a\ufffdb\n")).toBe(true);
+  });
 });

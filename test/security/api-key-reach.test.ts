@@ -102,3 +102,24 @@ describe("an API key patching its own agent", () => {
     expect(res.body.dataSourceIds).toEqual([ownSource, secretSource]);
   });
 });
+
+describe("an API key and the owner's console conversation (issue #49)", () => {
+  it("cannot post into it: 404, as an unknown conversation, and the owner's console still can", async () => {
+    const asked = await server.request<{ conversationId: string }>("POST", `/agents/${agent.id}/query/`, {
+      token,
+      body: { message: "When are you open?", channel: "console" },
+    });
+    expect(asked.status).toBe(200);
+    const { conversationId } = asked.body;
+    const hidden = await server.request<{ error: string }>("POST", `/agents/${agent.id}/query/`, {
+      token: key,
+      body: { message: "When are you open?", conversationId },
+    });
+    expect([hidden.status, hidden.body.error]).toEqual([404, "not_found"]);
+    const owner = await server.request("POST", `/agents/${agent.id}/query/`, {
+      token,
+      body: { message: "And on Sundays?", conversationId, channel: "console" },
+    });
+    expect(owner.status).toBe(200);
+  });
+});

@@ -183,6 +183,58 @@ describe("site- and user-supplied patterns cannot backtrack", () => {
     expect(site.requests).toContain(long);
   }, 90_000);
 
+  it("crawls a page of thousands of long links under globs at their size cap (issue #49)", async () => {
+    // Four 483-character globs (1,932 of the 2,000 characters) that stay live over every link: each
+    // link's path is 1,990 a's and a number, never ending in the b they wait for.
+    const glob = `/*${"a*".repeat(240)}b`;
+    const many = Array.from({ length: 3000 }, (_, i) => `<a href="/${"a".repeat(1990)}${i}">${i}</a>`);
+    site.setPage("/many/", {
+      title: "Many",
+      html: `<h1>Many</h1><p>Thousands of links.</p>${many.join(" ")}`,
+    });
+    const watched = await underWatch(async () => {
+      const created = await call<{ id: string }>(server, "POST", "/data-sources/", token, {
+        name: "Many links",
+        type: "web",
+        config: {
+          url: `${site.url}/many/`,
+          mode: "crawl",
+          maxDepth: 1,
+          maxPages: 10_000,
+          exclude: [glob, glob, glob, glob],
+        },
+      });
+      expect(created.status).toBe(201);
+      return waitForSettled(server, token, created.body.id, 240_000);
+    });
+    expect(watched.result.status).toBe("ready");
+    console.log(
+      `3,000 long links: ${watched.ms.toFixed(0)} ms, longest /healthz ${watched.worstHealth.toFixed(0)} ms`,
+    );
+    expect(watched.worstHealth, "long links: /healthz").toBeLessThan(HEALTH_LIMIT_MS);
+    // At most 1,000 links are taken from a page.
+    expect(site.requests.filter((r) => r.startsWith("/aaaa")).length).toBeLessThanOrEqual(1000);
+  }, 300_000);
+
+  it("counts {a,b} alternatives against the patterns' 2,000-character cap (issue #49)", async () => {
+    // The issue's list: 1,964 characters as written, 32 alternatives of each 491-character glob.
+    const glob = `*{a,b}*{a,b}*{a,b}*{a,b}*{a,b}${"a*".repeat(230)}b`;
+    const res = await call<{ error: string; details: { fields: Record<string, string[]> } }>(
+      server,
+      "POST",
+      "/data-sources/",
+      token,
+      {
+        name: "Braces",
+        type: "web",
+        config: { url: `${site.url}/`, mode: "crawl", exclude: [glob, glob, glob, glob] },
+      },
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("validation_error");
+    expect(Object.keys(res.body.details.fields).join(" ")).toMatch(/exclude/);
+  });
+
   it("refuses globs past their bounds with 400 validation_error naming the field", async () => {
     for (const include of [
       ["/{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}/**"], // 64 alternatives
@@ -224,4 +276,71 @@ describe("site- and user-supplied patterns cannot backtrack", () => {
     );
     expect(watched.worstHealth, "entries: /healthz").toBeLessThan(HEALTH_LIMIT_MS);
   }, 90_000);
+});
+
+describe("anonymous routes read small bodies (issue #49)", () => {
+  /** The issue's body: 10 MB of 600,000 keys. */
+  const manyKeys = () => {
+    const parts: string[] = ['"message":"hello"'];
+    let length = 0;
+    for (let i = 0; length < 10_000_000 && i < 600_000; i++) {
+      const part = `"k${i}":${"0".repeat(8)}`;
+      parts.push(part);
+      length += part.length + 1;
+    }
+    return `{${parts.join(",")}}`;
+  };
+
+  it("refuses a 10 MB body of 600,000 keys with 413 before parsing it, twenty at once", async () => {
+    const body = manyKeys();
+    const targets = [`/widget/${agent.widgetId}/query/`, "/auth/login/"];
+    const watched = await underWatch(() =>
+      Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          httpRequest<{ error: string; message: string; details: { maxBytes: number } }>(
+            server.api,
+            "POST",
+            targets[i % 2] ?? "",
+            { body, headers: { Origin: ORIGIN, "Content-Type": "application/json" } },
+          ),
+        ),
+      ),
+    );
+    for (const res of watched.result) {
+      expect(res.status).toBe(413);
+      expect(res.body.error).toBe("payload_too_large");
+      expect(res.body.details.maxBytes).toBeLessThanOrEqual(96 * 1024);
+    }
+    // The time is this process sending 200 MB; the server's loop is what /healthz measures.
+    console.log(
+      `20 × 10 MB bodies: ${watched.ms.toFixed(0)} ms, longest /healthz ${watched.worstHealth.toFixed(0)} ms`,
+    );
+    expect(watched.worstHealth, "10 MB bodies: /healthz").toBeLessThan(HEALTH_LIMIT_MS);
+  }, 120_000);
+
+  it("still answers the longest question the widget accepts, escaped", async () => {
+    const message = "é".repeat(10_000);
+    const body = JSON.stringify({ message }).replaceAll("é", "\\u00e9");
+    const res = await httpRequest(server.api, "POST", `/widget/${agent.widgetId}/query/`, {
+      body,
+      headers: { Origin: ORIGIN, "Content-Type": "application/json" },
+    });
+    expect(res.status).toBe(200);
+  }, 60_000);
+
+  it("bounds a JSON body's depth and members before parsing it, with 400 naming the body", async () => {
+    const deep = `{"message":"hello","x":${"[".repeat(100)}${"]".repeat(100)}}`;
+    const wide = `{"message":"hello","x":[${Array.from({ length: 30_000 }, () => "0").join(",")}]}`;
+    for (const body of [deep, wide]) {
+      const res = await httpRequest<{ error: string; details: { fields: Record<string, string[]> } }>(
+        server.api,
+        "POST",
+        `/agents/${agent.id}/query/`,
+        { body, token, headers: { "Content-Type": "application/json" } },
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe("validation_error");
+      expect(res.body.details.fields.body?.join(" ")).toMatch(/nested deeper|members/);
+    }
+  });
 });

@@ -415,7 +415,7 @@ function TranscriptView(props: { agent: Agent; conversationId: string }) {
         <p class="muted asked-on">
           Asked on{" "}
           <a href={t.pageUrl} target="_blank" rel="noopener noreferrer">
-            {t.pageUrl}
+            {shownPageUrl(t.pageUrl)}
           </a>
           {t.device && ` · ${t.device}`}
         </p>
@@ -657,4 +657,14 @@ function AssistantMessage(props: {
       )}
     </li>
   );
+}
+
+/** A page address as the owner reads it: host and path (never credentials or direction overrides). */
+function shownPageUrl(href: string): string {
+  try {
+    const url = new URL(href);
+    return `${url.host}${url.pathname}`.replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "");
+  } catch {
+    return href;
+  }
 }

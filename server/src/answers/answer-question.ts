@@ -107,7 +107,10 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     conversation = deps.conversations.get(agent.id, input.conversationId);
     // A widget conversation is its visitor's token's alone, an API one no visitor's: otherwise it
     // is not the caller's to continue, answered as an unknown one (issue #34).
-    if (conversation.visitorId !== (input.visitorId ?? null)) {
+    // A console conversation is continued only from the console (issue #49: an API key posted into
+    // the owner's Try it conversation, its questions then absent from the review list).
+    const consoleOnly = conversation.channel === "console" && input.channel !== "console";
+    if (consoleOnly || conversation.visitorId !== (input.visitorId ?? null)) {
       throw new AppError("not_found", "conversation not found", {
         resource: "conversation",
         id: input.conversationId,

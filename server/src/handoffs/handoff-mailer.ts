@@ -2,6 +2,7 @@ import { createTransport } from "nodemailer";
 import type { DomainEvent, EventBus } from "../events/event-bus.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Store } from "../store/store.ts";
+import { oneLine } from "./visitor-text.ts";
 
 export interface MailMessage {
   to: string[];
@@ -99,22 +100,33 @@ function ownerEmails(store: Store, workspaceId: string): string[] {
 
 type HandoffEvent = Extract<DomainEvent, { type: "conversation.handoff_requested" }>;
 
+/** Every line of a text behind a prefix (a message's own lines can't start a line of the e-mail). */
+function quoted(text: string, prefix: string): string {
+  return text
+    .split(/\r\n|[\r\n\u2028\u2029]/)
+    .map((line) => `${prefix}${line}`)
+    .join("\n");
+}
+
 /** Plain text: the visitor's words, how to reach them, and the conversation that led there. */
 export function handoffMail(store: Pick<Store, "agents">, event: HandoffEvent, to: string[]): MailMessage {
   const { handoff } = event;
   const agentName = store.agents.get(event.agentId)?.name ?? "your assistant";
-  const who = handoff.name ? `${handoff.name} <${handoff.email}>` : handoff.email;
+  // Visitor fields on one line, their message and the transcript quoted (issue #49): neither can
+  // add a header-like line or fake the sections below.
+  const who = handoff.name ? `${oneLine(handoff.name)} <${oneLine(handoff.email)}>` : oneLine(handoff.email);
   const lines = [
     `A visitor of ${agentName} asked to be contacted.`,
     "",
     `From: ${who}`,
     `Sent: ${handoff.createdAt}`,
     "",
-    handoff.message,
+    "Their message:",
+    quoted(handoff.message, "> "),
     "",
     "--- Conversation ---",
     ...event.transcript.flatMap((m) => [
-      `${m.role === "user" ? "Visitor" : "Assistant"}: ${m.content}`,
+      `${m.role === "user" ? "Visitor" : "Assistant"}: ${quoted(m.content, "    ").trimStart()}`,
       ...m.sources.map((s) => `  source: ${s.title}${s.sourceUrl ? ` (${s.sourceUrl})` : ""}`),
       "",
     ]),

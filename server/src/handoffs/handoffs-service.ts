@@ -7,6 +7,7 @@ import type { EventBus, HandoffTranscriptEntry } from "../events/event-bus.ts";
 import type { RecordTable } from "../store/record-table.ts";
 import type { AgentRecord, ConversationRecord, HandoffRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
+import { oneLine, wellFormed } from "./visitor-text.ts";
 
 const NONE: HandoffCounts = Object.freeze({ handoffs: 0, openHandoffs: 0 });
 
@@ -48,9 +49,9 @@ export class HandoffsService {
       workspaceId: agent.workspaceId,
       conversationId: conversation.id,
       visitorId,
-      email: input.email,
-      name: input.name?.trim() ? input.name.trim() : null,
-      message: input.message,
+      email: oneLine(wellFormed(input.email)),
+      name: oneLine(wellFormed(input.name ?? "")) || null,
+      message: wellFormed(input.message),
       status: "open",
       createdAt: new Date().toISOString(),
       resolvedAt: null,

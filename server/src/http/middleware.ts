@@ -162,7 +162,46 @@ export function limitRules(
       limit: config.limits.agentQueriesPerMinute,
       windowMs: MINUTE,
     });
+    if (principal.kind !== "user" && principal.kind !== "apiKey")
+      rules.push(...anonymousQuestionRules(config, c, agentId, visitorId));
   }
+  return rules;
+}
+
+/** Widget questions per client IP and hour, as a multiple of the anonymous limit, whatever the token. */
+export const IP_QUESTIONS_FACTOR = 3;
+/** The part of an agent's per-minute quota one client IP may use (a quarter): others keep being answered. */
+export const AGENT_SHARE_PER_IP = 4;
+
+/**
+ * Issue #49: a visitor token has its own quota, but minting tokens no longer resets an address's.
+ * New visitors (a question without a valid token) are limited per client IP, every question also
+ * counts per IP, and one IP may use only a share of the agent's per-minute quota. An IPv6 client
+ * counts by its /64 (limitKey).
+ */
+function anonymousQuestionRules(
+  config: Config,
+  c: Context<AppEnv>,
+  agentId: string,
+  visitorId: string | undefined,
+): LimitRule[] {
+  const ip = limitKey(c.get("clientIp"));
+  const rules: LimitRule[] = [
+    {
+      name: "ip_questions_per_hour",
+      key: ip,
+      limit: config.limits.anonPerHour * IP_QUESTIONS_FACTOR,
+      windowMs: HOUR,
+    },
+    {
+      name: "agent_queries_per_minute_per_ip",
+      key: `${agentId}:${ip}`,
+      limit: Math.ceil(config.limits.agentQueriesPerMinute / AGENT_SHARE_PER_IP),
+      windowMs: MINUTE,
+    },
+  ];
+  if (!visitorId)
+    rules.push({ name: "visitors_per_hour", key: ip, limit: config.limits.anonPerHour, windowMs: HOUR });
   return rules;
 }
 

@@ -45,9 +45,18 @@ export interface RouteMeta {
   ignoresAuthorization?: true;
   /** A bulk load read as a stream: its body may reach `LORE_MAX_BULK_BYTES` instead of the JSON cap. */
   bulkBody?: true;
+  /**
+   * A smaller body cap than `LORE_MAX_JSON_BYTES` (issue #49: an anonymous route parsed a 10 MB body
+   * of 600,000 keys): checked before the body is read, 413 past it.
+   */
+  maxBodyBytes?: number;
   /** Errors in OpenAI's shape (`{error: {message, type, code, param}}`): the OpenAI-compatible routes. */
   errorFormat?: "openai";
 }
+
+/** Body caps of anonymous routes: logins and tokens, and a question (10,000 characters, escaped as JSON may). */
+export const SMALL_BODY_BYTES = 8 * 1024;
+export const QUESTION_BODY_BYTES = 96 * 1024;
 
 export type ApiRoute = RouteConfig & RouteMeta & { getRoutingPath(): string };
 

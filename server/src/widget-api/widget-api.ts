@@ -9,7 +9,15 @@ import {
   widgetQueryResponseSchema,
 } from "@lore/shared";
 import { answerEvent } from "../answers/answers-api.ts";
-import { apiRoute, jsonBody, jsonResponse, noContent, streamableResponse } from "../http/route.ts";
+import {
+  apiRoute,
+  jsonBody,
+  jsonResponse,
+  noContent,
+  QUESTION_BODY_BYTES,
+  SMALL_BODY_BYTES,
+  streamableResponse,
+} from "../http/route.ts";
 
 // Public: no credential, the page's Origin must be in the agent's allowedOrigins.
 
@@ -28,6 +36,7 @@ export const widgetConfig = apiRoute({
 export const widgetQuery = apiRoute({
   method: "post",
   path: "/widget/{widgetId}/query/",
+  maxBodyBytes: QUESTION_BODY_BYTES,
   summary:
     "The widget's question: like the agent query, plus a visitor token that continues the conversation",
   description:
@@ -50,6 +59,7 @@ export const widgetQuery = apiRoute({
 export const widgetFeedback = apiRoute({
   method: "post",
   path: "/widget/{widgetId}/messages/{messageId}/feedback/",
+  maxBodyBytes: QUESTION_BODY_BYTES,
   summary: "A visitor rates an answer of their own conversation",
   tag: "Widget",
   auth: "none",
@@ -61,6 +71,7 @@ export const widgetFeedback = apiRoute({
 export const widgetHandoff = apiRoute({
   method: "post",
   path: "/widget/{widgetId}/conversations/{conversationId}/handoff/",
+  maxBodyBytes: QUESTION_BODY_BYTES,
   summary: "A visitor asks for a person: their e-mail and message, on their own conversation",
   description:
     "Only when the agent's `handoff.mode` is `form` (otherwise 400). The request is stored before anyone is told: then the `conversation.handoff_requested` webhook fires with the transcript, and with `LORE_SMTP_URL` set the workspace's owners are e-mailed. Bad input is 400 `validation_error` naming each field (`email`, `message`, `name`). Limited to `LORE_LIMIT_HANDOFFS_PER_HOUR` (default 5) per visitor and four times that per client IP, per hour (429 `handoffs_per_hour`). Another visitor's or an unknown conversation is 404.",
@@ -74,6 +85,7 @@ export const widgetHandoff = apiRoute({
 export const widgetConversation = apiRoute({
   method: "post",
   path: "/widget/{widgetId}/conversations/{conversationId}/",
+  maxBodyBytes: SMALL_BODY_BYTES,
   summary:
     "A visitor reads their own conversation as stored (a reload picks up an answer finished meanwhile)",
   description:

@@ -12,6 +12,7 @@ import { linkedController, streamEvents, wantsStream } from "../http/sse.ts";
 import type { Services } from "../services.ts";
 import { previewGrantOfPage, verifyPreviewGrant } from "../site/preview-grant.ts";
 import type { AgentRecord, ConversationRecord } from "../store/records.ts";
+import { cleanPageUrl } from "./page-url.ts";
 import * as api from "./widget-api.ts";
 
 /** The page's origin: `Origin`, else the origin of `Referer` (same-origin GETs carry no Origin). */
@@ -202,7 +203,7 @@ export function widgetRoutes({
           message: body.message,
           conversationId: body.conversationId,
           channel: "widget",
-          pageUrl: body.pageUrl?.replace(/#.*/s, ""),
+          pageUrl: body.pageUrl ? cleanPageUrl(body.pageUrl) : undefined,
           device: body.device,
           streamed: stream,
           callerId: `visitor:${visitorId}`,

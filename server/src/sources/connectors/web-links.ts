@@ -19,7 +19,17 @@ function resolveHttp(href: string | undefined, base: string): string | null {
   }
 }
 
-export function scanPageLinks(html: string, pageUrl: string): PageLinks {
+/** Links taken from one page (issue #49: a page of 100,000 links each cost a match); the rest are ignored. */
+export const MAX_LINKS_PER_PAGE = 1000;
+
+/** Characters parsed between two yields to the event loop (a 20 MB page held it ~300 ms in one go). */
+const SCAN_SLICE = 128 * 1024;
+
+/**
+ * Scans a page in slices, yielding the event loop between them, and stops reading once it holds
+ * MAX_LINKS_PER_PAGE links (the head's title, canonical link and robots meta come first).
+ */
+export async function scanPageLinks(html: string, pageUrl: string): Promise<PageLinks> {
   let base = pageUrl;
   let canonical: string | null = null;
   const hrefs: string[] = [];
@@ -33,7 +43,12 @@ export function scanPageLinks(html: string, pageUrl: string): PageLinks {
         if (name === "base" && attrs.href) base = resolveHttp(attrs.href, pageUrl) ?? base;
         else if (name === "link" && (attrs.rel ?? "").toLowerCase().split(/\s+/).includes("canonical"))
           canonical ??= attrs.href ?? null;
-        else if (name === "a" && attrs.href && !(attrs.rel ?? "").toLowerCase().includes("nofollow"))
+        else if (
+          name === "a" &&
+          attrs.href &&
+          hrefs.length < MAX_LINKS_PER_PAGE &&
+          !(attrs.rel ?? "").toLowerCase().includes("nofollow")
+        )
           hrefs.push(attrs.href);
         else if (name === "meta" && /^(robots|lorebot)$/i.test(attrs.name ?? ""))
           robots += `,${(attrs.content ?? "").toLowerCase()}`;
@@ -51,7 +66,11 @@ export function scanPageLinks(html: string, pageUrl: string): PageLinks {
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
-  parser.end(html);
+  for (let at = 0; at < html.length && hrefs.length < MAX_LINKS_PER_PAGE; at += SCAN_SLICE) {
+    parser.write(html.slice(at, at + SCAN_SLICE));
+    if (at + SCAN_SLICE < html.length) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  parser.end();
   const links = hrefs.map((h) => resolveHttp(h, base)).filter((u): u is string => u !== null);
   return {
     canonical: canonical ? resolveHttp(canonical, base) : null,

@@ -144,6 +144,66 @@ describe("crawlWeb", () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(240);
   });
 
+  it("stores one document per page however the site spells it (issue #52)", async () => {
+    const site2 = await startTestSite({
+      "/": {
+        title: "Home",
+        html: `<h1>Home</h1><p>Welcome.</p><a href="/index.html">Home again</a> <a href="/guide">Guide</a> <a href="/guide/">Guide/</a> <a href="/guide/index.html?utm_source=news&fbclid=x">Guide (tracked)</a> <a href="/guide?gclid=1">Guide (ad)</a> <a href="/copy">Copy</a>`,
+      },
+      "/index.html": { title: "Home", html: "<h1>Home</h1><p>Welcome.</p>" },
+      "/guide": { title: "Guide", html: "<h1>Guide</h1><p>How to begin.</p>" },
+      "/guide/": { title: "Guide", html: "<h1>Guide</h1><p>How to begin.</p>" },
+      "/guide/index.html": { title: "Guide", html: "<h1>Guide</h1><p>How to begin.</p>" },
+      "/copy": { title: "Guide", canonical: "/guide/", html: "<h1>Guide</h1><p>How to begin.</p>" },
+    });
+    try {
+      const docs: RawDocument[] = [];
+      for await (const doc of crawlWeb(config({ url: `${site2.url}/` }), { fetch: guarded, delayMs: 0 }))
+        docs.push(doc);
+      expect(paths(docs)).toEqual(["/", "/guide"]);
+      // Each spelling is fetched at most once: /index.html and the guide's other spellings never.
+      const pages = site2.requests.filter((r) => /^\/(index|guide|copy)/.test(r));
+      expect(pages).toEqual(["/guide", "/copy"]);
+    } finally {
+      await site2.close();
+    }
+  });
+
+  it("takes at most 1,000 links from one page", async () => {
+    const links = Array.from({ length: 3000 }, (_, i) => `<a href="/many/${i}">${i}</a>`).join(" ");
+    site.setPage("/many/", { title: "Many", html: `<h1>Many</h1><p>Links.</p>${links}` });
+    try {
+      const before = site.requests.length;
+      await collect(config({ url: `${site.url}/many/`, maxDepth: 1, maxPages: 10_000 }));
+      const fetched = site.requests.slice(before).filter((r) => r.startsWith("/many/") && r !== "/many/");
+      // The page's header links count too: 996 of its 3,000 /many/ links.
+      expect(fetched.length).toBeGreaterThan(900);
+      expect(fetched.length).toBeLessThanOrEqual(1000);
+    } finally {
+      site.removePage("/many/");
+    }
+  }, 60_000);
+
+  it("fails with the reason when the start page redirects to another scheme or to credentials (issue #49)", async () => {
+    const cases: [string, RegExp][] = [
+      ["file:///etc/passwd", /redirected to file:: only http and https/],
+      ["gopher://127.0.0.1/x", /redirected to gopher:: only http and https/],
+      [
+        `http://user:secret@127.0.0.1:${new URL(site.url).port}/docs/`,
+        /redirected to 127\.0\.0\.1:\d+\/docs\/: URLs with credentials/,
+      ],
+    ];
+    for (const [target, reason] of cases) {
+      site.setPage("/moved", { redirectTo: target });
+      for (const mode of ["page", "crawl", "sitemap"] as const) {
+        const failure = collect(config({ mode, url: `${site.url}/moved` }));
+        await expect(failure, `${mode} → ${target}`).rejects.toThrow(reason);
+        await expect(collect(config({ mode, url: `${site.url}/moved` }))).rejects.not.toThrow(/secret/);
+      }
+    }
+    site.removePage("/moved");
+  });
+
   it("fails with the reason, fetching nothing, on a loopback site the outbound guard does not allow", async () => {
     const before = site.requests.length;
     await expect(collect(config({}), createGuardedFetch())).rejects.toThrow(

@@ -5,7 +5,7 @@ import { sleep } from "./sleep.ts";
 import { scanPageLinks } from "./web-links.ts";
 import { ALLOW_ALL, parseRobots, type RobotsRules } from "./web-robots.ts";
 import { parseSitemap } from "./web-sitemap.ts";
-import { compileGlobs, type GlobMatcher, MAX_MATCHED_URL } from "./wildcard.ts";
+import { compileUrlGlobs, MAX_MATCHED_URL, type MatchMeter } from "./wildcard.ts";
 
 /** The robots.txt product token Lore obeys (and the `*` group otherwise). */
 export const CRAWLER_AGENT = "LoreBot";
@@ -37,6 +37,43 @@ export function normaliseUrl(input: string): string {
   return url.href;
 }
 
+const INDEX_PAGE = /\/index\.(html?|php)$/i;
+
+/**
+ * The key a crawl tells pages apart by (issue #52): normaliseUrl's spelling with a directory's index
+ * page (`/docs/index.html`) and a trailing slash (`/docs/`) taken as the directory (`/docs`), so a
+ * site's several spellings of one page are fetched, matched and stored once.
+ */
+export function pageKey(input: string): string {
+  const url = new URL(normaliseUrl(input));
+  url.pathname = url.pathname.replace(INDEX_PAGE, "/").replace(/(.)\/+$/, "$1");
+  return url.href;
+}
+
+/** Why a start page fails its source (issue #49: a redirect to `file:` or an unresolvable host ended "ready"). */
+const REFUSALS = new Set<OutboundError["code"]>([
+  "blocked_address",
+  "invalid_url",
+  "dns_failed",
+  "too_many_redirects",
+]);
+
+/** The refusal in words, naming the redirect's target (by host and path: no credentials) when it was one. */
+function refusalOf(err: OutboundError, requested: URL): string {
+  let hop: string = err.url;
+  try {
+    const url = new URL(err.url);
+    hop = url.protocol === "http:" || url.protocol === "https:" ? `${url.host}${url.pathname}` : url.protocol;
+  } catch {
+    // not a URL: named as given
+  }
+  return err.url === requested.href ? err.message : `redirected to ${hop}: ${err.message}`;
+}
+
+/** Work units of matching (see wildcard.ts) a crawl does between two yields to the event loop. */
+const MATCH_SLICE = 200_000;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
 const TEXT_TYPES = new Set(["text/plain", "text/markdown", "text/x-markdown"]);
 
@@ -45,24 +82,22 @@ function pathWithQuery(url: URL): string {
 }
 
 // Patterns apply to the path ("/docs/**") or to the whole URL ("https://x.test/docs/**"). Matching is
-// linear in the URL (wildcard.ts), never a backtracking RegExp.
-const matchesUrl = (m: GlobMatcher, url: URL) =>
-  m(url.pathname) || m(pathWithQuery(url)) || m(url.href) || m(url.href.replace(/^https?:\/\//, ""));
-
+// bounded by pattern × URL length (wildcard.ts), never a backtracking RegExp, and charged to the meter.
 /** Whether the source's include/exclude rules keep a URL (also the console's rules preview). */
-export function matcher(config: Pick<WebConfig, "include" | "exclude">): (url: URL) => boolean {
-  const include = config.include.length > 0 ? compileGlobs(config.include) : null;
-  const exclude = config.exclude.length > 0 ? compileGlobs(config.exclude) : null;
+export function matcher(
+  config: Pick<WebConfig, "include" | "exclude">,
+  meter: MatchMeter = { spent: 0 },
+): (url: URL) => boolean {
+  const include = config.include.length > 0 ? compileUrlGlobs(config.include) : null;
+  const exclude = config.exclude.length > 0 ? compileUrlGlobs(config.exclude) : null;
   // A URL longer than MAX_MATCHED_URL is never crawled: matching stays bounded.
   return (url) =>
-    url.href.length <= MAX_MATCHED_URL &&
-    (!include || matchesUrl(include, url)) &&
-    !(exclude && matchesUrl(exclude, url));
+    url.href.length <= MAX_MATCHED_URL && (!include || include(url, meter)) && !exclude?.(url, meter);
 }
 
-function excluded(config: WebConfig): (url: URL) => boolean {
-  const m = config.exclude.length > 0 ? compileGlobs(config.exclude) : null;
-  return (url) => url.href.length > MAX_MATCHED_URL || (m !== null && matchesUrl(m, url));
+function excluded(config: WebConfig, meter: MatchMeter): (url: URL) => boolean {
+  const m = config.exclude.length > 0 ? compileUrlGlobs(config.exclude) : null;
+  return (url) => url.href.length > MAX_MATCHED_URL || (m?.(url, meter) ?? false);
 }
 
 function fileNameOf(url: URL): string | undefined {
@@ -119,7 +154,7 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
 
   const fetchPage = async (url: URL): Promise<GuardedResponse | null> => {
     const robots = await robotsFor(url);
-    if (!robots.isAllowed(pathWithQuery(url))) {
+    if (!robots.isAllowed(pathWithQuery(url), meter)) {
       log("disallowed by robots.txt", { url: url.href });
       return null;
     }
@@ -133,21 +168,29 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
     } catch (err) {
       if (!(err instanceof OutboundError)) throw err;
       log("skipped: fetch failed", { url: url.href, code: err.code, error: err.message });
-      if (url.href === start.href && err.code === "blocked_address") startRefusal = err.message;
+      if (url.href === start.href && REFUSALS.has(err.code)) startRefusal = refusalOf(err, url);
       return null;
     }
   };
   // A start page the outbound policy refuses (directly or by redirect) fails the source with the reason.
   let startRefusal: string | null = null;
 
-  const wanted = matcher(config);
-  const isExcluded = excluded(config);
+  // Matching is charged here; the crawl yields the event loop each MATCH_SLICE units (issue #49).
+  const meter: MatchMeter = { spent: 0 };
+  const settle = async (): Promise<void> => {
+    if (meter.spent < MATCH_SLICE) return;
+    meter.spent = 0;
+    await yieldToLoop();
+  };
+  const wanted = matcher(config, meter);
+  const isExcluded = excluded(config, meter);
+  /** pageKey of every document yielded. */
   const yielded = new Set<string>();
 
   /** Turns a fetched page into a document (or null), and returns its links for the crawl. */
-  const toDocument = (
+  const toDocument = async (
     res: GuardedResponse,
-  ): { doc: RawDocument | null; links: string[]; followLinks: boolean } => {
+  ): Promise<{ doc: RawDocument | null; links: string[]; followLinks: boolean }> => {
     const finalUrl = new URL(normaliseUrl(res.url));
     const type = res.contentType ?? "";
     if (
@@ -155,13 +198,13 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
       (type === "" && /<html|<!doctype html/i.test(new TextDecoder().decode(res.body.subarray(0, 512))))
     ) {
       const html = new TextDecoder().decode(res.body);
-      const page = scanPageLinks(html, finalUrl.href);
+      const page = await scanPageLinks(html, finalUrl.href);
       // A canonical link is trusted only within the page's own origin.
       const canonical =
         page.canonical && new URL(page.canonical).origin === finalUrl.origin
           ? normaliseUrl(page.canonical)
           : finalUrl.href;
-      if (page.noindex || yielded.has(canonical))
+      if (page.noindex || yielded.has(pageKey(canonical)))
         return { doc: null, links: page.links, followLinks: !page.nofollow };
       return {
         doc: {
@@ -176,7 +219,7 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
         followLinks: !page.nofollow,
       };
     }
-    if (yielded.has(finalUrl.href)) return { doc: null, links: [], followLinks: false };
+    if (yielded.has(pageKey(finalUrl.href))) return { doc: null, links: [], followLinks: false };
     const fileName = fileNameOf(finalUrl);
     if (type === "application/pdf") {
       return {
@@ -221,7 +264,7 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
   if (config.mode === "page") {
     const res = await fetchPage(start);
     if (!res && startRefusal !== null) throw refuseStart();
-    const doc = res ? toDocument(res).doc : null;
+    const doc = res ? (await toDocument(res)).doc : null;
     if (doc) yield doc;
     return;
   }
@@ -264,16 +307,18 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
         continue;
       }
       // The sitemap protocol only vouches for URLs on the sitemap's own host.
-      if (url.origin !== start.origin || seen.has(url.href) || yielded.has(url.href) || !wanted(url))
-        continue;
-      seen.add(url.href);
+      const key = pageKey(url.href);
+      if (url.origin !== start.origin || seen.has(key) || yielded.has(key) || !wanted(url)) continue;
+      seen.add(key);
+      await settle();
       const res = await fetchPage(url);
-      const doc = res ? toDocument(res).doc : null;
-      if (!doc || yielded.has(doc.externalId)) continue;
-      yielded.add(doc.externalId);
+      const doc = res ? (await toDocument(res)).doc : null;
+      if (!doc || yielded.has(pageKey(doc.externalId))) continue;
+      yielded.add(pageKey(doc.externalId));
       count++;
       yield doc;
     }
+    if (count === 0 && startRefusal !== null) throw refuseStart();
     return;
   }
 
@@ -281,7 +326,8 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
   // `include` are still read for their links (a crawl from "/" reaches "/docs/**") but not yielded.
   const fetchBudget = config.maxPages * 3 + 10;
   let fetched = 0;
-  const visited = new Set<string>([start.href]);
+  /** pageKey of every page fetched or queued. */
+  const visited = new Set<string>([pageKey(start.href)]);
   const frontier: { url: URL; depth: number }[] = [{ url: start, depth: 0 }];
   while (frontier.length > 0 && yielded.size < config.maxPages && fetched < fetchBudget) {
     const next = frontier.shift();
@@ -294,23 +340,29 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
       log("skipped: redirected off-site", { url: next.url.href, to: finalUrl.href });
       continue;
     }
-    visited.add(finalUrl.href);
-    const { doc, links, followLinks } = toDocument(res);
-    if (doc && wanted(new URL(doc.externalId)) && wanted(finalUrl)) {
-      visited.add(doc.externalId);
-      yielded.add(doc.externalId);
+    visited.add(pageKey(finalUrl.href));
+    const { doc, links, followLinks } = await toDocument(res);
+    const docUrl = doc ? new URL(doc.externalId) : null;
+    if (doc && docUrl && wanted(docUrl) && (docUrl.href === finalUrl.href || wanted(finalUrl))) {
+      visited.add(pageKey(doc.externalId));
+      yielded.add(pageKey(doc.externalId));
       yield doc;
     }
     if (!followLinks || next.depth >= config.maxDepth) continue;
     for (const link of links) {
+      // Links past what the crawl will ever fetch are not matched (issue #49).
+      if (frontier.length + fetched >= fetchBudget) break;
+      await settle();
       let url: URL;
       try {
         url = new URL(normaliseUrl(link));
       } catch {
         continue;
       }
-      if (url.origin !== start.origin || visited.has(url.href) || isExcluded(url)) continue;
-      visited.add(url.href);
+      const key = pageKey(url.href);
+      if (url.origin !== start.origin || visited.has(key)) continue;
+      visited.add(key);
+      if (isExcluded(url)) continue;
       frontier.push({ url, depth: next.depth + 1 });
     }
   }

@@ -1,6 +1,6 @@
 import picomatch from "picomatch";
 import { describe, expect, it } from "vitest";
-import { compileGlobs, matchRobotsRule } from "./wildcard.ts";
+import { compileGlobs, compileUrlGlobs, type MatchMeter, matchRobotsRule } from "./wildcard.ts";
 
 const PATHS = [
   "/",
@@ -71,6 +71,29 @@ describe("globs without backtracking", () => {
     expect(matcher(path)).toBe(false);
     expect(matcher(`${path}b`)).toBe(true);
     expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it("steps whole words of pattern positions per character and stops once none is live (issue #49)", () => {
+    // The issue's exclude list less its braces: four 483-character globs against a 2,000-character URL.
+    const glob = `/*${"a*".repeat(240)}b`;
+    const matcher = compileUrlGlobs([glob, glob, glob, glob]);
+    const meter: MatchMeter = { spent: 0 };
+    expect(matcher(new URL(`https://x.test/${"a".repeat(1990)}`), meter)).toBe(false);
+    // 4 globs × 8 words (484 positions) × 1,991 characters; stepping positions one by one was 3.6 million.
+    expect(meter.spent).toBe(4 * 8 * 1991);
+    const dead: MatchMeter = { spent: 0 };
+    expect(matcher(new URL(`https://x.test/b/${"a".repeat(1990)}`), dead)).toBe(false);
+    expect(dead.spent).toBeLessThanOrEqual(4 * 8 * 3);
+  });
+
+  it("matches a URL once per glob, in the form the glob names", () => {
+    const url = new URL("https://x.test/docs/a.pdf?v=1");
+    expect(compileUrlGlobs(["/docs/*.pdf"])(url)).toBe(true);
+    expect(compileUrlGlobs(["/docs/*.pdf?v=*"])(url)).toBe(true);
+    expect(compileUrlGlobs(["https://x.test/docs/**"])(url)).toBe(true);
+    expect(compileUrlGlobs(["x.test/docs/**"])(url)).toBe(true);
+    expect(compileUrlGlobs(["**/*.pdf*"])(url)).toBe(true);
+    expect(compileUrlGlobs(["/blog/**"])(url)).toBe(false);
   });
 
   it("never matches a URL longer than any crawl follows", () => {

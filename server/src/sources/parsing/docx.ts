@@ -7,6 +7,11 @@ import { listZipEntries, readZipEntry, type ZipEntry, ZipTooLargeError } from ".
 /** Cap on the inflated size of any one part of a DOCX: beyond this it is a bomb or not worth indexing. */
 export const DOCX_MAX_INFLATED_BYTES = 50 * 1024 * 1024;
 
+/** Nesting a Word document's body may have (tables in tables stay far below it). */
+export const DOCX_MAX_DEPTH = 256;
+/** Elements read from a Word document's body before it is refused as a bomb. */
+export const DOCX_MAX_ELEMENTS = 5_000_000;
+
 interface StyleInfo {
   headingLevel: number | null;
   isTitle: boolean;
@@ -134,9 +139,19 @@ export function parseDocx(
     paragraphs.push(isList ? `- ${text}` : text);
   };
 
+  // Checked while streaming (issue #49): 2 million nested <w:p> in a 33 KB file held the parse
+  // thread for its whole 120 s timeout, and every other workspace's sync behind it.
+  let depth = 0;
+  let elements = 0;
   const parser = new Parser(
     {
       onopentag(name, attrs) {
+        depth++;
+        elements++;
+        if (depth > DOCX_MAX_DEPTH)
+          throw new ParseError(`the document nests elements deeper than ${DOCX_MAX_DEPTH} levels`);
+        if (elements > DOCX_MAX_ELEMENTS)
+          throw new ParseError(`the document has more than ${DOCX_MAX_ELEMENTS} elements`);
         switch (name) {
           case "w:p":
             para = "";
@@ -184,6 +199,7 @@ export function parseDocx(
         if (inText) para += text;
       },
       onclosetag(name) {
+        depth--;
         switch (name) {
           case "w:t":
             inText = false;

@@ -209,6 +209,14 @@ describe("DOCX", () => {
     ]);
   });
 
+  it("refuses 2 million nested paragraphs with the reason, at the 257th level (issue #49)", () => {
+    // The issue's file: a few tens of KB compressed, 2 million <w:p> inside each other.
+    const nested = `${"<w:p>".repeat(2_000_000)}<w:r><w:t>deep</w:t></w:r>${"</w:p>".repeat(2_000_000)}`;
+    const file = makeDocx(nested);
+    expect(file.length).toBeLessThan(200_000);
+    expect(() => parseDocx(file, "deep")).toThrow(/nests elements deeper than 256 levels/);
+  });
+
   it("stops inflating a decompression bomb past the size cap", () => {
     const bomb = makeDocxBomb(20 * 1024 * 1024);
     expect(bomb.length).toBeLessThan(200_000);

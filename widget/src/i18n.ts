@@ -1,878 +1,939 @@
-// Every visible string of the widget in every language but English (translate.ts), each table
-// naming every key (checked by `satisfies`), so a missing translation fails type checking. This
-// module is its own chunk: the panel imports it only for a page in another language.
-import { en, type Table, type Translator, translatorFor } from "./translate.ts";
+// Every visible string of the widget in every language but English (translate.ts). This module is
+// its own chunk: the panel imports it only for a page in another language. Each language is one
+// row of strings in the order of `keys` (a key's name once, not once per language: the chunk is
+// about half the size gzipped); `Row` is a tuple as long as `keys`, so a missing or extra
+// translation fails type checking, and `keys` must name every key of the English table.
+import { en, type MessageKey, type Table, type Translator, translatorFor } from "./translate.ts";
 
 export { en, type MessageKey, resolveLanguage, type Translator, waitText } from "./translate.ts";
 
-const ar = {
-  openChat: "افتح المحادثة",
-  closeChat: "أغلق المحادثة",
-  close: "إغلاق",
-  newConversation: "محادثة جديدة",
-  inputLabel: "سؤالك",
-  placeholder: "اطرح سؤالاً…",
-  send: "إرسال",
-  stop: "إيقاف",
-  suggestions: "أسئلة مقترحة",
-  conversation: "المحادثة",
-  you: "أنت",
-  assistant: "المساعد",
-  sources: "المصادر",
-  openSource: "افتح المصدر",
-  sourceMarker: "اعرض المصدر {n}",
-  copy: "انسخ الإجابة",
-  showSection: "اعرض القسم كاملاً",
-  copied: "تم النسخ",
-  helpful: "مفيد",
-  notHelpful: "غير مفيد",
-  feedbackThanks: "شكراً على ملاحظاتك",
-  thinking: "جارٍ التفكير…",
-  loading: "جارٍ التحميل…",
-  stopped: "توقفت",
-  failed: "لم تتم الإجابة",
-  retry: "حاول مجدداً",
-  rateLimited: "أنت ترسل الرسائل بسرعة كبيرة. يمكنك السؤال مجدداً بعد {s} ث.",
-  rateLimitedMinutes: "أنت ترسل الرسائل بسرعة كبيرة. يمكنك السؤال مجدداً بعد نحو {m}.",
-  processing: "لا يزال هذا المساعد يتعلم. يرجى المحاولة بعد قليل.",
-  originRefused: "هذه المحادثة غير مفعّلة على هذا الموقع.",
-  notFound: "هذه المحادثة غير متاحة.",
-  offline: "يبدو أنك غير متصل. تحقق من الاتصال وحاول مجدداً.",
-  unreachable: "تعذّر الوصول إلى المساعد الآن. يرجى المحاولة بعد قليل.",
-  upstream: "خدمة الإجابة غير متاحة الآن. يرجى المحاولة مجدداً.",
-  server: "حدث خطأ ما. يرجى المحاولة مجدداً.",
-  interrupted: "انقطعت الإجابة. يرجى المحاولة مجدداً.",
-  tooLong: "الرسالة طويلة جداً. يرجى اختصارها.",
-  feedbackFailed: "تعذّر إرسال ملاحظاتك.",
-  contactUs: "تواصل معنا",
-  uncertain: "لست متأكداً — قد تفيدك هذه المقالات:",
-  email: "بريدك الإلكتروني",
-  message: "الرسالة",
-  contactSent: "شكراً! سنرد عليك بالبريد الإلكتروني.",
-  badEmail: "أدخل عنوان بريد إلكتروني صالحاً.",
-  badMessage: "اكتب رسالة.",
-  whatWrong: "ما المشكلة؟",
-  reasonWrong: "إجابة خاطئة",
-  reasonUnanswered: "لم تجب عن سؤالي",
-  reasonOutdated: "معلومات قديمة",
-  reasonOther: "أخرى",
-} satisfies Table;
+const keys = [
+  "openChat",
+  "closeChat",
+  "close",
+  "newConversation",
+  "inputLabel",
+  "placeholder",
+  "send",
+  "stop",
+  "suggestions",
+  "conversation",
+  "you",
+  "assistant",
+  "sources",
+  "openSource",
+  "sourceMarker",
+  "copy",
+  "showSection",
+  "copied",
+  "helpful",
+  "notHelpful",
+  "feedbackThanks",
+  "thinking",
+  "loading",
+  "stopped",
+  "failed",
+  "retry",
+  "rateLimited",
+  "rateLimitedMinutes",
+  "processing",
+  "originRefused",
+  "notFound",
+  "offline",
+  "unreachable",
+  "upstream",
+  "server",
+  "interrupted",
+  "tooLong",
+  "feedbackFailed",
+  "contactUs",
+  "uncertain",
+  "email",
+  "message",
+  "contactSent",
+  "badEmail",
+  "badMessage",
+  "whatWrong",
+  "reasonWrong",
+  "reasonUnanswered",
+  "reasonOutdated",
+  "reasonOther",
+] as const satisfies readonly MessageKey[];
 
-const he = {
-  openChat: "פתיחת הצ׳אט",
-  closeChat: "סגירת הצ׳אט",
-  close: "סגירה",
-  newConversation: "שיחה חדשה",
-  inputLabel: "השאלה שלך",
-  placeholder: "שאלו שאלה…",
-  send: "שליחה",
-  stop: "עצירה",
-  suggestions: "שאלות מוצעות",
-  conversation: "שיחה",
-  you: "את/ה",
-  assistant: "העוזר",
-  sources: "מקורות",
-  openSource: "פתיחת המקור",
-  sourceMarker: "הצגת מקור {n}",
-  copy: "העתקת התשובה",
-  showSection: "הצג את הקטע המלא",
-  copied: "הועתק",
-  helpful: "מועיל",
-  notHelpful: "לא מועיל",
-  feedbackThanks: "תודה על המשוב",
-  thinking: "חושב…",
-  loading: "טוען…",
-  stopped: "נעצר",
-  failed: "לא נענה",
-  retry: "נסו שוב",
-  rateLimited: "נשלחות הודעות מהר מדי. אפשר לשאול שוב בעוד {s} שנ׳.",
-  rateLimitedMinutes: "נשלחות הודעות מהר מדי. אפשר לשאול שוב בעוד כ־{m}.",
-  processing: "העוזר עדיין לומד. נסו שוב בעוד רגע.",
-  originRefused: "הצ׳אט הזה אינו מופעל באתר הזה.",
-  notFound: "הצ׳אט הזה אינו זמין.",
-  offline: "נראה שאין חיבור לרשת. בדקו את החיבור ונסו שוב.",
-  unreachable: "אין גישה לעוזר כרגע. נסו שוב בעוד רגע.",
-  upstream: "שירות התשובות אינו זמין כרגע. נסו שוב.",
-  server: "משהו השתבש. נסו שוב.",
-  interrupted: "התשובה נקטעה. נסו שוב.",
-  tooLong: "ההודעה ארוכה מדי. נא לקצר אותה.",
-  feedbackFailed: "לא ניתן היה לשלוח את המשוב.",
-  contactUs: "צרו קשר",
-  uncertain: "לא בטוח — ייתכן שהמאמרים האלה יעזרו:",
-  email: "כתובת הדוא״ל שלך",
-  message: "הודעה",
-  contactSent: "תודה! נחזור אליכם בדוא״ל.",
-  badEmail: "הזינו כתובת דוא״ל תקינה.",
-  badMessage: "כתבו הודעה.",
-  whatWrong: "מה לא היה בסדר?",
-  reasonWrong: "תשובה שגויה",
-  reasonUnanswered: "לא ענה על השאלה שלי",
-  reasonOutdated: "לא מעודכן",
-  reasonOther: "אחר",
-} satisfies Table;
+// One string for each of `keys`, or `never` (so every row fails type checking) while `keys` leaves
+// out a key of the English table.
+type Row = [MessageKey] extends [(typeof keys)[number]] ? Strings<typeof keys> : never;
+type Strings<T extends readonly unknown[]> = { -readonly [I in keyof T]: string };
 
-const es = {
-  openChat: "Abrir chat",
-  closeChat: "Cerrar chat",
-  close: "Cerrar",
-  newConversation: "Nueva conversación",
-  inputLabel: "Tu pregunta",
-  placeholder: "Haz una pregunta…",
-  send: "Enviar",
-  stop: "Detener",
-  suggestions: "Preguntas sugeridas",
-  conversation: "Conversación",
-  you: "Tú",
-  assistant: "Asistente",
-  sources: "Fuentes",
-  openSource: "Abrir fuente",
-  sourceMarker: "Mostrar fuente {n}",
-  copy: "Copiar respuesta",
-  showSection: "Mostrar la sección completa",
-  copied: "Copiado",
-  helpful: "Útil",
-  notHelpful: "No útil",
-  feedbackThanks: "Gracias por tu opinión",
-  thinking: "Pensando…",
-  loading: "Cargando…",
-  stopped: "Detenido",
-  failed: "Sin respuesta",
-  retry: "Reintentar",
-  rateLimited: "Estás enviando mensajes demasiado rápido. Puedes volver a preguntar en {s} s.",
-  rateLimitedMinutes:
-    "Estás enviando mensajes demasiado rápido. Puedes volver a preguntar en aproximadamente {m}.",
-  processing: "Este asistente todavía está aprendiendo. Inténtalo de nuevo en breve.",
-  originRefused: "Este chat no está habilitado en este sitio.",
-  notFound: "Este chat no está disponible.",
-  offline: "Parece que no tienes conexión. Compruébala e inténtalo de nuevo.",
-  unreachable: "No se puede contactar con el asistente ahora mismo. Inténtalo de nuevo en un momento.",
-  upstream: "El servicio de respuestas no está disponible ahora. Inténtalo de nuevo.",
-  server: "Algo salió mal. Inténtalo de nuevo.",
-  interrupted: "La respuesta se interrumpió. Inténtalo de nuevo.",
-  tooLong: "El mensaje es demasiado largo. Acórtalo, por favor.",
-  feedbackFailed: "No se pudo enviar tu opinión.",
-  contactUs: "Contáctanos",
-  uncertain: "No estoy seguro: estos artículos pueden ayudarte:",
-  email: "Tu correo electrónico",
-  message: "Mensaje",
-  contactSent: "¡Gracias! Te responderemos por correo.",
-  badEmail: "Escribe un correo electrónico válido.",
-  badMessage: "Escribe un mensaje.",
-  whatWrong: "¿Qué falló?",
-  reasonWrong: "Respuesta incorrecta",
-  reasonUnanswered: "No respondió a mi pregunta",
-  reasonOutdated: "Desactualizada",
-  reasonOther: "Otro",
-} satisfies Table;
+const ar: Row = [
+  "افتح المحادثة", // openChat
+  "أغلق المحادثة", // closeChat
+  "إغلاق", // close
+  "محادثة جديدة", // newConversation
+  "سؤالك", // inputLabel
+  "اطرح سؤالاً…", // placeholder
+  "إرسال", // send
+  "إيقاف", // stop
+  "أسئلة مقترحة", // suggestions
+  "المحادثة", // conversation
+  "أنت", // you
+  "المساعد", // assistant
+  "المصادر", // sources
+  "افتح المصدر", // openSource
+  "اعرض المصدر {n}", // sourceMarker
+  "انسخ الإجابة", // copy
+  "اعرض القسم كاملاً", // showSection
+  "تم النسخ", // copied
+  "مفيد", // helpful
+  "غير مفيد", // notHelpful
+  "شكراً على ملاحظاتك", // feedbackThanks
+  "جارٍ التفكير…", // thinking
+  "جارٍ التحميل…", // loading
+  "توقفت", // stopped
+  "لم تتم الإجابة", // failed
+  "حاول مجدداً", // retry
+  "أنت ترسل الرسائل بسرعة كبيرة. يمكنك السؤال مجدداً بعد {s} ث.", // rateLimited
+  "أنت ترسل الرسائل بسرعة كبيرة. يمكنك السؤال مجدداً بعد نحو {m}.", // rateLimitedMinutes
+  "لا يزال هذا المساعد يتعلم. يرجى المحاولة بعد قليل.", // processing
+  "هذه المحادثة غير مفعّلة على هذا الموقع.", // originRefused
+  "هذه المحادثة غير متاحة.", // notFound
+  "يبدو أنك غير متصل. تحقق من الاتصال وحاول مجدداً.", // offline
+  "تعذّر الوصول إلى المساعد الآن. يرجى المحاولة بعد قليل.", // unreachable
+  "خدمة الإجابة غير متاحة الآن. يرجى المحاولة مجدداً.", // upstream
+  "حدث خطأ ما. يرجى المحاولة مجدداً.", // server
+  "انقطعت الإجابة. يرجى المحاولة مجدداً.", // interrupted
+  "الرسالة طويلة جداً. يرجى اختصارها.", // tooLong
+  "تعذّر إرسال ملاحظاتك.", // feedbackFailed
+  "تواصل معنا", // contactUs
+  "لست متأكداً — قد تفيدك هذه المقالات:", // uncertain
+  "بريدك الإلكتروني", // email
+  "الرسالة", // message
+  "شكراً! سنرد عليك بالبريد الإلكتروني.", // contactSent
+  "أدخل عنوان بريد إلكتروني صالحاً.", // badEmail
+  "اكتب رسالة.", // badMessage
+  "ما المشكلة؟", // whatWrong
+  "إجابة خاطئة", // reasonWrong
+  "لم تجب عن سؤالي", // reasonUnanswered
+  "معلومات قديمة", // reasonOutdated
+  "أخرى", // reasonOther
+];
 
-const de = {
-  openChat: "Chat öffnen",
-  closeChat: "Chat schließen",
-  close: "Schließen",
-  newConversation: "Neue Unterhaltung",
-  inputLabel: "Ihre Frage",
-  placeholder: "Stellen Sie eine Frage…",
-  send: "Senden",
-  stop: "Stopp",
-  suggestions: "Vorgeschlagene Fragen",
-  conversation: "Unterhaltung",
-  you: "Sie",
-  assistant: "Assistent",
-  sources: "Quellen",
-  openSource: "Quelle öffnen",
-  sourceMarker: "Quelle {n} anzeigen",
-  copy: "Antwort kopieren",
-  showSection: "Ganzen Abschnitt anzeigen",
-  copied: "Kopiert",
-  helpful: "Hilfreich",
-  notHelpful: "Nicht hilfreich",
-  feedbackThanks: "Danke für Ihr Feedback",
-  thinking: "Denkt nach…",
-  loading: "Wird geladen…",
-  stopped: "Gestoppt",
-  failed: "Nicht beantwortet",
-  retry: "Erneut versuchen",
-  rateLimited: "Sie senden Nachrichten zu schnell. Sie können in {s} s wieder fragen.",
-  rateLimitedMinutes: "Sie senden Nachrichten zu schnell. Sie können in etwa {m} wieder fragen.",
-  processing: "Dieser Assistent lernt noch. Bitte versuchen Sie es gleich noch einmal.",
-  originRefused: "Dieser Chat ist auf dieser Website nicht aktiviert.",
-  notFound: "Dieser Chat ist nicht verfügbar.",
-  offline: "Sie scheinen offline zu sein. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.",
-  unreachable: "Der Assistent ist gerade nicht erreichbar. Bitte versuchen Sie es gleich noch einmal.",
-  upstream: "Der Antwortdienst ist gerade nicht erreichbar. Bitte versuchen Sie es erneut.",
-  server: "Etwas ist schiefgelaufen. Bitte versuchen Sie es erneut.",
-  interrupted: "Die Antwort wurde unterbrochen. Bitte versuchen Sie es erneut.",
-  tooLong: "Die Nachricht ist zu lang. Bitte kürzen Sie sie.",
-  feedbackFailed: "Ihr Feedback konnte nicht gesendet werden.",
-  contactUs: "Kontakt",
-  uncertain: "Nicht sicher – diese Artikel könnten helfen:",
-  email: "Ihre E-Mail-Adresse",
-  message: "Nachricht",
-  contactSent: "Danke! Wir antworten Ihnen per E-Mail.",
-  badEmail: "Geben Sie eine gültige E-Mail-Adresse ein.",
-  badMessage: "Schreiben Sie eine Nachricht.",
-  whatWrong: "Was war falsch?",
-  reasonWrong: "Falsche Antwort",
-  reasonUnanswered: "Hat meine Frage nicht beantwortet",
-  reasonOutdated: "Veraltet",
-  reasonOther: "Anderes",
-} satisfies Table;
+const he: Row = [
+  "פתיחת הצ׳אט", // openChat
+  "סגירת הצ׳אט", // closeChat
+  "סגירה", // close
+  "שיחה חדשה", // newConversation
+  "השאלה שלך", // inputLabel
+  "שאלו שאלה…", // placeholder
+  "שליחה", // send
+  "עצירה", // stop
+  "שאלות מוצעות", // suggestions
+  "שיחה", // conversation
+  "את/ה", // you
+  "העוזר", // assistant
+  "מקורות", // sources
+  "פתיחת המקור", // openSource
+  "הצגת מקור {n}", // sourceMarker
+  "העתקת התשובה", // copy
+  "הצג את הקטע המלא", // showSection
+  "הועתק", // copied
+  "מועיל", // helpful
+  "לא מועיל", // notHelpful
+  "תודה על המשוב", // feedbackThanks
+  "חושב…", // thinking
+  "טוען…", // loading
+  "נעצר", // stopped
+  "לא נענה", // failed
+  "נסו שוב", // retry
+  "נשלחות הודעות מהר מדי. אפשר לשאול שוב בעוד {s} שנ׳.", // rateLimited
+  "נשלחות הודעות מהר מדי. אפשר לשאול שוב בעוד כ־{m}.", // rateLimitedMinutes
+  "העוזר עדיין לומד. נסו שוב בעוד רגע.", // processing
+  "הצ׳אט הזה אינו מופעל באתר הזה.", // originRefused
+  "הצ׳אט הזה אינו זמין.", // notFound
+  "נראה שאין חיבור לרשת. בדקו את החיבור ונסו שוב.", // offline
+  "אין גישה לעוזר כרגע. נסו שוב בעוד רגע.", // unreachable
+  "שירות התשובות אינו זמין כרגע. נסו שוב.", // upstream
+  "משהו השתבש. נסו שוב.", // server
+  "התשובה נקטעה. נסו שוב.", // interrupted
+  "ההודעה ארוכה מדי. נא לקצר אותה.", // tooLong
+  "לא ניתן היה לשלוח את המשוב.", // feedbackFailed
+  "צרו קשר", // contactUs
+  "לא בטוח — ייתכן שהמאמרים האלה יעזרו:", // uncertain
+  "כתובת הדוא״ל שלך", // email
+  "הודעה", // message
+  "תודה! נחזור אליכם בדוא״ל.", // contactSent
+  "הזינו כתובת דוא״ל תקינה.", // badEmail
+  "כתבו הודעה.", // badMessage
+  "מה לא היה בסדר?", // whatWrong
+  "תשובה שגויה", // reasonWrong
+  "לא ענה על השאלה שלי", // reasonUnanswered
+  "לא מעודכן", // reasonOutdated
+  "אחר", // reasonOther
+];
 
-const fr = {
-  openChat: "Ouvrir le chat",
-  closeChat: "Fermer le chat",
-  close: "Fermer",
-  newConversation: "Nouvelle conversation",
-  inputLabel: "Votre question",
-  placeholder: "Posez une question…",
-  send: "Envoyer",
-  stop: "Arrêter",
-  suggestions: "Questions suggérées",
-  conversation: "Conversation",
-  you: "Vous",
-  assistant: "Assistant",
-  sources: "Sources",
-  openSource: "Ouvrir la source",
-  sourceMarker: "Afficher la source {n}",
-  copy: "Copier la réponse",
-  showSection: "Afficher toute la section",
-  copied: "Copié",
-  helpful: "Utile",
-  notHelpful: "Pas utile",
-  feedbackThanks: "Merci pour votre avis",
-  thinking: "Réflexion…",
-  loading: "Chargement…",
-  stopped: "Arrêté",
-  failed: "Sans réponse",
-  retry: "Réessayer",
-  rateLimited: "Vous envoyez des messages trop vite. Vous pourrez reposer une question dans {s} s.",
-  rateLimitedMinutes:
-    "Vous envoyez des messages trop vite. Vous pourrez reposer une question dans environ {m}.",
-  processing: "Cet assistant apprend encore. Réessayez dans un instant.",
-  originRefused: "Ce chat n'est pas activé sur ce site.",
-  notFound: "Ce chat n'est pas disponible.",
-  offline: "Vous semblez hors ligne. Vérifiez votre connexion et réessayez.",
-  unreachable: "Impossible de joindre l’assistant pour le moment. Réessayez dans un instant.",
-  upstream: "Le service de réponse est indisponible pour le moment. Réessayez.",
-  server: "Un problème est survenu. Réessayez.",
-  interrupted: "La réponse a été interrompue. Réessayez.",
-  tooLong: "Ce message est trop long. Raccourcissez-le.",
-  feedbackFailed: "Votre avis n'a pas pu être envoyé.",
-  contactUs: "Nous contacter",
-  uncertain: "Pas sûr — ces articles peuvent vous aider :",
-  email: "Votre e-mail",
-  message: "Message",
-  contactSent: "Merci ! Nous vous répondrons par e-mail.",
-  badEmail: "Saisissez une adresse e-mail valide.",
-  badMessage: "Écrivez un message.",
-  whatWrong: "Qu'est-ce qui n'allait pas ?",
-  reasonWrong: "Mauvaise réponse",
-  reasonUnanswered: "N'a pas répondu à ma question",
-  reasonOutdated: "Obsolète",
-  reasonOther: "Autre",
-} satisfies Table;
+const es: Row = [
+  "Abrir chat", // openChat
+  "Cerrar chat", // closeChat
+  "Cerrar", // close
+  "Nueva conversación", // newConversation
+  "Tu pregunta", // inputLabel
+  "Haz una pregunta…", // placeholder
+  "Enviar", // send
+  "Detener", // stop
+  "Preguntas sugeridas", // suggestions
+  "Conversación", // conversation
+  "Tú", // you
+  "Asistente", // assistant
+  "Fuentes", // sources
+  "Abrir fuente", // openSource
+  "Mostrar fuente {n}", // sourceMarker
+  "Copiar respuesta", // copy
+  "Mostrar la sección completa", // showSection
+  "Copiado", // copied
+  "Útil", // helpful
+  "No útil", // notHelpful
+  "Gracias por tu opinión", // feedbackThanks
+  "Pensando…", // thinking
+  "Cargando…", // loading
+  "Detenido", // stopped
+  "Sin respuesta", // failed
+  "Reintentar", // retry
+  "Estás enviando mensajes demasiado rápido. Puedes volver a preguntar en {s} s.", // rateLimited
+  "Estás enviando mensajes demasiado rápido. Puedes volver a preguntar en aproximadamente {m}.", // rateLimitedMinutes
+  "Este asistente todavía está aprendiendo. Inténtalo de nuevo en breve.", // processing
+  "Este chat no está habilitado en este sitio.", // originRefused
+  "Este chat no está disponible.", // notFound
+  "Parece que no tienes conexión. Compruébala e inténtalo de nuevo.", // offline
+  "No se puede contactar con el asistente ahora mismo. Inténtalo de nuevo en un momento.", // unreachable
+  "El servicio de respuestas no está disponible ahora. Inténtalo de nuevo.", // upstream
+  "Algo salió mal. Inténtalo de nuevo.", // server
+  "La respuesta se interrumpió. Inténtalo de nuevo.", // interrupted
+  "El mensaje es demasiado largo. Acórtalo, por favor.", // tooLong
+  "No se pudo enviar tu opinión.", // feedbackFailed
+  "Contáctanos", // contactUs
+  "No estoy seguro: estos artículos pueden ayudarte:", // uncertain
+  "Tu correo electrónico", // email
+  "Mensaje", // message
+  "¡Gracias! Te responderemos por correo.", // contactSent
+  "Escribe un correo electrónico válido.", // badEmail
+  "Escribe un mensaje.", // badMessage
+  "¿Qué falló?", // whatWrong
+  "Respuesta incorrecta", // reasonWrong
+  "No respondió a mi pregunta", // reasonUnanswered
+  "Desactualizada", // reasonOutdated
+  "Otro", // reasonOther
+];
 
-const pt = {
-  openChat: "Abrir chat",
-  closeChat: "Fechar chat",
-  close: "Fechar",
-  newConversation: "Nova conversa",
-  inputLabel: "Sua pergunta",
-  placeholder: "Faça uma pergunta…",
-  send: "Enviar",
-  stop: "Parar",
-  suggestions: "Perguntas sugeridas",
-  conversation: "Conversa",
-  you: "Você",
-  assistant: "Assistente",
-  sources: "Fontes",
-  openSource: "Abrir fonte",
-  sourceMarker: "Mostrar fonte {n}",
-  copy: "Copiar resposta",
-  showSection: "Mostrar a seção completa",
-  copied: "Copiado",
-  helpful: "Útil",
-  notHelpful: "Não útil",
-  feedbackThanks: "Obrigado pelo seu feedback",
-  thinking: "Pensando…",
-  loading: "Carregando…",
-  stopped: "Interrompido",
-  failed: "Sem resposta",
-  retry: "Tentar novamente",
-  rateLimited: "Você está enviando mensagens rápido demais. Pode perguntar de novo em {s} s.",
-  rateLimitedMinutes: "Você está enviando mensagens rápido demais. Pode perguntar de novo em cerca de {m}.",
-  processing: "Este assistente ainda está aprendendo. Tente novamente em instantes.",
-  originRefused: "Este chat não está ativado neste site.",
-  notFound: "Este chat não está disponível.",
-  offline: "Parece que você está offline. Verifique sua conexão e tente novamente.",
-  unreachable: "Não é possível contactar o assistente agora. Tente de novo daqui a pouco.",
-  upstream: "O serviço de respostas está indisponível no momento. Tente novamente.",
-  server: "Algo deu errado. Tente novamente.",
-  interrupted: "A resposta foi interrompida. Tente novamente.",
-  tooLong: "A mensagem é longa demais. Encurte-a, por favor.",
-  feedbackFailed: "Não foi possível enviar seu feedback.",
-  contactUs: "Fale conosco",
-  uncertain: "Não tenho certeza — estes artigos podem ajudar:",
-  email: "Seu e-mail",
-  message: "Mensagem",
-  contactSent: "Obrigado! Responderemos por e-mail.",
-  badEmail: "Informe um endereço de e-mail válido.",
-  badMessage: "Escreva uma mensagem.",
-  whatWrong: "O que estava errado?",
-  reasonWrong: "Resposta errada",
-  reasonUnanswered: "Não respondeu à minha pergunta",
-  reasonOutdated: "Desatualizada",
-  reasonOther: "Outro",
-} satisfies Table;
+const de: Row = [
+  "Chat öffnen", // openChat
+  "Chat schließen", // closeChat
+  "Schließen", // close
+  "Neue Unterhaltung", // newConversation
+  "Ihre Frage", // inputLabel
+  "Stellen Sie eine Frage…", // placeholder
+  "Senden", // send
+  "Stopp", // stop
+  "Vorgeschlagene Fragen", // suggestions
+  "Unterhaltung", // conversation
+  "Sie", // you
+  "Assistent", // assistant
+  "Quellen", // sources
+  "Quelle öffnen", // openSource
+  "Quelle {n} anzeigen", // sourceMarker
+  "Antwort kopieren", // copy
+  "Ganzen Abschnitt anzeigen", // showSection
+  "Kopiert", // copied
+  "Hilfreich", // helpful
+  "Nicht hilfreich", // notHelpful
+  "Danke für Ihr Feedback", // feedbackThanks
+  "Denkt nach…", // thinking
+  "Wird geladen…", // loading
+  "Gestoppt", // stopped
+  "Nicht beantwortet", // failed
+  "Erneut versuchen", // retry
+  "Sie senden Nachrichten zu schnell. Sie können in {s} s wieder fragen.", // rateLimited
+  "Sie senden Nachrichten zu schnell. Sie können in etwa {m} wieder fragen.", // rateLimitedMinutes
+  "Dieser Assistent lernt noch. Bitte versuchen Sie es gleich noch einmal.", // processing
+  "Dieser Chat ist auf dieser Website nicht aktiviert.", // originRefused
+  "Dieser Chat ist nicht verfügbar.", // notFound
+  "Sie scheinen offline zu sein. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.", // offline
+  "Der Assistent ist gerade nicht erreichbar. Bitte versuchen Sie es gleich noch einmal.", // unreachable
+  "Der Antwortdienst ist gerade nicht erreichbar. Bitte versuchen Sie es erneut.", // upstream
+  "Etwas ist schiefgelaufen. Bitte versuchen Sie es erneut.", // server
+  "Die Antwort wurde unterbrochen. Bitte versuchen Sie es erneut.", // interrupted
+  "Die Nachricht ist zu lang. Bitte kürzen Sie sie.", // tooLong
+  "Ihr Feedback konnte nicht gesendet werden.", // feedbackFailed
+  "Kontakt", // contactUs
+  "Nicht sicher – diese Artikel könnten helfen:", // uncertain
+  "Ihre E-Mail-Adresse", // email
+  "Nachricht", // message
+  "Danke! Wir antworten Ihnen per E-Mail.", // contactSent
+  "Geben Sie eine gültige E-Mail-Adresse ein.", // badEmail
+  "Schreiben Sie eine Nachricht.", // badMessage
+  "Was war falsch?", // whatWrong
+  "Falsche Antwort", // reasonWrong
+  "Hat meine Frage nicht beantwortet", // reasonUnanswered
+  "Veraltet", // reasonOutdated
+  "Anderes", // reasonOther
+];
 
-const it = {
-  openChat: "Apri la chat",
-  closeChat: "Chiudi la chat",
-  close: "Chiudi",
-  newConversation: "Nuova conversazione",
-  inputLabel: "La tua domanda",
-  placeholder: "Fai una domanda…",
-  send: "Invia",
-  stop: "Interrompi",
-  suggestions: "Domande suggerite",
-  conversation: "Conversazione",
-  you: "Tu",
-  assistant: "Assistente",
-  sources: "Fonti",
-  openSource: "Apri la fonte",
-  sourceMarker: "Mostra la fonte {n}",
-  copy: "Copia la risposta",
-  showSection: "Mostra l'intera sezione",
-  copied: "Copiato",
-  helpful: "Utile",
-  notHelpful: "Non utile",
-  feedbackThanks: "Grazie per il tuo feedback",
-  thinking: "Sto pensando…",
-  loading: "Caricamento…",
-  stopped: "Interrotto",
-  failed: "Nessuna risposta",
-  retry: "Riprova",
-  rateLimited: "Stai inviando messaggi troppo in fretta. Puoi chiedere di nuovo tra {s} s.",
-  rateLimitedMinutes: "Stai inviando messaggi troppo in fretta. Puoi chiedere di nuovo tra circa {m}.",
-  processing: "Questo assistente sta ancora imparando. Riprova tra poco.",
-  originRefused: "Questa chat non è attiva su questo sito.",
-  notFound: "Questa chat non è disponibile.",
-  offline: "Sembra che tu sia offline. Controlla la connessione e riprova.",
-  unreachable: "Impossibile raggiungere l’assistente in questo momento. Riprova tra poco.",
-  upstream: "Il servizio di risposta non è disponibile al momento. Riprova.",
-  server: "Qualcosa è andato storto. Riprova.",
-  interrupted: "La risposta si è interrotta. Riprova.",
-  tooLong: "Il messaggio è troppo lungo. Accorcialo, per favore.",
-  feedbackFailed: "Non è stato possibile inviare il tuo feedback.",
-  contactUs: "Contattaci",
-  uncertain: "Non ne sono sicuro: questi articoli potrebbero aiutarti:",
-  email: "La tua e-mail",
-  message: "Messaggio",
-  contactSent: "Grazie! Ti risponderemo via e-mail.",
-  badEmail: "Inserisci un indirizzo e-mail valido.",
-  badMessage: "Scrivi un messaggio.",
-  whatWrong: "Cosa non andava?",
-  reasonWrong: "Risposta sbagliata",
-  reasonUnanswered: "Non ha risposto alla mia domanda",
-  reasonOutdated: "Non aggiornata",
-  reasonOther: "Altro",
-} satisfies Table;
+const fr: Row = [
+  "Ouvrir le chat", // openChat
+  "Fermer le chat", // closeChat
+  "Fermer", // close
+  "Nouvelle conversation", // newConversation
+  "Votre question", // inputLabel
+  "Posez une question…", // placeholder
+  "Envoyer", // send
+  "Arrêter", // stop
+  "Questions suggérées", // suggestions
+  "Conversation", // conversation
+  "Vous", // you
+  "Assistant", // assistant
+  "Sources", // sources
+  "Ouvrir la source", // openSource
+  "Afficher la source {n}", // sourceMarker
+  "Copier la réponse", // copy
+  "Afficher toute la section", // showSection
+  "Copié", // copied
+  "Utile", // helpful
+  "Pas utile", // notHelpful
+  "Merci pour votre avis", // feedbackThanks
+  "Réflexion…", // thinking
+  "Chargement…", // loading
+  "Arrêté", // stopped
+  "Sans réponse", // failed
+  "Réessayer", // retry
+  "Vous envoyez des messages trop vite. Vous pourrez reposer une question dans {s} s.", // rateLimited
+  "Vous envoyez des messages trop vite. Vous pourrez reposer une question dans environ {m}.", // rateLimitedMinutes
+  "Cet assistant apprend encore. Réessayez dans un instant.", // processing
+  "Ce chat n'est pas activé sur ce site.", // originRefused
+  "Ce chat n'est pas disponible.", // notFound
+  "Vous semblez hors ligne. Vérifiez votre connexion et réessayez.", // offline
+  "Impossible de joindre l’assistant pour le moment. Réessayez dans un instant.", // unreachable
+  "Le service de réponse est indisponible pour le moment. Réessayez.", // upstream
+  "Un problème est survenu. Réessayez.", // server
+  "La réponse a été interrompue. Réessayez.", // interrupted
+  "Ce message est trop long. Raccourcissez-le.", // tooLong
+  "Votre avis n'a pas pu être envoyé.", // feedbackFailed
+  "Nous contacter", // contactUs
+  "Pas sûr — ces articles peuvent vous aider :", // uncertain
+  "Votre e-mail", // email
+  "Message", // message
+  "Merci ! Nous vous répondrons par e-mail.", // contactSent
+  "Saisissez une adresse e-mail valide.", // badEmail
+  "Écrivez un message.", // badMessage
+  "Qu'est-ce qui n'allait pas ?", // whatWrong
+  "Mauvaise réponse", // reasonWrong
+  "N'a pas répondu à ma question", // reasonUnanswered
+  "Obsolète", // reasonOutdated
+  "Autre", // reasonOther
+];
 
-const nl = {
-  openChat: "Chat openen",
-  closeChat: "Chat sluiten",
-  close: "Sluiten",
-  newConversation: "Nieuw gesprek",
-  inputLabel: "Je vraag",
-  placeholder: "Stel een vraag…",
-  send: "Versturen",
-  stop: "Stoppen",
-  suggestions: "Voorgestelde vragen",
-  conversation: "Gesprek",
-  you: "Jij",
-  assistant: "Assistent",
-  sources: "Bronnen",
-  openSource: "Bron openen",
-  sourceMarker: "Bron {n} tonen",
-  copy: "Antwoord kopiëren",
-  showSection: "Hele sectie tonen",
-  copied: "Gekopieerd",
-  helpful: "Nuttig",
-  notHelpful: "Niet nuttig",
-  feedbackThanks: "Bedankt voor je feedback",
-  thinking: "Aan het nadenken…",
-  loading: "Laden…",
-  stopped: "Gestopt",
-  failed: "Niet beantwoord",
-  retry: "Opnieuw proberen",
-  rateLimited: "Je verstuurt berichten te snel. Je kunt over {s} s weer iets vragen.",
-  rateLimitedMinutes: "Je verstuurt berichten te snel. Je kunt over ongeveer {m} weer iets vragen.",
-  processing: "Deze assistent is nog aan het leren. Probeer het zo opnieuw.",
-  originRefused: "Deze chat is niet ingeschakeld op deze website.",
-  notFound: "Deze chat is niet beschikbaar.",
-  offline: "Je lijkt offline te zijn. Controleer je verbinding en probeer het opnieuw.",
-  unreachable: "De assistent is nu niet bereikbaar. Probeer het zo opnieuw.",
-  upstream: "De antwoorddienst is momenteel niet beschikbaar. Probeer het opnieuw.",
-  server: "Er is iets misgegaan. Probeer het opnieuw.",
-  interrupted: "Het antwoord is onderbroken. Probeer het opnieuw.",
-  tooLong: "Dit bericht is te lang. Maak het korter.",
-  feedbackFailed: "Je feedback kon niet worden verstuurd.",
-  contactUs: "Contact",
-  uncertain: "Niet zeker — deze artikelen kunnen helpen:",
-  email: "Uw e-mailadres",
-  message: "Bericht",
-  contactSent: "Bedankt! We antwoorden per e-mail.",
-  badEmail: "Vul een geldig e-mailadres in.",
-  badMessage: "Schrijf een bericht.",
-  whatWrong: "Wat was er mis?",
-  reasonWrong: "Verkeerd antwoord",
-  reasonUnanswered: "Beantwoordde mijn vraag niet",
-  reasonOutdated: "Verouderd",
-  reasonOther: "Anders",
-} satisfies Table;
+const pt: Row = [
+  "Abrir chat", // openChat
+  "Fechar chat", // closeChat
+  "Fechar", // close
+  "Nova conversa", // newConversation
+  "Sua pergunta", // inputLabel
+  "Faça uma pergunta…", // placeholder
+  "Enviar", // send
+  "Parar", // stop
+  "Perguntas sugeridas", // suggestions
+  "Conversa", // conversation
+  "Você", // you
+  "Assistente", // assistant
+  "Fontes", // sources
+  "Abrir fonte", // openSource
+  "Mostrar fonte {n}", // sourceMarker
+  "Copiar resposta", // copy
+  "Mostrar a seção completa", // showSection
+  "Copiado", // copied
+  "Útil", // helpful
+  "Não útil", // notHelpful
+  "Obrigado pelo seu feedback", // feedbackThanks
+  "Pensando…", // thinking
+  "Carregando…", // loading
+  "Interrompido", // stopped
+  "Sem resposta", // failed
+  "Tentar novamente", // retry
+  "Você está enviando mensagens rápido demais. Pode perguntar de novo em {s} s.", // rateLimited
+  "Você está enviando mensagens rápido demais. Pode perguntar de novo em cerca de {m}.", // rateLimitedMinutes
+  "Este assistente ainda está aprendendo. Tente novamente em instantes.", // processing
+  "Este chat não está ativado neste site.", // originRefused
+  "Este chat não está disponível.", // notFound
+  "Parece que você está offline. Verifique sua conexão e tente novamente.", // offline
+  "Não é possível contactar o assistente agora. Tente de novo daqui a pouco.", // unreachable
+  "O serviço de respostas está indisponível no momento. Tente novamente.", // upstream
+  "Algo deu errado. Tente novamente.", // server
+  "A resposta foi interrompida. Tente novamente.", // interrupted
+  "A mensagem é longa demais. Encurte-a, por favor.", // tooLong
+  "Não foi possível enviar seu feedback.", // feedbackFailed
+  "Fale conosco", // contactUs
+  "Não tenho certeza — estes artigos podem ajudar:", // uncertain
+  "Seu e-mail", // email
+  "Mensagem", // message
+  "Obrigado! Responderemos por e-mail.", // contactSent
+  "Informe um endereço de e-mail válido.", // badEmail
+  "Escreva uma mensagem.", // badMessage
+  "O que estava errado?", // whatWrong
+  "Resposta errada", // reasonWrong
+  "Não respondeu à minha pergunta", // reasonUnanswered
+  "Desatualizada", // reasonOutdated
+  "Outro", // reasonOther
+];
 
-const pl = {
-  openChat: "Otwórz czat",
-  closeChat: "Zamknij czat",
-  close: "Zamknij",
-  newConversation: "Nowa rozmowa",
-  inputLabel: "Twoje pytanie",
-  placeholder: "Zadaj pytanie…",
-  send: "Wyślij",
-  stop: "Zatrzymaj",
-  suggestions: "Proponowane pytania",
-  conversation: "Rozmowa",
-  you: "Ty",
-  assistant: "Asystent",
-  sources: "Źródła",
-  openSource: "Otwórz źródło",
-  sourceMarker: "Pokaż źródło {n}",
-  copy: "Kopiuj odpowiedź",
-  showSection: "Pokaż całą sekcję",
-  copied: "Skopiowano",
-  helpful: "Pomocne",
-  notHelpful: "Niepomocne",
-  feedbackThanks: "Dziękujemy za opinię",
-  thinking: "Myślę…",
-  loading: "Ładowanie…",
-  stopped: "Zatrzymano",
-  failed: "Brak odpowiedzi",
-  retry: "Spróbuj ponownie",
-  rateLimited: "Wysyłasz wiadomości zbyt szybko. Możesz zapytać ponownie za {s} s.",
-  rateLimitedMinutes: "Wysyłasz wiadomości zbyt szybko. Możesz zapytać ponownie za mniej więcej {m}.",
-  processing: "Ten asystent wciąż się uczy. Spróbuj ponownie za chwilę.",
-  originRefused: "Ten czat nie jest włączony w tej witrynie.",
-  notFound: "Ten czat jest niedostępny.",
-  offline: "Wygląda na to, że jesteś offline. Sprawdź połączenie i spróbuj ponownie.",
-  unreachable: "Nie można teraz połączyć się z asystentem. Spróbuj ponownie za chwilę.",
-  upstream: "Usługa odpowiedzi jest teraz niedostępna. Spróbuj ponownie.",
-  server: "Coś poszło nie tak. Spróbuj ponownie.",
-  interrupted: "Odpowiedź została przerwana. Spróbuj ponownie.",
-  tooLong: "Ta wiadomość jest za długa. Skróć ją.",
-  feedbackFailed: "Nie udało się wysłać opinii.",
-  contactUs: "Kontakt",
-  uncertain: "Nie jestem pewien — te artykuły mogą pomóc:",
-  email: "Twój e-mail",
-  message: "Wiadomość",
-  contactSent: "Dziękujemy! Odpowiemy e-mailem.",
-  badEmail: "Podaj poprawny adres e-mail.",
-  badMessage: "Napisz wiadomość.",
-  whatWrong: "Co było nie tak?",
-  reasonWrong: "Błędna odpowiedź",
-  reasonUnanswered: "Nie odpowiedział na moje pytanie",
-  reasonOutdated: "Nieaktualne",
-  reasonOther: "Inne",
-} satisfies Table;
+const it: Row = [
+  "Apri la chat", // openChat
+  "Chiudi la chat", // closeChat
+  "Chiudi", // close
+  "Nuova conversazione", // newConversation
+  "La tua domanda", // inputLabel
+  "Fai una domanda…", // placeholder
+  "Invia", // send
+  "Interrompi", // stop
+  "Domande suggerite", // suggestions
+  "Conversazione", // conversation
+  "Tu", // you
+  "Assistente", // assistant
+  "Fonti", // sources
+  "Apri la fonte", // openSource
+  "Mostra la fonte {n}", // sourceMarker
+  "Copia la risposta", // copy
+  "Mostra l'intera sezione", // showSection
+  "Copiato", // copied
+  "Utile", // helpful
+  "Non utile", // notHelpful
+  "Grazie per il tuo feedback", // feedbackThanks
+  "Sto pensando…", // thinking
+  "Caricamento…", // loading
+  "Interrotto", // stopped
+  "Nessuna risposta", // failed
+  "Riprova", // retry
+  "Stai inviando messaggi troppo in fretta. Puoi chiedere di nuovo tra {s} s.", // rateLimited
+  "Stai inviando messaggi troppo in fretta. Puoi chiedere di nuovo tra circa {m}.", // rateLimitedMinutes
+  "Questo assistente sta ancora imparando. Riprova tra poco.", // processing
+  "Questa chat non è attiva su questo sito.", // originRefused
+  "Questa chat non è disponibile.", // notFound
+  "Sembra che tu sia offline. Controlla la connessione e riprova.", // offline
+  "Impossibile raggiungere l’assistente in questo momento. Riprova tra poco.", // unreachable
+  "Il servizio di risposta non è disponibile al momento. Riprova.", // upstream
+  "Qualcosa è andato storto. Riprova.", // server
+  "La risposta si è interrotta. Riprova.", // interrupted
+  "Il messaggio è troppo lungo. Accorcialo, per favore.", // tooLong
+  "Non è stato possibile inviare il tuo feedback.", // feedbackFailed
+  "Contattaci", // contactUs
+  "Non ne sono sicuro: questi articoli potrebbero aiutarti:", // uncertain
+  "La tua e-mail", // email
+  "Messaggio", // message
+  "Grazie! Ti risponderemo via e-mail.", // contactSent
+  "Inserisci un indirizzo e-mail valido.", // badEmail
+  "Scrivi un messaggio.", // badMessage
+  "Cosa non andava?", // whatWrong
+  "Risposta sbagliata", // reasonWrong
+  "Non ha risposto alla mia domanda", // reasonUnanswered
+  "Non aggiornata", // reasonOutdated
+  "Altro", // reasonOther
+];
 
-const tr = {
-  openChat: "Sohbeti aç",
-  closeChat: "Sohbeti kapat",
-  close: "Kapat",
-  newConversation: "Yeni sohbet",
-  inputLabel: "Sorunuz",
-  placeholder: "Bir soru sorun…",
-  send: "Gönder",
-  stop: "Durdur",
-  suggestions: "Önerilen sorular",
-  conversation: "Sohbet",
-  you: "Siz",
-  assistant: "Asistan",
-  sources: "Kaynaklar",
-  openSource: "Kaynağı aç",
-  sourceMarker: "{n} numaralı kaynağı göster",
-  copy: "Yanıtı kopyala",
-  showSection: "Bölümün tamamını göster",
-  copied: "Kopyalandı",
-  helpful: "Faydalı",
-  notHelpful: "Faydalı değil",
-  feedbackThanks: "Geri bildiriminiz için teşekkürler",
-  thinking: "Düşünüyor…",
-  loading: "Yükleniyor…",
-  stopped: "Durduruldu",
-  failed: "Yanıtlanmadı",
-  retry: "Tekrar dene",
-  rateLimited: "Çok hızlı mesaj gönderiyorsunuz. {s} sn sonra tekrar sorabilirsiniz.",
-  rateLimitedMinutes: "Çok hızlı mesaj gönderiyorsunuz. Yaklaşık {m} sonra tekrar sorabilirsiniz.",
-  processing: "Bu asistan hâlâ öğreniyor. Lütfen birazdan tekrar deneyin.",
-  originRefused: "Bu sohbet bu sitede etkin değil.",
-  notFound: "Bu sohbet kullanılamıyor.",
-  offline: "Çevrimdışı görünüyorsunuz. Bağlantınızı kontrol edip tekrar deneyin.",
-  unreachable: "Asistana şu anda ulaşılamıyor. Lütfen birazdan tekrar deneyin.",
-  upstream: "Yanıt hizmeti şu anda kullanılamıyor. Lütfen tekrar deneyin.",
-  server: "Bir şeyler ters gitti. Lütfen tekrar deneyin.",
-  interrupted: "Yanıt yarıda kesildi. Lütfen tekrar deneyin.",
-  tooLong: "Bu mesaj çok uzun. Lütfen kısaltın.",
-  feedbackFailed: "Geri bildiriminiz gönderilemedi.",
-  contactUs: "Bize ulaşın",
-  uncertain: "Emin değilim — bu makaleler yardımcı olabilir:",
-  email: "E-postanız",
-  message: "Mesaj",
-  contactSent: "Teşekkürler! Size e-postayla döneceğiz.",
-  badEmail: "Geçerli bir e-posta adresi girin.",
-  badMessage: "Bir mesaj yazın.",
-  whatWrong: "Sorun neydi?",
-  reasonWrong: "Yanlış cevap",
-  reasonUnanswered: "Soruma cevap vermedi",
-  reasonOutdated: "Güncel değil",
-  reasonOther: "Diğer",
-} satisfies Table;
+const nl: Row = [
+  "Chat openen", // openChat
+  "Chat sluiten", // closeChat
+  "Sluiten", // close
+  "Nieuw gesprek", // newConversation
+  "Je vraag", // inputLabel
+  "Stel een vraag…", // placeholder
+  "Versturen", // send
+  "Stoppen", // stop
+  "Voorgestelde vragen", // suggestions
+  "Gesprek", // conversation
+  "Jij", // you
+  "Assistent", // assistant
+  "Bronnen", // sources
+  "Bron openen", // openSource
+  "Bron {n} tonen", // sourceMarker
+  "Antwoord kopiëren", // copy
+  "Hele sectie tonen", // showSection
+  "Gekopieerd", // copied
+  "Nuttig", // helpful
+  "Niet nuttig", // notHelpful
+  "Bedankt voor je feedback", // feedbackThanks
+  "Aan het nadenken…", // thinking
+  "Laden…", // loading
+  "Gestopt", // stopped
+  "Niet beantwoord", // failed
+  "Opnieuw proberen", // retry
+  "Je verstuurt berichten te snel. Je kunt over {s} s weer iets vragen.", // rateLimited
+  "Je verstuurt berichten te snel. Je kunt over ongeveer {m} weer iets vragen.", // rateLimitedMinutes
+  "Deze assistent is nog aan het leren. Probeer het zo opnieuw.", // processing
+  "Deze chat is niet ingeschakeld op deze website.", // originRefused
+  "Deze chat is niet beschikbaar.", // notFound
+  "Je lijkt offline te zijn. Controleer je verbinding en probeer het opnieuw.", // offline
+  "De assistent is nu niet bereikbaar. Probeer het zo opnieuw.", // unreachable
+  "De antwoorddienst is momenteel niet beschikbaar. Probeer het opnieuw.", // upstream
+  "Er is iets misgegaan. Probeer het opnieuw.", // server
+  "Het antwoord is onderbroken. Probeer het opnieuw.", // interrupted
+  "Dit bericht is te lang. Maak het korter.", // tooLong
+  "Je feedback kon niet worden verstuurd.", // feedbackFailed
+  "Contact", // contactUs
+  "Niet zeker — deze artikelen kunnen helpen:", // uncertain
+  "Uw e-mailadres", // email
+  "Bericht", // message
+  "Bedankt! We antwoorden per e-mail.", // contactSent
+  "Vul een geldig e-mailadres in.", // badEmail
+  "Schrijf een bericht.", // badMessage
+  "Wat was er mis?", // whatWrong
+  "Verkeerd antwoord", // reasonWrong
+  "Beantwoordde mijn vraag niet", // reasonUnanswered
+  "Verouderd", // reasonOutdated
+  "Anders", // reasonOther
+];
 
-const ru = {
-  openChat: "Открыть чат",
-  closeChat: "Закрыть чат",
-  close: "Закрыть",
-  newConversation: "Новый разговор",
-  inputLabel: "Ваш вопрос",
-  placeholder: "Задайте вопрос…",
-  send: "Отправить",
-  stop: "Остановить",
-  suggestions: "Предлагаемые вопросы",
-  conversation: "Разговор",
-  you: "Вы",
-  assistant: "Ассистент",
-  sources: "Источники",
-  openSource: "Открыть источник",
-  sourceMarker: "Показать источник {n}",
-  copy: "Копировать ответ",
-  showSection: "Показать весь раздел",
-  copied: "Скопировано",
-  helpful: "Полезно",
-  notHelpful: "Бесполезно",
-  feedbackThanks: "Спасибо за отзыв",
-  thinking: "Думаю…",
-  loading: "Загрузка…",
-  stopped: "Остановлено",
-  failed: "Нет ответа",
-  retry: "Повторить",
-  rateLimited: "Вы отправляете сообщения слишком быстро. Спросите снова через {s} с.",
-  rateLimitedMinutes: "Вы отправляете сообщения слишком быстро. Спросите снова примерно через {m}.",
-  processing: "Этот ассистент ещё обучается. Попробуйте чуть позже.",
-  originRefused: "Этот чат не включён на этом сайте.",
-  notFound: "Этот чат недоступен.",
-  offline: "Похоже, вы не в сети. Проверьте подключение и попробуйте снова.",
-  unreachable: "Сейчас не удаётся связаться с ассистентом. Попробуйте ещё раз чуть позже.",
-  upstream: "Сервис ответов сейчас недоступен. Попробуйте снова.",
-  server: "Что-то пошло не так. Попробуйте снова.",
-  interrupted: "Ответ прервался. Попробуйте снова.",
-  tooLong: "Сообщение слишком длинное. Сократите его.",
-  feedbackFailed: "Не удалось отправить отзыв.",
-  contactUs: "Связаться с нами",
-  uncertain: "Не уверен — возможно, помогут эти статьи:",
-  email: "Ваш e-mail",
-  message: "Сообщение",
-  contactSent: "Спасибо! Мы ответим по e-mail.",
-  badEmail: "Введите корректный адрес e-mail.",
-  badMessage: "Напишите сообщение.",
-  whatWrong: "Что было не так?",
-  reasonWrong: "Неверный ответ",
-  reasonUnanswered: "Не ответил на мой вопрос",
-  reasonOutdated: "Устарело",
-  reasonOther: "Другое",
-} satisfies Table;
+const pl: Row = [
+  "Otwórz czat", // openChat
+  "Zamknij czat", // closeChat
+  "Zamknij", // close
+  "Nowa rozmowa", // newConversation
+  "Twoje pytanie", // inputLabel
+  "Zadaj pytanie…", // placeholder
+  "Wyślij", // send
+  "Zatrzymaj", // stop
+  "Proponowane pytania", // suggestions
+  "Rozmowa", // conversation
+  "Ty", // you
+  "Asystent", // assistant
+  "Źródła", // sources
+  "Otwórz źródło", // openSource
+  "Pokaż źródło {n}", // sourceMarker
+  "Kopiuj odpowiedź", // copy
+  "Pokaż całą sekcję", // showSection
+  "Skopiowano", // copied
+  "Pomocne", // helpful
+  "Niepomocne", // notHelpful
+  "Dziękujemy za opinię", // feedbackThanks
+  "Myślę…", // thinking
+  "Ładowanie…", // loading
+  "Zatrzymano", // stopped
+  "Brak odpowiedzi", // failed
+  "Spróbuj ponownie", // retry
+  "Wysyłasz wiadomości zbyt szybko. Możesz zapytać ponownie za {s} s.", // rateLimited
+  "Wysyłasz wiadomości zbyt szybko. Możesz zapytać ponownie za mniej więcej {m}.", // rateLimitedMinutes
+  "Ten asystent wciąż się uczy. Spróbuj ponownie za chwilę.", // processing
+  "Ten czat nie jest włączony w tej witrynie.", // originRefused
+  "Ten czat jest niedostępny.", // notFound
+  "Wygląda na to, że jesteś offline. Sprawdź połączenie i spróbuj ponownie.", // offline
+  "Nie można teraz połączyć się z asystentem. Spróbuj ponownie za chwilę.", // unreachable
+  "Usługa odpowiedzi jest teraz niedostępna. Spróbuj ponownie.", // upstream
+  "Coś poszło nie tak. Spróbuj ponownie.", // server
+  "Odpowiedź została przerwana. Spróbuj ponownie.", // interrupted
+  "Ta wiadomość jest za długa. Skróć ją.", // tooLong
+  "Nie udało się wysłać opinii.", // feedbackFailed
+  "Kontakt", // contactUs
+  "Nie jestem pewien — te artykuły mogą pomóc:", // uncertain
+  "Twój e-mail", // email
+  "Wiadomość", // message
+  "Dziękujemy! Odpowiemy e-mailem.", // contactSent
+  "Podaj poprawny adres e-mail.", // badEmail
+  "Napisz wiadomość.", // badMessage
+  "Co było nie tak?", // whatWrong
+  "Błędna odpowiedź", // reasonWrong
+  "Nie odpowiedział na moje pytanie", // reasonUnanswered
+  "Nieaktualne", // reasonOutdated
+  "Inne", // reasonOther
+];
 
-const uk = {
-  openChat: "Відкрити чат",
-  closeChat: "Закрити чат",
-  close: "Закрити",
-  newConversation: "Нова розмова",
-  inputLabel: "Ваше запитання",
-  placeholder: "Поставте запитання…",
-  send: "Надіслати",
-  stop: "Зупинити",
-  suggestions: "Запропоновані запитання",
-  conversation: "Розмова",
-  you: "Ви",
-  assistant: "Асистент",
-  sources: "Джерела",
-  openSource: "Відкрити джерело",
-  sourceMarker: "Показати джерело {n}",
-  copy: "Копіювати відповідь",
-  showSection: "Показати весь розділ",
-  copied: "Скопійовано",
-  helpful: "Корисно",
-  notHelpful: "Некорисно",
-  feedbackThanks: "Дякуємо за відгук",
-  thinking: "Думаю…",
-  loading: "Завантаження…",
-  stopped: "Зупинено",
-  failed: "Немає відповіді",
-  retry: "Повторити",
-  rateLimited: "Ви надсилаєте повідомлення надто швидко. Запитайте знову через {s} с.",
-  rateLimitedMinutes: "Ви надсилаєте повідомлення надто швидко. Запитайте знову приблизно через {m}.",
-  processing: "Цей асистент ще навчається. Спробуйте трохи згодом.",
-  originRefused: "Цей чат не ввімкнено на цьому сайті.",
-  notFound: "Цей чат недоступний.",
-  offline: "Схоже, ви не в мережі. Перевірте з’єднання і спробуйте знову.",
-  unreachable: "Зараз не вдається зв’язатися з асистентом. Спробуйте ще раз трохи згодом.",
-  upstream: "Сервіс відповідей зараз недоступний. Спробуйте знову.",
-  server: "Щось пішло не так. Спробуйте знову.",
-  interrupted: "Відповідь перервалася. Спробуйте знову.",
-  tooLong: "Повідомлення задовге. Скоротіть його.",
-  feedbackFailed: "Не вдалося надіслати відгук.",
-  contactUs: "Зв’язатися з нами",
-  uncertain: "Не впевнений — можливо, допоможуть ці статті:",
-  email: "Ваш e-mail",
-  message: "Повідомлення",
-  contactSent: "Дякуємо! Ми відповімо електронною поштою.",
-  badEmail: "Введіть правильну адресу e-mail.",
-  badMessage: "Напишіть повідомлення.",
-  whatWrong: "Що було не так?",
-  reasonWrong: "Неправильна відповідь",
-  reasonUnanswered: "Не відповів на моє запитання",
-  reasonOutdated: "Застаріло",
-  reasonOther: "Інше",
-} satisfies Table;
+const tr: Row = [
+  "Sohbeti aç", // openChat
+  "Sohbeti kapat", // closeChat
+  "Kapat", // close
+  "Yeni sohbet", // newConversation
+  "Sorunuz", // inputLabel
+  "Bir soru sorun…", // placeholder
+  "Gönder", // send
+  "Durdur", // stop
+  "Önerilen sorular", // suggestions
+  "Sohbet", // conversation
+  "Siz", // you
+  "Asistan", // assistant
+  "Kaynaklar", // sources
+  "Kaynağı aç", // openSource
+  "{n} numaralı kaynağı göster", // sourceMarker
+  "Yanıtı kopyala", // copy
+  "Bölümün tamamını göster", // showSection
+  "Kopyalandı", // copied
+  "Faydalı", // helpful
+  "Faydalı değil", // notHelpful
+  "Geri bildiriminiz için teşekkürler", // feedbackThanks
+  "Düşünüyor…", // thinking
+  "Yükleniyor…", // loading
+  "Durduruldu", // stopped
+  "Yanıtlanmadı", // failed
+  "Tekrar dene", // retry
+  "Çok hızlı mesaj gönderiyorsunuz. {s} sn sonra tekrar sorabilirsiniz.", // rateLimited
+  "Çok hızlı mesaj gönderiyorsunuz. Yaklaşık {m} sonra tekrar sorabilirsiniz.", // rateLimitedMinutes
+  "Bu asistan hâlâ öğreniyor. Lütfen birazdan tekrar deneyin.", // processing
+  "Bu sohbet bu sitede etkin değil.", // originRefused
+  "Bu sohbet kullanılamıyor.", // notFound
+  "Çevrimdışı görünüyorsunuz. Bağlantınızı kontrol edip tekrar deneyin.", // offline
+  "Asistana şu anda ulaşılamıyor. Lütfen birazdan tekrar deneyin.", // unreachable
+  "Yanıt hizmeti şu anda kullanılamıyor. Lütfen tekrar deneyin.", // upstream
+  "Bir şeyler ters gitti. Lütfen tekrar deneyin.", // server
+  "Yanıt yarıda kesildi. Lütfen tekrar deneyin.", // interrupted
+  "Bu mesaj çok uzun. Lütfen kısaltın.", // tooLong
+  "Geri bildiriminiz gönderilemedi.", // feedbackFailed
+  "Bize ulaşın", // contactUs
+  "Emin değilim — bu makaleler yardımcı olabilir:", // uncertain
+  "E-postanız", // email
+  "Mesaj", // message
+  "Teşekkürler! Size e-postayla döneceğiz.", // contactSent
+  "Geçerli bir e-posta adresi girin.", // badEmail
+  "Bir mesaj yazın.", // badMessage
+  "Sorun neydi?", // whatWrong
+  "Yanlış cevap", // reasonWrong
+  "Soruma cevap vermedi", // reasonUnanswered
+  "Güncel değil", // reasonOutdated
+  "Diğer", // reasonOther
+];
 
-const hi = {
-  openChat: "चैट खोलें",
-  closeChat: "चैट बंद करें",
-  close: "बंद करें",
-  newConversation: "नई बातचीत",
-  inputLabel: "आपका प्रश्न",
-  placeholder: "कोई प्रश्न पूछें…",
-  send: "भेजें",
-  stop: "रोकें",
-  suggestions: "सुझाए गए प्रश्न",
-  conversation: "बातचीत",
-  you: "आप",
-  assistant: "सहायक",
-  sources: "स्रोत",
-  openSource: "स्रोत खोलें",
-  sourceMarker: "स्रोत {n} दिखाएँ",
-  copy: "उत्तर कॉपी करें",
-  showSection: "पूरा खंड दिखाएँ",
-  copied: "कॉपी हो गया",
-  helpful: "उपयोगी",
-  notHelpful: "उपयोगी नहीं",
-  feedbackThanks: "आपकी प्रतिक्रिया के लिए धन्यवाद",
-  thinking: "सोच रहा है…",
-  loading: "लोड हो रहा है…",
-  stopped: "रोका गया",
-  failed: "उत्तर नहीं मिला",
-  retry: "फिर से कोशिश करें",
-  rateLimited: "आप बहुत जल्दी-जल्दी संदेश भेज रहे हैं। {s} सेकंड बाद फिर पूछें।",
-  rateLimitedMinutes: "आप बहुत जल्दी-जल्दी संदेश भेज रहे हैं। लगभग {m} बाद फिर पूछें।",
-  processing: "यह सहायक अभी सीख रहा है। कृपया थोड़ी देर में फिर कोशिश करें।",
-  originRefused: "यह चैट इस साइट पर सक्षम नहीं है।",
-  notFound: "यह चैट उपलब्ध नहीं है।",
-  offline: "लगता है आप ऑफ़लाइन हैं। अपना कनेक्शन जाँचें और फिर कोशिश करें।",
-  unreachable: "अभी सहायक से संपर्क नहीं हो पा रहा है। थोड़ी देर में फिर कोशिश करें।",
-  upstream: "उत्तर सेवा अभी उपलब्ध नहीं है। कृपया फिर कोशिश करें।",
-  server: "कुछ गलत हो गया। कृपया फिर कोशिश करें।",
-  interrupted: "उत्तर बीच में रुक गया। कृपया फिर कोशिश करें।",
-  tooLong: "संदेश बहुत लंबा है। कृपया इसे छोटा करें।",
-  feedbackFailed: "आपकी प्रतिक्रिया भेजी नहीं जा सकी।",
-  contactUs: "संपर्क करें",
-  uncertain: "पक्का नहीं — ये लेख मदद कर सकते हैं:",
-  email: "आपका ईमेल",
-  message: "संदेश",
-  contactSent: "धन्यवाद! हम ईमेल से जवाब देंगे।",
-  badEmail: "मान्य ईमेल पता दर्ज करें।",
-  badMessage: "संदेश लिखें।",
-  whatWrong: "क्या गलत था?",
-  reasonWrong: "गलत जवाब",
-  reasonUnanswered: "मेरे सवाल का जवाब नहीं दिया",
-  reasonOutdated: "पुरानी जानकारी",
-  reasonOther: "अन्य",
-} satisfies Table;
+const ru: Row = [
+  "Открыть чат", // openChat
+  "Закрыть чат", // closeChat
+  "Закрыть", // close
+  "Новый разговор", // newConversation
+  "Ваш вопрос", // inputLabel
+  "Задайте вопрос…", // placeholder
+  "Отправить", // send
+  "Остановить", // stop
+  "Предлагаемые вопросы", // suggestions
+  "Разговор", // conversation
+  "Вы", // you
+  "Ассистент", // assistant
+  "Источники", // sources
+  "Открыть источник", // openSource
+  "Показать источник {n}", // sourceMarker
+  "Копировать ответ", // copy
+  "Показать весь раздел", // showSection
+  "Скопировано", // copied
+  "Полезно", // helpful
+  "Бесполезно", // notHelpful
+  "Спасибо за отзыв", // feedbackThanks
+  "Думаю…", // thinking
+  "Загрузка…", // loading
+  "Остановлено", // stopped
+  "Нет ответа", // failed
+  "Повторить", // retry
+  "Вы отправляете сообщения слишком быстро. Спросите снова через {s} с.", // rateLimited
+  "Вы отправляете сообщения слишком быстро. Спросите снова примерно через {m}.", // rateLimitedMinutes
+  "Этот ассистент ещё обучается. Попробуйте чуть позже.", // processing
+  "Этот чат не включён на этом сайте.", // originRefused
+  "Этот чат недоступен.", // notFound
+  "Похоже, вы не в сети. Проверьте подключение и попробуйте снова.", // offline
+  "Сейчас не удаётся связаться с ассистентом. Попробуйте ещё раз чуть позже.", // unreachable
+  "Сервис ответов сейчас недоступен. Попробуйте снова.", // upstream
+  "Что-то пошло не так. Попробуйте снова.", // server
+  "Ответ прервался. Попробуйте снова.", // interrupted
+  "Сообщение слишком длинное. Сократите его.", // tooLong
+  "Не удалось отправить отзыв.", // feedbackFailed
+  "Связаться с нами", // contactUs
+  "Не уверен — возможно, помогут эти статьи:", // uncertain
+  "Ваш e-mail", // email
+  "Сообщение", // message
+  "Спасибо! Мы ответим по e-mail.", // contactSent
+  "Введите корректный адрес e-mail.", // badEmail
+  "Напишите сообщение.", // badMessage
+  "Что было не так?", // whatWrong
+  "Неверный ответ", // reasonWrong
+  "Не ответил на мой вопрос", // reasonUnanswered
+  "Устарело", // reasonOutdated
+  "Другое", // reasonOther
+];
 
-const zh = {
-  openChat: "打开聊天",
-  closeChat: "关闭聊天",
-  close: "关闭",
-  newConversation: "新对话",
-  inputLabel: "你的问题",
-  placeholder: "提个问题…",
-  send: "发送",
-  stop: "停止",
-  suggestions: "推荐问题",
-  conversation: "对话",
-  you: "你",
-  assistant: "助手",
-  sources: "来源",
-  openSource: "打开来源",
-  sourceMarker: "显示来源 {n}",
-  copy: "复制回答",
-  showSection: "显示整个章节",
-  copied: "已复制",
-  helpful: "有帮助",
-  notHelpful: "没帮助",
-  feedbackThanks: "感谢你的反馈",
-  thinking: "思考中…",
-  loading: "加载中…",
-  stopped: "已停止",
-  failed: "未回答",
-  retry: "重试",
-  rateLimited: "你发送消息太快了。请在 {s} 秒后再问。",
-  rateLimitedMinutes: "你发送消息太快了。请在大约 {m}后再问。",
-  processing: "这个助手还在学习中，请稍后再试。",
-  originRefused: "此网站未启用该聊天。",
-  notFound: "该聊天不可用。",
-  offline: "你似乎已离线。请检查网络连接后重试。",
-  unreachable: "暂时无法连接到助手。请稍后再试。",
-  upstream: "回答服务暂时不可用，请重试。",
-  server: "出错了，请重试。",
-  interrupted: "回答被中断，请重试。",
-  tooLong: "消息太长，请缩短后再发。",
-  feedbackFailed: "无法发送你的反馈。",
-  contactUs: "联系我们",
-  uncertain: "不确定——这些文章可能有帮助：",
-  email: "您的邮箱",
-  message: "留言",
-  contactSent: "谢谢！我们会通过邮件回复您。",
-  badEmail: "请输入有效的邮箱地址。",
-  badMessage: "请填写留言。",
-  whatWrong: "哪里有问题？",
-  reasonWrong: "回答错误",
-  reasonUnanswered: "没有回答我的问题",
-  reasonOutdated: "内容过时",
-  reasonOther: "其他",
-} satisfies Table;
+const uk: Row = [
+  "Відкрити чат", // openChat
+  "Закрити чат", // closeChat
+  "Закрити", // close
+  "Нова розмова", // newConversation
+  "Ваше запитання", // inputLabel
+  "Поставте запитання…", // placeholder
+  "Надіслати", // send
+  "Зупинити", // stop
+  "Запропоновані запитання", // suggestions
+  "Розмова", // conversation
+  "Ви", // you
+  "Асистент", // assistant
+  "Джерела", // sources
+  "Відкрити джерело", // openSource
+  "Показати джерело {n}", // sourceMarker
+  "Копіювати відповідь", // copy
+  "Показати весь розділ", // showSection
+  "Скопійовано", // copied
+  "Корисно", // helpful
+  "Некорисно", // notHelpful
+  "Дякуємо за відгук", // feedbackThanks
+  "Думаю…", // thinking
+  "Завантаження…", // loading
+  "Зупинено", // stopped
+  "Немає відповіді", // failed
+  "Повторити", // retry
+  "Ви надсилаєте повідомлення надто швидко. Запитайте знову через {s} с.", // rateLimited
+  "Ви надсилаєте повідомлення надто швидко. Запитайте знову приблизно через {m}.", // rateLimitedMinutes
+  "Цей асистент ще навчається. Спробуйте трохи згодом.", // processing
+  "Цей чат не ввімкнено на цьому сайті.", // originRefused
+  "Цей чат недоступний.", // notFound
+  "Схоже, ви не в мережі. Перевірте з’єднання і спробуйте знову.", // offline
+  "Зараз не вдається зв’язатися з асистентом. Спробуйте ще раз трохи згодом.", // unreachable
+  "Сервіс відповідей зараз недоступний. Спробуйте знову.", // upstream
+  "Щось пішло не так. Спробуйте знову.", // server
+  "Відповідь перервалася. Спробуйте знову.", // interrupted
+  "Повідомлення задовге. Скоротіть його.", // tooLong
+  "Не вдалося надіслати відгук.", // feedbackFailed
+  "Зв’язатися з нами", // contactUs
+  "Не впевнений — можливо, допоможуть ці статті:", // uncertain
+  "Ваш e-mail", // email
+  "Повідомлення", // message
+  "Дякуємо! Ми відповімо електронною поштою.", // contactSent
+  "Введіть правильну адресу e-mail.", // badEmail
+  "Напишіть повідомлення.", // badMessage
+  "Що було не так?", // whatWrong
+  "Неправильна відповідь", // reasonWrong
+  "Не відповів на моє запитання", // reasonUnanswered
+  "Застаріло", // reasonOutdated
+  "Інше", // reasonOther
+];
 
-const ja = {
-  openChat: "チャットを開く",
-  closeChat: "チャットを閉じる",
-  close: "閉じる",
-  newConversation: "新しい会話",
-  inputLabel: "質問",
-  placeholder: "質問を入力…",
-  send: "送信",
-  stop: "停止",
-  suggestions: "おすすめの質問",
-  conversation: "会話",
-  you: "あなた",
-  assistant: "アシスタント",
-  sources: "出典",
-  openSource: "出典を開く",
-  sourceMarker: "出典 {n} を表示",
-  copy: "回答をコピー",
-  showSection: "セクション全体を表示",
-  copied: "コピーしました",
-  helpful: "役に立った",
-  notHelpful: "役に立たなかった",
-  feedbackThanks: "フィードバックありがとうございます",
-  thinking: "考え中…",
-  loading: "読み込み中…",
-  stopped: "停止しました",
-  failed: "回答できませんでした",
-  retry: "再試行",
-  rateLimited: "メッセージの送信が速すぎます。{s} 秒後にもう一度お試しください。",
-  rateLimitedMinutes: "メッセージの送信が速すぎます。約 {m}後にもう一度お試しください。",
-  processing: "このアシスタントはまだ学習中です。しばらくしてからお試しください。",
-  originRefused: "このサイトではこのチャットは有効になっていません。",
-  notFound: "このチャットは利用できません。",
-  offline: "オフラインのようです。接続を確認してもう一度お試しください。",
-  unreachable: "現在アシスタントに接続できません。しばらくしてからもう一度お試しください。",
-  upstream: "回答サービスは現在利用できません。もう一度お試しください。",
-  server: "問題が発生しました。もう一度お試しください。",
-  interrupted: "回答が中断されました。もう一度お試しください。",
-  tooLong: "メッセージが長すぎます。短くしてください。",
-  feedbackFailed: "フィードバックを送信できませんでした。",
-  contactUs: "お問い合わせ",
-  uncertain: "確かではありません — これらの記事が役立つかもしれません：",
-  email: "メールアドレス",
-  message: "メッセージ",
-  contactSent: "ありがとうございます。メールでご連絡します。",
-  badEmail: "有効なメールアドレスを入力してください。",
-  badMessage: "メッセージを入力してください。",
-  whatWrong: "何が問題でしたか？",
-  reasonWrong: "回答が間違っている",
-  reasonUnanswered: "質問に答えていない",
-  reasonOutdated: "情報が古い",
-  reasonOther: "その他",
-} satisfies Table;
+const hi: Row = [
+  "चैट खोलें", // openChat
+  "चैट बंद करें", // closeChat
+  "बंद करें", // close
+  "नई बातचीत", // newConversation
+  "आपका प्रश्न", // inputLabel
+  "कोई प्रश्न पूछें…", // placeholder
+  "भेजें", // send
+  "रोकें", // stop
+  "सुझाए गए प्रश्न", // suggestions
+  "बातचीत", // conversation
+  "आप", // you
+  "सहायक", // assistant
+  "स्रोत", // sources
+  "स्रोत खोलें", // openSource
+  "स्रोत {n} दिखाएँ", // sourceMarker
+  "उत्तर कॉपी करें", // copy
+  "पूरा खंड दिखाएँ", // showSection
+  "कॉपी हो गया", // copied
+  "उपयोगी", // helpful
+  "उपयोगी नहीं", // notHelpful
+  "आपकी प्रतिक्रिया के लिए धन्यवाद", // feedbackThanks
+  "सोच रहा है…", // thinking
+  "लोड हो रहा है…", // loading
+  "रोका गया", // stopped
+  "उत्तर नहीं मिला", // failed
+  "फिर से कोशिश करें", // retry
+  "आप बहुत जल्दी-जल्दी संदेश भेज रहे हैं। {s} सेकंड बाद फिर पूछें।", // rateLimited
+  "आप बहुत जल्दी-जल्दी संदेश भेज रहे हैं। लगभग {m} बाद फिर पूछें।", // rateLimitedMinutes
+  "यह सहायक अभी सीख रहा है। कृपया थोड़ी देर में फिर कोशिश करें।", // processing
+  "यह चैट इस साइट पर सक्षम नहीं है।", // originRefused
+  "यह चैट उपलब्ध नहीं है।", // notFound
+  "लगता है आप ऑफ़लाइन हैं। अपना कनेक्शन जाँचें और फिर कोशिश करें।", // offline
+  "अभी सहायक से संपर्क नहीं हो पा रहा है। थोड़ी देर में फिर कोशिश करें।", // unreachable
+  "उत्तर सेवा अभी उपलब्ध नहीं है। कृपया फिर कोशिश करें।", // upstream
+  "कुछ गलत हो गया। कृपया फिर कोशिश करें।", // server
+  "उत्तर बीच में रुक गया। कृपया फिर कोशिश करें।", // interrupted
+  "संदेश बहुत लंबा है। कृपया इसे छोटा करें।", // tooLong
+  "आपकी प्रतिक्रिया भेजी नहीं जा सकी।", // feedbackFailed
+  "संपर्क करें", // contactUs
+  "पक्का नहीं — ये लेख मदद कर सकते हैं:", // uncertain
+  "आपका ईमेल", // email
+  "संदेश", // message
+  "धन्यवाद! हम ईमेल से जवाब देंगे।", // contactSent
+  "मान्य ईमेल पता दर्ज करें।", // badEmail
+  "संदेश लिखें।", // badMessage
+  "क्या गलत था?", // whatWrong
+  "गलत जवाब", // reasonWrong
+  "मेरे सवाल का जवाब नहीं दिया", // reasonUnanswered
+  "पुरानी जानकारी", // reasonOutdated
+  "अन्य", // reasonOther
+];
 
-const ko = {
-  openChat: "채팅 열기",
-  closeChat: "채팅 닫기",
-  close: "닫기",
-  newConversation: "새 대화",
-  inputLabel: "질문",
-  placeholder: "질문을 입력하세요…",
-  send: "보내기",
-  stop: "중지",
-  suggestions: "추천 질문",
-  conversation: "대화",
-  you: "나",
-  assistant: "어시스턴트",
-  sources: "출처",
-  openSource: "출처 열기",
-  sourceMarker: "출처 {n} 보기",
-  copy: "답변 복사",
-  showSection: "전체 섹션 보기",
-  copied: "복사됨",
-  helpful: "도움이 됨",
-  notHelpful: "도움이 안 됨",
-  feedbackThanks: "의견을 보내 주셔서 감사합니다",
-  thinking: "생각 중…",
-  loading: "불러오는 중…",
-  stopped: "중지됨",
-  failed: "답변하지 못함",
-  retry: "다시 시도",
-  rateLimited: "메시지를 너무 빨리 보내고 있습니다. {s}초 후에 다시 질문하세요.",
-  rateLimitedMinutes: "메시지를 너무 빨리 보내고 있습니다. 약 {m} 후에 다시 질문하세요.",
-  processing: "이 어시스턴트는 아직 학습 중입니다. 잠시 후 다시 시도하세요.",
-  originRefused: "이 사이트에서는 이 채팅이 활성화되어 있지 않습니다.",
-  notFound: "이 채팅을 사용할 수 없습니다.",
-  offline: "오프라인 상태인 것 같습니다. 연결을 확인하고 다시 시도하세요.",
-  unreachable: "지금은 어시스턴트에 연결할 수 없습니다. 잠시 후 다시 시도하세요.",
-  upstream: "지금은 답변 서비스를 사용할 수 없습니다. 다시 시도하세요.",
-  server: "문제가 발생했습니다. 다시 시도하세요.",
-  interrupted: "답변이 중단되었습니다. 다시 시도하세요.",
-  tooLong: "메시지가 너무 깁니다. 줄여 주세요.",
-  feedbackFailed: "의견을 보내지 못했습니다.",
-  contactUs: "문의하기",
-  uncertain: "확실하지 않습니다 — 이 문서들이 도움이 될 수 있습니다:",
-  email: "이메일",
-  message: "메시지",
-  contactSent: "감사합니다! 이메일로 답변드리겠습니다.",
-  badEmail: "올바른 이메일 주소를 입력하세요.",
-  badMessage: "메시지를 입력하세요.",
-  whatWrong: "무엇이 문제였나요?",
-  reasonWrong: "틀린 답변",
-  reasonUnanswered: "질문에 답하지 않음",
-  reasonOutdated: "오래된 정보",
-  reasonOther: "기타",
-} satisfies Table;
+const zh: Row = [
+  "打开聊天", // openChat
+  "关闭聊天", // closeChat
+  "关闭", // close
+  "新对话", // newConversation
+  "你的问题", // inputLabel
+  "提个问题…", // placeholder
+  "发送", // send
+  "停止", // stop
+  "推荐问题", // suggestions
+  "对话", // conversation
+  "你", // you
+  "助手", // assistant
+  "来源", // sources
+  "打开来源", // openSource
+  "显示来源 {n}", // sourceMarker
+  "复制回答", // copy
+  "显示整个章节", // showSection
+  "已复制", // copied
+  "有帮助", // helpful
+  "没帮助", // notHelpful
+  "感谢你的反馈", // feedbackThanks
+  "思考中…", // thinking
+  "加载中…", // loading
+  "已停止", // stopped
+  "未回答", // failed
+  "重试", // retry
+  "你发送消息太快了。请在 {s} 秒后再问。", // rateLimited
+  "你发送消息太快了。请在大约 {m}后再问。", // rateLimitedMinutes
+  "这个助手还在学习中，请稍后再试。", // processing
+  "此网站未启用该聊天。", // originRefused
+  "该聊天不可用。", // notFound
+  "你似乎已离线。请检查网络连接后重试。", // offline
+  "暂时无法连接到助手。请稍后再试。", // unreachable
+  "回答服务暂时不可用，请重试。", // upstream
+  "出错了，请重试。", // server
+  "回答被中断，请重试。", // interrupted
+  "消息太长，请缩短后再发。", // tooLong
+  "无法发送你的反馈。", // feedbackFailed
+  "联系我们", // contactUs
+  "不确定——这些文章可能有帮助：", // uncertain
+  "您的邮箱", // email
+  "留言", // message
+  "谢谢！我们会通过邮件回复您。", // contactSent
+  "请输入有效的邮箱地址。", // badEmail
+  "请填写留言。", // badMessage
+  "哪里有问题？", // whatWrong
+  "回答错误", // reasonWrong
+  "没有回答我的问题", // reasonUnanswered
+  "内容过时", // reasonOutdated
+  "其他", // reasonOther
+];
+
+const ja: Row = [
+  "チャットを開く", // openChat
+  "チャットを閉じる", // closeChat
+  "閉じる", // close
+  "新しい会話", // newConversation
+  "質問", // inputLabel
+  "質問を入力…", // placeholder
+  "送信", // send
+  "停止", // stop
+  "おすすめの質問", // suggestions
+  "会話", // conversation
+  "あなた", // you
+  "アシスタント", // assistant
+  "出典", // sources
+  "出典を開く", // openSource
+  "出典 {n} を表示", // sourceMarker
+  "回答をコピー", // copy
+  "セクション全体を表示", // showSection
+  "コピーしました", // copied
+  "役に立った", // helpful
+  "役に立たなかった", // notHelpful
+  "フィードバックありがとうございます", // feedbackThanks
+  "考え中…", // thinking
+  "読み込み中…", // loading
+  "停止しました", // stopped
+  "回答できませんでした", // failed
+  "再試行", // retry
+  "メッセージの送信が速すぎます。{s} 秒後にもう一度お試しください。", // rateLimited
+  "メッセージの送信が速すぎます。約 {m}後にもう一度お試しください。", // rateLimitedMinutes
+  "このアシスタントはまだ学習中です。しばらくしてからお試しください。", // processing
+  "このサイトではこのチャットは有効になっていません。", // originRefused
+  "このチャットは利用できません。", // notFound
+  "オフラインのようです。接続を確認してもう一度お試しください。", // offline
+  "現在アシスタントに接続できません。しばらくしてからもう一度お試しください。", // unreachable
+  "回答サービスは現在利用できません。もう一度お試しください。", // upstream
+  "問題が発生しました。もう一度お試しください。", // server
+  "回答が中断されました。もう一度お試しください。", // interrupted
+  "メッセージが長すぎます。短くしてください。", // tooLong
+  "フィードバックを送信できませんでした。", // feedbackFailed
+  "お問い合わせ", // contactUs
+  "確かではありません — これらの記事が役立つかもしれません：", // uncertain
+  "メールアドレス", // email
+  "メッセージ", // message
+  "ありがとうございます。メールでご連絡します。", // contactSent
+  "有効なメールアドレスを入力してください。", // badEmail
+  "メッセージを入力してください。", // badMessage
+  "何が問題でしたか？", // whatWrong
+  "回答が間違っている", // reasonWrong
+  "質問に答えていない", // reasonUnanswered
+  "情報が古い", // reasonOutdated
+  "その他", // reasonOther
+];
+
+const ko: Row = [
+  "채팅 열기", // openChat
+  "채팅 닫기", // closeChat
+  "닫기", // close
+  "새 대화", // newConversation
+  "질문", // inputLabel
+  "질문을 입력하세요…", // placeholder
+  "보내기", // send
+  "중지", // stop
+  "추천 질문", // suggestions
+  "대화", // conversation
+  "나", // you
+  "어시스턴트", // assistant
+  "출처", // sources
+  "출처 열기", // openSource
+  "출처 {n} 보기", // sourceMarker
+  "답변 복사", // copy
+  "전체 섹션 보기", // showSection
+  "복사됨", // copied
+  "도움이 됨", // helpful
+  "도움이 안 됨", // notHelpful
+  "의견을 보내 주셔서 감사합니다", // feedbackThanks
+  "생각 중…", // thinking
+  "불러오는 중…", // loading
+  "중지됨", // stopped
+  "답변하지 못함", // failed
+  "다시 시도", // retry
+  "메시지를 너무 빨리 보내고 있습니다. {s}초 후에 다시 질문하세요.", // rateLimited
+  "메시지를 너무 빨리 보내고 있습니다. 약 {m} 후에 다시 질문하세요.", // rateLimitedMinutes
+  "이 어시스턴트는 아직 학습 중입니다. 잠시 후 다시 시도하세요.", // processing
+  "이 사이트에서는 이 채팅이 활성화되어 있지 않습니다.", // originRefused
+  "이 채팅을 사용할 수 없습니다.", // notFound
+  "오프라인 상태인 것 같습니다. 연결을 확인하고 다시 시도하세요.", // offline
+  "지금은 어시스턴트에 연결할 수 없습니다. 잠시 후 다시 시도하세요.", // unreachable
+  "지금은 답변 서비스를 사용할 수 없습니다. 다시 시도하세요.", // upstream
+  "문제가 발생했습니다. 다시 시도하세요.", // server
+  "답변이 중단되었습니다. 다시 시도하세요.", // interrupted
+  "메시지가 너무 깁니다. 줄여 주세요.", // tooLong
+  "의견을 보내지 못했습니다.", // feedbackFailed
+  "문의하기", // contactUs
+  "확실하지 않습니다 — 이 문서들이 도움이 될 수 있습니다:", // uncertain
+  "이메일", // email
+  "메시지", // message
+  "감사합니다! 이메일로 답변드리겠습니다.", // contactSent
+  "올바른 이메일 주소를 입력하세요.", // badEmail
+  "메시지를 입력하세요.", // badMessage
+  "무엇이 문제였나요?", // whatWrong
+  "틀린 답변", // reasonWrong
+  "질문에 답하지 않음", // reasonUnanswered
+  "오래된 정보", // reasonOutdated
+  "기타", // reasonOther
+];
+
+/** A language's table from its row. */
+const table = (row: Row): Table => Object.fromEntries(keys.map((key, i) => [key, row[i]])) as Table;
 
 export const tables: Record<string, Table> = {
   en,
-  ar,
-  he,
-  es,
-  de,
-  fr,
-  pt,
-  it,
-  nl,
-  pl,
-  tr,
-  ru,
-  uk,
-  hi,
-  zh,
-  ja,
-  ko,
+  ar: table(ar),
+  he: table(he),
+  es: table(es),
+  de: table(de),
+  fr: table(fr),
+  pt: table(pt),
+  it: table(it),
+  nl: table(nl),
+  pl: table(pl),
+  tr: table(tr),
+  ru: table(ru),
+  uk: table(uk),
+  hi: table(hi),
+  zh: table(zh),
+  ja: table(ja),
+  ko: table(ko),
 };
 
 /** A translator with its table at hand (tests and tools; the panel loads this module lazily). */

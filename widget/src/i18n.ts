@@ -25,6 +25,7 @@ const keys = [
   "sourceMarker",
   "copy",
   "showSection",
+  "minuteForms",
   "copied",
   "helpful",
   "notHelpful",
@@ -83,6 +84,7 @@ const ar: Row = [
   "اعرض المصدر {n}", // sourceMarker
   "انسخ الإجابة", // copy
   "اعرض القسم كاملاً", // showSection
+  "-", // minuteForms
   "تم النسخ", // copied
   "مفيد", // helpful
   "غير مفيد", // notHelpful
@@ -136,6 +138,7 @@ const he: Row = [
   "הצגת מקור {n}", // sourceMarker
   "העתקת התשובה", // copy
   "הצג את הקטע המלא", // showSection
+  "-", // minuteForms
   "הועתק", // copied
   "מועיל", // helpful
   "לא מועיל", // notHelpful
@@ -189,6 +192,7 @@ const es: Row = [
   "Mostrar fuente {n}", // sourceMarker
   "Copiar respuesta", // copy
   "Mostrar la sección completa", // showSection
+  "-", // minuteForms
   "Copiado", // copied
   "Útil", // helpful
   "No útil", // notHelpful
@@ -242,6 +246,7 @@ const de: Row = [
   "Quelle {n} anzeigen", // sourceMarker
   "Antwort kopieren", // copy
   "Ganzen Abschnitt anzeigen", // showSection
+  "-", // minuteForms
   "Kopiert", // copied
   "Hilfreich", // helpful
   "Nicht hilfreich", // notHelpful
@@ -295,6 +300,7 @@ const fr: Row = [
   "Afficher la source {n}", // sourceMarker
   "Copier la réponse", // copy
   "Afficher toute la section", // showSection
+  "-", // minuteForms
   "Copié", // copied
   "Utile", // helpful
   "Pas utile", // notHelpful
@@ -348,6 +354,7 @@ const pt: Row = [
   "Mostrar fonte {n}", // sourceMarker
   "Copiar resposta", // copy
   "Mostrar a seção completa", // showSection
+  "-", // minuteForms
   "Copiado", // copied
   "Útil", // helpful
   "Não útil", // notHelpful
@@ -401,6 +408,7 @@ const it: Row = [
   "Mostra la fonte {n}", // sourceMarker
   "Copia la risposta", // copy
   "Mostra l'intera sezione", // showSection
+  "-", // minuteForms
   "Copiato", // copied
   "Utile", // helpful
   "Non utile", // notHelpful
@@ -454,6 +462,7 @@ const nl: Row = [
   "Bron {n} tonen", // sourceMarker
   "Antwoord kopiëren", // copy
   "Hele sectie tonen", // showSection
+  "-", // minuteForms
   "Gekopieerd", // copied
   "Nuttig", // helpful
   "Niet nuttig", // notHelpful
@@ -507,6 +516,7 @@ const pl: Row = [
   "Pokaż źródło {n}", // sourceMarker
   "Kopiuj odpowiedź", // copy
   "Pokaż całą sekcję", // showSection
+  "minutę minuty minut", // minuteForms
   "Skopiowano", // copied
   "Pomocne", // helpful
   "Niepomocne", // notHelpful
@@ -560,6 +570,7 @@ const tr: Row = [
   "{n} numaralı kaynağı göster", // sourceMarker
   "Yanıtı kopyala", // copy
   "Bölümün tamamını göster", // showSection
+  "-", // minuteForms
   "Kopyalandı", // copied
   "Faydalı", // helpful
   "Faydalı değil", // notHelpful
@@ -613,6 +624,7 @@ const ru: Row = [
   "Показать источник {n}", // sourceMarker
   "Копировать ответ", // copy
   "Показать весь раздел", // showSection
+  "минуту минуты минут", // minuteForms
   "Скопировано", // copied
   "Полезно", // helpful
   "Бесполезно", // notHelpful
@@ -666,6 +678,7 @@ const uk: Row = [
   "Показати джерело {n}", // sourceMarker
   "Копіювати відповідь", // copy
   "Показати весь розділ", // showSection
+  "хвилину хвилини хвилин", // minuteForms
   "Скопійовано", // copied
   "Корисно", // helpful
   "Некорисно", // notHelpful
@@ -719,6 +732,7 @@ const hi: Row = [
   "स्रोत {n} दिखाएँ", // sourceMarker
   "उत्तर कॉपी करें", // copy
   "पूरा खंड दिखाएँ", // showSection
+  "-", // minuteForms
   "कॉपी हो गया", // copied
   "उपयोगी", // helpful
   "उपयोगी नहीं", // notHelpful
@@ -772,6 +786,7 @@ const zh: Row = [
   "显示来源 {n}", // sourceMarker
   "复制回答", // copy
   "显示整个章节", // showSection
+  "-", // minuteForms
   "已复制", // copied
   "有帮助", // helpful
   "没帮助", // notHelpful
@@ -825,6 +840,7 @@ const ja: Row = [
   "出典 {n} を表示", // sourceMarker
   "回答をコピー", // copy
   "セクション全体を表示", // showSection
+  "-", // minuteForms
   "コピーしました", // copied
   "役に立った", // helpful
   "役に立たなかった", // notHelpful
@@ -878,6 +894,7 @@ const ko: Row = [
   "출처 {n} 보기", // sourceMarker
   "답변 복사", // copy
   "전체 섹션 보기", // showSection
+  "-", // minuteForms
   "복사됨", // copied
   "도움이 됨", // helpful
   "도움이 안 됨", // notHelpful

@@ -19,6 +19,9 @@ export const en = {
   sourceMarker: "Show source {n}",
   copy: "Copy answer",
   showSection: "Show the whole section",
+  // "in about N minutes" with the unit declined after the preposition, where `Intl` only gives the
+  // nominative: the one, few and many forms, space-separated (ru, uk, pl); "-": `Intl`'s unit.
+  minuteForms: "-",
   copied: "Copied",
   helpful: "Helpful",
   notHelpful: "Not helpful",
@@ -104,23 +107,17 @@ export function translatorFor(lang: string, table: () => Table): Translator {
   };
 }
 
-// "in about N minutes" puts the unit in the accusative in Russian, Ukrainian and Polish ("через 21
-// минуту", "через 1 хвилину", "za 1 minutę"); `Intl` only gives the nominative ("1 minuta").
-const minutesAfterPreposition: Record<string, Partial<Record<Intl.LDMLPluralRule, string>>> = {
-  ru: { one: "минуту", few: "минуты", many: "минут" },
-  uk: { one: "хвилину", few: "хвилини", many: "хвилин" },
-  pl: { one: "minutę", few: "minuty", many: "minut" },
-};
-
 /**
  * How long until the visitor may ask again, as people say it: seconds under a minute, else about
- * so many minutes (the unit and its plural form from `Intl` in the widget's language, or declined
- * as above).
+ * so many minutes (the unit and its plural form from `Intl` in the widget's language, or the
+ * language's own `minuteForms` where it declines the unit: "через 21 минуту", "za 1 minutę").
  */
 export function waitText(i18n: Translator, seconds: number): string {
   if (seconds < 60) return i18n.t("rateLimited", { s: seconds });
   const count = Math.round(seconds / 60);
-  const word = minutesAfterPreposition[i18n.lang]?.[new Intl.PluralRules(i18n.lang).select(count)];
+  const forms = i18n.t("minuteForms").split(" ");
+  const word =
+    forms[2] && forms[["one", "few", "many"].indexOf(new Intl.PluralRules(i18n.lang).select(count))];
   const minutes = word
     ? `${new Intl.NumberFormat(i18n.lang).format(count)} ${word}`
     : new Intl.NumberFormat(i18n.lang, { style: "unit", unit: "minute", unitDisplay: "long" }).format(count);

@@ -1,4 +1,5 @@
 import type { Citation } from "@lore/shared";
+import type { VNode } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { ChatMessage } from "../state/types.ts";
 import { useWidget } from "./context.ts";
@@ -36,6 +37,15 @@ function useExtras(): Extras | undefined {
 export function LazyContactForm({ id }: { id: string }) {
   const forms = useExtras();
   return forms ? <forms.ContactForm id={id} /> : null;
+}
+
+/** Answers longer than this (about 100 words) may fold; shorter ones never load the fold. */
+export const FOLD_CHARS = 600;
+
+/** A long answer folded by the extras chunk; shown whole until the chunk arrives. */
+export function LazyFold(props: { text: string; render: (text: string) => VNode }) {
+  const extras = useExtras();
+  return extras ? <extras.FoldedAnswer {...props} /> : props.render(props.text);
 }
 
 export function LazyUncertainSources(props: { sources: readonly Citation[] }) {

@@ -2,7 +2,8 @@ import { fireEvent, screen, waitFor } from "@testing-library/preact";
 import { describe, expect, it } from "vitest";
 import { answerResponse, citation, createStream, defaultIds } from "../test-support.ts";
 import { Composer } from "./composer.tsx";
-import { foldAnswer, MessageList } from "./message-list.tsx";
+import { foldAnswer } from "./folded-answer.tsx";
+import { MessageList } from "./message-list.tsx";
 import { renderInWidget } from "./render-support.tsx";
 
 describe("MessageList", () => {

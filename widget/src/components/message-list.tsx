@@ -3,7 +3,7 @@ import type { ChatMessage } from "../state/types.ts";
 import { Citations } from "./citations.tsx";
 import { useWidget } from "./context.ts";
 import { Icon } from "./icons.tsx";
-import { LazyFeedbackReasons, LazyUncertainSources } from "./lazy.tsx";
+import { FOLD_CHARS, LazyFeedbackReasons, LazyFold, LazyUncertainSources } from "./lazy.tsx";
 import { Markdown } from "./markdown.tsx";
 import { WayOut } from "./way-out.tsx";
 
@@ -39,8 +39,6 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
   const [expanded, setExpanded] = useState<number[]>([]);
   const [copied, setCopied] = useState(false);
   const [askWhy, setAskWhy] = useState(false);
-  const [unfolded, setUnfolded] = useState(false);
-  const fold = foldAnswer(message.content);
   const last = store.messages.value.at(-1)?.id === message.id;
   const focusRank = useRef<number | null>(null);
   const root = useRef<HTMLLIElement>(null);
@@ -73,6 +71,17 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
     }
   };
 
+  const markdown = (text: string) => (
+    <Markdown
+      text={text}
+      sources={message.sources}
+      expanded={expanded}
+      onCite={showSource}
+      idPrefix={idPrefix}
+      citeLabel={(n, s) => `${i18n.t("sourceMarker", { n })}: ${s.title}`}
+    />
+  );
+
   return (
     <li
       ref={root}
@@ -85,14 +94,12 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
       <span class="sr-only">{i18n.t("assistant")}: </span>
       <div class="bubble" dir="auto">
         {message.content ? (
-          <Markdown
-            text={unfolded || working ? message.content : fold.shown}
-            sources={message.sources}
-            expanded={expanded}
-            onCite={showSource}
-            idPrefix={idPrefix}
-            citeLabel={(n, s) => `${i18n.t("sourceMarker", { n })}: ${s.title}`}
-          />
+          // A long section answer folds (issue #50): the fold is in the extras chunk, whole until it arrives.
+          message.content.length > FOLD_CHARS && !working ? (
+            <LazyFold text={message.content} render={markdown} />
+          ) : (
+            markdown(message.content)
+          )
         ) : (
           working && (
             <span class="typing" role="img" aria-label={i18n.t("thinking")} data-lore="typing">
@@ -101,17 +108,6 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
               <span />
             </span>
           )
-        )}
-        {fold.rest && !unfolded && !working && (
-          <button
-            type="button"
-            class="link-btn fold-btn"
-            data-lore="show-section"
-            aria-expanded="false"
-            onClick={() => setUnfolded(true)}
-          >
-            {i18n.t("showSection")}
-          </button>
         )}
         {message.status === "stopped" && (
           <p class="msg-status">
@@ -199,25 +195,4 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
           message.feedback === "down") && <WayOut />}
     </li>
   );
-}
-
-/** About what a visitor reads at a glance: a longer answer shows this much and folds the rest (issue #50). */
-export const VISIBLE_WORDS = 120;
-
-/**
- * A long answer (a whole help section) split at a paragraph or block boundary once about
- * VISIBLE_WORDS are shown; the first block always shows, and a tail of a few words is not folded.
- */
-export function foldAnswer(text: string, budget = VISIBLE_WORDS): { shown: string; rest: string } {
-  const blocks = text.split(/\n{2,}/);
-  const words = (t: string) => t.split(/\s+/).filter(Boolean).length;
-  let shownWords = 0;
-  let at = 0;
-  while (at < blocks.length && (at === 0 || shownWords + words(blocks[at] ?? "") <= budget)) {
-    shownWords += words(blocks[at] ?? "");
-    at++;
-  }
-  const rest = blocks.slice(at).join("\n\n");
-  if (words(rest) < 15) return { shown: text, rest: "" };
-  return { shown: blocks.slice(0, at).join("\n\n"), rest };
 }

@@ -1,6 +1,6 @@
 /**
  * XQuAD across languages: the 240 English paragraphs as one `text` source, the same 1,190 questions
- * asked in each language of `../shared/datasets/xquad/` (XQuAD is parallel: a question's id names
+ * asked in each language of the XQuAD dataset (read through datasets.ts) (XQuAD is parallel: a question's id names
  * the same question, and so the same English gold answers, in every language).
  *
  *   node_modules/.bin/tsx bench/src/xquad-cross.ts [--langs es,de] [--every N] [--no-answers] [--no-dictionaries]

@@ -102,7 +102,7 @@ describe("console form errors, as sentences", () => {
         await sentences("POST", "/data-sources/", { name: "Local", type: "web", config: { url } }),
       ).toEqual({
         "config.url": [
-          "Refusing to connect to 127.0.0.1: loopback address. For a server on this machine or your own network, start Lore with its host or network in LORE_OUTBOUND_ALLOWLIST (e.g. LORE_OUTBOUND_ALLOWLIST=127.0.0.1).",
+          "Refusing to connect to 127.0.0.1: loopback address. For a server on this machine or your own network, start Lore with its host or network in LORE_OUTBOUND_ALLOWLIST (a host name, an address or a network such as 10.0.0.0/8).",
         ],
       });
     }

@@ -67,6 +67,8 @@ export function authRoutes({
     }),
     // Signing up from an invitation starts a session as a login does: it lives here, with the cookie.
     endpoint(invitations.signUpFromInvitation, async (c, input) => {
+      // An unknown, used or expired invitation is 404 whatever the body says.
+      workspaces.preview(input.id("invitationId"));
       const body = await input.json();
       const { user } = await workspaces.signUp(input.id("invitationId"), body);
       const session = await auth.login({ email: user.email, password: body.password }, c.get("clientIp"));

@@ -8,7 +8,7 @@ export function outboundAdvice(error: OutboundError): string {
   const reason = `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`;
   switch (error.code) {
     case "blocked_address":
-      return `${reason} For a server on this machine or your own network, start Lore with its host or network in LORE_OUTBOUND_ALLOWLIST (e.g. LORE_OUTBOUND_ALLOWLIST=127.0.0.1).`;
+      return `${reason} For a server on this machine or your own network, start Lore with its host or network in LORE_OUTBOUND_ALLOWLIST (a host name, an address or a network such as 10.0.0.0/8).`;
     case "dns_failed":
       return `${reason} Check the address for typos; a name only your network knows needs a DNS server this Lore server can reach.`;
     case "invalid_url":

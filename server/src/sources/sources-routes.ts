@@ -121,11 +121,12 @@ export function sourcesRoutes({ access, sources, config }: Pick<Services, "acces
     }),
     endpoint(api.previewRules, async (c, input) => {
       const source = owned(c, input, "viewer");
+      const rules = await input.json();
       if (source.type !== "web")
         throw new AppError("validation_error", "Only website sources have page rules", {
           fields: { include: ["only website sources have page rules"] },
         });
-      const keeps = matcher(await input.json());
+      const keeps = matcher(rules);
       const urls = [...new Set(sources.documents(source.id).map((d) => d.sourceUrl))].filter(
         (u): u is string => typeof u === "string" && URL.canParse(u),
       );

@@ -8,6 +8,8 @@ import addFormatsModule from "ajv-formats";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import createClient, { type Client } from "openapi-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { startTestSite, type TestSite } from "../fakes/web-site.ts";
 import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
@@ -51,6 +53,9 @@ interface OpenApiDoc {
 }
 
 let server: TestServer;
+/** The workspace's model server (a compatible one on loopback) and the website source's site. */
+let modelServer: FakeOpenAI;
+let site: TestSite;
 let api: Client<AnyPaths>;
 let root: Client<AnyPaths>;
 let doc: OpenApiDoc;
@@ -189,15 +194,24 @@ let admin: string;
 let apiKey: string;
 
 beforeAll(async () => {
-  // The webhook points at a closed loopback port: allowed, never delivered to.
-  server = await startTestServer({ LORE_OUTBOUND_ALLOWLIST: "127.0.0.1" });
+  // The webhook points at a closed loopback port: allowed, never delivered to; the model server and
+  // the website are on loopback too.
+  [server, modelServer, site] = await Promise.all([
+    startTestServer({ LORE_OUTBOUND_ALLOWLIST: "127.0.0.1" }),
+    startFakeOpenAI({ apiKey: "sk-workspace", models: ["fake-chat"], answer: "Hello from the fake model." }),
+    startTestSite(),
+  ]);
   const fetchOptions = { fetch: (request: Request) => fetch(request, { redirect: "manual" }) };
   api = createClient<AnyPaths>({ baseUrl: server.api, ...fetchOptions });
   root = createClient<AnyPaths>({ baseUrl: server.url, ...fetchOptions });
   const res = await fetch(`${server.api}/openapi.json`);
   doc = (await res.json()) as OpenApiDoc;
 });
-afterAll(() => server?.close());
+afterAll(async () => {
+  await server?.close();
+  await modelServer?.close();
+  await site?.close();
+});
 
 /** Logs in a user over openapi-fetch. */
 async function login(email: string, password: string): Promise<{ access: string; refresh: string }> {
@@ -298,10 +312,58 @@ describe("openapi-fetch against /api/openapi.json", () => {
       path: { invitationId: decliner.invitationId },
     });
     expect(declined.status).toBe(204);
+    // A new person signs up from a link of their own (the pending one below is deleted later).
+    const newcomer = await call<{ id: string }>("post", "/workspaces/{workspaceId}/members/", {
+      token: admin,
+      path: ws,
+      body: { email: `newcomer-${Date.now()}@example.com`, role: "viewer" },
+    });
+    expect(newcomer.status).toBe(201);
+    const link = { invitationId: newcomer.body.id };
+    expect((await call("get", "/invitations/{invitationId}/", { path: link })).status).toBe(200);
+    const signedUp = await call("post", "/invitations/{invitationId}/signup/", {
+      path: link,
+      body: { firstName: "New", lastName: "Comer", password: DEFAULT_PASSWORD },
+    });
+    expect(signedUp.status).toBe(200);
     ids.memberToken = member.token;
     ids.invitationId = (await invitee("pending")).invitationId;
     expect(
       (await call("get", "/workspaces/{workspaceId}/invitations/", { token: admin, path: ws })).status,
+    ).toBe(200);
+
+    // The workspace's own model server: connected, read back, listed, asked, then disconnected.
+    const provider = { kind: "compatible", baseUrl: modelServer.url, apiKey: "sk-workspace" };
+    expect(
+      (
+        await call("put", "/workspaces/{workspaceId}/model-provider/", {
+          token: admin,
+          path: ws,
+          body: provider,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await call("get", "/workspaces/{workspaceId}/model-provider/", { token: admin, path: ws })).status,
+    ).toBe(200);
+    expect(
+      (await call("get", "/workspaces/{workspaceId}/model-provider/models/", { token: admin, path: ws }))
+        .status,
+    ).toBe(200);
+    const tested = await call<{ answer: string }>("post", "/workspaces/{workspaceId}/model-provider/test/", {
+      token: admin,
+      path: ws,
+      body: { model: "fake-chat" },
+    });
+    expect([tested.status, tested.body.answer]).toEqual([200, "Hello from the fake model."]);
+    expect(
+      (
+        await call("put", "/workspaces/{workspaceId}/model-provider/", {
+          token: admin,
+          path: ws,
+          body: { kind: "none" },
+        })
+      ).status,
     ).toBe(200);
   });
 
@@ -656,6 +718,25 @@ describe("openapi-fetch against /api/openapi.json", () => {
     expect((await call("post", "/data-sources/{dataSourceId}/sync/", { token: admin, path: s })).status).toBe(
       202,
     );
+
+    // A website source's rules, tried over the pages its sync stored.
+    const web = await call<{ id: string }>("post", "/data-sources/", {
+      token: admin,
+      body: {
+        name: "Site",
+        type: "web",
+        workspaceId: ws.workspaceId,
+        config: { url: `${site.url}/`, mode: "page" },
+      },
+    });
+    expect(web.status).toBe(201);
+    await waitReady(web.body.id);
+    const preview = await call<{ keptCount: number; droppedCount: number }>(
+      "post",
+      "/data-sources/{dataSourceId}/rules-preview/",
+      { token: admin, path: { dataSourceId: web.body.id }, body: { include: [], exclude: ["/**"] } },
+    );
+    expect([preview.status, preview.body.keptCount, preview.body.droppedCount]).toEqual([200, 0, 1]);
   });
 
   it("serves the widget's public routes to an allowed page", async () => {

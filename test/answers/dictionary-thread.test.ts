@@ -3,7 +3,6 @@
 // The server keeps answering while it is read, and the German question is translated once it is.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { crossLanguageNotes } from "@lore/server/text/messages.ts";
 import type { Agent, QueryResponse } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,9 +29,26 @@ const faq: Entry[] = [
 
 /**
  * The longest the event loop may be held: far above a busy machine's scheduling noise, far below
- * the seconds reading German's dictionary on it took.
+ * the seconds reading German's dictionary on it took (1.4 s on a quiet two-core machine, more on a busy one).
  */
-const MAX_BLOCK_MS = 1_000;
+const MAX_BLOCK_MS = 750;
+
+/** The longest gap between two ticks of a 10 ms timer, from now until `stop()`: how long the event loop was held. */
+function longestHold(): { stop(): number } {
+  let last = performance.now();
+  let longest = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 10);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(longest, performance.now() - last);
+    },
+  };
+}
 
 describe.runIf(withGerman)("the first question in German", () => {
   let server: TestServer;
@@ -61,8 +77,7 @@ describe.runIf(withGerman)("the first question in German", () => {
       message: "How do I cancel my subscription?",
     });
     expect(english.status).toBe(200);
-    const delay = monitorEventLoopDelay({ resolution: 10 });
-    delay.enable();
+    const held = longestHold();
     let answer = await ask();
     let healthChecks = 0;
     for (let tries = 0; tries < 300 && !answer.body.response?.includes(crossLanguageNotes.de); tries++) {
@@ -73,8 +88,7 @@ describe.runIf(withGerman)("the first question in German", () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       answer = await ask();
     }
-    delay.disable();
-    const blockedMs = Math.round(delay.max / 1e6);
+    const blockedMs = Math.round(held.stop());
     console.log(
       `event loop held at most ${blockedMs} ms; ${healthChecks} health checks while German was read`,
     );

@@ -56,12 +56,9 @@ export function createDictionaryTranslator(dir: string, logger: Logger): QueryTr
   const saidLoading = new Set<Language>();
   const thread = new DictionaryThread(dir, (message) => {
     saidLoading.clear();
-    logger.warn(
-      "the translation dictionaries' thread stopped: questions are searched as written until it restarts",
-      {
-        error: message,
-      },
-    );
+    logger.warn("the dictionaries' thread stopped: searched as written until it restarts", {
+      error: message,
+    });
   });
   const without = (language: Language): null => {
     unavailable.add(language);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run build` (through bootstrap.mjs, after the widget and console builds): writes dist/ with the
-// server bundled into lore.mjs, its parse worker, a package.json naming only the runtime packages the
+// server bundled into lore.mjs, its workers (parse, scan, dictionary), a package.json naming only the runtime packages the
 // bundle leaves external, and the site files (widget, demo, console) under dist/site/.
 import {
   cpSync,
@@ -51,6 +51,7 @@ async function bundle() {
       lore: join(server, "src/cli.ts"),
       "parse-worker": join(server, "src/sources/parsing/parse-worker.ts"),
       "scan-worker": join(server, "src/retrieval/scan-worker.ts"),
+      "dictionary-worker": join(server, "src/text/translate/dictionary-worker.ts"),
     },
     outdir: out,
     outExtension: { ".js": ".mjs" },

@@ -365,6 +365,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       await apiKeys.stop();
       await widgetOrigins.stop(agentOf);
       await closeParseWorkers();
+      await answerDeps.translator?.close();
       await conversations.close();
       await presence?.stop();
       await corrections.idle();

@@ -4,6 +4,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { detectLanguage } from "@lore/server/text/language.ts";
 import { crossLanguageNotes, fallbackMessages } from "@lore/server/text/messages.ts";
 import type { Agent, QueryResponse } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -66,6 +67,22 @@ const questions = [
   { language: "es", question: "¿Qué métodos de pago aceptan?", article: "Payment methods", fact: "PayPal" },
 ] as const;
 
+/**
+ * Waits until an extractive agent answers `question` saying it translated it: a dictionary is read on
+ * a worker thread on the first question in its language, and questions meanwhile are searched as written.
+ */
+async function untilTranslated(server: TestServer, token: string, agentId: string, question: string) {
+  const language = detectLanguage(question) as keyof typeof crossLanguageNotes;
+  for (let tries = 0; tries < 300; tries++) {
+    const res = await call<QueryResponse>(server, "POST", `/agents/${agentId}/query/`, token, {
+      message: question,
+    });
+    if (res.body.response?.includes(crossLanguageNotes[language])) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`"${question}" was never translated`);
+}
+
 describe.runIf(withDictionaries)("questions in another language than the FAQ's", () => {
   let server: TestServer;
   let token: string;
@@ -76,6 +93,7 @@ describe.runIf(withDictionaries)("questions in another language than the FAQ's",
     token = (await server.login()).access;
     const source = await readyTextSource(server, token, "English FAQ", faq);
     agent = await createAgent(server, token, { name: "FAQ", dataSourceIds: [source.id] });
+    for (const { question } of questions) await untilTranslated(server, token, agent.id, question);
   }, 120_000);
 
   afterAll(async () => {
@@ -134,6 +152,8 @@ describe.runIf(withDictionaries)("a question in another language answered by a c
       model: "openai:fake-chat",
       dataSourceIds: [source.id],
     });
+    const extractive = await createAgent(server, token, { name: "Extractive", dataSourceIds: [source.id] });
+    await untilTranslated(server, token, extractive.id, "¿Cómo puedo cancelar mi suscripción?");
   }, 120_000);
 
   afterAll(async () => {
@@ -178,6 +198,8 @@ describe.runIf(withDictionaries)("the same server with no dictionary installed",
       const token = (await server.login()).access;
       const source = await readyTextSource(server, token, "English FAQ", faq);
       const agent = await createAgent(server, token, { name: "FAQ", dataSourceIds: [source.id] });
+      if (server === withThem)
+        await untilTranslated(server, token, agent.id, "¿Qué métodos de pago aceptan?");
       return call<QueryResponse>(server, "POST", `/agents/${agent.id}/query/`, token, {
         message: "¿Qué métodos de pago aceptan?",
       });

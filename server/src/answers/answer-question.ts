@@ -251,7 +251,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     const standalone =
       history.length > 0 ? await model.condense(input.message, history, input.signal) : input.message;
     // A question in another language than the documents' is searched, and judged, in their words.
-    const retrieval = retrievalQuestion(deps, standalone);
+    const retrieval = await retrievalQuestion(deps, standalone);
     // A wider pool than the answer reads, so an uncertain answer can list three articles that may help.
     const pool = await searchKnowledge(deps, agent, {
       query: retrieval.query,

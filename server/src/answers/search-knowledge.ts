@@ -24,7 +24,7 @@ export interface RetrievalQuestion {
  * The question in the documents' words (issue #53): the words the knowledge base does not hold
  * translated where a dictionary of the question's language can; as written otherwise.
  */
-export function retrievalQuestion(deps: SearchDeps, question: string): RetrievalQuestion {
+export async function retrievalQuestion(deps: SearchDeps, question: string): Promise<RetrievalQuestion> {
   const seen = new Map<string, WordStatus>();
   const status = (word: string): WordStatus => {
     let known = seen.get(word);
@@ -35,7 +35,7 @@ export function retrievalQuestion(deps: SearchDeps, question: string): Retrieval
     }
     return known;
   };
-  const translation = deps.translator?.translate(question, status) ?? null;
+  const translation = (await deps.translator?.translate(question, status)) ?? null;
   if (!translation || translation.translated === 0) return { query: question, translation: null };
   return { query: translation.query, translation };
 }
@@ -103,7 +103,10 @@ export async function searchResults(
   q: KnowledgeQuery,
 ): Promise<SearchResponse> {
   const started = performance.now();
-  const chunks = await searchKnowledge(deps, agent, { ...q, query: retrievalQuestion(deps, q.query).query });
+  const chunks = await searchKnowledge(deps, agent, {
+    ...q,
+    query: (await retrievalQuestion(deps, q.query)).query,
+  });
   return {
     results: chunks.map((chunk, i) => chunkCitation(chunk, i + 1, chunk.text)),
     retrievalTime: Math.round((performance.now() - started) * 10) / 10,

@@ -25,8 +25,19 @@ const prefixStripping: ReadonlySet<Language> = new Set(["ar"]);
 /** Headwords starting with a stem that are stemmed to find one of that stem. */
 const MAX_STEM_CANDIDATES = 64;
 
+/** What a question is translated with: a dictionary, or the part of one a question looked up (see dictionary-thread.ts). */
+export interface DictionaryTable {
+  readonly language: Language;
+  /** Letters of the longest headword: how far a lookup in unspaced text (Chinese) reaches. */
+  readonly longest: number;
+  /** The English senses of a folded word or two-word phrase, first senses first; empty when unknown. */
+  lookup(folded: string): readonly string[];
+  /** Whether the dictionary has the folded headword itself (no stemming): unspaced text's longest match. */
+  has(folded: string): boolean;
+}
+
 /** One language's bilingual dictionary into English: exact (folded) headwords, then their stems. */
-export class Dictionary {
+export class Dictionary implements DictionaryTable {
   private readonly exact = new Map<string, readonly string[]>();
   /** The one-word headwords, sorted: those sharing a stem sit together (stemming them all took seconds). */
   private readonly words: string[] = [];

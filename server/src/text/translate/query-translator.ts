@@ -1,8 +1,9 @@
 import { existsSync, readdirSync } from "node:fs";
 import type { Logger } from "../../log/logger.ts";
 import { detectLanguage, type Language, languages } from "../language.ts";
-import { type Dictionary, readDictionary } from "./dictionary.ts";
+import { DictionaryThread } from "./dictionary-thread.ts";
 import {
+  dictionaryKeys,
   type QuestionTranslation,
   questionWords,
   translateQuestion,
@@ -16,17 +17,25 @@ export type { QuestionTranslation, WordStatus } from "./translate-question.ts";
  * there is nothing to translate (an English question, a language it cannot tell, or no dictionary).
  */
 export interface QueryTranslator {
-  translate(question: string, status: (word: string) => WordStatus): QuestionTranslation | null;
+  translate(question: string, status: (word: string) => WordStatus): Promise<QuestionTranslation | null>;
   /** The languages with a compiled dictionary. */
   readonly available: readonly Language[];
+  /** Stops the dictionaries' thread (shutdown). */
+  close(): Promise<void>;
 }
 
 /** No dictionaries: every question is searched as written. */
-export const noTranslation: QueryTranslator = { translate: () => null, available: [] };
+export const noTranslation: QueryTranslator = {
+  translate: async () => null,
+  available: [],
+  close: async () => {},
+};
 
 /**
  * Dictionaries compiled into `dir` by `scripts/compile-dictionaries.mjs` (at install), each read on
- * the first question in its language. A language without one is searched untranslated, logged once.
+ * the first question in its language by a worker thread (dictionary-thread.ts), never on the event
+ * loop. A language without one, or whose dictionary is still being read, is searched untranslated
+ * (logged once).
  */
 export function createDictionaryTranslator(dir: string, logger: Logger): QueryTranslator {
   const installed = existsSync(dir)
@@ -41,36 +50,55 @@ export function createDictionaryTranslator(dir: string, logger: Logger): QueryTr
       hint: "node scripts/compile-dictionaries.mjs (run by npm start, build and test)",
     });
   else logger.info("translation dictionaries", { dir, languages: installed });
-  const loaded = new Map<Language, Dictionary | null>();
-  const dictionaryFor = (language: Language): Dictionary | null => {
-    if (!loaded.has(language)) {
-      let dictionary: Dictionary | null = null;
-      try {
-        dictionary = installed.includes(language) ? readDictionary(dir, language) : null;
-        if (!dictionary)
-          logger.warn("no translation dictionary for a question's language: searched as written", {
-            language,
-          });
-      } catch (error) {
-        // A damaged file costs the translation, not the answer.
-        logger.warn("a translation dictionary could not be read: searched as written", {
-          language,
-          error: error instanceof Error ? error.message : String(error),
-        });
-      }
-      loaded.set(language, dictionary);
-    }
-    return loaded.get(language) ?? null;
+  /** Languages searched as written from now on: no dictionary, or one that could not be read. */
+  const unavailable = new Set<Language>();
+  /** Languages whose dictionary was still being read when a question came: said once per reading. */
+  const saidLoading = new Set<Language>();
+  const thread = new DictionaryThread(dir, (message) => {
+    saidLoading.clear();
+    logger.warn("the dictionaries' thread stopped: searched as written until it restarts", {
+      error: message,
+    });
+  });
+  const without = (language: Language): null => {
+    unavailable.add(language);
+    logger.warn("no translation dictionary for a question's language: searched as written", { language });
+    return null;
   };
   return {
     available: installed,
-    translate(question, status) {
+    async translate(question, status) {
       const language = detectLanguage(question);
-      if (language === null || language === "en") return null;
+      if (language === null || language === "en" || unavailable.has(language)) return null;
       // Every word held by the documents (a question in their own language): no dictionary to read.
       if (questionWords(question).every((w) => status(w) === "known" || status(w) === "stop")) return null;
-      const dictionary = dictionaryFor(language);
-      return dictionary ? translateQuestion(question, dictionary, status) : null;
+      if (!installed.includes(language)) return without(language);
+      const answer = await thread.lookUp(language, dictionaryKeys(question, language));
+      switch (answer.kind) {
+        case "found":
+          return translateQuestion(question, answer.table, status);
+        case "missing":
+          return without(language);
+        case "failed":
+          // A damaged file costs the translation, not the answer.
+          unavailable.add(language);
+          logger.warn("a translation dictionary could not be read: searched as written", {
+            language,
+            error: answer.message,
+          });
+          return null;
+        case "late":
+          if (!saidLoading.has(language)) {
+            saidLoading.add(language);
+            logger.info("a translation dictionary is still being read: searched as written meanwhile", {
+              language,
+            });
+          }
+          return null;
+        case "stopped":
+          return null;
+      }
     },
+    close: () => thread.close(),
   };
 }

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { cognateCandidates } from "./cognates.ts";
-import { Dictionary } from "./dictionary.ts";
-import { translateQuestion, translationCertainty, type WordStatus } from "./translate-question.ts";
+import { Dictionary, type DictionaryTable } from "./dictionary.ts";
+import {
+  dictionaryKeys,
+  translateQuestion,
+  translationCertainty,
+  type WordStatus,
+} from "./translate-question.ts";
 
 // The documents' vocabulary, as the index would answer for each word.
 const english = new Set([
@@ -65,6 +70,42 @@ describe("translateQuestion", () => {
   it("finds an Arabic word behind its article", () => {
     const arabic = new Dictionary("ar", "test", "test", [["فاتورة", ["invoice"]]]);
     expect(translateQuestion("الفاتورة", arabic, status).query).toBe("invoice");
+  });
+});
+
+describe("dictionaryKeys", () => {
+  /** Only the question's keys of `dictionary`: what the dictionaries' thread sends back. */
+  const keysOnly = (dictionary: Dictionary, question: string): DictionaryTable => {
+    const keys = dictionaryKeys(question, dictionary.language);
+    return {
+      language: dictionary.language,
+      longest: dictionary.longest,
+      lookup: (key) => (keys.lookups.includes(key) ? dictionary.lookup(key) : []),
+      has: (key) => keys.headwords.includes(key) && dictionary.has(key),
+    };
+  };
+  const spanish = new Dictionary("es", "test", "test", [
+    ["suscripción", ["subscription"]],
+    ["factura", ["invoice", "bill"]],
+    ["tarjeta de", ["card of"]],
+    ["tarjeta de crédito", ["credit card"]],
+  ]);
+  const chinese = new Dictionary("zh", "test", "test", [
+    ["忘记", ["forget"]],
+    ["密码", ["cipher", "password"]],
+    ["取消", ["call off", "cancel"]],
+    ["订阅", ["subscription"]],
+  ]);
+
+  it.each([
+    [spanish, "¿Dónde está la factura de mi suscripción?"],
+    [spanish, "cancelar suscripciones con tarjeta de crédito"],
+    [chinese, "我忘记密码了怎么办"],
+    [chinese, "如何取消订阅"],
+  ])("holds every key translateQuestion looks up (%#)", (dictionary, question) => {
+    const whole = translateQuestion(question, dictionary, status);
+    expect(translateQuestion(question, keysOnly(dictionary, question), status)).toEqual(whole);
+    expect(whole.translated).toBeGreaterThan(0);
   });
 });
 

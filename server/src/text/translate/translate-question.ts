@@ -3,7 +3,7 @@ import type { Language } from "../language.ts";
 import { unspacedScript } from "../scripts.ts";
 import { foldText, segmentWords } from "../segment.ts";
 import { cognateCandidates } from "./cognates.ts";
-import type { Dictionary } from "./dictionary.ts";
+import type { DictionaryTable } from "./dictionary.ts";
 
 /**
  * What the knowledge base knows of one word, as its search index says: a word some chunk holds,
@@ -36,17 +36,53 @@ export function questionWords(question: string): string[] {
   return tokens.flatMap((t) => (unspacedScript.test(t) ? segmentWords(t) : [t]));
 }
 
+/** Letters of the longest piece of an unspaced word looked up. */
+const MAX_PIECE = 8;
+
 /** The pieces of an unspaced word the dictionary has, longest first from the left (Chinese). */
-function dictionaryPieces(word: string, dictionary: Dictionary): string[] {
+function dictionaryPieces(word: string, dictionary: DictionaryTable): string[] {
   const pieces: string[] = [];
   let at = 0;
   while (at < word.length) {
-    let size = Math.min(word.length - at, dictionary.longest, 8);
+    let size = Math.min(word.length - at, dictionary.longest, MAX_PIECE);
     while (size > 1 && !dictionary.has(word.slice(at, at + size))) size--;
     pieces.push(word.slice(at, at + size));
     at += size;
   }
   return pieces;
+}
+
+/** The keys `translateQuestion` may ask a dictionary of: what the question's table must hold. */
+export interface DictionaryKeys {
+  /** For `lookup`: each key word, each two adjacent key words, each piece of an unspaced word. */
+  lookups: string[];
+  /** For `has`: each piece (up to MAX_PIECE letters) of an unspaced word. */
+  headwords: string[];
+}
+
+/**
+ * Every key `translateQuestion(question, dictionary of language, …)` can look up, whatever the
+ * documents hold: so a dictionary on another thread is asked once, for all of them.
+ */
+export function dictionaryKeys(question: string, language: Language): DictionaryKeys {
+  const stops = stopWordsOf(language);
+  const words = questionWords(question).filter((w) => !stops.has(w));
+  const lookups = new Set<string>();
+  const headwords = new Set<string>();
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as string;
+    const next = words[i + 1];
+    lookups.add(word);
+    if (next !== undefined) lookups.add(`${word} ${next}`);
+    if (!unspacedScript.test(word)) continue;
+    for (let at = 0; at < word.length; at++)
+      for (let size = 1; size <= MAX_PIECE && at + size <= word.length; size++) {
+        const piece = word.slice(at, at + size);
+        lookups.add(piece);
+        headwords.add(piece);
+      }
+  }
+  return { lookups: [...lookups], headwords: [...headwords] };
 }
 
 /** The first senses whose every key word the documents hold, up to MAX_SENSES. */
@@ -71,7 +107,7 @@ function searchableSenses(senses: readonly string[], status: (word: string) => W
  */
 export function translateQuestion(
   question: string,
-  dictionary: Dictionary,
+  dictionary: DictionaryTable,
   status: (word: string) => WordStatus,
 ): QuestionTranslation {
   const stops = stopWordsOf(dictionary.language);

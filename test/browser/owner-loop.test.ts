@@ -109,8 +109,11 @@ describe("the owner's loop", () => {
     await click(row.getByRole("link"));
     const answer = owner.locator('.msg-assistant[data-feedback="down"]');
     await answer.waitFor();
-    // The transcript says where the visitor asked: the page (no fragment) and a phone.
-    expect(await owner.locator(".asked-on").textContent()).toBe(`Asked on ${askedOn[0]} · mobile`);
+    // The transcript says where the visitor asked: the page by host and path (issue #49) and a phone.
+    const page = new URL(askedOn[0] ?? "");
+    expect(await owner.locator(".asked-on").textContent()).toBe(
+      `Asked on ${page.host}${page.pathname} · mobile`,
+    );
     expect(askedOn[0]).not.toContain("#");
     expect(await answer.locator(".flag-down").textContent()).toBe("Thumbs down");
     expect(await owner.locator(".msg-user .question").first().textContent()).toBe(QUESTION);

@@ -13,55 +13,14 @@ import type {
   WebhookPayload,
   WidgetConfig,
 } from "@lore/shared";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shopEntries } from "../fixtures/shop-corpus.ts";
 import { ADMIN_EMAIL, httpRequest, startTestServer, type TestServer } from "../helpers/server.ts";
+import { type LocalSmtp, startLocalSmtp } from "../helpers/smtp.ts";
 import { until } from "../helpers/until.ts";
 import { call, createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
 
 const ALLOWED = "https://shop.example";
-
-interface Mail {
-  from: string;
-  to: string[];
-  data: string;
-  user: string | undefined;
-}
-
-/** A local SMTP server on loopback (never a real one): it accepts one user and keeps what it is sent. */
-async function startSmtp(): Promise<{ port: number; mails: Mail[]; close(): Promise<void> }> {
-  const mails: Mail[] = [];
-  const smtp = new SMTPServer({
-    authOptional: false,
-    disabledCommands: ["STARTTLS"],
-    allowInsecureAuth: true,
-    logger: false,
-    onAuth(auth, _session, done) {
-      if (auth.username === "lore" && auth.password === "s3cret") done(null, { user: auth.username });
-      else done(new Error("bad credentials"));
-    },
-    onData(stream, session, done) {
-      let data = "";
-      stream.setEncoding("utf8");
-      stream.on("data", (chunk: string) => {
-        data += chunk;
-      });
-      stream.on("end", () => {
-        mails.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
-          to: session.envelope.rcptTo.map((r) => r.address),
-          data,
-          user: typeof session.user === "string" ? session.user : undefined,
-        });
-        done();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-  const { port } = smtp.server.address() as AddressInfo;
-  return { port, mails, close: () => new Promise<void>((r) => smtp.close(() => r())) };
-}
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -96,7 +55,7 @@ async function startReceiver() {
 }
 
 let server: TestServer;
-let smtp: Awaited<ReturnType<typeof startSmtp>>;
+let smtp: LocalSmtp;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let token: string;
 let agent: Agent;
@@ -121,10 +80,10 @@ const handoff = (conversationId: string, body: Record<string, unknown>) =>
   );
 
 beforeAll(async () => {
-  smtp = await startSmtp();
+  smtp = await startLocalSmtp();
   receiver = await startReceiver();
   server = await startTestServer({
-    LORE_SMTP_URL: `smtp://lore:s3cret@127.0.0.1:${smtp.port}`,
+    LORE_SMTP_URL: smtp.url,
     LORE_SMTP_FROM: "Lore <lore@shop.example>",
     LORE_LIMIT_HANDOFFS_PER_HOUR: "3",
     LORE_OUTBOUND_ALLOWLIST: "127.0.0.1",

@@ -6,6 +6,8 @@ export interface ReceivedMail {
   to: string[];
   /** The whole message as sent: headers, blank line, body (quoted-printable when long lines). */
   data: string;
+  /** The user the sender signed in as. */
+  user: string | undefined;
 }
 
 export interface LocalSmtp {
@@ -38,6 +40,7 @@ export async function startLocalSmtp(): Promise<LocalSmtp> {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
           to: session.envelope.rcptTo.map((r) => r.address),
           data,
+          user: typeof session.user === "string" ? session.user : undefined,
         });
         done();
       });

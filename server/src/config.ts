@@ -72,6 +72,7 @@ const envSchema = z.object({
   LORE_OPENAI_BASE_URL: z.string().url().optional(),
   LORE_OPENAI_API_KEY: z.string().default(""),
   LORE_OPENAI_TIMEOUT_MS: int(100, 600_000).default(60_000),
+  LORE_STREAM_RESUME_GRACE_MS: int(0, 600_000).default(10_000),
   LORE_NOTION_BASE_URL: z.string().url().default("https://api.notion.com"),
   LORE_MAX_UPLOAD_BYTES: int(1024, 2 ** 40).default(50 * 1024 * 1024),
   LORE_MAX_JSON_BYTES: int(1024, 2 ** 30).default(12 * 1024 * 1024),
@@ -141,6 +142,8 @@ export interface Config {
   readonly chatModel: string;
   readonly embeddingModel: string;
   readonly openai: { baseUrl: string | null; apiKey: string; timeoutMs: number };
+  /** How long an API answer stream whose client dropped goes on, waiting for it to resume (Last-Event-ID). */
+  readonly streamResumeGraceMs: number;
   readonly notionBaseUrl: string;
   readonly maxUploadBytes: number;
   readonly maxJsonBytes: number;
@@ -264,6 +267,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       apiKey: e.LORE_OPENAI_API_KEY,
       timeoutMs: e.LORE_OPENAI_TIMEOUT_MS,
     },
+    streamResumeGraceMs: e.LORE_STREAM_RESUME_GRACE_MS,
     notionBaseUrl: e.LORE_NOTION_BASE_URL,
     maxUploadBytes: e.LORE_MAX_UPLOAD_BYTES,
     maxJsonBytes: e.LORE_MAX_JSON_BYTES,

@@ -349,7 +349,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     webhooks,
     widgetOrigins,
     workspaces,
-    answerReplay: new AnswerReplay(redis),
+    answerReplay: new AnswerReplay(redis, config.streamResumeGraceMs),
     storage,
     lifecycle: new Lifecycle(),
     watchdog,

@@ -47,7 +47,12 @@ function answer(body: FakeChatBody): string {
 
 beforeAll(async () => {
   fake = await startFakeOpenAI({ answer });
-  server = await startTestServer({ LORE_OPENAI_BASE_URL: fake.url, LORE_OPENAI_TIMEOUT_MS: "1500" });
+  server = await startTestServer({
+    LORE_OPENAI_BASE_URL: fake.url,
+    LORE_OPENAI_TIMEOUT_MS: "1500",
+    // A dropped stream waits this long for its client to resume (Last-Event-ID) before it stops.
+    LORE_STREAM_RESUME_GRACE_MS: "300",
+  });
   token = (await server.login()).access;
   shop = await readyTextSource(server, token, "Shop FAQ", shopEntries);
   agent = await createAgent(server, token, {
@@ -373,7 +378,7 @@ describe("SSE", () => {
     },
   );
 
-  it("stops generation when the client disconnects and stores the partial answer as stopped", async () => {
+  it("stops generation when the client disconnects and doesn't resume, and stores the partial answer as stopped", async () => {
     fake.setBehaviour({
       tokenDelayMs: 80,
       answer: (b) =>

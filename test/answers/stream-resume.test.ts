@@ -1,4 +1,10 @@
-import type { Agent, Conversation, ErrorBody, Page } from "@lore/shared";
+import {
+  type Agent,
+  type Conversation,
+  conversationDetailSchema,
+  type ErrorBody,
+  type Page,
+} from "@lore/shared";
 import { EventSource } from "eventsource";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
@@ -93,6 +99,40 @@ describe("resuming an answer stream with Last-Event-ID", () => {
     expect(second.events.at(-1)?.event.type).toBe("done");
     expect(ids(second)).toEqual(ids(whole).slice(1));
     expect(tokens(second)).toBe(tokens(whole));
+  });
+
+  it("after the connection drops mid-answer: the answer goes on, and the resumed stream brings the rest live to `done`", async () => {
+    fake.setBehaviour({ tokenDelayMs: 60 });
+    const [answers, calls] = [await conversationCount(), chatRequests()];
+    let conversationId = "";
+    // The client goes away at the first token (its socket closed), as a dropped connection does.
+    const cut = await streamQuery(queryUrl(), token, QUESTION, {
+      onEvent: ({ event }) => {
+        if (event.type === "start") conversationId = event.conversationId;
+        return event.type === "token";
+      },
+    });
+    const resumed = await streamQuery(queryUrl(), token, QUESTION, {
+      headers: { "Last-Event-ID": ids(cut).at(-1) ?? "" },
+    });
+    expect(resumed.response.status).toBe(200);
+    expect(resumed.events.at(-1)?.event.type).toBe("done");
+    expect(ids(resumed)[0]).toBe(
+      ids(cut)
+        .at(-1)
+        ?.replace(/\d+$/, (n) => String(Number(n) + 1)),
+    );
+    const stored = conversationDetailSchema.parse(
+      (await call(server, "GET", `/agents/${agent.id}/conversations/${conversationId}/`, token)).body,
+    );
+    expect(stored.messages.map((m) => `${m.role} ${m.status}`)).toEqual([
+      "user complete",
+      "assistant complete",
+    ]);
+    // Each token once: what the two connections showed is the stored answer.
+    expect(tokens(cut) + tokens(resumed)).toBe(stored.messages[1]?.content);
+    expect(await conversationCount()).toBe(answers + 1);
+    expect(chatRequests()).toBe(calls + 1);
   });
 
   it("the eventsource client, left open after `done`, reconnects once, gets 204 and stops: one answer, one model call", async () => {

@@ -5,6 +5,7 @@
  *
  *   const proxy = await startNginx(server.url);                       // proxy.url → server's /
  *   const under = await startNginx(server.url, { prefix: "/support" }); // under.url/support/ → server's /
+ *   await proxy.restart();                                            // cuts open connections
  *   await proxy.close();
  *
  * One process in the foreground (`master_process off`), its config, logs and temp files in a
@@ -18,13 +19,19 @@ import { join } from "node:path";
 
 export const nginxPath = process.env.LORE_NGINX ?? "/usr/sbin/nginx";
 
-export interface TestNginx {
+/** A proxy in front of a test server (nginx here, Caddy in caddy.ts). */
+export interface TestProxy {
   /** `http://127.0.0.1:PORT`, no trailing slash (the prefix is not part of it). */
   url: string;
   close(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
+export interface TestNginx extends TestProxy {
+  /** Stops nginx (fast shutdown: open connections are cut, as on a crash or a hard restart) and starts it again. */
+  restart(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once("error", reject);
@@ -54,7 +61,7 @@ export function nginxLocation(upstream: string, prefix: string): string {
     }`;
 }
 
-async function listening(port: number): Promise<boolean> {
+export async function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1");
     socket.once("connect", () => {
@@ -92,6 +99,22 @@ http {
 }
 `;
   writeFileSync(join(dir, "nginx.conf"), config);
+  let running = await spawnNginx(dir, port);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async restart() {
+      await running.stop();
+      running = await spawnNginx(dir, port);
+    },
+    async close() {
+      await running.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** nginx on `port` with the config in `dir`, once it listens; `stop` is its fast shutdown (SIGTERM). */
+async function spawnNginx(dir: string, port: number): Promise<{ stop(): Promise<void> }> {
   const child: ChildProcess = spawn(
     nginxPath,
     ["-p", dir, "-c", join(dir, "nginx.conf"), "-e", `${dir}/error.log`],
@@ -117,11 +140,9 @@ http {
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
-    url: `http://127.0.0.1:${port}`,
-    async close() {
+    async stop() {
       if (!exited) child.kill("SIGTERM");
       await gone;
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

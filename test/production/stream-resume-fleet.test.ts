@@ -25,7 +25,8 @@ const chatRequests = () => fake.requests.filter((r) => r.path.endsWith("/chat/co
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();
-  fleet = await startFleet(2, { LORE_OPENAI_BASE_URL: fake.url });
+  // A short grace: an answer whose client dropped stops soon unless a client resumed it (on any replica).
+  fleet = await startFleet(2, { LORE_OPENAI_BASE_URL: fake.url, LORE_STREAM_RESUME_GRACE_MS: "400" });
   token = (
     await fleet.direct<{ access: string }>(0, "POST", "/auth/login/", {
       body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
@@ -92,5 +93,21 @@ describe("Last-Event-ID across replicas", () => {
     expect(second.events.at(-1)?.event.type).toBe("done");
     expect(ids(second)).toEqual(ids(whole).slice(1));
     expect(tokens(second)).toBe(tokens(whole));
+  });
+
+  it("a client whose connection to one replica drops resumes on the other; the answer goes on to done", async () => {
+    // Longer than the grace: the replica running it must see the resume on the other one (in Redis).
+    fake.setBehaviour({ tokenDelayMs: 120 });
+    const calls = chatRequests();
+    const cut = await streamQuery(queryUrl(0), token, QUESTION, {
+      onEvent: ({ event }) => event.type === "token",
+    });
+    const resumed = await streamQuery(queryUrl(1), token, QUESTION, {
+      headers: { "Last-Event-ID": ids(cut).at(-1) ?? "" },
+    });
+    expect(resumed.response.status).toBe(200);
+    expect(resumed.events.at(-1)?.event.type).toBe("done");
+    expect(tokens(cut) + tokens(resumed)).toMatch(/three to five business days/);
+    expect(chatRequests()).toBe(calls + 1);
   });
 });

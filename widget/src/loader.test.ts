@@ -179,7 +179,7 @@ describe("loader", () => {
     expect(localStorage.getItem("lore:theme:gone")).toBe("");
   });
 
-  it("a configuration reply that is not Lore's JSON is logged with its status and the URL asked", async () => {
+  it("a configuration reply that is not Lore's JSON is logged with the URL asked, its status and the likely cause", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     onTestFinished(() => warn.mockRestore());
     const api = await loadLoader();
@@ -187,7 +187,10 @@ describe("loader", () => {
     handles.push(handle);
     await waitFor(() => expect(warn).toHaveBeenCalledOnce());
     expect(launcherOf(handle).hidden).toBe(true);
-    expect(warn.mock.calls[0]).toEqual(["Lore:", 404, `${origin}/proxy-page/widget/w1/config/`]);
+    expect(warn.mock.calls[0]).toEqual([
+      "Lore:",
+      `could not load the widget configuration from ${origin}/proxy-page/widget/w1/config/: HTTP 404 — check data-api-prefix`,
+    ]);
   });
 
   it("a server it cannot reach still gets a launcher (the panel says what is wrong)", async () => {

@@ -135,8 +135,13 @@ function mount(options: WidgetOptions): WidgetHandle {
     const body = await r.json().catch(() => {});
     // A refused origin or an unknown widget: no launcher for visitors, a hint for the site owner.
     launcher.hidden = r.status === 403 || r.status === 404;
-    // With the URL asked: a reply that is not Lore's JSON (a proxy's or a site's 404 page) logs its status.
-    if (launcher.hidden) console.warn("Lore:", body || r.status, r.url);
+    // A reply that is not Lore's JSON (a proxy's or a site's 404 page): what was asked, and the usual cause.
+    if (launcher.hidden)
+      console.warn(
+        "Lore:",
+        body ||
+          `could not load the widget configuration from ${r.url}: HTTP ${r.status} — check data-api-prefix`,
+      );
     if (r.ok) applyTheme(body?.theme);
     // Kept while it works; a failure (a refusal too) forgets it, so no stale launcher flashes up.
     storage((s) => (s[themeKey] = r.ok ? JSON.stringify(body?.theme) : ""));
@@ -168,9 +173,9 @@ function mount(options: WidgetOptions): WidgetHandle {
     return panel;
   };
   const call = (fn: (p: PanelHandle) => void) => load().then((p) => p && fn(p));
-  launcher.addEventListener("pointerenter", load);
-  launcher.addEventListener("focus", load);
-  launcher.addEventListener("click", () => call((p) => p.toggle()));
+  // Handler properties rather than listeners: the launcher is the loader's own, and they are shorter.
+  launcher.onpointerenter = launcher.onfocus = load;
+  launcher.onclick = () => call((p) => p.toggle());
 
   // Beside <body>, not in it: a transform, filter or contain on body would make it the containing
   // block of the launcher's position:fixed and carry the launcher off screen with the page.
@@ -223,8 +228,8 @@ if (!win.LoreWidget?.mount) {
   win.LoreWidget = api;
   const data = script?.dataset;
   if (data?.widgetId) {
-    const { widgetId, server, apiPrefix, locale, ...theme } = data;
-    api.mount({ widgetId, server, apiPrefix, locale, theme: theme as WidgetTheme });
+    // The options and the theme, each read by name from the data attributes (a page's data-target is no element).
+    api.mount({ ...(data as unknown as WidgetOptions), theme: data as WidgetTheme, target: undefined });
   }
   for (const command of queued) api.q.push(command);
 }

@@ -31,7 +31,8 @@ export function answersRoutes({
   answerDeps,
   conversations,
   answerReplay,
-}: Pick<Services, "access" | "answerDeps" | "conversations" | "answerReplay">) {
+  lifecycle,
+}: Pick<Services, "access" | "answerDeps" | "conversations" | "answerReplay" | "lifecycle">) {
   const agentFor = (c: Context<AppEnv>, input: { id(name: "agentId"): string }, action: AgentAction) =>
     access.agent(c.get("principal"), input.id("agentId"), action);
   const queryAgent = (c: Context<AppEnv>, input: { id(name: "agentId"): string }) =>
@@ -48,20 +49,24 @@ export function answersRoutes({
         const body = await input.json();
         const stream = body.stream === true || wantsStream(c.req.header("accept"));
         const controller = linkedController(c.req.raw.signal);
-        const events = answerQuestion(answerDeps, {
-          agent,
-          message: body.message,
-          conversationId: body.conversationId,
-          dataSourceIds: body.dataSourceIds,
-          channel: tryItChannel(c.get("principal"), body.channel),
-          streamed: stream,
-          callerId: callerId(c.get("principal"), c.get("clientIp")),
-          signal: controller.signal,
-        });
+        const ask = (signal: AbortSignal) =>
+          answerQuestion(answerDeps, {
+            agent,
+            message: body.message,
+            conversationId: body.conversationId,
+            dataSourceIds: body.dataSourceIds,
+            channel: tryItChannel(c.get("principal"), body.channel),
+            streamed: stream,
+            callerId: callerId(c.get("principal"), c.get("clientIp")),
+            signal,
+          });
         if (stream) {
+          // A dropped connection doesn't stop the answer at once: the client may resume it (Last-Event-ID).
           const recorder = answerReplay.record([resumeOwner(c, input)]);
+          const events = ask(recorder.outlive(controller.signal, () => lifecycle.draining));
           return streamEvents(recorder.track(events), controller, {}, recorder.encode);
         }
+        const events = ask(controller.signal);
         return c.json(await collectResponse(events));
       },
       { queryAgent, resumeOwner },

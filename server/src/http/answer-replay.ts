@@ -25,6 +25,8 @@ interface Kept {
   /** Over MAX_ANSWER_BYTES: no longer resumable. */
   overflowed: boolean;
   finishedAt: number | null;
+  /** A client came back for it (Last-Event-ID): a dropped connection no longer stops it. */
+  resumed: boolean;
   listeners: Set<Listener>;
 }
 
@@ -34,6 +36,12 @@ export interface AnswerRecorder {
   encode(event: AnswerEvent): string;
   /** The events of `events`, marking the answer finished however they end (done, error, abort). */
   track(events: AsyncGenerator<AnswerEvent>): AsyncGenerator<AnswerEvent>;
+  /**
+   * The signal to answer with when the client's `connection` may drop: the answer goes on after a
+   * drop, for the reconnecting client, and stops (aborted with the connection's reason) only when no
+   * client resumed it within the grace period, or at once when the server is `draining`.
+   */
+  outlive(connection: AbortSignal, draining: () => boolean): AbortSignal;
 }
 
 /**
@@ -46,9 +54,12 @@ export interface AnswerRecorder {
 export class AnswerReplay {
   readonly #answers = new Map<string, Kept>();
   readonly #shared: SharedStreams | null;
+  readonly #resumeGraceMs: number;
 
-  constructor(redis: Redis | null = null) {
+  /** `resumeGraceMs`: how long an answer whose client dropped goes on waiting for it to resume. */
+  constructor(redis: Redis | null = null, resumeGraceMs = 10_000) {
     this.#shared = redis ? new SharedStreams(redis) : null;
+    this.#resumeGraceMs = resumeGraceMs;
   }
 
   /** Keeps the answer a stream is about to send, resumable by any of `owners`. */
@@ -94,6 +105,23 @@ export class AnswerReplay {
           queueMicrotask(finish);
         }
       },
+      outlive: (connection, draining) => {
+        const answer = new AbortController();
+        const stopUnlessResumed = async (answerKept: Kept) => {
+          if (answerKept.resumed || answerKept.finishedAt !== null) return;
+          // Resumed on another replica (shared mode) counts the same.
+          if ((await shared?.state(messageId))?.resumed) return;
+          answer.abort(connection.reason);
+        };
+        const dropped = () => {
+          // Before the start event there is nothing a client could resume.
+          if (!kept || draining()) answer.abort(connection.reason);
+          else setTimeout((k: Kept) => void stopUnlessResumed(k), this.#resumeGraceMs, kept).unref();
+        };
+        if (connection.aborted) dropped();
+        else connection.addEventListener("abort", dropped, { once: true });
+        return answer.signal;
+      },
     };
   }
 
@@ -123,12 +151,14 @@ export class AnswerReplay {
       const remote = await this.#shared?.state(messageId);
       if (!remote?.owners.includes(owner)) throw unknown();
       if (remote.overflowed) throw tooLong();
+      this.#shared?.resumed(messageId);
       const missed = await this.#shared?.events(messageId, after + 1);
       if (missed?.length === 0 && remote.finished) return new Response(null, { status: 204 });
       return followStream(this.#shared as SharedStreams, messageId, after + 1);
     }
     if (!kept.owners.includes(owner)) throw unknown();
     if (kept.overflowed) throw tooLong();
+    kept.resumed = true;
     const missed = kept.events.slice(after + 1);
     if (missed.length === 0 && kept.finishedAt !== null) return new Response(null, { status: 204 });
     return replayStream(kept, missed);
@@ -146,6 +176,7 @@ export class AnswerReplay {
       bytes: 0,
       overflowed: false,
       finishedAt: null,
+      resumed: false,
       listeners: new Set(),
     };
     this.#answers.set(messageId, kept);
@@ -242,9 +273,14 @@ class SharedStreams {
     this.#expire(messageId);
   }
 
+  /** A client resumed it: the replica running it lets it go on after its own client dropped. */
+  resumed(messageId: string): void {
+    this.redis.hset(this.#key(messageId, "state"), { resumed: "1" }).catch(() => undefined);
+  }
+
   async state(
     messageId: string,
-  ): Promise<{ owners: string[]; finished: boolean; overflowed: boolean } | null> {
+  ): Promise<{ owners: string[]; finished: boolean; overflowed: boolean; resumed: boolean } | null> {
     const state = await this.redis
       .hgetall(this.#key(messageId, "state"))
       .catch(() => ({}) as Record<string, string>);
@@ -253,6 +289,7 @@ class SharedStreams {
       owners: JSON.parse(state.owners) as string[],
       finished: state.finished === "1",
       overflowed: state.overflowed === "1",
+      resumed: state.resumed === "1",
     };
   }
 

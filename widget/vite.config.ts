@@ -29,7 +29,11 @@ function finishWidget(): Plugin {
         if (item.type !== "chunk") continue;
         // After Vite's own renderChunk, which re-prints library ES output with whitespace.
         // Terser rather than esbuild: three compress passes make the loader and the panel about 2 % smaller.
-        const minified = await minify(item.code, {
+        // The loader runs in the host page's global scope: wrapped in a function, its names (`T`, `P`…)
+        // can't collide with the page's own top-level declarations (a SyntaxError in one of the two
+        // scripts) nor become properties of `window`.
+        const source = item.isEntry ? `(()=>{${item.code}})()` : item.code;
+        const minified = await minify(source, {
           module: !item.isEntry,
           ecma: 2020,
           // `unsafe` here only turns templates into concatenations, String(x) into x+"" (never a

@@ -55,7 +55,7 @@ export function FeedbackReasons({ message, onDone }: { message: ChatMessage; onD
       <label class="field">
         {i18n.t("message")}
         <textarea
-          rows={2}
+          rows={3}
           maxLength={2000}
           value={comment}
           data-lore="reason-comment"

@@ -107,6 +107,10 @@ describe("an open contact request in the console", () => {
     const answer = owner.locator(".msg-assistant").first();
     await answer.getByRole("button", { name: "Correct this answer" }).click();
     const form = answer.getByRole("form", { name: "Correct this answer" });
+    // The form starts from the answer's words, without its [1] (a correction has no sources to cite).
+    const draft = await form.getByLabel("Answer").inputValue();
+    expect(draft).toContain("two business days");
+    expect(draft).not.toMatch(/\[\d+\]/);
     await form.getByLabel("Answer").fill("Yes: we ship to Iceland in five to seven business days.");
     await form.getByRole("button", { name: "Save correction" }).click();
     await answer.getByText("Correction saved").waitFor();

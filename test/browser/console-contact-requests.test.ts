@@ -181,6 +181,21 @@ describe("an open contact request in the console", () => {
     expect(await runAxe(owner)).toEqual([]);
   });
 
+  it("e-mails an invitation's link and says so, since the server has SMTP settings", async () => {
+    await owner.getByRole("link", { name: "Members" }).click();
+    await owner.getByLabel("Email").fill("bo@shop.example");
+    await owner.getByRole("button", { name: "Invite" }).click();
+    const sent = owner.locator(".invite-sent");
+    await sent.waitFor();
+    expect(await sent.textContent()).toContain("It was e-mailed to them with this link.");
+    const link = await sent.getByLabel("Invitation link for bo@shop.example").inputValue();
+    const mail = await until(() => smtp.mails.find((m) => m.to.includes("bo@shop.example")), {
+      what: "the invitation on the local SMTP server",
+      timeout: 15_000,
+    });
+    expect(mail.data.replace(/=\r?\n/g, "").split(/\r?\n/)).toContain(link);
+  });
+
   it("ran the console without script errors or CSP violations", () => {
     expect(problems.consoleErrors).toEqual([]);
     expect(problems.pageErrors).toEqual([]);

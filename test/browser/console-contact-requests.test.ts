@@ -173,10 +173,13 @@ describe("an open contact request in the console", () => {
     }
     const labels = await owner.locator(".stats dt").allTextContents();
     expect(labels.some((l) => /resolved/i.test(l))).toBe(false);
-    const noComplaint = owner.locator('[data-stat="resolutionRate"]');
-    expect(await noComplaint.locator("dt").textContent()).toBe("No complaint");
-    // The visitor sent a contact request and a thumbs-down: their one conversation has a complaint.
-    expect(await noComplaint.locator("dd").first().textContent()).toBe("0%");
+    const helped = owner.locator('[data-stat="resolutionRate"]');
+    expect(await helped.locator("dt").textContent()).toBe("Helped");
+    expect(await helped.locator(".stat-def").textContent()).toContain(
+      "a last answer that was not the fallback",
+    );
+    // The visitor sent a contact request and a thumbs-down: their one conversation was not helped.
+    expect(await helped.locator("dd").first().textContent()).toBe("0%");
     expect(await owner.locator('[data-stat="handoffs"] dd').first().textContent()).toBe("1");
     expect(await runAxe(owner)).toEqual([]);
   });

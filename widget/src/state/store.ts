@@ -494,7 +494,7 @@ export function createStore(options: StoreOptions): WidgetStore {
 }
 
 // The notice for each error code the server sends; any other code is a rate limit (429) or a failure.
-const noticeKinds: Record<string, Notice["kind"]> = {
+const noticeKinds: Record<string, Exclude<Notice["kind"], "rate_limited">> = {
   agent_processing: "processing",
   origin_not_allowed: "origin_refused",
   not_found: "not_found",
@@ -506,7 +506,7 @@ const noticeKinds: Record<string, Notice["kind"]> = {
 
 function noticeForCode(code: string, status: number, retryAt: number): Notice {
   const kind = noticeKinds[code];
-  if (kind) return { kind } as Notice;
+  if (kind) return { kind };
   return code === "rate_limited" || status === 429 ? { kind: "rate_limited", retryAt } : { kind: "server" };
 }
 

@@ -96,7 +96,12 @@ export function precompress(): Plugin {
 }
 
 export default defineConfig({
-  esbuild: { jsx: "automatic", jsxImportSource: "preact" },
+  // Class fields as assignments: no __publicField helper in the panel (ApiError is its only class).
+  esbuild: {
+    jsx: "automatic",
+    jsxImportSource: "preact",
+    tsconfigRaw: { compilerOptions: { useDefineForClassFields: false } },
+  },
   plugins: [finishWidget(), precompress()],
   build: {
     target: "es2020",

@@ -16,7 +16,7 @@ import { CorrectionsService } from "./corrections/corrections-service.ts";
 import { SecretBox } from "./crypto/secret-box.ts";
 import { withoutPaths } from "./errors.ts";
 import { EventBus } from "./events/event-bus.ts";
-import { createSmtpMailer, notifyOwnersByMail } from "./handoffs/handoff-mailer.ts";
+import { createSmtpMailer, type Mailer, notifyOwnersByMail } from "./handoffs/handoff-mailer.ts";
 import { HandoffsService } from "./handoffs/handoffs-service.ts";
 import { AnswerReplay } from "./http/answer-replay.ts";
 import { Lifecycle } from "./http/lifecycle.ts";
@@ -73,6 +73,8 @@ export interface Services {
   conversations: ConversationsService;
   /** Visitors' requests for a person (the handoff form). */
   handoffs: HandoffsService;
+  /** E-mail out (handoff notices, invitations); null without LORE_SMTP_URL. */
+  mailer: Mailer | null;
   /** Question/answer pairs owners wrote; answers come from them first. */
   corrections: CorrectionsService;
   answerDeps: AnswerDeps;
@@ -218,14 +220,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   presence?.startSweeping();
   const corrections = await CorrectionsService.open(store, { embedder, logger, events });
   const handoffs = await HandoffsService.open({ store, conversations, events });
-  const mail = config.smtp
-    ? notifyOwnersByMail({
-        events,
-        store,
-        logger,
-        mailer: createSmtpMailer(config.smtp.url, config.smtp.from),
-      })
-    : null;
+  const mailer = config.smtp ? createSmtpMailer(config.smtp.url, config.smtp.from) : null;
+  // Stopping it closes the mailer too.
+  const mail = mailer ? notifyOwnersByMail({ events, store, logger, mailer }) : null;
   const workspaces = new WorkspacesService(store, access, users);
   const widgetOrigins = await WidgetOriginsService.open(store);
 
@@ -343,6 +340,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     sources,
     conversations,
     handoffs,
+    mailer,
     corrections,
     answerDeps,
     analytics,

@@ -65,12 +65,13 @@ export const analyticsTotalsSchema = z.object({
     .max(1)
     .openapi({ description: "`unanswered` (the fallback) over the answers judged" }),
   handoffs: z.number().int().openapi({ description: "contact requests visitors sent (the handoff form)" }),
-  unresolvedConversations: z
-    .number()
-    .int()
-    .openapi({ description: "conversations begun in the range with a handoff or a thumbs-down" }),
+  unresolvedConversations: z.number().int().openapi({
+    description:
+      "conversations begun in the range with a handoff, a thumbs-down, or the fallback as their last answer",
+  }),
   resolutionRate: z.number().min(0).max(1).openapi({
-    description: "share of the conversations begun in the range with no handoff and no thumbs-down",
+    description:
+      "share of the conversations begun in the range that are resolved: no handoff, no thumbs-down, and their last answer not the fallback",
   }),
 });
 

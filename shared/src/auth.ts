@@ -63,6 +63,17 @@ export const invitationSchema = z
   .openapi("Invitation");
 export type Invitation = z.infer<typeof invitationSchema>;
 
+/** `POST /workspaces/{workspaceId}/members/`: the invitation, and whether the invitee was e-mailed its link. */
+export const invitationCreatedSchema = invitationSchema
+  .extend({
+    emailed: z.enum(["sent", "failed", "off"]).openapi({
+      description:
+        "`sent`: the SMTP server took the e-mail with the invitation link; `failed`: it refused it or could not be reached (the server logs why); `off`: the server sends no e-mail (LORE_SMTP_URL is not set). The link works either way",
+    }),
+  })
+  .openapi("InvitationCreated");
+export type InvitationCreated = z.infer<typeof invitationCreatedSchema>;
+
 export const meResponseSchema = z.object({
   user: userSchema,
   workspaces: z.array(workspaceSchema),

@@ -145,9 +145,9 @@ describe("GET /analytics/agents/{id}/", () => {
       uncertainRate: 0,
       fallbackRate: 0.2,
       handoffs: 0,
-      // One conversation of four has a thumbs-down.
-      unresolvedConversations: 1,
-      resolutionRate: 0.75,
+      // Of four conversations one has a thumbs-down and one ended on the fallback (issue #52).
+      unresolvedConversations: 2,
+      resolutionRate: 0.5,
     });
     expect(body.timeseries).toHaveLength(30);
     expect(body.timeseries.at(-1)).toMatchObject({

@@ -107,6 +107,10 @@ describe("an open contact request in the console", () => {
     const answer = owner.locator(".msg-assistant").first();
     await answer.getByRole("button", { name: "Correct this answer" }).click();
     const form = answer.getByRole("form", { name: "Correct this answer" });
+    // The form starts from the answer's words, without its [1] (a correction has no sources to cite).
+    const draft = await form.getByLabel("Answer").inputValue();
+    expect(draft).toContain("two business days");
+    expect(draft).not.toMatch(/\[\d+\]/);
     await form.getByLabel("Answer").fill("Yes: we ship to Iceland in five to seven business days.");
     await form.getByRole("button", { name: "Save correction" }).click();
     await answer.getByText("Correction saved").waitFor();
@@ -169,12 +173,30 @@ describe("an open contact request in the console", () => {
     }
     const labels = await owner.locator(".stats dt").allTextContents();
     expect(labels.some((l) => /resolved/i.test(l))).toBe(false);
-    const noComplaint = owner.locator('[data-stat="resolutionRate"]');
-    expect(await noComplaint.locator("dt").textContent()).toBe("No complaint");
-    // The visitor sent a contact request and a thumbs-down: their one conversation has a complaint.
-    expect(await noComplaint.locator("dd").first().textContent()).toBe("0%");
+    const helped = owner.locator('[data-stat="resolutionRate"]');
+    expect(await helped.locator("dt").textContent()).toBe("Helped");
+    expect(await helped.locator(".stat-def").textContent()).toContain(
+      "a last answer that was not the fallback",
+    );
+    // The visitor sent a contact request and a thumbs-down: their one conversation was not helped.
+    expect(await helped.locator("dd").first().textContent()).toBe("0%");
     expect(await owner.locator('[data-stat="handoffs"] dd').first().textContent()).toBe("1");
     expect(await runAxe(owner)).toEqual([]);
+  });
+
+  it("e-mails an invitation's link and says so, since the server has SMTP settings", async () => {
+    await owner.getByRole("link", { name: "Members" }).click();
+    await owner.getByLabel("Email").fill("bo@shop.example");
+    await owner.getByRole("button", { name: "Invite" }).click();
+    const sent = owner.locator(".invite-sent");
+    await sent.waitFor();
+    expect(await sent.textContent()).toContain("It was e-mailed to them with this link.");
+    const link = await sent.getByLabel("Invitation link for bo@shop.example").inputValue();
+    const mail = await until(() => smtp.mails.find((m) => m.to.includes("bo@shop.example")), {
+      what: "the invitation on the local SMTP server",
+      timeout: 15_000,
+    });
+    expect(mail.data.replace(/=\r?\n/g, "").split(/\r?\n/)).toContain(link);
   });
 
   it("ran the console without script errors or CSP violations", () => {

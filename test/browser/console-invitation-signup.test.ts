@@ -44,6 +44,10 @@ describe("an invitation to someone without an account", () => {
     await owner.getByRole("link", { name: "Members" }).click();
     await owner.getByLabel("Email").fill(NEWCOMER);
     await owner.getByRole("button", { name: "Invite" }).click();
+    // This server has no SMTP settings: the console says the link is the owner's to send.
+    expect(await owner.locator(".invite-sent").textContent()).toContain(
+      "This server sends no e-mail (LORE_SMTP_URL is not set): send them this link.",
+    );
     const copy = owner.locator(".invite-sent").getByRole("button", { name: `Copy the link for ${NEWCOMER}` });
     await copy.click();
     await owner.locator(".invite-sent").getByText("Copied to the clipboard.").waitFor();

@@ -113,6 +113,23 @@ describe("a website source after creation", () => {
     expect(exclude.some((rule) => rule.startsWith("/docs/install"))).toBe(true);
   });
 
+  it("says why a website was refused when it synced, and what to do (issue #52)", async () => {
+    // The address itself is allowed (127.0.0.1 is in LORE_OUTBOUND_ALLOWLIST); its redirect is not.
+    site.setPage("/moved-away", { redirectTo: "http://10.1.2.3/help" });
+    const form = owner.locator("form.add-source");
+    await form.getByLabel("Name", { exact: true }).fill("Moved site");
+    await form.getByLabel("Web address").check();
+    await form.getByLabel("Address", { exact: true }).fill(`${site.url}/moved-away`);
+    await form.getByRole("button", { name: "Add source" }).click();
+    const moved = owner.locator(".source-row", { hasText: "Moved site" });
+    await moved.locator('.badge[data-status="failed"]').waitFor({ timeout: 30_000 });
+    const error = (await moved.locator(".source-error").textContent()) ?? "";
+    expect(error).toContain("redirected to 10.1.2.3/help: Refusing to connect to 10.1.2.3: private address.");
+    expect(error).toContain("start Lore with its host or network in LORE_OUTBOUND_ALLOWLIST");
+    expect(await owner.getByText(/“Moved site” could not be synced: .*\)\.$/).count()).toBe(1);
+    expect(await runAxe(owner)).toEqual([]);
+  });
+
   it("ran the console without script errors or CSP violations", () => {
     expect(problems.consoleErrors).toEqual([]);
     expect(problems.pageErrors).toEqual([]);

@@ -121,6 +121,13 @@ describe("thumbs-down", () => {
     await expect.poll(() => page.locator('[data-lore="reason-wrong"]:focus').count()).toBe(1);
     expect(await runAxe(page)).toEqual([]);
     await page.locator('[data-lore="reason-outdated"]').check();
+    // The message box takes the answer's width (not beside its label) and shows a few lines.
+    const [box, conversation] = await Promise.all([
+      page.locator('[data-lore="reason-comment"]').boundingBox(),
+      page.locator('[data-lore="messages"]').boundingBox(),
+    ]);
+    expect(box?.width).toBeGreaterThanOrEqual((conversation?.width ?? 0) * 0.8);
+    expect(box?.height).toBeGreaterThanOrEqual(70);
     await page.locator('[data-lore="reason-comment"]').fill("The policy changed last month.");
     await page.locator('[data-lore="reason-send"]').click();
     await reasons.waitFor({ state: "detached" });

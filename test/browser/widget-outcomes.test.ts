@@ -72,8 +72,11 @@ describe("the widget shows how sure the answer is", () => {
     expect(articles[0]).toBe("Shipping");
     expect(articles.length).toBeLessThanOrEqual(3);
     expect(new Set(articles).size).toBe(articles.length);
-    // The articles replace the source cards: an unsure answer does not look like a cited one.
+    // The articles replace the source cards: an unsure answer does not look like a cited one, and
+    // its [1] is plain text, not a button that would open a card that isn't there.
     expect(await answer.locator('[data-lore="sources"]').count()).toBe(0);
+    expect(await answer.locator(".bubble").textContent()).toContain("[1]");
+    expect(await answer.locator('[data-lore="cite"]').count()).toBe(0);
     const contact = answer.locator('[data-lore="way-out"] a[data-lore="contact"]');
     expect(await contact.getAttribute("href")).toBe(HELP_URL);
     expect(await contact.textContent()).toBe("Contact us");

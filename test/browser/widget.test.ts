@@ -264,6 +264,70 @@ describe("widget on the demo page under a strict CSP", () => {
     fake.setBehaviour({ answer: defaultAnswer });
   });
 
+  it("follows the conversation at its end, says 'New message ↓' further up, and keeps Try again in view", async () => {
+    // Forty one-word paragraphs, one every 150 ms: taller than the panel, and slow enough to scroll away.
+    const steps = Array.from({ length: 40 }, (_, i) => `Step-${i + 1}.`).join("\n\n");
+    fake.setBehaviour({
+      tokenDelayMs: 150,
+      answer: (body) => (body.messages?.some((m) => /^\[1\] /m.test(m.content)) ? `${steps} [1]` : QUESTION),
+    });
+    const body = page.locator('[data-lore="panel"] .body');
+    const fromEnd = () => body.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+    const paragraphs = () => answerBubble(page).locator("p").count();
+    const jump = page.locator('[data-lore="jump"]');
+    /** Whether `target` lies inside the conversation's visible area. */
+    const inView = async (target: typeof body) => {
+      const [outer, inner] = await Promise.all([body.boundingBox(), target.boundingBox()]);
+      return (
+        !!outer && !!inner && inner.y >= outer.y - 1 && inner.y + inner.height <= outer.y + outer.height + 1
+      );
+    };
+
+    // Asking from further up brings the end back, and the answer is followed as it grows.
+    await body.evaluate((el) => {
+      el.scrollTop = 0;
+    });
+    await page.locator('[data-lore="input"]').fill("How do I book my vacation?");
+    await page.keyboard.press("Enter");
+    await expect.poll(paragraphs, { timeout: 15_000 }).toBeGreaterThanOrEqual(12);
+    expect(await answerStatus(page)).toBe("streaming");
+    expect(await fromEnd()).toBeLessThan(5);
+    expect(await jump.count()).toBe(0);
+
+    // Scrolled up to read: the text stays put and the button says something new arrived.
+    await body.evaluate((el) => {
+      el.scrollTop = 0;
+    });
+    await jump.waitFor({ timeout: 10_000 });
+    expect(await jump.textContent()).toBe("New message ↓");
+    const seen = await paragraphs();
+    await expect.poll(paragraphs).toBeGreaterThan(seen + 2);
+    expect(await body.evaluate((el) => el.scrollTop)).toBeLessThan(5);
+    expect(await inView(jump)).toBe(true);
+    await jump.click();
+    expect(await fromEnd()).toBeLessThan(5);
+    await jump.waitFor({ state: "detached" });
+    expect(await focusedInWidget(page)).toBe("input");
+    // At the end again: followed to the last step.
+    await expect.poll(() => answerStatus(page), { timeout: 20_000 }).toBe("complete");
+    expect(await fromEnd()).toBeLessThan(5);
+
+    // Stop pressed while reading further up: the stopped answer's Try again comes into view.
+    await page.locator('[data-lore="input"]').fill("And how do I cancel it?");
+    await page.keyboard.press("Enter");
+    await expect.poll(paragraphs, { timeout: 15_000 }).toBeGreaterThanOrEqual(12);
+    await body.evaluate((el) => {
+      el.scrollTop = 0;
+    });
+    await jump.waitFor({ timeout: 10_000 });
+    await page.locator('[data-lore="stop"]').click();
+    await expect.poll(() => answerStatus(page)).toBe("stopped");
+    const tryAgain = page.locator('[data-lore="retry-stopped"]');
+    await expect.poll(() => inView(tryAgain)).toBe(true);
+    expect(await jump.count()).toBe(0);
+    fake.setBehaviour({ answer: defaultAnswer, tokenDelayMs: 40 });
+  });
+
   it("Esc closes the panel and returns focus to the launcher", async () => {
     await page.locator('[data-lore="input"]').focus();
     await page.keyboard.press("Escape");

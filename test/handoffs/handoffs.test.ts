@@ -7,6 +7,8 @@ import type {
   ConversationDetail,
   CreatedWebhook,
   Handoff,
+  InvitationCreated,
+  Me,
   Page,
   QueryResponse,
   WebhookDelivery,
@@ -401,5 +403,28 @@ describe("the handoff notices", () => {
     const stored = list.body.results.find((h) => h.id === res.body.id);
     expect(stored?.name).toBe("Vic Bcc: attacker@evil.test");
     expect(stored?.message.startsWith("Hi a\ufffdb\n")).toBe(true);
+  });
+});
+
+describe("an invitation on a server with SMTP settings", () => {
+  it("e-mails the invitee the console's link to it, which opens without logging in", async () => {
+    const me = await call<Me>(server, "GET", "/auth/me/", token);
+    const workspaceId = me.body.workspaces[0]?.id ?? "";
+    const res = await call<InvitationCreated>(server, "POST", `/workspaces/${workspaceId}/members/`, token, {
+      email: "bo@example.org",
+      role: "editor",
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ email: "bo@example.org", role: "editor", emailed: "sent" });
+    const mail = await until(() => smtp.mails.find((m) => m.to.includes("bo@example.org")), {
+      what: "the invitation on the local SMTP server",
+    });
+    const link = `${server.url}/console/#/invitations/${res.body.id}`;
+    expect(mail.data.replace(/=\r?\n/g, "").split(/\r?\n/)).toContain(link);
+    expect(mail.data).toContain(`Reply-To: ${ADMIN_EMAIL}`);
+    // What the link opens reads the invitation with no login.
+    const preview = await httpRequest<{ email: string }>(server.api, "GET", `/invitations/${res.body.id}/`);
+    expect(preview.status).toBe(200);
+    expect(preview.body.email).toBe("bo@example.org");
   });
 });

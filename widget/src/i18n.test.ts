@@ -1,5 +1,6 @@
 import { answerLanguages } from "@lore/shared";
 import { describe, expect, it } from "vitest";
+import { extrasEn } from "./components/extras-en.ts";
 import { createTranslator, en, type MessageKey, resolveLanguage, tables, waitText } from "./i18n.ts";
 import { languages as panelLanguages } from "./translate.ts";
 
@@ -16,7 +17,7 @@ describe("translations", () => {
     for (const lang of languages) {
       const i18n = createTranslator(lang);
       expect(i18n.lang).toBe(lang);
-      for (const [key, english] of Object.entries(en)) {
+      for (const [key, english] of Object.entries({ ...en, ...extrasEn })) {
         const text = i18n.t(key as MessageKey);
         expect(text.trim(), `${lang}.${key}`).not.toBe("");
         expect(placeholders(text), `${lang}.${key}`).toEqual(placeholders(english));

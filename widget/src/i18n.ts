@@ -59,6 +59,7 @@ const keys = [
   "reasonUnanswered",
   "reasonOutdated",
   "reasonOther",
+  "newMessage",
 ] as const satisfies readonly MessageKey[];
 
 // One string for each of `keys`, or `never` (so every row fails type checking) while `keys` leaves
@@ -118,6 +119,7 @@ const ar: Row = [
   "لم تجب عن سؤالي", // reasonUnanswered
   "معلومات قديمة", // reasonOutdated
   "أخرى", // reasonOther
+  "رسالة جديدة", // newMessage
 ];
 
 const he: Row = [
@@ -172,6 +174,7 @@ const he: Row = [
   "לא ענה על השאלה שלי", // reasonUnanswered
   "לא מעודכן", // reasonOutdated
   "אחר", // reasonOther
+  "הודעה חדשה", // newMessage
 ];
 
 const es: Row = [
@@ -226,6 +229,7 @@ const es: Row = [
   "No respondió a mi pregunta", // reasonUnanswered
   "Desactualizada", // reasonOutdated
   "Otro", // reasonOther
+  "Nuevo mensaje", // newMessage
 ];
 
 const de: Row = [
@@ -280,6 +284,7 @@ const de: Row = [
   "Hat meine Frage nicht beantwortet", // reasonUnanswered
   "Veraltet", // reasonOutdated
   "Anderes", // reasonOther
+  "Neue Nachricht", // newMessage
 ];
 
 const fr: Row = [
@@ -334,6 +339,7 @@ const fr: Row = [
   "N'a pas répondu à ma question", // reasonUnanswered
   "Obsolète", // reasonOutdated
   "Autre", // reasonOther
+  "Nouveau message", // newMessage
 ];
 
 const pt: Row = [
@@ -388,6 +394,7 @@ const pt: Row = [
   "Não respondeu à minha pergunta", // reasonUnanswered
   "Desatualizada", // reasonOutdated
   "Outro", // reasonOther
+  "Nova mensagem", // newMessage
 ];
 
 const it: Row = [
@@ -442,6 +449,7 @@ const it: Row = [
   "Non ha risposto alla mia domanda", // reasonUnanswered
   "Non aggiornata", // reasonOutdated
   "Altro", // reasonOther
+  "Nuovo messaggio", // newMessage
 ];
 
 const nl: Row = [
@@ -496,6 +504,7 @@ const nl: Row = [
   "Beantwoordde mijn vraag niet", // reasonUnanswered
   "Verouderd", // reasonOutdated
   "Anders", // reasonOther
+  "Nieuw bericht", // newMessage
 ];
 
 const pl: Row = [
@@ -550,6 +559,7 @@ const pl: Row = [
   "Nie odpowiedział na moje pytanie", // reasonUnanswered
   "Nieaktualne", // reasonOutdated
   "Inne", // reasonOther
+  "Nowa wiadomość", // newMessage
 ];
 
 const tr: Row = [
@@ -604,6 +614,7 @@ const tr: Row = [
   "Soruma cevap vermedi", // reasonUnanswered
   "Güncel değil", // reasonOutdated
   "Diğer", // reasonOther
+  "Yeni mesaj", // newMessage
 ];
 
 const ru: Row = [
@@ -658,6 +669,7 @@ const ru: Row = [
   "Не ответил на мой вопрос", // reasonUnanswered
   "Устарело", // reasonOutdated
   "Другое", // reasonOther
+  "Новое сообщение", // newMessage
 ];
 
 const uk: Row = [
@@ -712,6 +724,7 @@ const uk: Row = [
   "Не відповів на моє запитання", // reasonUnanswered
   "Застаріло", // reasonOutdated
   "Інше", // reasonOther
+  "Нове повідомлення", // newMessage
 ];
 
 const hi: Row = [
@@ -766,6 +779,7 @@ const hi: Row = [
   "मेरे सवाल का जवाब नहीं दिया", // reasonUnanswered
   "पुरानी जानकारी", // reasonOutdated
   "अन्य", // reasonOther
+  "नया संदेश", // newMessage
 ];
 
 const zh: Row = [
@@ -820,6 +834,7 @@ const zh: Row = [
   "没有回答我的问题", // reasonUnanswered
   "内容过时", // reasonOutdated
   "其他", // reasonOther
+  "新消息", // newMessage
 ];
 
 const ja: Row = [
@@ -874,6 +889,7 @@ const ja: Row = [
   "質問に答えていない", // reasonUnanswered
   "情報が古い", // reasonOutdated
   "その他", // reasonOther
+  "新しいメッセージ", // newMessage
 ];
 
 const ko: Row = [
@@ -928,6 +944,7 @@ const ko: Row = [
   "질문에 답하지 않음", // reasonUnanswered
   "오래된 정보", // reasonOutdated
   "기타", // reasonOther
+  "새 메시지", // newMessage
 ];
 
 /** A language's table from its row. */

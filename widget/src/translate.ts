@@ -1,7 +1,9 @@
 // The widget's strings in the panel chunk: English, and the code that speaks any language. The
 // other languages' tables (i18n.ts) are a chunk of their own, fetched only by pages in another
 // language, so English pages don't download them.
-export const en = {
+import type { extrasEn } from "./components/extras-en.ts";
+
+const panelEn = {
   openChat: "Open chat",
   closeChat: "Close chat",
   close: "Close",
@@ -18,7 +20,6 @@ export const en = {
   openSource: "Open source",
   sourceMarker: "Show source {n}",
   copy: "Copy answer",
-  showSection: "Show the whole section",
   // "in about N minutes" with the unit declined after the preposition, where `Intl` only gives the
   // nominative: the one, few and many forms, space-separated (ru, uk, pl); "-": `Intl`'s unit.
   minuteForms: "-",
@@ -44,21 +45,16 @@ export const en = {
   tooLong: "That message is too long. Please shorten it.",
   feedbackFailed: "Your feedback couldn't be sent.",
   contactUs: "Contact us",
-  uncertain: "Not sure — these articles may help:",
-  email: "Your e-mail",
-  message: "Message",
-  contactSent: "Thanks! We'll reply by e-mail.",
-  badEmail: "Enter a valid e-mail address.",
-  badMessage: "Write a message.",
-  whatWrong: "What was wrong?",
-  reasonWrong: "Wrong answer",
-  reasonUnanswered: "Didn't answer my question",
-  reasonOutdated: "Out of date",
-  reasonOther: "Other",
+  newMessage: "New message",
 } as const;
 
-export type MessageKey = keyof typeof en;
+export type MessageKey = keyof typeof panelEn | keyof typeof extrasEn;
 export type Table = Record<MessageKey, string>;
+/**
+ * English. What only the extras chunk shows is in that chunk (components/extras-en.ts), which adds
+ * it here as it loads: nothing shows those strings before.
+ */
+export const en = panelEn as Table;
 
 /** Every language i18n.ts has a table for (a test checks the two agree). */
 export const languages = [

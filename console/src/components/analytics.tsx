@@ -21,8 +21,8 @@ const FIGURES: Array<[keyof Totals, string, string]> = [
   ["fallbackRate", "Fallback", "Answers that were the fallback message, over all answers."],
   [
     "resolutionRate",
-    "No complaint",
-    "Conversations begun in the range without a contact request or a thumbs-down (not the conversation's Resolved status).",
+    "Helped",
+    "Conversations begun in the range with no contact request, no thumbs-down, and a last answer that was not the fallback (not the conversation's Resolved status).",
   ],
   ["handoffs", "Contact requests", "Contact requests visitors sent with the widget's form."],
   ["unanswered", "Got the fallback", "Answers that were the fallback message (a count)."],

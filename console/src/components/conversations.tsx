@@ -23,7 +23,7 @@ import {
   routeHash,
 } from "../state.ts";
 import { AnswerWithSources } from "./citations.tsx";
-import { CorrectionForm } from "./correction-form.tsx";
+import { CorrectionForm, withoutCitations } from "./correction-form.tsx";
 import { ago, ErrorBox, Status, TimeAgo, useFormState } from "./ui.tsx";
 
 /** Row height of the virtualised list, in px (matches .conv-row in styles.css). */
@@ -619,7 +619,7 @@ function AssistantMessage(props: {
         <CorrectionForm
           title="Correct this answer"
           question={props.question}
-          answer={m.status === "complete" ? m.content : ""}
+          answer={m.status === "complete" ? withoutCitations(m.content) : ""}
           submitLabel="Save correction"
           onSave={async ({ question, answer }) => {
             await correctMessage(props.agent.id, m.id, {

@@ -14,6 +14,14 @@ export interface CorrectionFormProps {
 }
 
 /**
+ * An answer as the start of the owner's own: without its [n] markers, which would cite nothing (a
+ * correction is answered without sources). Markdown links stay.
+ */
+export function withoutCitations(answer: string): string {
+  return answer.replace(/[ \t]*\[\d+(?:\s*,\s*\d+)*\](?!\()/g, "");
+}
+
+/**
  * A question and the owner's answer to it (Markdown). The answer field takes focus, since the
  * question is usually the visitor's own.
  */

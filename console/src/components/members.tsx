@@ -1,6 +1,15 @@
 // Workspace members and invitations (#/members), and an invitation to accept (#/invitations/{id}):
 // the console side of the workspace routes in docs/api.md.
-import type { Invitation, InvitationPreview, Me, Member, Page, Role, Workspace } from "@lore/shared";
+import type {
+  Invitation,
+  InvitationCreated,
+  InvitationPreview,
+  Me,
+  Member,
+  Page,
+  Role,
+  Workspace,
+} from "@lore/shared";
 import { useSignal } from "@preact/signals";
 import type { ComponentChildren } from "preact";
 import { useEffect } from "preact/hooks";
@@ -242,7 +251,14 @@ function WorkspaceMembers(props: { workspace: Workspace }) {
   );
 }
 
-/** The invitation's link, selectable for copying (Lore sends no e-mail of its own). */
+/** Whether the server e-mailed the invitation (it does when it has SMTP settings). */
+const emailedText: Record<InvitationCreated["emailed"], string> = {
+  sent: "It was e-mailed to them with this link.",
+  failed: "The e-mail could not be sent (the server's log says why): send them this link.",
+  off: "This server sends no e-mail (LORE_SMTP_URL is not set): send them this link.",
+};
+
+/** The invitation's link, selectable for copying. */
 function InviteLink(props: { id: string; email: string }) {
   const copied = useSignal("");
   return (
@@ -393,11 +409,11 @@ export function InvitationWelcome(props: { login: ComponentChildren }) {
 function InviteForm(props: { workspace: Workspace; onInvited: () => Promise<void> }) {
   const email = useSignal("");
   const role = useSignal<Role>("editor");
-  const sent = useSignal<Invitation | null>(null);
+  const sent = useSignal<InvitationCreated | null>(null);
   const form = useFormState();
   const grantable = ROLES.filter(([r]) => r !== "owner" || props.workspace.role === "owner");
   const onSubmit = form.submit(async () => {
-    sent.value = await api<Invitation>("POST", `/workspaces/${props.workspace.id}/members/`, {
+    sent.value = await api<InvitationCreated>("POST", `/workspaces/${props.workspace.id}/members/`, {
       body: { email: email.value, role: role.value },
     });
     email.value = "";
@@ -448,8 +464,8 @@ function InviteForm(props: { workspace: Workspace; onInvited: () => Promise<void
       {sent.value && (
         <div class="invite-sent" role="status">
           <p>
-            Invitation for {sent.value.email} ready. Send them this link; they join when they accept it (it
-            also waits in their console after they log in):
+            Invitation for {sent.value.email} ready. {emailedText[sent.value.emailed]} They join when they
+            accept it (it also waits in their console after they log in):
           </p>
           <InviteLink id={sent.value.id} email={sent.value.email} />
         </div>

@@ -97,7 +97,8 @@ function addedStatus(source: DataSource | undefined): string | null {
   if (!source) return null;
   if (syncing(source)) return `“${source.name}” added; syncing now.`;
   if (source.status === "failed")
-    return `“${source.name}” could not be synced: ${source.lastError ?? "see below"}.`;
+    // The server's reason ends its own sentence (and says what to do).
+    return `“${source.name}” could not be synced: ${(source.lastError ?? "see below").replace(/\.$/, "")}.`;
   return `“${source.name}” is ready: ${counted(source.documentCount, "document")}, ${counted(source.chunkCount, "chunk")}.`;
 }
 

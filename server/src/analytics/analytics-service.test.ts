@@ -100,6 +100,7 @@ describe("AnalyticsService", () => {
         reason: null,
         conversationCreatedAt: new Date().toISOString(),
         conversationChannel: "widget",
+        lastAnswerFallback: false,
       });
     feedback("up");
     feedback("up");
@@ -176,7 +177,8 @@ describe("AnalyticsService honesty figures", () => {
       );
     }
     a.record(query("2025-05-01T08:30:00Z", { error: "cancelled", answered: false, outcome: null }));
-    // c0: rated down then up again (resolved after all); c1: a handoff; c2: down.
+    // c0: rated down then up again (resolved after all); c1: a handoff; c2: down; c3: its only
+    // answer the fallback.
     a.recordFeedback(AGENT, "m0", "down", at("09:00"), started("c0"));
     a.recordFeedback(AGENT, "m0", "up", at("09:05"), started("c0"));
     a.recordHandoff(AGENT, "h1", started("c1"), at("09:10"));
@@ -191,8 +193,8 @@ describe("AnalyticsService honesty figures", () => {
       uncertainRate: 0.25,
       fallbackRate: 0.25,
       handoffs: 1,
-      unresolvedConversations: 2,
-      resolutionRate: 0.5,
+      unresolvedConversations: 3,
+      resolutionRate: 0.25,
     };
     expect(a.report(AGENT, range).totals).toMatchObject(expected);
     // The uncertain and the fallback question are both "unanswered questions".
@@ -210,9 +212,71 @@ describe("AnalyticsService honesty figures", () => {
     const b = await AnalyticsService.open(await open(), { logger });
     expect(b.report(AGENT, range).totals).toMatchObject({
       ...expected,
-      unresolvedConversations: 1,
-      resolutionRate: 0.75,
+      unresolvedConversations: 2,
+      resolutionRate: 0.5,
     });
+    await b.stop();
+  });
+
+  it("counts a conversation whose last answer is the fallback as unresolved until a later answer is not (issue #52)", async () => {
+    const open = tempDb();
+    const a = await AnalyticsService.open(await open(), { logger, flushMs: 3_600_000 });
+    const ask = (time: string, conversationId: string, outcome: "answered" | "fallback", after?: boolean) =>
+      a.record(
+        query(`2025-05-01T${time}:00Z`, {
+          conversationId,
+          newConversation: after === undefined,
+          conversationAt: "2025-05-01T08:00:00.000Z",
+          ...(after === undefined ? {} : { afterFallback: after }),
+          outcome,
+          answered: outcome === "answered",
+        }),
+      );
+    const totals = (s: AnalyticsService) => s.report(AGENT, range).totals;
+    // f1: the fallback, then an answer; f2: an answer, then the fallback; f3: only the fallback.
+    ask("08:00", "f1", "fallback");
+    ask("08:01", "f2", "answered");
+    ask("08:02", "f3", "fallback");
+    expect(totals(a)).toMatchObject({ conversations: 3, unresolvedConversations: 2 });
+    ask("08:10", "f1", "answered", true);
+    ask("08:11", "f2", "fallback", false);
+    expect(totals(a)).toMatchObject({ unresolvedConversations: 2 });
+    // A thumbs-down on f3 (already unresolved) changes nothing; a handoff on f2 neither.
+    a.recordFeedback(AGENT, "m3", "down", Date.parse("2025-05-01T08:20:00Z"), {
+      id: "f3",
+      at: Date.parse("2025-05-01T08:00:00Z"),
+      lastFallback: true,
+    });
+    a.recordHandoff(AGENT, "h2", { id: "f2", at: Date.parse("2025-05-01T08:00:00Z"), lastFallback: true });
+    expect(totals(a)).toMatchObject({ unresolvedConversations: 2, resolutionRate: 0.3333 });
+    await a.durable();
+    await a.flush();
+    // After a restart the answers' own record says f3's last answer was the fallback: the thumbs-down
+    // taken back leaves it unresolved, and an answer resolves it.
+    await a.stop();
+    const b = await AnalyticsService.open(await open(), { logger, flushMs: 3_600_000 });
+    expect(totals(b)).toMatchObject({ unresolvedConversations: 2 });
+    b.recordFeedback(AGENT, "m3", "up", Date.parse("2025-05-01T09:00:00Z"), {
+      id: "f3",
+      at: Date.parse("2025-05-01T08:00:00Z"),
+      lastFallback: true,
+    });
+    expect(totals(b)).toMatchObject({ unresolvedConversations: 2 });
+    b.record(
+      query("2025-05-01T09:05:00Z", {
+        conversationId: "f3",
+        conversationAt: "2025-05-01T08:00:00.000Z",
+        afterFallback: true,
+        outcome: "answered",
+      }),
+    );
+    expect(totals(b)).toMatchObject({ unresolvedConversations: 1 });
+    // Logged but not in the stored buckets (b never flushed): replayed in order on the next start,
+    // with the same result.
+    await b.durable();
+    const c = await AnalyticsService.open(await open(), { logger });
+    expect(totals(c)).toMatchObject({ conversations: 3, unresolvedConversations: 1, resolutionRate: 0.6667 });
+    await c.stop();
     await b.stop();
   });
 });

@@ -47,12 +47,18 @@ const aggregateSchema = new Schema([
 // The shapes of the stored JSON, checked as they are read back.
 const metaJsonSchema = z.object({ appliedSeq: z.number() });
 // Ratings recorded before resolution rates existed carry no conversation.
+// `lastFallback`: the conversation's last answer was the fallback then (absent on older rows).
 const feedbackJsonSchema = z.object({
   rating: z.enum(["up", "down"]),
   conversationId: z.string().optional(),
   conversationAt: z.number().optional(),
+  lastFallback: z.boolean().optional(),
 });
-const handoffJsonSchema = z.object({ conversationId: z.string(), conversationAt: z.number() });
+const handoffJsonSchema = z.object({
+  conversationId: z.string(),
+  conversationAt: z.number(),
+  lastFallback: z.boolean().optional(),
+});
 const answeredQueryJsonSchema = z.object({
   agentId: z.string(),
   workspaceId: z.string(),
@@ -64,6 +70,8 @@ const answeredQueryJsonSchema = z.object({
   callerId: z.string(),
   question: z.string(),
   newConversation: z.boolean(),
+  conversationAt: z.string().optional(),
+  afterFallback: z.boolean().optional(),
   answered: z.boolean(),
   error: z.string().nullable(),
   outcome: z.enum(["answered", "uncertain", "fallback"]).nullable().optional(),
@@ -84,6 +92,11 @@ function decodeJson<T>(schema: z.ZodType<T>, json: string, row: string): T {
 /** A column of a record batch as plain values (empty when the batch lacks it). */
 function column(batch: { getChild(name: string): { toArray(): ArrayLike<unknown> } | null }, name: string) {
   return batch.getChild(name)?.toArray() ?? [];
+}
+
+/** A stored row's `lastFallback`, when it has one. */
+function lastFallbackOf(row: { lastFallback?: boolean | undefined }): Pick<ConversationRef, "lastFallback"> {
+  return row.lastFallback !== undefined ? { lastFallback: row.lastFallback } : {};
 }
 
 function rowKind(kind: string): RawRow["kind"] {
@@ -124,19 +137,27 @@ interface Rating {
   at: number;
 }
 
-/** The conversation a rating or handoff belongs to, and when it began (ms). */
+/**
+ * The conversation a rating, handoff or answer belongs to, and when it began (ms); `lastFallback`:
+ * whether its last answer was the fallback just before (the conversations' own record says it, so it
+ * holds across restarts; absent: what this process saw).
+ */
 interface ConversationRef {
   id: string;
   at: number;
+  lastFallback?: boolean;
 }
 
-/** Why a conversation is not resolved: its thumbs-down answers and its handoffs. */
+/** Why a conversation is not resolved: its thumbs-down answers, its handoffs, its last answer the fallback. */
 interface Flags {
   agentId: string;
   at: number;
   downs: Set<string>;
   handoffs: number;
+  fallback: boolean;
 }
+
+const unresolved = (f: Flags) => f.downs.size + f.handoffs > 0 || f.fallback;
 
 /**
  * Analytics recording and reading. Every answer is appended to a raw log (group commit, off the
@@ -150,7 +171,7 @@ export class AnalyticsService implements AnswerRecorder {
   /** Shared mode: per replica number, the highest sequence number folded here (its rows arrive in order). */
   private readonly folded = new Map<number, number>();
   private readonly ratings = new Map<string, Rating>();
-  /** Conversations with a thumbs-down or a handoff (the unresolved ones), by id. */
+  /** Conversations with a thumbs-down, a handoff or the fallback as last answer (the unresolved ones), by id. */
   private readonly flags = new Map<string, Flags>();
   private flushing: Promise<void> | null = null;
   private readonly aggregateQueue = new WriteQueue();
@@ -258,7 +279,9 @@ export class AnalyticsService implements AnswerRecorder {
     }
     for (const row of fresh) {
       if (row.kind === "query") {
-        this.aggregates.addQuery(decodeJson(answeredQueryJsonSchema, row.data, `query ${row.seq}`));
+        const q = decodeJson(answeredQueryJsonSchema, row.data, `query ${row.seq}`);
+        this.aggregates.addQuery(q);
+        this.applyAnswer(q, true);
       } else this.applyRow(row, true);
     }
     this.aggregates.dirtyHours.clear();
@@ -287,11 +310,13 @@ export class AnalyticsService implements AnswerRecorder {
     let maxSeq = appliedSeq;
     let replayed = 0;
     // Ratings and handoffs (few) are all read back: a changed rating must withdraw the earlier one,
-    // and a conversation's flags decide whether a later rating changes its resolution.
-    const feedback: RawRow[] = [];
+    // and a conversation's flags decide whether a later rating changes its resolution. Answers past
+    // the buckets are read too, and everything is applied in the order it was logged: an answer
+    // changes a conversation's resolution (its last answer the fallback or not) like a rating does.
+    const rows: RawRow[] = [];
     for await (const batch of this.log.table
       .query()
-      .where("kind = 'feedback' OR kind = 'handoff'")
+      .where(`kind = 'feedback' OR kind = 'handoff' OR (kind = 'query' AND seq > ${appliedSeq})`)
       .select(["seq", "id", "agent_id", "kind", "at", "data"])) {
       const [seqs, ids, agents, kinds, ats, data] = [
         column(batch, "seq"),
@@ -302,7 +327,7 @@ export class AnalyticsService implements AnswerRecorder {
         column(batch, "data"),
       ];
       for (let i = 0; i < seqs.length; i++) {
-        feedback.push({
+        rows.push({
           seq: Number(seqs[i]),
           id: String(ids[i]),
           agent_id: String(agents[i]),
@@ -312,24 +337,18 @@ export class AnalyticsService implements AnswerRecorder {
         });
       }
     }
-    feedback.sort((a, b) => a.seq - b.seq);
-    for (const row of feedback) {
+    rows.sort((a, b) => a.seq - b.seq);
+    for (const row of rows) {
       maxSeq = Math.max(maxSeq, row.seq);
-      // Rows the stored buckets include rebuild the state only; later ones count too.
-      this.applyRow(row, row.seq > appliedSeq);
-      if (row.seq > appliedSeq) replayed += 1;
-    }
-    for await (const batch of this.log.table
-      .query()
-      .where(`kind = 'query' AND seq > ${appliedSeq}`)
-      .select(["seq", "data"])) {
-      const [seqs, data] = [column(batch, "seq"), column(batch, "data")];
-      for (let i = 0; i < seqs.length; i++) {
-        const seq = Number(seqs[i] ?? 0);
-        maxSeq = Math.max(maxSeq, seq);
-        this.aggregates.addQuery(decodeJson(answeredQueryJsonSchema, String(data[i]), `query ${seq}`));
-        replayed += 1;
+      if (row.kind === "query") {
+        const q = decodeJson(answeredQueryJsonSchema, row.data, `query ${row.seq}`);
+        this.aggregates.addQuery(q);
+        this.applyAnswer(q, true);
+      } else {
+        // Rows the stored buckets include rebuild the state only; later ones count too.
+        this.applyRow(row, row.seq > appliedSeq);
       }
+      if (row.seq > appliedSeq) replayed += 1;
     }
     this.seq = maxSeq;
     if (replayed > 0) {
@@ -363,6 +382,7 @@ export class AnalyticsService implements AnswerRecorder {
   record(query: AnsweredQuery): void {
     try {
       this.aggregates.addQuery(query);
+      this.applyAnswer(query, true);
       this.seq += 1;
       this.append({
         seq: this.seq,
@@ -382,6 +402,7 @@ export class AnalyticsService implements AnswerRecorder {
     const rows: RawRow[] = [];
     for (const q of queries) {
       this.aggregates.addQuery(q);
+      this.applyAnswer(q, true);
       this.seq += 1;
       rows.push({
         seq: this.seq,
@@ -419,6 +440,7 @@ export class AnalyticsService implements AnswerRecorder {
       data: JSON.stringify({
         rating,
         ...(conversation ? { conversationId: conversation.id, conversationAt: conversation.at } : {}),
+        ...(conversation?.lastFallback !== undefined ? { lastFallback: conversation.lastFallback } : {}),
       }),
     });
   }
@@ -433,7 +455,11 @@ export class AnalyticsService implements AnswerRecorder {
       agent_id: agentId,
       kind: "handoff",
       at,
-      data: JSON.stringify({ conversationId: conversation.id, conversationAt: conversation.at }),
+      data: JSON.stringify({
+        conversationId: conversation.id,
+        conversationAt: conversation.at,
+        ...(conversation.lastFallback !== undefined ? { lastFallback: conversation.lastFallback } : {}),
+      }),
     });
   }
 
@@ -441,13 +467,14 @@ export class AnalyticsService implements AnswerRecorder {
   private applyRow(row: RawRow, count: boolean): void {
     if (row.kind === "handoff") {
       const h = decodeJson(handoffJsonSchema, row.data, `handoff ${row.seq}`);
-      this.applyHandoff(row.agent_id, { id: h.conversationId, at: h.conversationAt }, row.at, count);
+      const ref = { id: h.conversationId, at: h.conversationAt, ...lastFallbackOf(h) };
+      this.applyHandoff(row.agent_id, ref, row.at, count);
       return;
     }
     const f = decodeJson(feedbackJsonSchema, row.data, `feedback ${row.seq}`);
     const conversation =
       f.conversationId !== undefined && f.conversationAt !== undefined
-        ? { id: f.conversationId, at: f.conversationAt }
+        ? { id: f.conversationId, at: f.conversationAt, ...lastFallbackOf(f) }
         : undefined;
     this.applyFeedback(row.agent_id, row.id, f.rating, row.at, conversation, count);
   }
@@ -475,6 +502,20 @@ export class AnalyticsService implements AnswerRecorder {
     }
   }
 
+  /**
+   * An answer: its conversation is unresolved while this (now its last answer) is the fallback. An
+   * answer logged before conversations' start times were is skipped: its hour is not known.
+   */
+  private applyAnswer(q: AnsweredQuery, count: boolean): void {
+    const at = Date.parse(q.conversationAt ?? (q.newConversation ? q.at : ""));
+    if (!Number.isFinite(at)) return;
+    const lastFallback = q.afterFallback ?? (q.newConversation ? false : undefined);
+    const ref = { id: q.conversationId, at, ...(lastFallback !== undefined ? { lastFallback } : {}) };
+    this.flag(analyticsKey(q.agentId, q.channel), ref, count, (f) => {
+      f.fallback = q.outcome === "fallback";
+    });
+  }
+
   private applyHandoff(agentId: string, conversation: ConversationRef, at: number, count: boolean): void {
     if (count) this.aggregates.addCount(agentId, at, "handoffs", 1);
     this.flag(agentId, conversation, count, (f) => {
@@ -494,10 +535,12 @@ export class AnalyticsService implements AnswerRecorder {
       at: conversation.at,
       downs: new Set<string>(),
       handoffs: 0,
+      fallback: false,
     };
-    const before = flags.downs.size + flags.handoffs > 0;
+    if (conversation.lastFallback !== undefined) flags.fallback = conversation.lastFallback;
+    const before = unresolved(flags);
     change(flags);
-    const after = flags.downs.size + flags.handoffs > 0;
+    const after = unresolved(flags);
     if (after) this.flags.set(conversation.id, flags);
     else this.flags.delete(conversation.id);
     if (count && before !== after)
@@ -513,13 +556,16 @@ export class AnalyticsService implements AnswerRecorder {
         event.messageId,
         event.rating,
         Date.now(),
-        Number.isFinite(at) ? { id: event.conversationId, at } : undefined,
+        Number.isFinite(at)
+          ? { id: event.conversationId, at, lastFallback: event.lastAnswerFallback }
+          : undefined,
       );
     } else if (event.type === "conversation.handoff_requested") {
       const at = Date.parse(event.conversationCreatedAt);
       this.recordHandoff(event.agentId, event.handoff.id, {
         id: event.handoff.conversationId,
         at: Number.isFinite(at) ? at : Date.now(),
+        lastFallback: event.lastAnswerFallback,
       });
     }
   }

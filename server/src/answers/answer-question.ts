@@ -133,9 +133,12 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   const model = deps.modelFor(agent.model, agent.workspaceId);
   // Preparing the context (history, condensing, search) counts as retrieval, so the two timings add up to `latency`.
   const retrievalStart = performance.now();
+  const earlier = input.history || newConversation ? [] : await deps.conversations.messages(conversation.id);
+  // Resolution counts a conversation whose last answer is the fallback (analytics).
+  const afterFallback = earlier.findLast((m) => m.role === "assistant")?.fallback === true;
   const history: ChatMessage[] =
     input.history ??
-    (await deps.conversations.messages(conversation.id))
+    earlier
       .filter((m) => m.content.length > 0)
       .slice(-HISTORY_WINDOW)
       .map((m) => ({ role: m.role, content: m.content }));
@@ -191,6 +194,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       messageId,
       at,
       newConversation,
+      afterFallback,
       answered,
       error,
       outcome: message.outcome ?? null,
@@ -432,6 +436,7 @@ function record(
     | "messageId"
     | "at"
     | "newConversation"
+    | "afterFallback"
     | "answered"
     | "error"
     | "outcome"
@@ -452,6 +457,8 @@ function record(
     callerId: input.callerId,
     question: input.message,
     newConversation: r.newConversation,
+    conversationAt: r.conversation.createdAt,
+    afterFallback: r.afterFallback,
     answered: r.answered,
     error: r.error,
     outcome: r.outcome,

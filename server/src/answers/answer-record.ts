@@ -13,6 +13,10 @@ export interface AnsweredQuery {
   callerId: string;
   question: string;
   newConversation: boolean;
+  /** When the conversation began (ISO); absent on answers recorded before it was kept. */
+  conversationAt?: string;
+  /** The conversation's previous answer was the fallback (resolution looks at the last answer). */
+  afterFallback?: boolean;
   /** False when the answer is the agent's fallback message. */
   answered: boolean;
   /** How sure the answer was; absent on answers recorded before outcomes existed. */

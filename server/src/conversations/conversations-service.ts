@@ -594,6 +594,7 @@ export class ConversationsService {
       });
     }
     await this.setFeedback(message, rating, comment, reason);
+    const answers = (await this.messages(message.conversationId)).filter((m) => m.role === "assistant");
     this.events?.emit({
       type: "message.feedback",
       workspaceId: agent.workspaceId,
@@ -606,6 +607,7 @@ export class ConversationsService {
       conversationCreatedAt:
         this.store.conversations.get(message.conversationId)?.createdAt ?? message.createdAt,
       conversationChannel: this.store.conversations.get(message.conversationId)?.channel ?? "api",
+      lastAnswerFallback: answers.at(-1)?.fallback === true,
     });
   }
 

@@ -30,6 +30,8 @@ export type DomainEvent =
       conversationCreatedAt: string;
       /** The conversation's channel: ratings of the console's Try-it answers are kept apart. */
       conversationChannel: "api" | "widget" | "console";
+      /** The conversation's last answer is the fallback (analytics: it is not resolved either way). */
+      lastAnswerFallback: boolean;
     }
   | {
       type: "conversation.handoff_requested";
@@ -40,6 +42,8 @@ export type DomainEvent =
       conversationCreatedAt: string;
       /** The conversation as the visitor saw it when asking for a person. */
       transcript: HandoffTranscriptEntry[];
+      /** Its last answer is the fallback (analytics: it is not resolved either way). */
+      lastAnswerFallback: boolean;
     };
 
 /** One message of a handoff's transcript (webhook payload and e-mail). */

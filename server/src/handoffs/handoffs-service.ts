@@ -57,7 +57,8 @@ export class HandoffsService {
       resolvedAt: null,
     };
     await this.table.put(record);
-    const transcript: HandoffTranscriptEntry[] = (await this.conversations.messages(conversation.id))
+    const messages = await this.conversations.messages(conversation.id);
+    const transcript: HandoffTranscriptEntry[] = messages
       .filter((m) => m.content.length > 0)
       .map((m) => ({
         role: m.role,
@@ -72,6 +73,7 @@ export class HandoffsService {
       handoff: toHandoff(record),
       conversationCreatedAt: conversation.createdAt,
       transcript,
+      lastAnswerFallback: messages.findLast((m) => m.role === "assistant")?.fallback === true,
     });
     return record;
   }

@@ -240,6 +240,7 @@ export class WebhooksService {
           workspaceId: _w,
           conversationCreatedAt: _c,
           conversationChannel: _ch,
+          lastAnswerFallback: _f,
           ...rest
         } = event;
         return rest;

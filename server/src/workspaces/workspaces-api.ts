@@ -1,6 +1,7 @@
 import {
   addMemberRequestSchema,
   createWorkspaceRequestSchema,
+  invitationCreatedSchema,
   invitationPreviewSchema,
   invitationSchema,
   invitationSignupRequestSchema,
@@ -51,12 +52,12 @@ export const inviteMember = apiRoute({
   path: "/workspaces/{workspaceId}/members/",
   summary: "Invite someone by email; they join only when they accept",
   description:
-    "The answer is the same whether the email belongs to a user or not: 201 with the pending invitation, which the invitee sees in `GET /auth/me/` and accepts or declines. Only owners invite owners. Already a member, or already invited: 409.",
+    "The answer is the same whether the email belongs to a user or not: 201 with the pending invitation, which the invitee sees in `GET /auth/me/` and accepts or declines. When the server has SMTP settings it e-mails the invitee the console's link to it (`emailed`). Only owners invite owners. Already a member, or already invited: 409.",
   tag: "Workspaces",
   auth: "user",
   role: "admin",
   request: { body: jsonBody(addMemberRequestSchema.openapi("InviteMember")) },
-  responses: { 201: jsonResponse(invitationSchema) },
+  responses: { 201: jsonResponse(invitationCreatedSchema) },
   errors: ["conflict"],
 });
 

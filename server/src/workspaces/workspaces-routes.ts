@@ -1,13 +1,17 @@
+import { publicRoot } from "../http/forwarded.ts";
 import { wholePage } from "../http/pagination.ts";
 import { endpoint } from "../http/route.ts";
 import type { Services } from "../services.ts";
+import { mailInvitation } from "./invitation-mail.ts";
 import * as api from "./workspaces-api.ts";
 
 export function workspacesRoutes({
   access,
   workspaces,
   modelProviders,
-}: Pick<Services, "access" | "workspaces" | "modelProviders">) {
+  mailer,
+  logger,
+}: Pick<Services, "access" | "workspaces" | "modelProviders" | "mailer" | "logger">) {
   return [
     endpoint(api.getModelProvider, (c, input) => {
       const id = input.id("workspaceId");
@@ -48,7 +52,9 @@ export function workspacesRoutes({
       const principal = c.get("principal");
       const myRole = access.requireWorkspace(principal, id, "admin");
       const body = await input.json();
-      return c.json(await workspaces.invite(id, access.requireUser(principal), myRole, body), 201);
+      const invitation = await workspaces.invite(id, access.requireUser(principal), myRole, body);
+      const link = `${publicRoot(c)}/console/#/invitations/${invitation.id}`;
+      return c.json({ ...invitation, emailed: await mailInvitation(mailer, logger, invitation, link) }, 201);
     }),
     endpoint(api.listInvitations, (c, input) => {
       const id = input.id("workspaceId");

@@ -2,6 +2,8 @@ import { useEffect, useRef } from "preact/hooks";
 import { ApiError } from "../api/client.ts";
 import type { ContactForm as Form, HandoffState } from "../state/handoff.ts";
 import { useWidget } from "./context.ts";
+// Its English strings come with this chunk.
+import "./extras-en.ts";
 
 type Field = "email" | "message" | "name";
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -2,6 +2,8 @@ import type { FeedbackReason } from "@lore/shared";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { ChatMessage } from "../state/types.ts";
 import { useWidget } from "./context.ts";
+// Its English strings come with this chunk.
+import "./extras-en.ts";
 
 const reasons = ["wrong", "unanswered", "outdated", "other"] as const satisfies readonly FeedbackReason[];
 const reasonText = {
@@ -53,7 +55,7 @@ export function FeedbackReasons({ message, onDone }: { message: ChatMessage; onD
       <label class="field">
         {i18n.t("message")}
         <textarea
-          rows={2}
+          rows={3}
           maxLength={2000}
           value={comment}
           data-lore="reason-comment"

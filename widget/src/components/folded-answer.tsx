@@ -1,6 +1,8 @@
 import type { VNode } from "preact";
 import { useState } from "preact/hooks";
 import { useWidget } from "./context.ts";
+// Its English strings come with this chunk.
+import "./extras-en.ts";
 
 /** About what a visitor reads at a glance: a longer answer shows this much and folds the rest (issue #50). */
 export const VISIBLE_WORDS = 120;

@@ -76,7 +76,8 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
       text={text}
       sources={message.sources}
       expanded={expanded}
-      onCite={showSource}
+      // An uncertain answer lists articles instead of source cards: its [n] is plain text.
+      onCite={message.outcome !== "uncertain" ? showSource : undefined}
       idPrefix={idPrefix}
       citeLabel={(n, s) => `${i18n.t("sourceMarker", { n })}: ${s.title}`}
     />

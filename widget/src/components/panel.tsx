@@ -1,5 +1,5 @@
 import { useSignalEffect } from "@preact/signals";
-import { useLayoutEffect, useRef } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { safeHttpUrl } from "../markdown.ts";
 import { Composer } from "./composer.tsx";
 import { useWidget } from "./context.ts";
@@ -29,13 +29,20 @@ export function Panel({ id }: { id: string }) {
     if (ui.open.value) queueMicrotask(() => input.current?.focus());
   });
 
-  // Follow the answer as it streams, unless the visitor scrolled up to read.
-  const messages = store.messages.value;
-  useLayoutEffect(() => {
+  // Follow the conversation while the visitor is at its end; asking or stopping brings the end back
+  // (Try again is there). New text while they read further up shows "New message ↓" instead.
+  const [unseen, setUnseen] = useState(false);
+  const last = store.messages.value.at(-1);
+  const change = last && `${last.id}${last.status}${last.content.length}.${last.sources.length}`;
+  const toEnd = () => {
     const el = body.current;
-    // Reading scrollHeight forces a layout: skip it while there is nothing to scroll to.
-    if (el && stick.current && messages.length > 0) el.scrollTop = el.scrollHeight;
-  }, [messages, open]);
+    if (el) el.scrollTop = el.scrollHeight;
+  };
+  useLayoutEffect(() => {
+    if (!last) return setUnseen(false);
+    if (last.status === "pending" || last.status === "stopped") stick.current = true;
+    stick.current ? toEnd() : setUnseen(true);
+  }, [change, open]);
 
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.key === "Escape") {
@@ -110,11 +117,25 @@ export function Panel({ id }: { id: string }) {
         onScroll={(event) => {
           const el = event.currentTarget;
           stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+          if (stick.current) setUnseen(false);
         }}
       >
         <Welcome />
         <MessageList />
         {store.handoff.contact.value.step !== "closed" && <LazyContactForm id={`${id}-contact`} />}
+        {unseen && (
+          <button
+            type="button"
+            class="jump"
+            data-lore="jump"
+            onClick={() => {
+              toEnd();
+              input.current?.focus();
+            }}
+          >
+            {i18n.t("newMessage")} ↓
+          </button>
+        )}
       </div>
       <NoticeBanner />
       <Composer inputRef={input} inputId={`${id}-input`} />

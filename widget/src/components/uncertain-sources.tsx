@@ -1,6 +1,8 @@
 import type { Citation } from "@lore/shared";
 import { safeHttpUrl } from "../markdown.ts";
 import { useWidget } from "./context.ts";
+// Its English strings come with this chunk.
+import "./extras-en.ts";
 
 /** An uncertain answer's articles, as plain links to read. */
 export function UncertainSources({ sources }: { sources: readonly Citation[] }) {

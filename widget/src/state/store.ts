@@ -110,19 +110,13 @@ export function createStore(options: StoreOptions): WidgetStore {
       notice.value?.kind !== "origin_refused" &&
       notice.value?.kind !== "not_found",
   );
-  const canRetry = computed(() => {
-    const kind = notice.value?.kind;
-    return (
+  // Failures that asking again may cure.
+  const canRetry = computed(
+    () =>
       lastFailure.value !== null &&
       !busy.value &&
-      (kind === "offline" ||
-        kind === "unreachable" ||
-        kind === "upstream" ||
-        kind === "server" ||
-        kind === "interrupted" ||
-        kind === "processing")
-    );
-  });
+      /^(offline|unreachable|upstream|server|interrupted|processing)$/.test(notice.value?.kind ?? ""),
+  );
 
   const persist = () =>
     saveConversation(storage, key, now(), { conversationId, visitorToken, messages: messages.value });
@@ -499,25 +493,21 @@ export function createStore(options: StoreOptions): WidgetStore {
   };
 }
 
+// The notice for each error code the server sends; any other code is a rate limit (429) or a failure.
+const noticeKinds: Record<string, Exclude<Notice["kind"], "rate_limited">> = {
+  agent_processing: "processing",
+  origin_not_allowed: "origin_refused",
+  not_found: "not_found",
+  upstream_error: "upstream",
+  service_unavailable: "upstream",
+  validation_error: "too_long",
+  payload_too_large: "too_long",
+};
+
 function noticeForCode(code: string, status: number, retryAt: number): Notice {
-  switch (code) {
-    case "rate_limited":
-      return { kind: "rate_limited", retryAt };
-    case "agent_processing":
-      return { kind: "processing" };
-    case "origin_not_allowed":
-      return { kind: "origin_refused" };
-    case "not_found":
-      return { kind: "not_found" };
-    case "upstream_error":
-    case "service_unavailable":
-      return { kind: "upstream" };
-    case "validation_error":
-    case "payload_too_large":
-      return { kind: "too_long" };
-    default:
-      return status === 429 ? { kind: "rate_limited", retryAt } : { kind: "server" };
-  }
+  const kind = noticeKinds[code];
+  if (kind) return { kind };
+  return code === "rate_limited" || status === 429 ? { kind: "rate_limited", retryAt } : { kind: "server" };
 }
 
 /** A stored answer's outcome, when the server sent one. */

@@ -186,11 +186,11 @@ describe("crawlWeb", () => {
 
   it("fails with the reason when the start page redirects to another scheme or to credentials (issue #49)", async () => {
     const cases: [string, RegExp][] = [
-      ["file:///etc/passwd", /redirected to file:: only http and https/],
-      ["gopher://127.0.0.1/x", /redirected to gopher:: only http and https/],
+      ["file:///etc/passwd", /redirected to file:: Only http and https/],
+      ["gopher://127.0.0.1/x", /redirected to gopher:: Only http and https/],
       [
         `http://user:secret@127.0.0.1:${new URL(site.url).port}/docs/`,
-        /redirected to 127\.0\.0\.1:\d+\/docs\/: URLs with credentials/,
+        /redirected to 127\.0\.0\.1:\d+\/docs\/: URLs with credentials/i,
       ],
     ];
     for (const [target, reason] of cases) {
@@ -202,6 +202,34 @@ describe("crawlWeb", () => {
       }
     }
     site.removePage("/moved");
+  });
+
+  it("says what to do about a start page redirected to a private address or a host that doesn't resolve (issue #52)", async () => {
+    const cases: [string, RegExp][] = [
+      [
+        "http://10.1.2.3/help",
+        /was not fetched: redirected to 10\.1\.2\.3\/help: Refusing to connect to 10\.1\.2\.3: private address\. .*LORE_OUTBOUND_ALLOWLIST/,
+      ],
+      [
+        "http://docs.example.invalid/",
+        /redirected to docs\.example\.invalid\/: .*Check the address for typos/,
+      ],
+    ];
+    for (const [target, reason] of cases) {
+      site.setPage("/moved", { redirectTo: target });
+      await expect(collect(config({ mode: "page", url: `${site.url}/moved` })), target).rejects.toThrow(
+        reason,
+      );
+    }
+    site.removePage("/moved");
+  });
+
+  it("fails with robots.txt's refusal of the start page and what to do, in every mode (issue #52)", async () => {
+    for (const mode of ["page", "crawl"] as const) {
+      await expect(collect(config({ mode, url: `${site.url}/private/secret` })), mode).rejects.toThrow(
+        /was not fetched: http:\/\/127\.0\.0\.1:\d+\/robots\.txt does not allow LoreBot to read it\. Ask the site's owner/,
+      );
+    }
   });
 
   it("fails with the reason, fetching nothing, on a loopback site the outbound guard does not allow", async () => {

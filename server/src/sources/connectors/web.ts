@@ -1,5 +1,6 @@
 import type { WebConfig } from "@lore/shared";
 import { type GuardedFetch, type GuardedResponse, OutboundError } from "../../net/outbound.ts";
+import { outboundAdvice } from "../../net/outbound-advice.ts";
 import type { RawDocument } from "../documents.ts";
 import { sleep } from "./sleep.ts";
 import { scanPageLinks } from "./web-links.ts";
@@ -58,7 +59,10 @@ const REFUSALS = new Set<OutboundError["code"]>([
   "too_many_redirects",
 ]);
 
-/** The refusal in words, naming the redirect's target (by host and path: no credentials) when it was one. */
+/**
+ * The refusal in words with what to do (the console shows it as the source's error), naming the
+ * redirect's target (by host and path: no credentials) when it was one.
+ */
 function refusalOf(err: OutboundError, requested: URL): string {
   let hop: string = err.url;
   try {
@@ -67,7 +71,18 @@ function refusalOf(err: OutboundError, requested: URL): string {
   } catch {
     // not a URL: named as given
   }
-  return err.url === requested.href ? err.message : `redirected to ${hop}: ${err.message}`;
+  const advice = outboundAdvice(err);
+  return err.url === requested.href ? advice : `redirected to ${hop}: ${advice}`;
+}
+
+/** robots.txt answered 5xx: the site counts as unavailable and nothing on it is read (RFC 9309). */
+const ROBOTS_UNAVAILABLE: RobotsRules = { isAllowed: () => false, crawlDelay: null, sitemaps: [] };
+
+/** Why robots.txt kept the start page, and what to do. */
+function robotsRefusal(url: URL, rules: RobotsRules): string {
+  return rules === ROBOTS_UNAVAILABLE
+    ? `${url.origin}/robots.txt answered with a server error, so nothing on the site is read. Sync again once the site is up, or ask its owner to fix robots.txt.`
+    : `${url.origin}/robots.txt does not allow ${CRAWLER_AGENT} to read it. Ask the site's owner to allow ${CRAWLER_AGENT} there, or start from a page robots.txt allows.`;
 }
 
 /** Work units of matching (see wildcard.ts) a crawl does between two yields to the event loop. */
@@ -141,7 +156,7 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
       if (res.status >= 200 && res.status < 300)
         rules = parseRobots(new TextDecoder().decode(res.body), CRAWLER_AGENT);
       // 4xx: no robots.txt, everything allowed (RFC 9309); 5xx: assume the site is unavailable.
-      else if (res.status >= 500) rules = { isAllowed: () => false, crawlDelay: null, sitemaps: [] };
+      else if (res.status >= 500) rules = ROBOTS_UNAVAILABLE;
     } catch (err) {
       if (!(err instanceof OutboundError)) throw err;
       log("robots.txt unavailable", { origin: url.origin, error: err.message });
@@ -156,6 +171,7 @@ export async function* crawlWeb(config: WebConfig, ctx: CrawlContext): AsyncIter
     const robots = await robotsFor(url);
     if (!robots.isAllowed(pathWithQuery(url), meter)) {
       log("disallowed by robots.txt", { url: url.href });
+      if (url.href === start.href) startRefusal = robotsRefusal(url, robots);
       return null;
     }
     try {

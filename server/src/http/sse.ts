@@ -4,7 +4,10 @@ import { AppError } from "../errors.ts";
 const HEARTBEAT_MS = 15_000;
 
 export const sseHeaders = {
-  "Content-Type": "text/event-stream; charset=utf-8",
+  // Without a charset (an event stream is always UTF-8): fetch-based clients such as
+  // @microsoft/fetch-event-source check the type with ===, and a mismatch made their README's
+  // example retry the request, each retry a new, charged question.
+  "Content-Type": "text/event-stream",
   "Cache-Control": "no-cache, no-transform",
   Connection: "keep-alive",
   "X-Accel-Buffering": "no",

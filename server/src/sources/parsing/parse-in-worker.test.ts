@@ -128,6 +128,9 @@ describe("the parse worker pool", { timeout: 60_000 }, () => {
         turns
           .parse({ externalId: id, title: "", sourceUrl: null, kind: "text", body: id }, { workspaceId })
           .then(() => order.push(id));
+      // Both threads started first (a thread's start-up takes seconds on a busy machine).
+      await Promise.all([entry("w1", "w1"), entry("w2", "w2")]);
+      order.length = 0;
       // a1 takes the thread and b1 the spare one; then the queues alternate, a's many not first.
       await Promise.all([
         entry("a1", "a"),

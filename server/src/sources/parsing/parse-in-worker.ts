@@ -59,8 +59,11 @@ export function createParseWorkerPool(opts: { size?: number; maxMemoryMb?: numbe
     timer: null,
     onAbort: null,
   }));
-  /** Waiting jobs per workspace; the map's order is the turn order (a workspace served goes last). */
+  /** Waiting jobs per workspace. */
   const queues = new Map<string, Job[]>();
+  /** When each workspace was last given a thread: the one served longest ago (or never) goes next. */
+  const lastServed = new Map<string, number>();
+  let turn = 0;
   let nextId = 1;
   let closed = false;
 
@@ -125,15 +128,19 @@ export function createParseWorkerPool(opts: { size?: number; maxMemoryMb?: numbe
   const takeNext = (): Job | null => {
     const busy = slots.filter((s) => s.job);
     if (busy.length > size) return null;
-    for (const [workspaceId, waiting] of queues) {
+    let next: string | null = null;
+    for (const workspaceId of queues.keys()) {
       // Past the pool's size, only the spare thread is left: for a workspace with nothing running.
       if (busy.length === size && busy.some((s) => s.job?.workspaceId === workspaceId)) continue;
-      const job = waiting.shift();
-      queues.delete(workspaceId);
-      if (waiting.length > 0) queues.set(workspaceId, waiting);
-      if (job) return job;
+      if (next === null || (lastServed.get(workspaceId) ?? -1) < (lastServed.get(next) ?? -1))
+        next = workspaceId;
     }
-    return null;
+    if (next === null) return null;
+    const waiting = queues.get(next) ?? [];
+    const job = waiting.shift() ?? null;
+    if (waiting.length === 0) queues.delete(next);
+    lastServed.set(next, ++turn);
+    return job;
   };
 
   const pump = (): void => {

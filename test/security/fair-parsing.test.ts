@@ -63,9 +63,10 @@ describe("fair parsing across workspaces", { timeout: 120_000 }, () => {
       { name: "returns.md", bytes: "Returns are accepted within thirty days.\n", type: "text/markdown" },
     ]);
     expect(file.status).toBe(201);
-    // The goal is 10 s; twice that allows for this shared machine. On main: minutes.
-    const entryMs = await readyAfter(ownerB, entry.id, started, 20_000);
-    const fileMs = await readyAfter(ownerB, file.body.id, started, 20_000);
+    // The goal is 10 s (6–16 s here, mostly starting parse threads at a load average of 20–29);
+    // the margin allows for this shared machine. On main: minutes (97 s per file, then retries).
+    const entryMs = await readyAfter(ownerB, entry.id, started, 30_000);
+    const fileMs = await readyAfter(ownerB, file.body.id, started, 30_000);
     console.log(`another workspace's entry ready after ${entryMs} ms, its .md file after ${fileMs} ms`);
 
     const settled = await waitForSettled(server, ownerA, hostile.body.id, 60_000);

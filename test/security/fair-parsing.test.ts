@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { DataSource } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeDocx } from "../fixtures/docx.ts";
 import { DEFAULT_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
 import { until } from "../helpers/until.ts";
 import {
@@ -46,13 +47,18 @@ async function readyAfter(token: string, id: string, since: number, timeout: num
 }
 
 describe("fair parsing across workspaces", { timeout: 120_000 }, () => {
-  it("indexes another workspace's one-entry source and one-line file while hostile HTML is parsed", async () => {
+  it("indexes another workspace's one-entry source and one-line file while hostile HTML and DOCX are parsed", async () => {
     // The issue's nested-<w:p> file as HTML: 200,000 nested <div> (2.2 MB) held a parse thread 97 s
     // and then overflowed its stack; two of them kept every other workspace's source queued.
     const nested = `<html><body>${"<div>".repeat(200_000)}deep${"</div>".repeat(200_000)}</body></html>`;
+    // And the issue's own file: a 33 KB DOCX of 2 million nested <w:p>.
+    const docx = makeDocx(
+      `${"<w:p>".repeat(2_000_000)}<w:r><w:t>deep</w:t></w:r>${"</w:p>".repeat(2_000_000)}`,
+    );
     const hostile = await createFileSource(server, ownerA, "Hostile pages", [
       { name: "one.html", bytes: nested, type: "text/html" },
       { name: "two.html", bytes: nested, type: "text/html" },
+      { name: "deep.docx", bytes: docx },
     ]);
     expect(hostile.status).toBe(201);
     const started = Date.now();
@@ -72,9 +78,10 @@ describe("fair parsing across workspaces", { timeout: 120_000 }, () => {
     const settled = await waitForSettled(server, ownerA, hostile.body.id, 60_000);
     expect(settled.status).toBe("failed");
     const docs = await documents(server, ownerA, hostile.body.id);
-    expect(docs.map((d) => [d.status, d.error])).toEqual([
-      ["failed", "the document nests elements deeper than 1000 levels"],
-      ["failed", "the document nests elements deeper than 1000 levels"],
+    expect(docs.map((d) => [d.title, d.status, d.error]).sort()).toEqual([
+      ["deep.docx", "failed", "the document nests elements deeper than 256 levels"],
+      ["one.html", "failed", "the document nests elements deeper than 1000 levels"],
+      ["two.html", "failed", "the document nests elements deeper than 1000 levels"],
     ]);
   });
 

@@ -80,6 +80,8 @@ const envSchema = z.object({
   LORE_CORS_ORIGINS: z.string().default("*"),
   LORE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   LORE_SYNC_CONCURRENCY: int(1, 16).default(1),
+  LORE_SYNC_WORKSPACES: int(1, 64).default(4),
+  LORE_PARSE_TIMEOUT_MS: int(100, 600_000).default(20_000),
   LORE_SYNC_HISTORY: int(1, 100_000).default(100),
   LORE_MIN_FREE_MB: int(0, 10_000_000).default(512),
   LORE_LANCE_INDEX_CACHE_MB: int(1, 1_000_000).default(256),
@@ -152,6 +154,10 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   readonly logLevel: "debug" | "info" | "warn" | "error" | "silent";
   readonly syncConcurrency: number;
+  /** Workspaces whose syncs run side by side (each up to syncConcurrency), taken in turn. */
+  readonly syncWorkspaces: number;
+  /** One document's parse time budget: past it the document fails with the reason. */
+  readonly parseTimeoutMs: number;
   /** Finished sync runs kept per source; older ones are deleted. */
   readonly syncHistory: number;
   /** Below this much free space on the data directory's disk (capped at a tenth of the disk), new syncs wait. */
@@ -275,6 +281,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     corsOrigins: list(e.LORE_CORS_ORIGINS),
     logLevel: e.LORE_LOG_LEVEL,
     syncConcurrency: e.LORE_SYNC_CONCURRENCY,
+    syncWorkspaces: e.LORE_SYNC_WORKSPACES,
+    parseTimeoutMs: e.LORE_PARSE_TIMEOUT_MS,
     syncHistory: e.LORE_SYNC_HISTORY,
     minFreeMb: e.LORE_MIN_FREE_MB,
     lanceCache: { indexMb: e.LORE_LANCE_INDEX_CACHE_MB, metadataMb: e.LORE_LANCE_METADATA_CACHE_MB },

@@ -236,11 +236,17 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   });
   const runner = new SyncRunner(
     store,
-    { store, index, chunk: (raw) => chunkInWorker(raw), listDocuments },
+    {
+      store,
+      index,
+      chunk: (raw, workspaceId) => chunkInWorker(raw, { workspaceId, timeoutMs: config.parseTimeoutMs }),
+      listDocuments,
+    },
     events,
     logger,
     {
       concurrency: config.syncConcurrency,
+      workspaces: config.syncWorkspaces,
       keepFinished: config.syncHistory,
       purge: (deleted) => purgeDataSources({ store, index, files, entries }, deleted),
       lease,

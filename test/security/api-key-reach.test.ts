@@ -3,9 +3,9 @@
  * data source of the workspace or an origin (`*` included) is 403 with the contract's body;
  * removing either is allowed, and a user editor may still add both.
  */
-import type { Agent } from "@lore/shared";
+import type { Agent, ConversationDetail, ErrorBody } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { DEFAULT_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
 import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
 
 let server: TestServer;
@@ -121,5 +121,48 @@ describe("an API key and the owner's console conversation (issue #49)", () => {
       body: { message: "And on Sundays?", conversationId, channel: "console" },
     });
     expect(owner.status).toBe(200);
+  });
+
+  it("is not continued by another user of the workspace, from their console or not", async () => {
+    const asked = await server.request<{ conversationId: string }>("POST", `/agents/${agent.id}/query/`, {
+      token,
+      body: { message: "When are you open?", channel: "console" },
+    });
+    const { conversationId } = asked.body;
+    const colleague = await server.createUser("colleague@example.com");
+    await server.addMember(agent.workspaceId, colleague.id, "editor");
+    const other = (await server.login("colleague@example.com", DEFAULT_PASSWORD)).access;
+    for (const channel of ["console", undefined]) {
+      const res = await server.request<ErrorBody>("POST", `/agents/${agent.id}/query/`, {
+        token: other,
+        body: { message: "Say the shop is closed for good", conversationId, channel },
+      });
+      // On main: 200 from their console, the line added to the owner's Try it conversation.
+      expect([res.status, res.body.error, res.body.details]).toEqual([
+        404,
+        "not_found",
+        { resource: "conversation", id: conversationId },
+      ]);
+    }
+    const detail = await server.request<ConversationDetail>(
+      "GET",
+      `/agents/${agent.id}/conversations/${conversationId}/`,
+      {
+        token,
+      },
+    );
+    expect(detail.body.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual([
+      "When are you open?",
+    ]);
+    // Their own console conversation they continue.
+    const own = await server.request<{ conversationId: string }>("POST", `/agents/${agent.id}/query/`, {
+      token: other,
+      body: { message: "When are you open?", channel: "console" },
+    });
+    const again = await server.request("POST", `/agents/${agent.id}/query/`, {
+      token: other,
+      body: { message: "And on Sundays?", conversationId: own.body.conversationId, channel: "console" },
+    });
+    expect(again.status).toBe(200);
   });
 });

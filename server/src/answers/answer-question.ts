@@ -107,10 +107,12 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
     conversation = deps.conversations.get(agent.id, input.conversationId);
     // A widget conversation is its visitor's token's alone, an API one no visitor's: otherwise it
     // is not the caller's to continue, answered as an unknown one (issue #34).
-    // A console conversation is continued only from the console (issue #49: an API key posted into
-    // the owner's Try it conversation, its questions then absent from the review list).
-    const consoleOnly = conversation.channel === "console" && input.channel !== "console";
-    if (consoleOnly || conversation.visitorId !== (input.visitorId ?? null)) {
+    // A console conversation is continued only from the console, by the user who started it (issue
+    // #49: an API key, or another user's session, posted into the owner's Try it conversation).
+    const notTheirs =
+      conversation.channel === "console" &&
+      (input.channel !== "console" || (conversation.startedBy ?? input.callerId) !== input.callerId);
+    if (notTheirs || conversation.visitorId !== (input.visitorId ?? null)) {
       throw new AppError("not_found", "conversation not found", {
         resource: "conversation",
         id: input.conversationId,
@@ -124,6 +126,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       title: input.message,
       channel: conversationChannel(input.channel),
       visitorId: input.visitorId ?? null,
+      startedBy: input.channel === "console" ? input.callerId : null,
       pageUrl: input.pageUrl ?? null,
       device: input.device ?? null,
     };
@@ -411,7 +414,7 @@ export function messageRecord(
 function unsavedConversation(
   fields: Pick<
     ConversationRecord,
-    "agentId" | "workspaceId" | "title" | "channel" | "visitorId" | "pageUrl" | "device"
+    "agentId" | "workspaceId" | "title" | "channel" | "visitorId" | "startedBy" | "pageUrl" | "device"
   >,
 ): ConversationRecord {
   const now = new Date().toISOString();

@@ -424,6 +424,7 @@ export class ConversationsService {
     title: string;
     channel: ConversationRecord["channel"];
     visitorId: string | null;
+    startedBy?: string | null;
     pageUrl?: string | null;
     device?: ConversationRecord["device"];
   }): ConversationRecord {
@@ -437,6 +438,7 @@ export class ConversationsService {
       messageCount: 0,
       channel: input.channel,
       visitorId: input.visitorId,
+      startedBy: input.startedBy ?? null,
       pageUrl: input.pageUrl ?? null,
       device: input.device ?? null,
       createdAt: now,

@@ -11,7 +11,13 @@ import { JobRunner } from "./job-runner.ts";
 import { createLocalLease, type Lease, runExclusiveSettled } from "./lease.ts";
 
 export interface SyncRunnerOptions {
+  /** Syncs of one workspace running at once. */
   concurrency: number;
+  /**
+   * Workspaces whose syncs run at once (default 4). Due runs are taken in turn across workspaces, so
+   * one workspace's slow or hostile sources cannot keep another's queued (issue #49).
+   */
+  workspaces?: number;
   maxAttempts?: number;
   leaseMs?: number;
   tickMs?: number;
@@ -36,6 +42,22 @@ export interface SyncRunnerOptions {
   expectedDocuments?: (source: DataSourceRecord) => number;
 }
 
+/**
+ * Runs in turns across workspaces: each workspace's oldest, then each one's second oldest, and so on
+ * (oldest first within a turn).
+ */
+function inTurns(runs: SyncRunRecord[]): SyncRunRecord[] {
+  const byAge = [...runs].sort((a, b) => a.queuedAt.localeCompare(b.queuedAt));
+  const turnOf = new Map<SyncRunRecord, number>();
+  const taken = new Map<string, number>();
+  for (const run of byAge) {
+    const turn = taken.get(run.workspaceId) ?? 0;
+    taken.set(run.workspaceId, turn + 1);
+    turnOf.set(run, turn);
+  }
+  return byAge.sort((a, b) => (turnOf.get(a) ?? 0) - (turnOf.get(b) ?? 0));
+}
+
 /** Deleted sources purged together (one commit per table). */
 const PURGE_BATCH = 200;
 
@@ -56,6 +78,8 @@ export class SyncRunner {
   private readonly lease: Lease;
   /** Runs a storage fault stopped whose new state could not be saved (the disk refused): due again once it clears. */
   private readonly stalled = new Set<string>();
+  /** The workspace of each source whose sync was started (read for the keys the job runner holds). */
+  private readonly workspaceOf = new Map<string, string>();
 
   constructor(
     private readonly store: Store,
@@ -227,13 +251,22 @@ export class SyncRunner {
     this.purger.wake();
     await runExclusiveSettled(this.lease, this.store.feed, "sync-schedule", () => this.enqueueScheduled());
     const now = Date.now();
-    const due = this.store.syncRuns
-      .filter((r) => this.isDue(r, now) && !this.jobs.isRunning(r.dataSourceId))
-      .sort((a, b) => a.queuedAt.localeCompare(b.queuedAt));
-    for (const run of due) {
-      if (this.jobs.size >= this.options.concurrency) break;
-      this.jobs.run(run.dataSourceId, (signal) => this.executeOnce(run.id, signal));
+    const due = this.store.syncRuns.filter((r) => this.isDue(r, now) && !this.jobs.isRunning(r.dataSourceId));
+    const running = new Map<string, number>();
+    for (const sourceId of this.jobs.keys()) {
+      const workspaceId = this.workspaceOf.get(sourceId) ?? "";
+      running.set(workspaceId, (running.get(workspaceId) ?? 0) + 1);
     }
+    for (const run of inTurns(due)) {
+      const mine = running.get(run.workspaceId) ?? 0;
+      if (mine >= this.options.concurrency) continue;
+      if (mine === 0 && running.size >= (this.options.workspaces ?? 4)) continue;
+      this.workspaceOf.set(run.dataSourceId, run.workspaceId);
+      if (this.jobs.run(run.dataSourceId, (signal) => this.executeOnce(run.id, signal)))
+        running.set(run.workspaceId, mine + 1);
+    }
+    for (const sourceId of this.workspaceOf.keys())
+      if (!this.jobs.isRunning(sourceId)) this.workspaceOf.delete(sourceId);
   }
 
   /** Queued and due, or running under a lease that lapsed (its process died). */

@@ -16,8 +16,11 @@ export interface SyncCounts {
 export interface SyncDeps {
   store: Store;
   index: ChunkIndex;
-  /** Parses and chunks one document (chunkedDocument), off the event loop where it can be. */
-  chunk: (raw: RawDocument) => Promise<ChunkedDocument>;
+  /**
+   * Parses and chunks one document (chunkedDocument), off the event loop where it can be; the
+   * workspace's parses queue apart from other workspaces'.
+   */
+  chunk: (raw: RawDocument, workspaceId: string) => Promise<ChunkedDocument>;
   /** The documents a source has now; throwing mid-way keeps every document not yet seen. */
   listDocuments: (source: DataSourceRecord, signal: AbortSignal) => AsyncIterable<ListedDocument>;
   onProgress?: (processed: number, counts: SyncCounts) => void | Promise<void>;
@@ -224,7 +227,7 @@ async function prepareDocument(
   };
   const bytes = typeof raw.body === "string" ? Buffer.byteLength(raw.body) : raw.body.byteLength;
   try {
-    const parsed = await deps.chunk(raw);
+    const parsed = await deps.chunk(raw, source.workspaceId);
     const chunks = chunkRecords(parsed, {
       workspaceId: source.workspaceId,
       dataSourceId: source.id,

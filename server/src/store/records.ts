@@ -101,6 +101,11 @@ export interface ConversationRecord {
   channel: "api" | "widget" | "console";
   /** Visitor identity for widget conversations (from the signed visitor token). */
   visitorId: string | null;
+  /**
+   * Who started a console conversation (`user:<id>`): only they continue it. Absent on other
+   * channels and on console conversations stored before it (any console session continues those).
+   */
+  startedBy?: string | null;
   /** The page and device class the widget sent with the first message; absent before they existed. */
   pageUrl?: string | null;
   device?: "mobile" | "tablet" | "desktop" | null;

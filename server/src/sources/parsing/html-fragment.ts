@@ -1,4 +1,5 @@
 import { parseHTML } from "linkedom";
+import { checkMarkupBudget } from "./markup-budget.ts";
 
 // Never text: scripts, styles, media (an image's alt text is mostly "screenshot of…"), form controls.
 const DROP = new Set([
@@ -243,6 +244,7 @@ function walk(node: Node, w: Writer, ctx: Context): void {
  */
 export function htmlToMarkdown(text: string, mode: Mode): string {
   if (!/[<&]/.test(text)) return text;
+  checkMarkupBudget(text);
   const { document } = parseHTML(`<!doctype html><html><body>${text}</body></html>`);
   const body = (document as unknown as Document).querySelector("body");
   if (!body) return text;

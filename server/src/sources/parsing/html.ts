@@ -1,6 +1,7 @@
 import type { DocumentKind } from "@lore/shared";
 import { parseHTML } from "linkedom";
 import type { ParsedDocument, ParsedSection } from "../documents.ts";
+import { checkMarkupBudget } from "./markup-budget.ts";
 import { collapseWhitespace, decodeText, renderTableRows } from "./text-utils.ts";
 
 /** What an HTML page offers a crawler besides its text. */
@@ -225,6 +226,7 @@ export function parseHtmlPage(
   opts: { baseUrl?: string | null; fallbackTitle: string; kind?: DocumentKind },
 ): HtmlPageInfo {
   const html = decodeText(body);
+  checkMarkupBudget(html);
   const { document } = parseHTML(
     html.includes("<html") ? html : `<!doctype html><html><body>${html}</body></html>`,
   );

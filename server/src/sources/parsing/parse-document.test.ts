@@ -282,6 +282,27 @@ describe("HTML", () => {
     expect(doc.kind).toBe("web");
     expect(doc.sections.length).toBeGreaterThan(0);
   });
+
+  it("refuses 200,000 nested elements before building the page, and keeps 990 (issue #49)", async () => {
+    // On main this page held the parse 97 s, then overflowed the stack.
+    const deep = (n: number) => `<html><body>${"<div>".repeat(n)}deep${"</div>".repeat(n)}</body></html>`;
+    await expect(parseDocument(raw(deep(200_000), "deep.html"))).rejects.toThrow(
+      new ParseError("the document nests elements deeper than 1000 levels"),
+    );
+    expect((await parseDocument(raw(deep(990), "fine.html"))).sections[0]?.text).toBe("deep");
+    // HTML inside markdown (a help article's text entry) is built the same way, and checked the same way.
+    const article = `# Returns\n\n<div>${"<span>".repeat(200_000)}deep</div>\n`;
+    await expect(parseDocument(raw(article, undefined, { kind: "text" }))).rejects.toThrow(
+      /nests elements deeper than 1000 levels/,
+    );
+  });
+
+  it("refuses a page of more than 250,000 elements", async () => {
+    // A million <p>: 29 s and 1 GB on main.
+    await expect(parseDocument(raw(`<p>a</p>`.repeat(1_000_000), "flat.html"))).rejects.toThrow(
+      new ParseError("the document has more than 250000 elements"),
+    );
+  });
 });
 
 describe("Markdown, CSV, text", () => {

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { makeDocx } from "../../../../test/fixtures/docx.ts";
 import { makePdf } from "../../../../test/fixtures/pdf.ts";
 import { chunkedDocument } from "../chunking/chunk-document.ts";
 import { ParseError } from "../documents.ts";
@@ -81,5 +82,69 @@ describe("the parse worker pool", { timeout: 60_000 }, () => {
     }
     expect((await pool.chunk(long)).chunks.length).toBeGreaterThan(10);
     await expect(pool.chunk(entry("e", "  \n "))).rejects.toThrow(ParseError);
+  });
+
+  it("parses another workspace's small entry while one workspace's slow files hold the thread (issue #49)", async () => {
+    // Within every element budget, yet seconds of work each: 4.9 million empty paragraphs in 44 KB.
+    const slow = makeDocx("<w:p/>".repeat(4_900_000));
+    const fair = createParseWorkerPool({ size: 1 });
+    try {
+      const settled: string[] = [];
+      const hostile = [1, 2, 3].map((n) =>
+        fair
+          .chunk(
+            {
+              externalId: `slow-${n}`,
+              title: "",
+              sourceUrl: null,
+              kind: null,
+              fileName: "s.docx",
+              body: slow,
+            },
+            { workspaceId: "a" },
+          )
+          .catch(() => undefined)
+          .then(() => settled.push(`a${n}`)),
+      );
+      const small = await fair.chunk(
+        { externalId: "b", title: "Hours", sourceUrl: null, kind: "text", body: "Open from nine to five." },
+        { workspaceId: "b" },
+      );
+      settled.push("b");
+      expect(small.chunks[0]?.text).toBe("Open from nine to five.");
+      // On one FIFO thread the entry waited for all three files; now none of them came first.
+      expect(settled).toEqual(["b"]);
+      void hostile;
+    } finally {
+      await fair.close();
+    }
+  });
+
+  it("takes the workspaces' queues in turn", async () => {
+    const turns = createParseWorkerPool({ size: 1 });
+    try {
+      const order: string[] = [];
+      const entry = (id: string, workspaceId: string) =>
+        turns
+          .parse({ externalId: id, title: "", sourceUrl: null, kind: "text", body: id }, { workspaceId })
+          .then(() => order.push(id));
+      // Both threads started first (a thread's start-up takes seconds on a busy machine).
+      await Promise.all([entry("w1", "w1"), entry("w2", "w2")]);
+      order.length = 0;
+      // a1 takes the thread and b1 the spare one; then the queues alternate, a's many not first.
+      await Promise.all([
+        entry("a1", "a"),
+        entry("a2", "a"),
+        entry("a3", "a"),
+        entry("a4", "a"),
+        entry("b1", "b"),
+        entry("b2", "b"),
+        entry("c1", "c"),
+      ]);
+      expect(order.indexOf("c1")).toBeLessThan(order.indexOf("a3"));
+      expect(order.indexOf("b2")).toBeLessThan(order.indexOf("a4"));
+    } finally {
+      await turns.close();
+    }
   });
 });

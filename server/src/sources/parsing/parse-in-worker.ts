@@ -6,11 +6,17 @@ import { ParseError } from "../documents.ts";
 import { UnsupportedTypeError } from "./detect-kind.ts";
 import type { ParseReply, ParseRequest } from "./parse-worker.ts";
 
-export const DEFAULT_PARSE_TIMEOUT_MS = 120_000;
+/**
+ * A document's parse time budget (`LORE_PARSE_TIMEOUT_MS`): a hostile file is failed with the reason
+ * after this long instead of holding a parse thread for minutes (it was 120 s, issue #49).
+ */
+export const DEFAULT_PARSE_TIMEOUT_MS = 20_000;
 
 interface TaskOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Whose document this is: each workspace has its own queue, and the queues are taken in turn. */
+  workspaceId?: string;
 }
 
 export interface ParseWorkerPool {
@@ -23,6 +29,7 @@ export interface ParseWorkerPool {
 
 type Job = {
   raw: RawDocument;
+  workspaceId: string;
   timeoutMs: number;
   reject: (err: Error) => void;
   signal?: AbortSignal;
@@ -38,16 +45,25 @@ interface Slot {
   onAbort: (() => void) | null;
 }
 
-/** A small pool (1–2 threads) that keeps CPU-heavy parsing (PDF, DOCX) off the event loop. */
+/**
+ * A small pool (1–2 threads) that keeps CPU-heavy parsing (PDF, DOCX) off the event loop. Each
+ * workspace has its own queue and the queues are taken in turn, and one spare thread serves only a
+ * workspace with nothing being parsed: another workspace's hostile uploads (each held up to its time
+ * budget) cannot keep a small source queued behind them.
+ */
 export function createParseWorkerPool(opts: { size?: number; maxMemoryMb?: number } = {}): ParseWorkerPool {
   const size = Math.min(2, Math.max(1, opts.size ?? availableParallelism() - 1));
-  const slots: Slot[] = Array.from({ length: size }, () => ({
+  const slots: Slot[] = Array.from({ length: size + 1 }, () => ({
     worker: null,
     job: null,
     timer: null,
     onAbort: null,
   }));
-  const queue: Job[] = [];
+  /** Waiting jobs per workspace. */
+  const queues = new Map<string, Job[]>();
+  /** When each workspace was last given a thread: the one served longest ago (or never) goes next. */
+  const lastServed = new Map<string, number>();
+  let turn = 0;
   let nextId = 1;
   let closed = false;
 
@@ -108,10 +124,29 @@ export function createParseWorkerPool(opts: { size?: number; maxMemoryMb?: numbe
     return worker;
   };
 
+  /** The next job in turn that may take a thread now, out of its queue; null if none may. */
+  const takeNext = (): Job | null => {
+    const busy = slots.filter((s) => s.job);
+    if (busy.length > size) return null;
+    let next: string | null = null;
+    for (const workspaceId of queues.keys()) {
+      // Past the pool's size, only the spare thread is left: for a workspace with nothing running.
+      if (busy.length === size && busy.some((s) => s.job?.workspaceId === workspaceId)) continue;
+      if (next === null || (lastServed.get(workspaceId) ?? -1) < (lastServed.get(next) ?? -1))
+        next = workspaceId;
+    }
+    if (next === null) return null;
+    const waiting = queues.get(next) ?? [];
+    const job = waiting.shift() ?? null;
+    if (waiting.length === 0) queues.delete(next);
+    lastServed.set(next, ++turn);
+    return job;
+  };
+
   const pump = (): void => {
     for (const slot of slots) {
       if (slot.job || closed) continue;
-      const job = queue.shift();
+      const job = takeNext();
       if (!job) return;
       if (job.signal?.aborted) {
         job.reject(new ParseError("parse cancelled"));
@@ -132,24 +167,31 @@ export function createParseWorkerPool(opts: { size?: number; maxMemoryMb?: numbe
     }
   };
 
+  const enqueue = (job: Job): void => {
+    const waiting = queues.get(job.workspaceId);
+    if (waiting) waiting.push(job);
+    else queues.set(job.workspaceId, [job]);
+    pump();
+  };
+
   return {
-    parse(raw, { timeoutMs = DEFAULT_PARSE_TIMEOUT_MS, signal } = {}) {
+    parse(raw, { timeoutMs = DEFAULT_PARSE_TIMEOUT_MS, signal, workspaceId = "" } = {}) {
       if (closed) return Promise.reject(new Error("parse worker pool is closed"));
-      return new Promise<ParsedDocument>((resolve, reject) => {
-        queue.push({ task: "parse", raw, timeoutMs, resolve, reject, signal });
-        pump();
-      });
+      return new Promise<ParsedDocument>((resolve, reject) =>
+        enqueue({ task: "parse", raw, workspaceId, timeoutMs, resolve, reject, signal }),
+      );
     },
-    chunk(raw, { timeoutMs = DEFAULT_PARSE_TIMEOUT_MS, signal } = {}) {
+    chunk(raw, { timeoutMs = DEFAULT_PARSE_TIMEOUT_MS, signal, workspaceId = "" } = {}) {
       if (closed) return Promise.reject(new Error("parse worker pool is closed"));
-      return new Promise<ChunkedDocument>((resolve, reject) => {
-        queue.push({ task: "chunk", raw, timeoutMs, resolve, reject, signal });
-        pump();
-      });
+      return new Promise<ChunkedDocument>((resolve, reject) =>
+        enqueue({ task: "chunk", raw, workspaceId, timeoutMs, resolve, reject, signal }),
+      );
     },
     async close() {
       closed = true;
-      for (const job of queue.splice(0)) job.reject(new ParseError("parse worker pool closed"));
+      const waiting = [...queues.values()].flat();
+      queues.clear();
+      for (const job of waiting) job.reject(new ParseError("parse worker pool closed"));
       await Promise.all(
         slots.map(async (slot) => {
           const worker = slot.worker;

@@ -40,6 +40,13 @@ parentPort?.on("message", async ({ id, task, raw }: ParseRequest) => {
       reply = { id, ok: false, error: { kind: "unsupported", message: err.message, detected: err.detected } };
     else if (err instanceof ParseError)
       reply = { id, ok: false, error: { kind: "parse", message: err.message } };
+    // A stack or string overflow is this file's fault: fail it with the reason, never the whole sync.
+    else if (err instanceof RangeError)
+      reply = {
+        id,
+        ok: false,
+        error: { kind: "parse", message: `the document could not be read (${err.message})` },
+      };
     else
       reply = {
         id,

@@ -1,5 +1,5 @@
-// A visitor's language need not be the documents' (issue #53): questions in Spanish, German and
-// Chinese over an English FAQ, with the dictionaries `npm test` installs and compiles
+// A visitor's language need not be the documents' (issue #53): questions in Spanish, German,
+// Chinese, Russian over an English FAQ, with the dictionaries `npm test` installs and compiles
 // (scripts/compile-dictionaries.mjs into ./dictionaries), and a server that has none.
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +13,7 @@ import { repoRoot, startTestServer, type TestServer } from "../helpers/server.ts
 import { call, createAgent, type Entry, readyTextSource, search } from "../ingestion/source-helpers.ts";
 
 const dictionaries = join(repoRoot, "dictionaries");
-const needed = ["es", "de", "zh"].map((language) => join(dictionaries, `${language}.json`));
+const needed = ["es", "de", "zh", "ru"].map((language) => join(dictionaries, `${language}.json`));
 const missing = needed.filter((file) => !existsSync(file));
 // `npm test` compiles them (scripts/bootstrap.mjs): in CI they must be there.
 const withDictionaries = missing.length === 0 || process.env.CI === "true";
@@ -65,6 +65,13 @@ const questions = [
     fact: "Forgot password",
   },
   { language: "es", question: "¿Qué métodos de pago aceptan?", article: "Payment methods", fact: "PayPal" },
+  // Russian through Müller's dictionary (mueller7-dict): FreeDict's 1,231 words have no "подписка".
+  {
+    language: "ru",
+    question: "Как отменить подписку?",
+    article: "Cancel your subscription",
+    fact: "billing page",
+  },
 ] as const;
 
 /**

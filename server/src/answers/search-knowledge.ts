@@ -83,12 +83,16 @@ export async function searchKnowledge(
 /**
  * The translated question an answer is judged on: of each word's alternatives, the first the best
  * chunks hold (else its first), so a passage is weighed as a question written in its own words
- * would weigh it, not against every sense the search tried.
+ * would weigh it, not against every sense the search tried. A word neither the documents nor a
+ * dictionary knew is left out: no passage can hold it, so it would sink every passage alike (the
+ * answer's confidence pays for it once, in translationCertainty).
  */
 export function judgedQuestion(retrieval: RetrievalQuestion, chunks: readonly RetrievedChunk[]): string {
-  if (!retrieval.translation) return retrieval.query;
+  const translation = retrieval.translation;
+  if (!translation) return retrieval.query;
   const held = new Set(chunks.slice(0, JUDGED_CHUNKS).flatMap((c) => analyze(c.text)));
-  return retrieval.translation.groups
+  const read = translation.groups.filter((_, i) => !translation.unread[i]);
+  return (read.length > 0 ? read : translation.groups)
     .map((alternatives) => alternatives.find((a) => analyze(a).every((t) => held.has(t))) ?? alternatives[0])
     .join(" ");
 }

@@ -8,7 +8,12 @@ import { detectLanguage } from "@lore/server/text/language.ts";
 import { crossLanguageNotes, fallbackMessages } from "@lore/server/text/messages.ts";
 import type { Agent, QueryResponse } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeChatBody, type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import {
+  defaultAnswer,
+  type FakeChatBody,
+  type FakeOpenAI,
+  startFakeOpenAI,
+} from "../fakes/openai-server.ts";
 import { repoRoot, startTestServer, type TestServer } from "../helpers/server.ts";
 import { call, createAgent, type Entry, readyTextSource, search } from "../ingestion/source-helpers.ts";
 
@@ -180,6 +185,33 @@ describe.runIf(withDictionaries)("a question in another language answered by a c
     expect(system).toContain("Answer in Spanish");
     expect(body.messages?.at(-1)).toEqual({ role: "user", content: "¿Cómo puedo cancelar mi suscripción?" });
     expect(res.body.sources[0]?.title).toBe("Cancel your subscription");
+  });
+
+  it("writes the question in English in its condense call (one call), searches with it and answers in the visitor's language", async () => {
+    // "How do I unsubscribe?" as an idiom word-by-word translation misses ("dar de baja").
+    const question = "¿Cómo me doy de baja?";
+    fake.setBehaviour({
+      answer: (body) =>
+        body.messages?.[0]?.content.includes("same standalone question in English")
+          ? `Question: ${question}\nEnglish: How do I cancel my subscription?`
+          : defaultAnswer(body),
+    });
+    const before = fake.requests.length;
+    const res = await call<QueryResponse>(server, "POST", `/agents/${agent.id}/query/`, token, {
+      message: question,
+    });
+    fake.setBehaviour({ answer: defaultAnswer });
+    expect(res.status).toBe(200);
+    const [condense, answer, ...more] = fake.requests.slice(before).map((r) => r.body as FakeChatBody);
+    expect(more).toHaveLength(0);
+    expect(condense?.messages?.at(-1)?.content).toContain(question);
+    const system = answer?.messages?.find((m) => m.role === "system")?.content ?? "";
+    expect(system).toMatch(/^\[1\] Cancel your subscription — You can cancel your subscription/m);
+    expect(system).toContain('searched in English as: "How do I cancel my subscription?"');
+    expect(system).toContain("Answer in Spanish");
+    expect(answer?.messages?.at(-1)).toEqual({ role: "user", content: question });
+    expect(res.body.sources[0]?.title).toBe("Cancel your subscription");
+    expect(res.body.response).toContain("You can cancel your subscription");
   });
 });
 

@@ -205,8 +205,8 @@ const languageNames: Record<Language, string> = {
  * What a chat model is told of a translated question: the sources' language, the words the
  * question was searched with, and to answer in the visitor's language citing the sources.
  */
-export function crossLanguageInstruction(translation: QuestionTranslation, searchedAs: string): string {
-  const visitor = languageNames[translation.language];
+export function crossLanguageInstruction(language: Language, searchedAs: string): string {
+  const visitor = languageNames[language];
   return [
     `The question is in ${visitor}; the sources are in English. It was searched in English as: "${searchedAs}".`,
     `Answer in ${visitor}, citing the English sources by their numbers.`,

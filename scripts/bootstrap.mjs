@@ -107,12 +107,14 @@ const freedictPackages = [
   "eng-rus",
   "eng-pol",
   "eng-hin",
-].map((pair) => `dict-freedict-${pair}`);
+].map((pair) => ({ name: `dict-freedict-${pair}`, index: `freedict-${pair}` }));
+// Russian: Müller's English–Russian dictionary (46,000 entries; FreeDict's has 1,231).
+const dictdPackages = [...freedictPackages, { name: "mueller7-dict", index: "mueller7" }];
 function ensureDictionaries() {
   if (process.env.LORE_SKIP_DICTIONARIES !== "1")
     ensureDebianPackage(
-      freedictPackages,
-      () => freedictPackages.every((p) => existsSync(`/usr/share/dictd/${p.slice("dict-".length)}.index`)),
+      dictdPackages.map((p) => p.name),
+      () => dictdPackages.every((p) => existsSync(`/usr/share/dictd/${p.index}.index`)),
       "for questions in other languages than the documents'",
     );
   if (run(process.execPath, ["scripts/compile-dictionaries.mjs"]) !== 0) process.exit(1);

@@ -36,6 +36,15 @@ export const freedictSources = [
   { language: "tr", name: "freedict-tur-eng", inverted: false, licence: "GPL-2.0-or-later" },
   { language: "ar", name: "freedict-ara-eng", inverted: false, licence: "GPL-2.0-or-later" },
   { language: "ar", name: "freedict-eng-ara", inverted: true, licence: "GPL-2.0-or-later" },
+  // Müller's English–Russian dictionary (7th edition, 46,000 entries; Debian's mueller7-dict).
+  {
+    language: "ru",
+    name: "mueller7",
+    package: "mueller7-dict",
+    format: "mueller",
+    inverted: true,
+    licence: "GPL-2.0-or-later",
+  },
   { language: "ru", name: "freedict-eng-rus", inverted: true, licence: "GPL-2.0-or-later" },
   {
     language: "pl",
@@ -115,24 +124,73 @@ function readDictd(base) {
   return entries;
 }
 
+/** Cyrillic words only (a translation): Müller's examples mix English and Russian, and are dropped. */
+const russianOnly = /^[\p{Script=Cyrillic}]+(?:[- ][\p{Script=Cyrillic}]+)*$/u;
+
+/**
+ * Müller's English–Russian dictionary as English headword → Russian senses, in order, each headword
+ * weighted by its entry's length (a common word has a long entry: `year` before `twelvemonth`).
+ * An entry reads `word\n   [transcription] _n.\n   1) книга, литературное произведение\n   2) …`:
+ * labels (`_n.`, `_разг.`), transcriptions, parenthesised notes and example phrases (Latin letters)
+ * are dropped; the rest splits at sense numbers, commas and semicolons.
+ */
+function readMueller(base) {
+  const index = readFileSync(`${base}.index`, "utf8");
+  const dict = gunzipSync(readFileSync(`${base}.dict.dz`));
+  const entries = new Map();
+  const weight = new Map();
+  for (const line of index.split("\n")) {
+    const [word, offset, length] = line.split("\t");
+    if (!word || !offset || !length || word.startsWith("00-database") || word.startsWith("_")) continue;
+    const [head, ...rest] = dict
+      .subarray(b64(offset), b64(offset) + b64(length))
+      .toString("utf8")
+      .split("\n");
+    const headword = (head ?? word).trim().toLowerCase();
+    if (headword === "" || headword.split(/\s+/).length > MAX_WORDS) continue;
+    let text = rest.join(" ").replace(/\[[^\]]*\]/g, " ");
+    // Parenthesised notes, innermost first (they nest and run across lines).
+    for (let before = ""; before !== text; ) {
+      before = text;
+      text = text.replace(/\([^()]*\)/g, " ");
+    }
+    const senses = text
+      .replace(/_\S+/g, " ")
+      .split(/[,;:]|\s\d+[.)]\s|\s[а-я]\)\s|\s=\s/)
+      .map((piece) =>
+        piece
+          .replace(/^\s*\d+[.)]\s*/, "")
+          .replace(/\s+/g, " ")
+          .trim()
+          .toLowerCase(),
+      )
+      .filter((piece) => piece !== "" && russianOnly.test(piece));
+    if (senses.length === 0) continue;
+    const known = entries.get(headword) ?? [];
+    for (const sense of senses) if (!known.includes(sense)) known.push(sense);
+    entries.set(headword, known);
+    weight.set(headword, (weight.get(headword) ?? 0) + b64(length));
+  }
+  return { entries, weight };
+}
+
 /** English→X read backwards: X word → the English headwords listing it, the more specific first. */
-function invert(entries) {
+function invert(entries, weight = new Map()) {
   const out = new Map();
   for (const [english, translations] of entries) {
     translations.forEach((x, rank) => {
       const key = x.toLowerCase();
       if (key.split(/\s+/).length > MAX_HEADWORD_WORDS) return;
       const list = out.get(key) ?? [];
-      list.push({ english, rank });
+      list.push({ english, rank, weight: weight.get(english) ?? 0 });
       out.set(key, list);
     });
   }
+  const order = (a, b) => a.rank - b.rank || b.weight - a.weight;
   return new Map(
     [...out].map(([x, list]) => [
       x,
-      [...new Set(list.sort((a, b) => a.rank - b.rank).map((e) => e.english))].filter(
-        (e) => e.split(/\s+/).length <= MAX_WORDS,
-      ),
+      [...new Set(list.sort(order).map((e) => e.english))].filter((e) => e.split(/\s+/).length <= MAX_WORDS),
     ]),
   );
 }
@@ -184,6 +242,9 @@ function upToDate(file, inputs) {
   return inputs.every((input) => !existsSync(input) || statSync(input).mtimeMs <= built);
 }
 
+/** The Debian package a source comes in. */
+const packageOf = (source) => source.package ?? `dict-${source.name}`;
+
 mkdirSync(outDir, { recursive: true });
 const self = fileURLToPath(import.meta.url);
 for (const language of new Set(freedictSources.map((s) => s.language))) {
@@ -191,7 +252,7 @@ for (const language of new Set(freedictSources.map((s) => s.language))) {
     (s) => s.language === language && existsSync(join(dictdDir, `${s.name}.index`)),
   );
   if (installed.length === 0) {
-    const names = freedictSources.filter((s) => s.language === language).map((s) => `dict-${s.name}`);
+    const names = freedictSources.filter((s) => s.language === language).map(packageOf);
     console.log(`[lore] no dictionary for ${language}: Debian's ${names.join(" or ")} is not installed`);
     continue;
   }
@@ -200,14 +261,19 @@ for (const language of new Set(freedictSources.map((s) => s.language))) {
   // The X→English direction first (its senses are the X word's own), then English→X read backwards.
   const merged = new Map();
   for (const source of installed) {
-    const entries = readDictd(join(dictdDir, source.name));
-    for (const [headword, senses] of source.inverted ? invert(entries) : entries) {
+    const base = join(dictdDir, source.name);
+    let pairs;
+    if (source.format === "mueller") {
+      const { entries, weight } = readMueller(base);
+      pairs = invert(entries, weight);
+    } else pairs = source.inverted ? invert(readDictd(base)) : readDictd(base);
+    for (const [headword, senses] of pairs) {
       const known = merged.get(headword) ?? [];
       for (const sense of senses) if (!known.includes(sense)) known.push(sense);
       merged.set(headword, known);
     }
   }
-  const names = installed.map((s) => `dict-${s.name}`).join(", ");
+  const names = installed.map(packageOf).join(", ");
   write(language, `Debian ${names}`, installed[0]?.licence ?? "", merged);
 }
 const cedictFile = join(outDir, "zh.json");

@@ -8,7 +8,7 @@
  * - Retrieval: `POST /agents/{id}/search/` (keyword) topK 20; a hit = the chunk's text contains a
  *   SQuAD-normalised English gold answer; hit@1/5/20.
  * - Answers: `POST /query/` (extractive answerer, no model); answer = the response contains an
- *   English gold answer, fallback = a response without sources.
+ *   English gold answer, fallback = a response without sources, uncertain = offered with the doubt note.
  * - `--no-dictionaries` starts the server with `LORE_DICTIONARIES_DIR` at an empty folder: the
  *   figures without translation (as before issue #53).
  */
@@ -36,6 +36,8 @@ export interface CrossRow {
   hits: Record<string, number>;
   answer: number | null;
   fallbackRate: number | null;
+  /** The share answered with the doubt note (`uncertain`): offered, not stated. */
+  uncertainRate: number | null;
   /** The share of questions whose hit@5 missed: the goal's yardstick for the fallback rate. */
   missAt5: number;
   searchP95Ms: number;
@@ -107,10 +109,12 @@ export async function runXquadCross(
       );
       let answer: number | null = null;
       let fallbackRate: number | null = null;
+      let uncertainRate: number | null = null;
       let queryP95Ms: number | null = null;
       if (options.answers ?? true) {
         let answered = 0;
         let fallbacks = 0;
+        let uncertain = 0;
         const queryMs: number[] = [];
         for (const q of queries) {
           const start = performance.now();
@@ -118,9 +122,11 @@ export async function runXquadCross(
           queryMs.push(performance.now() - start);
           if (containsAnswer(res.response, q.answers)) answered++;
           if (res.sources.length === 0) fallbacks++;
+          if (res.outcome === "uncertain") uncertain++;
         }
         answer = round(answered / Math.max(1, queries.length), 4);
         fallbackRate = round(fallbacks / Math.max(1, queries.length), 4);
+        uncertainRate = round(uncertain / Math.max(1, queries.length), 4);
         queryP95Ms = summarize(queryMs).p95;
       }
       rows.push({
@@ -129,6 +135,7 @@ export async function runXquadCross(
         hits: row.recall,
         answer,
         fallbackRate,
+        uncertainRate,
         missAt5: round(1 - (row.recall["@5"] ?? 0), 4),
         searchP95Ms: round(row.p95Ms, 1),
         queryP95Ms,
@@ -155,6 +162,7 @@ export function xquadCrossTable(result: { rows: readonly CrossRow[] }): string {
       ...ks.map((k) => `hit@${k}`),
       "answer",
       "fallback",
+      "uncertain",
       "hit@5 misses",
       "search p95 ms",
       "query p95 ms",
@@ -165,6 +173,7 @@ export function xquadCrossTable(result: { rows: readonly CrossRow[] }): string {
       ...ks.map((k) => r.hits[`@${k}`] ?? "—"),
       r.answer ?? "—",
       r.fallbackRate ?? "—",
+      r.uncertainRate ?? "—",
       r.missAt5,
       r.searchP95Ms,
       r.queryP95Ms ?? "—",

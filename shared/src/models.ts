@@ -43,6 +43,18 @@ export const modelsResponseSchema = z
         description:
           "without an embedding model every retrieval mode runs as `keyword` (an agent's `effectiveRetrievalMode`)",
       }),
+    translation: z
+      .object({
+        dictionaries: z.array(z.string()).openapi({
+          description:
+            "languages (ISO 639-1) with a compiled dictionary (`LORE_DICTIONARIES_DIR`): their questions are translated into the documents' English for retrieval without a chat model",
+        }),
+        missing: z.array(z.string()).openapi({
+          description:
+            "languages visitors asked in since the server started that have no dictionary: those questions were searched as written",
+        }),
+      })
+      .openapi({ description: "questions in another language than the documents' (docs/operations.md)" }),
   })
   .openapi("Models");
 export type ModelsResponse = z.infer<typeof modelsResponseSchema>;

@@ -1,5 +1,5 @@
-// A visitor's language need not be the documents' (issue #53): questions in Spanish, German and
-// Chinese over an English FAQ, with the dictionaries `npm test` installs and compiles
+// A visitor's language need not be the documents' (issue #53): questions in Spanish, German,
+// Chinese, Russian over an English FAQ, with the dictionaries `npm test` installs and compiles
 // (scripts/compile-dictionaries.mjs into ./dictionaries), and a server that has none.
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,12 +8,17 @@ import { detectLanguage } from "@lore/server/text/language.ts";
 import { crossLanguageNotes, fallbackMessages } from "@lore/server/text/messages.ts";
 import type { Agent, QueryResponse } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeChatBody, type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
+import {
+  defaultAnswer,
+  type FakeChatBody,
+  type FakeOpenAI,
+  startFakeOpenAI,
+} from "../fakes/openai-server.ts";
 import { repoRoot, startTestServer, type TestServer } from "../helpers/server.ts";
 import { call, createAgent, type Entry, readyTextSource, search } from "../ingestion/source-helpers.ts";
 
 const dictionaries = join(repoRoot, "dictionaries");
-const needed = ["es", "de", "zh"].map((language) => join(dictionaries, `${language}.json`));
+const needed = ["es", "de", "zh", "ru"].map((language) => join(dictionaries, `${language}.json`));
 const missing = needed.filter((file) => !existsSync(file));
 // `npm test` compiles them (scripts/bootstrap.mjs): in CI they must be there.
 const withDictionaries = missing.length === 0 || process.env.CI === "true";
@@ -65,6 +70,13 @@ const questions = [
     fact: "Forgot password",
   },
   { language: "es", question: "¿Qué métodos de pago aceptan?", article: "Payment methods", fact: "PayPal" },
+  // Russian through Müller's dictionary (mueller7-dict): FreeDict's 1,231 words have no "подписка".
+  {
+    language: "ru",
+    question: "Как отменить подписку?",
+    article: "Cancel your subscription",
+    fact: "billing page",
+  },
 ] as const;
 
 /**
@@ -173,6 +185,33 @@ describe.runIf(withDictionaries)("a question in another language answered by a c
     expect(system).toContain("Answer in Spanish");
     expect(body.messages?.at(-1)).toEqual({ role: "user", content: "¿Cómo puedo cancelar mi suscripción?" });
     expect(res.body.sources[0]?.title).toBe("Cancel your subscription");
+  });
+
+  it("writes the question in English in its condense call (one call), searches with it and answers in the visitor's language", async () => {
+    // "How do I unsubscribe?" as an idiom word-by-word translation misses ("dar de baja").
+    const question = "¿Cómo me doy de baja?";
+    fake.setBehaviour({
+      answer: (body) =>
+        body.messages?.[0]?.content.includes("same standalone question in English")
+          ? `Question: ${question}\nEnglish: How do I cancel my subscription?`
+          : defaultAnswer(body),
+    });
+    const before = fake.requests.length;
+    const res = await call<QueryResponse>(server, "POST", `/agents/${agent.id}/query/`, token, {
+      message: question,
+    });
+    fake.setBehaviour({ answer: defaultAnswer });
+    expect(res.status).toBe(200);
+    const [condense, answer, ...more] = fake.requests.slice(before).map((r) => r.body as FakeChatBody);
+    expect(more).toHaveLength(0);
+    expect(condense?.messages?.at(-1)?.content).toContain(question);
+    const system = answer?.messages?.find((m) => m.role === "system")?.content ?? "";
+    expect(system).toMatch(/^\[1\] Cancel your subscription — You can cancel your subscription/m);
+    expect(system).toContain('searched in English as: "How do I cancel my subscription?"');
+    expect(system).toContain("Answer in Spanish");
+    expect(answer?.messages?.at(-1)).toEqual({ role: "user", content: question });
+    expect(res.body.sources[0]?.title).toBe("Cancel your subscription");
+    expect(res.body.response).toContain("You can cancel your subscription");
   });
 });
 

@@ -1,6 +1,9 @@
 // GET /models/ (what an agent's model may name, whether embeddings exist) and the retrieval mode
 // agents and searches report: the one they actually run in, not only the one they are set to.
-import type { Agent, ModelsResponse } from "@lore/shared";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Agent, ModelsResponse, QueryResponse } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -17,7 +20,10 @@ describe("without a model server or an embedding model (the defaults)", () => {
   let agent: Agent;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    // No translation dictionaries either (a folder with none compiled).
+    server = await startTestServer({
+      LORE_DICTIONARIES_DIR: mkdtempSync(join(tmpdir(), "lore-no-dictionaries-")),
+    });
     token = (await server.login()).access;
     const source = await readyTextSource(server, token, "Shop FAQ", ENTRIES);
     agent = await createAgent(server, token, { name: "Shop", dataSourceIds: [source.id] });
@@ -32,7 +38,17 @@ describe("without a model server or an embedding model (the defaults)", () => {
       chat: [{ id: "extractive", provider: "builtin" }],
       modelServer: "none",
       embeddings: { available: false, model: null },
+      translation: { dictionaries: [], missing: [] },
     });
+  });
+
+  it("names the languages visitors asked in that no dictionary translates (issue #53)", async () => {
+    const asked = await call<QueryResponse>(server, "POST", `/agents/${agent.id}/query/`, token, {
+      message: "¿Cuánto tarda el envío estándar?",
+    });
+    expect(asked.status).toBe(200);
+    const res = await call<ModelsResponse>(server, "GET", "/models/", token);
+    expect(res.body.translation).toEqual({ dictionaries: [], missing: ["es"] });
   });
 
   it("reports a hybrid agent as keyword, as its searches run", async () => {
@@ -119,6 +135,7 @@ describe("with an OpenAI-compatible model server and an embedding model", () => 
       ],
       modelServer: "listed",
       embeddings: { available: true, model: "hashed" },
+      translation: { dictionaries: expect.any(Array), missing: [] },
     });
   });
 
@@ -166,6 +183,7 @@ describe("with a model server that does not answer", () => {
       ],
       modelServer: "unreachable",
       embeddings: { available: false, model: null },
+      translation: { dictionaries: expect.any(Array), missing: [] },
     });
   });
 });

@@ -1,6 +1,9 @@
 // Issue #31 item 3 in Chromium: the agent's settings in words a site owner reads. The server has a
 // model server (the local fake OpenAI) but no embedding model, so the model is picked from what the
 // server lists, and the screen says searches run by keywords even though the agent is set to hybrid.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Agent } from "@lore/shared";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,11 +25,20 @@ beforeAll(async () => {
   ensureConsoleBuilt();
   fake = await startFakeOpenAI({ models: ["fake-chat", "llama-3.1-8b", "text-embedding-3-small"] });
   [server, browser] = await Promise.all([
-    startTestServer({ LORE_OPENAI_BASE_URL: fake.url }),
+    // No translation dictionaries compiled: the settings say so (issue #53).
+    startTestServer({
+      LORE_OPENAI_BASE_URL: fake.url,
+      LORE_DICTIONARIES_DIR: mkdtempSync(join(tmpdir(), "lore-no-dictionaries-")),
+    }),
     launchBrowser(),
   ]);
   token = (await server.login()).access;
   agent = await createAgent(server, token, { name: "Help desk" });
+  // A visitor asks in Spanish before the owner opens the settings.
+  await server.request("POST", `/agents/${agent.id}/query/`, {
+    token,
+    body: { message: "¿Cómo cancelo mi suscripción?" },
+  });
   ({ page } = await openPage(browser, { viewport: { width: 1280, height: 900 } }));
   await signInToConsole(page, server.url, `#/agents/${agent.id}/settings`);
   await page.getByRole("tab", { name: "Settings" }).click();
@@ -63,6 +75,12 @@ describe("agent settings", () => {
       );
     });
     expect(nameFirst).toBe(true);
+  });
+
+  it("says no translation dictionary is installed, naming the language visitors asked in", async () => {
+    const notice = page.locator("form.settings p.warning", { hasText: "No translation dictionaries" });
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain("Visitors have asked in Spanish");
   });
 
   it("picks the model from the list this server offers, and saves it", async () => {

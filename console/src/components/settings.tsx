@@ -69,6 +69,39 @@ function ModelField(props: {
   );
 }
 
+/** "Spanish and Polish": language codes in English words. */
+function languageList(codes: readonly string[]): string {
+  const names = new Intl.DisplayNames(["en"], { type: "language" });
+  const words = codes.map((code) => names.of(code) ?? code);
+  return words.length > 1 ? `${words.slice(0, -1).join(", ")} and ${words.at(-1)}` : (words[0] ?? "");
+}
+
+/**
+ * Says when questions in another language than the documents' are searched untranslated: no
+ * dictionary is installed at all, or visitors asked in languages that have none (issue #53).
+ */
+function TranslationNotice(props: { models: ModelsResponse | null }) {
+  const translation = props.models?.translation;
+  if (!translation) return null;
+  const { dictionaries, missing } = translation;
+  if (dictionaries.length > 0 && missing.length === 0) return null;
+  const asked =
+    missing.length > 0
+      ? ` Visitors have asked in ${languageList(missing)}, which this server cannot translate.`
+      : "";
+  const what =
+    dictionaries.length === 0
+      ? "No translation dictionaries are installed on this server, so a question asked in another language than your documents' is searched as written and often gets the fallback message."
+      : `This server translates questions in ${languageList(dictionaries)} for search; others are searched as written.`;
+  return (
+    <p class="warning" role="status">
+      {what}
+      {asked} A language model (Answers written by) translates any language; otherwise the server's operator
+      can install dictionaries (docs/operations.md, “Questions in another language”).
+    </p>
+  );
+}
+
 export function SettingsTab(props: { agent: Agent }) {
   const { agent } = props;
   const form = useFormState();
@@ -255,6 +288,7 @@ export function SettingsTab(props: { agent: Agent }) {
             </Field>
           </div>
           <ModelField agent={agent} models={models.value} listFailed={listFailed.value} error={error} />
+          <TranslationNotice models={models.value} />
         </fieldset>
         {/* Numbers for tuning search; the defaults suit most sites, so they stay folded away. */}
         <details class="advanced">

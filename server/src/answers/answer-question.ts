@@ -18,7 +18,13 @@ import { countTokens } from "../text/tokens.ts";
 import type { QueryTranslator } from "../text/translate/query-translator.ts";
 import { crossLanguageInstruction, translationCertainty } from "../text/translate/translate-question.ts";
 import type { AnsweredQuery, AnswerRecorder } from "./answer-record.ts";
-import { judgedQuestion, retrievalQuestion, searchKnowledge } from "./search-knowledge.ts";
+import {
+  foreignLanguageOf,
+  judgedQuestion,
+  modelTranslatedQuestion,
+  retrievalQuestion,
+  searchKnowledge,
+} from "./search-knowledge.ts";
 
 /** Chunks retrieved for an answer at least, the answer reading the agent's `topK` of them. */
 const MAY_HELP_POOL = 10;
@@ -255,10 +261,19 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       yield { type: "done", ...finished(latency, 0) };
       return;
     }
-    const standalone =
-      history.length > 0 ? await model.condense(input.message, history, input.signal) : input.message;
-    // A question in another language than the documents' is searched, and judged, in their words.
-    const retrieval = await retrievalQuestion(deps, standalone);
+    // A question in another language than the documents' is searched, and judged, in their words: a
+    // chat model writes it in theirs in its condense call (one call); otherwise the dictionaries do.
+    const visitorLanguage = model.condenseAcross ? foreignLanguageOf(deps, input.message) : null;
+    let standalone = input.message;
+    let inSourcesLanguage: string | null = null;
+    if (visitorLanguage && model.condenseAcross) {
+      const across = await model.condenseAcross(input.message, history, "English", input.signal);
+      standalone = across.standalone;
+      inSourcesLanguage = across.translated;
+    } else if (history.length > 0) standalone = await model.condense(input.message, history, input.signal);
+    const retrieval = inSourcesLanguage
+      ? modelTranslatedQuestion(deps, inSourcesLanguage, standalone)
+      : await retrievalQuestion(deps, standalone);
     // A wider pool than the answer reads, so an uncertain answer can list three articles that may help.
     const pool = await searchKnowledge(deps, agent, {
       query: retrieval.query,
@@ -292,10 +307,13 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
       history,
       chunks,
       // A chat model reads the visitor's question and the English sources: it is told so, and how it was searched.
-      instructions:
-        retrieval.translation && !judgedFirst
-          ? `${agent.instructions}\n\n${crossLanguageInstruction(retrieval.translation, judged)}`.trim()
-          : agent.instructions,
+      instructions: judgedFirst
+        ? agent.instructions
+        : inSourcesLanguage && visitorLanguage
+          ? `${agent.instructions}\n\n${crossLanguageInstruction(visitorLanguage, inSourcesLanguage)}`.trim()
+          : retrieval.translation
+            ? `${agent.instructions}\n\n${crossLanguageInstruction(retrieval.translation.language, judged)}`.trim()
+            : agent.instructions,
       fallbackMessage,
       temperature: agent.temperature,
       maxTokens: agent.maxTokens,

@@ -5,7 +5,9 @@ import type { ChunkIndex } from "../retrieval/chunk-index.ts";
 import { analyze } from "../retrieval/text-analysis.ts";
 import type { AgentRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
+import { detectLanguage, type Language } from "../text/language.ts";
 import type { QueryTranslator, QuestionTranslation, WordStatus } from "../text/translate/query-translator.ts";
+import { questionWords } from "../text/translate/translate-question.ts";
 
 export interface SearchDeps {
   store: Store;
@@ -25,8 +27,15 @@ export interface RetrievalQuestion {
  * translated where a dictionary of the question's language can; as written otherwise.
  */
 export async function retrievalQuestion(deps: SearchDeps, question: string): Promise<RetrievalQuestion> {
+  const translation = (await deps.translator?.translate(question, wordStatusOf(deps))) ?? null;
+  if (!translation || translation.translated === 0) return { query: question, translation: null };
+  return { query: translation.query, translation };
+}
+
+/** What the knowledge base holds of each word, asked of the index once a word. */
+function wordStatusOf(deps: SearchDeps): (word: string) => WordStatus {
   const seen = new Map<string, WordStatus>();
-  const status = (word: string): WordStatus => {
+  return (word) => {
     let known = seen.get(word);
     if (known === undefined) {
       known = deps.index.wordStatus(word);
@@ -35,9 +44,35 @@ export async function retrievalQuestion(deps: SearchDeps, question: string): Pro
     }
     return known;
   };
-  const translation = (await deps.translator?.translate(question, status)) ?? null;
-  if (!translation || translation.translated === 0) return { query: question, translation: null };
-  return { query: translation.query, translation };
+}
+
+/**
+ * The language of a question asked in another language than the documents' (English): one detected
+ * and not English, with words the knowledge base does not hold; null otherwise (a question in the
+ * documents' own language holds their words).
+ */
+export function foreignLanguageOf(deps: SearchDeps, question: string): Language | null {
+  const language = detectLanguage(question);
+  if (language === null || language === "en") return null;
+  const status = wordStatusOf(deps);
+  return questionWords(question).every((w) => status(w) === "known" || status(w) === "stop")
+    ? null
+    : language;
+}
+
+/**
+ * A question a chat model also wrote in the documents' language, searched as that, alongside the
+ * words of the visitor's own that the documents hold (names, numbers, shared words).
+ */
+export function modelTranslatedQuestion(
+  deps: SearchDeps,
+  translated: string,
+  original: string,
+): RetrievalQuestion {
+  const status = wordStatusOf(deps);
+  const written = new Set(questionWords(translated));
+  const shared = questionWords(original).filter((w) => status(w) === "known" && !written.has(w));
+  return { query: [translated, ...new Set(shared)].join(" "), translation: null };
 }
 
 export interface KnowledgeQuery {
@@ -83,12 +118,16 @@ export async function searchKnowledge(
 /**
  * The translated question an answer is judged on: of each word's alternatives, the first the best
  * chunks hold (else its first), so a passage is weighed as a question written in its own words
- * would weigh it, not against every sense the search tried.
+ * would weigh it, not against every sense the search tried. A word neither the documents nor a
+ * dictionary knew is left out: no passage can hold it, so it would sink every passage alike (the
+ * answer's confidence pays for it once, in translationCertainty).
  */
 export function judgedQuestion(retrieval: RetrievalQuestion, chunks: readonly RetrievedChunk[]): string {
-  if (!retrieval.translation) return retrieval.query;
+  const translation = retrieval.translation;
+  if (!translation) return retrieval.query;
   const held = new Set(chunks.slice(0, JUDGED_CHUNKS).flatMap((c) => analyze(c.text)));
-  return retrieval.translation.groups
+  const read = translation.groups.filter((_, i) => !translation.unread[i]);
+  return (read.length > 0 ? read : translation.groups)
     .map((alternatives) => alternatives.find((a) => analyze(a).every((t) => held.has(t))) ?? alternatives[0])
     .join(" ");
 }

@@ -243,4 +243,28 @@ describe("OpenAI-compatible chat model", () => {
     expect(await model().condense("When was it founded?", [])).toBe("When was it founded?");
     expect(fake.requests).toHaveLength(0);
   });
+
+  it("writes a follow-up in another language standalone and in English in one call", async () => {
+    fake.setBehaviour({
+      answer:
+        "Question: ¿Cuándo se fundó la Universidad de Chicago?\nEnglish: When was the University of Chicago founded?",
+    });
+    const history = [{ role: "user" as const, content: "Háblame de la Universidad de Chicago." }];
+    expect(await model().condenseAcross?.("¿Cuándo se fundó?", history, "English")).toEqual({
+      standalone: "¿Cuándo se fundó la Universidad de Chicago?",
+      translated: "When was the University of Chicago founded?",
+    });
+    expect(fake.requests).toHaveLength(1);
+    const body = fake.requests[0]?.body as FakeChatBody;
+    expect(body.messages?.[0]?.content).toContain("same standalone question in English");
+    expect(body.messages?.at(-1)?.content).toContain("Last question: ¿Cuándo se fundó?");
+  });
+
+  it("keeps the question as written, with no English, when that call fails", async () => {
+    fake.setBehaviour({ failTimes: 1, failStatus: 500 });
+    expect(await model().condenseAcross?.("¿Cómo me doy de baja?", [], "English")).toEqual({
+      standalone: "¿Cómo me doy de baja?",
+      translated: null,
+    });
+  });
 });

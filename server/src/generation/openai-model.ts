@@ -24,6 +24,13 @@ const CONDENSE_PROMPT =
   "Rewrite the user's last question as one standalone question that can be understood without the conversation. " +
   "Resolve pronouns and references from the conversation. Do not answer it. Reply with the question only.";
 
+/** The condense step for a question in another language than the sources': the question in both. */
+const acrossPrompt = (language: string) =>
+  "Rewrite the user's last question as one standalone question that can be understood without the conversation, " +
+  `in the user's language, and write the same standalone question in ${language}. ` +
+  "Resolve pronouns and references from the conversation. Do not answer it. Reply with exactly two lines:\n" +
+  `Question: <the standalone question>\n${language}: <the same question in ${language}>`;
+
 /** A chat model behind any OpenAI-compatible endpoint, streamed; every failure is an `upstream_error` (502), never a hang. */
 export function createOpenAIChatModel(options: OpenAIChatModelOptions): ChatModel {
   const timeoutMs = options.timeoutMs ?? 60_000;
@@ -133,33 +140,78 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ChatMode
 
     async condense(question: string, history: ChatMessage[], signal?: AbortSignal): Promise<string> {
       const trimmed = question.trim();
-      const turns = history.filter((m) => m.role !== "system").slice(-10);
-      if (!turns.some((m) => m.role === "user")) return trimmed;
-      const transcript = turns
-        .map((m) => `${m.role === "user" ? "User" : "Assistant"}: ${m.content}`)
-        .join("\n");
-      try {
-        const timeout = AbortSignal.timeout(condenseTimeoutMs);
-        const response = await client.chat.completions.create(
-          {
-            model: options.model,
-            messages: [
-              { role: "system", content: CONDENSE_PROMPT },
-              { role: "user", content: `Conversation:\n${transcript}\n\nLast question: ${trimmed}` },
-            ],
-            temperature: 0,
-            max_tokens: 200,
-          },
-          { signal: signal ? AbortSignal.any([signal, timeout]) : timeout, timeout: condenseTimeoutMs },
-        );
-        const rewritten = cleanStandaloneQuestion(response.choices[0]?.message?.content ?? "");
-        if (rewritten.length > 0 && rewritten.length <= trimmed.length * 4 + 300) return rewritten;
-      } catch {
-        // Fall through: a follow-up made standalone by the heuristic beats no answer at all.
-      }
+      const transcript = transcriptOf(history);
+      if (transcript === null) return trimmed;
+      const reply = await ask(
+        CONDENSE_PROMPT,
+        `Conversation:\n${transcript}\n\nLast question: ${trimmed}`,
+        signal,
+      );
+      const rewritten = cleanStandaloneQuestion(reply ?? "");
+      if (rewritten.length > 0 && rewritten.length <= trimmed.length * 4 + 300) return rewritten;
+      // A follow-up made standalone by the heuristic beats no answer at all.
       return condenseHeuristically(trimmed, history);
     },
+
+    async condenseAcross(question, history, language, signal) {
+      const trimmed = question.trim();
+      const transcript = transcriptOf(history);
+      const reply = await ask(
+        acrossPrompt(language),
+        transcript === null
+          ? `Last question: ${trimmed}`
+          : `Conversation:\n${transcript}\n\nLast question: ${trimmed}`,
+        signal,
+      );
+      const line = (label: string) =>
+        (reply ?? "")
+          .split("\n")
+          .map((l) => l.trim())
+          .find((l) => l.toLowerCase().startsWith(`${label.toLowerCase()}:`))
+          ?.slice(label.length + 1)
+          .trim()
+          .replace(/^["'“]|["'”]$/g, "")
+          .trim() ?? "";
+      const fits = (text: string) => text.length > 0 && text.length <= trimmed.length * 4 + 300;
+      const rewritten = line("Question");
+      const translated = line(language);
+      const standalone = fits(rewritten)
+        ? rewritten
+        : transcript === null
+          ? trimmed
+          : condenseHeuristically(trimmed, history);
+      return { standalone, translated: fits(translated) ? translated : null };
+    },
   };
+
+  /** The conversation's last turns as the condense prompt quotes them; null without a question before. */
+  function transcriptOf(history: ChatMessage[]): string | null {
+    const turns = history.filter((m) => m.role !== "system").slice(-10);
+    if (!turns.some((m) => m.role === "user")) return null;
+    return turns.map((m) => `${m.role === "user" ? "User" : "Assistant"}: ${m.content}`).join("\n");
+  }
+
+  /** One short, unstreamed completion within the condense deadline; null when it fails or times out. */
+  async function ask(system: string, user: string, signal?: AbortSignal): Promise<string | null> {
+    try {
+      const timeout = AbortSignal.timeout(condenseTimeoutMs);
+      const response = await client.chat.completions.create(
+        {
+          model: options.model,
+          messages: [
+            { role: "system", content: system },
+            { role: "user", content: user },
+          ],
+          temperature: 0,
+          max_tokens: 200,
+        },
+        { signal: signal ? AbortSignal.any([signal, timeout]) : timeout, timeout: condenseTimeoutMs },
+      );
+      return response.choices[0]?.message?.content ?? null;
+    } catch {
+      return null;
+    }
+  }
 }
 
 /** The model's stream ended before it said why it stopped (no finish reason, no `[DONE]`). */

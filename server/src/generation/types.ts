@@ -51,4 +51,15 @@ export interface ChatModel {
   closestPassage?(question: string, chunks: RetrievedChunk[]): string;
   /** Rewrites a follow-up into a standalone question using the history. */
   condense(question: string, history: ChatMessage[], signal?: AbortSignal): Promise<string>;
+  /**
+   * `condense`, and the standalone question also written in the sources' `language` (an English
+   * name, "English"), in one call: how a chat model's agent searches a question asked in another
+   * language than its documents'. `translated` is null when the model gave none.
+   */
+  condenseAcross?(
+    question: string,
+    history: ChatMessage[],
+    language: string,
+    signal?: AbortSignal,
+  ): Promise<{ standalone: string; translated: string | null }>;
 }

@@ -17,11 +17,25 @@ export function metaRoutes({
   index,
   storage,
   modelProviders,
+  answerDeps,
 }: Pick<
   Services,
-  "config" | "store" | "lifecycle" | "watchdog" | "access" | "index" | "storage" | "modelProviders"
+  | "config"
+  | "store"
+  | "lifecycle"
+  | "watchdog"
+  | "access"
+  | "index"
+  | "storage"
+  | "modelProviders"
+  | "answerDeps"
 >) {
   const models = createModelCatalog(config);
+  // Which visitor languages are translated for retrieval, and which were asked in without a dictionary.
+  const translation = () => ({
+    dictionaries: [...(answerDeps.translator?.available ?? [])],
+    missing: [...(answerDeps.translator?.missing ?? [])],
+  });
   return [
     // Answered by the event loop, so it cannot answer while a task holds it: it reports the last stall after.
     endpoint(api.health, (c) =>
@@ -50,9 +64,13 @@ export function metaRoutes({
       access.requireUser(principal);
       const { workspace_id } = input.query();
       const listed = await models.list();
-      if (!workspace_id || listed.modelServer !== "none") return c.json(listed);
+      if (!workspace_id || listed.modelServer !== "none")
+        return c.json({ ...listed, translation: translation() });
       access.requireWorkspace(principal, workspace_id, "viewer");
-      return c.json(await withProviderModels(listed, modelProviders, workspace_id));
+      return c.json({
+        ...(await withProviderModels(listed, modelProviders, workspace_id)),
+        translation: translation(),
+      });
     }),
   ];
 }

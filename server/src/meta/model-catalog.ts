@@ -12,7 +12,7 @@ const NOT_CHAT = /embed|rerank|whisper|tts|dall-e|moderation|transcribe/i;
 
 export interface ModelCatalog {
   /** What agents may answer and search with; the model server is asked at most once a minute. */
-  list(): Promise<ModelsResponse>;
+  list(): Promise<CatalogModels>;
 }
 
 /** The models of `LORE_CHAT_MODEL`, `LORE_EMBEDDING_MODEL` and the OpenAI-compatible server's `GET /models`. */
@@ -79,12 +79,15 @@ export function createModelCatalog(
   };
 }
 
+/** What the catalog knows of `GET /models/`: all of it but the translation dictionaries (answers' own). */
+export type CatalogModels = Omit<ModelsResponse, "translation">;
+
 /** The list with a workspace's own model server's chat models (the environment names none). */
 export async function withProviderModels(
-  listed: ModelsResponse,
+  listed: CatalogModels,
   providers: Pick<ModelProviderService, "get" | "listModels">,
   workspaceId: string,
-): Promise<ModelsResponse> {
+): Promise<CatalogModels> {
   if (providers.get(workspaceId).kind === "none") return listed;
   const found = await providers.listModels(workspaceId).catch(() => null);
   const ids = [...listed.chat.map((m) => m.id), ...(found?.models ?? []).map((id) => `openai:${id}`)];

@@ -9,6 +9,16 @@ writeFileSync(
   join(dir, "es.json"),
   JSON.stringify({ language: "es", source: "test", licence: "test", entries: [["pago", ["payment"]]] }),
 );
+// A dictionary large enough that its thread is still reading it when the test ends the thread.
+writeFileSync(
+  join(dir, "de.json"),
+  JSON.stringify({
+    language: "de",
+    source: "test",
+    licence: "test",
+    entries: Array.from({ length: 300_000 }, (_, i) => [`wort${i}`, [`word${i}`, `term${i}`]]),
+  }),
+);
 const keys = { lookups: ["pago"], headwords: [] };
 const threads: DictionaryThread[] = [];
 afterEach(async () => {
@@ -33,7 +43,8 @@ describe("DictionaryThread", () => {
     threads.push(thread);
     const first = await untilFound(thread);
     expect(first.kind === "found" && first.table.lookup("pago")).toEqual(["payment"]);
-    const waiting = thread.lookUp("es", keys);
+    // Asked while the thread reads another dictionary (a lookup alone may be answered before it dies).
+    const waiting = thread.lookUp("de", { lookups: ["wort1"], headwords: [] });
     // The thread dies (as an out-of-memory or a crash would end it).
     await (thread as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
     expect((await waiting).kind).toBe("stopped");

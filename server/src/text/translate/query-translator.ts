@@ -20,6 +20,8 @@ export interface QueryTranslator {
   translate(question: string, status: (word: string) => WordStatus): Promise<QuestionTranslation | null>;
   /** The languages with a compiled dictionary. */
   readonly available: readonly Language[];
+  /** Languages questions came in since the start that have no dictionary (searched as written). */
+  readonly missing: readonly Language[];
   /** Stops the dictionaries' thread (shutdown). */
   close(): Promise<void>;
 }
@@ -28,6 +30,7 @@ export interface QueryTranslator {
 export const noTranslation: QueryTranslator = {
   translate: async () => null,
   available: [],
+  missing: [],
   close: async () => {},
 };
 
@@ -60,13 +63,19 @@ export function createDictionaryTranslator(dir: string, logger: Logger): QueryTr
       error: message,
     });
   });
+  /** Languages asked in with no dictionary installed, for the console (GET /models/). */
+  const missing = new Set<Language>();
   const without = (language: Language): null => {
     unavailable.add(language);
+    missing.add(language);
     logger.warn("no translation dictionary for a question's language: searched as written", { language });
     return null;
   };
   return {
     available: installed,
+    get missing() {
+      return [...missing];
+    },
     async translate(question, status) {
       const language = detectLanguage(question);
       if (language === null || language === "en" || unavailable.has(language)) return null;

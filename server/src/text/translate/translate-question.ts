@@ -24,6 +24,8 @@ export interface QuestionTranslation {
   translated: number;
   /** Key words neither the documents nor the dictionary knew: kept as written, and they lower confidence. */
   untranslated: number;
+  /** Which of `groups` are such words: no passage holds them, so an answer is judged without them. */
+  unread: boolean[];
 }
 
 /** Senses searched for a word: the first senses the documents know (a dictionary lists the likelier first). */
@@ -113,6 +115,7 @@ export function translateQuestion(
   const stops = stopWordsOf(dictionary.language);
   const words = questionWords(question).filter((w) => !stops.has(w));
   const groups: string[][] = [];
+  const unread: boolean[] = [];
   let translated = 0;
   let untranslated = 0;
   for (let i = 0; i < words.length; i++) {
@@ -122,6 +125,7 @@ export function translateQuestion(
       const phrase = searchableSenses(dictionary.lookup(`${word} ${next}`), status);
       if (phrase.length > 0) {
         groups.push(phrase);
+        unread.push(false);
         translated++;
         i++;
         continue;
@@ -131,6 +135,7 @@ export function translateQuestion(
     if (state === "stop") continue;
     if (state === "known") {
       groups.push([word]);
+      unread.push(false);
       continue;
     }
     // A variant's match counts for less than a word's own: searched as written and translated.
@@ -147,13 +152,22 @@ export function translateQuestion(
     }
     if (senses.length > 0) {
       groups.push([...kept, ...senses]);
+      unread.push(false);
       translated++;
     } else {
       groups.push([word]);
+      unread.push(state === "unknown");
       if (state === "unknown") untranslated++;
     }
   }
-  return { language: dictionary.language, query: groups.flat().join(" "), groups, translated, untranslated };
+  return {
+    language: dictionary.language,
+    query: groups.flat().join(" "),
+    groups,
+    translated,
+    untranslated,
+    unread,
+  };
 }
 
 /** How much a translation's untranslated key words take off an answer's confidence, at most (all of them untranslated). */
@@ -191,8 +205,8 @@ const languageNames: Record<Language, string> = {
  * What a chat model is told of a translated question: the sources' language, the words the
  * question was searched with, and to answer in the visitor's language citing the sources.
  */
-export function crossLanguageInstruction(translation: QuestionTranslation, searchedAs: string): string {
-  const visitor = languageNames[translation.language];
+export function crossLanguageInstruction(language: Language, searchedAs: string): string {
+  const visitor = languageNames[language];
   return [
     `The question is in ${visitor}; the sources are in English. It was searched in English as: "${searchedAs}".`,
     `Answer in ${visitor}, citing the English sources by their numbers.`,

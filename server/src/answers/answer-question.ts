@@ -55,38 +55,20 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
 
   const reply = newReply();
   try {
+    const { message } = input;
     const { history } = prepared;
-    const context = await retrieveContext(deps, {
-      agent,
-      message: input.message,
-      history,
-      sourceIds,
-      model,
-      signal,
-    });
+    const context = await retrieveContext(deps, { agent, message, history, sourceIds, model, signal });
     reply.retrievalTime = performance.now() - retrievalStart;
     const generationStart = performance.now();
-    if (context.kind === "correction") yield* composeCorrection(context.match, input.message, reply, signal);
+    if (context.kind === "correction") yield* composeCorrection(context.match, message, reply, signal);
     else {
       const passages = context;
-      const fallbackMessage = fallbackMessageFor(agent, input.message);
+      const fallbackMessage = fallbackMessageFor(agent, message);
       const sender = createSender(reply, passages.chunks.length);
-      const draft = yield* draftAnswer(
-        { agent, model, passages, history, fallbackMessage, signal },
-        sender.send,
-      );
-      const decision = decideOutcome(deps, { agent, model, passages, draft, fallbackMessage });
-      const composing = {
-        agent,
-        message: input.message,
-        model,
-        passages,
-        draft,
-        decision,
-        fallbackMessage,
-        signal,
-      };
-      yield* composeAnswer(composing, sender, reply);
+      const asked = { agent, model, passages, fallbackMessage, signal };
+      const draft = yield* draftAnswer({ ...asked, history }, sender.send);
+      const decision = decideOutcome(deps, { ...asked, draft });
+      yield* composeAnswer({ ...asked, message, draft, decision }, sender, reply);
     }
     reply.generationTime = performance.now() - generationStart;
     const status = signal.aborted ? "stopped" : "complete";

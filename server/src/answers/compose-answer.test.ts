@@ -4,7 +4,8 @@ import type { Decision } from "../generation/answer-outcome.ts";
 import { localizeUncertain } from "../text/messages.ts";
 import { countTokens } from "../text/tokens.ts";
 import { composeAnswer, composeCorrection, createSender } from "./compose-answer.ts";
-import type { Draft, Passages } from "./draft-answer.ts";
+import type { Draft } from "./draft-answer.ts";
+import type { Passages } from "./retrieve-context.ts";
 import { newReply } from "./store-answer.ts";
 import { makeAgent, makeRetrievedChunk } from "./test-answers.ts";
 

@@ -7,7 +7,8 @@ import type { ChatModel } from "../generation/types.ts";
 import type { AgentRecord } from "../store/records.ts";
 import { crossLanguageNotes, localizeFallback, localizeUncertain } from "../text/messages.ts";
 import { countTokens } from "../text/tokens.ts";
-import { type Draft, judgesFirst, type Passages } from "./draft-answer.ts";
+import { type Draft, judgesFirst } from "./draft-answer.ts";
+import type { Passages } from "./retrieve-context.ts";
 import type { Reply } from "./store-answer.ts";
 
 /** Sends an answer's text with its citations renumbered in order of appearance, keeping what was sent. */

@@ -11,7 +11,8 @@ import { makeStoredChunk } from "../retrieval/test-chunks.ts";
 import type { QuestionTranslation } from "../text/translate/translate-question.ts";
 import { createDefaultAnswerer } from "./chat-models.ts";
 import { decideOutcome } from "./decide-outcome.ts";
-import type { Draft, Passages } from "./draft-answer.ts";
+import type { Draft } from "./draft-answer.ts";
+import type { Passages } from "./retrieve-context.ts";
 import { makeAgent, makeRetrievedChunk } from "./test-answers.ts";
 
 const agent = makeAgent();

@@ -4,7 +4,8 @@ import type { ChatModel } from "../generation/types.ts";
 import type { ChunkIndex } from "../retrieval/chunk-index.ts";
 import type { AgentRecord } from "../store/records.ts";
 import { translationCertainty } from "../text/translate/translate-question.ts";
-import { type Draft, judgesFirst, type Passages } from "./draft-answer.ts";
+import { type Draft, judgesFirst } from "./draft-answer.ts";
+import type { Passages } from "./retrieve-context.ts";
 
 export interface OutcomeRequest {
   agent: Pick<AgentRecord, "answerPolicy">;

@@ -2,7 +2,8 @@ import type { AnswerEvent } from "@lore/shared";
 import { describe, expect, it } from "vitest";
 import type { ChatModel, GenerateInput } from "../generation/types.ts";
 import { createSender, fallbackMessageFor } from "./compose-answer.ts";
-import { type Draft, draftAnswer, type Passages } from "./draft-answer.ts";
+import { type Draft, draftAnswer } from "./draft-answer.ts";
+import type { Passages } from "./retrieve-context.ts";
 import { newReply } from "./store-answer.ts";
 import { makeAgent, makeRetrievedChunk } from "./test-answers.ts";
 

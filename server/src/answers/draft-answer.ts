@@ -2,10 +2,7 @@ import type { AnswerEvent } from "@lore/shared";
 import type { ChatMessage, ChatModel } from "../generation/types.ts";
 import type { AgentRecord } from "../store/records.ts";
 import { crossLanguageInstruction } from "../text/translate/translate-question.ts";
-import type { RetrievedContext } from "./retrieve-context.ts";
-
-/** The retrieved passages an answer is drawn from. */
-export type Passages = Extract<RetrievedContext, { kind: "passages" }>;
+import type { Passages } from "./retrieve-context.ts";
 
 /** The answerer's text, citing chunks by prompt number [n], and the model's token counts if it gave them. */
 export interface Draft {

@@ -28,22 +28,23 @@ export interface ContextRequest {
   signal: AbortSignal;
 }
 
+/** The passages of the sources an answer is drawn from. */
+export interface Passages {
+  kind: "passages";
+  /** The question standing alone (a follow-up condensed with its history). */
+  standalone: string;
+  /** The question as searched: translated into the documents' words where it had to be. */
+  retrieval: RetrievalQuestion;
+  /** The question the answer is judged on (see judgedQuestion). */
+  judged: string;
+  /** The agent's `topK` best chunks: what the answer reads and cites. */
+  chunks: RetrievedChunk[];
+  /** A wider pool, so an uncertain answer can list three articles that may help. */
+  pool: RetrievedChunk[];
+}
+
 /** What an answer draws on: the owner's correction of the question, or passages of the sources. */
-export type RetrievedContext =
-  | { kind: "correction"; match: CorrectionMatch }
-  | {
-      kind: "passages";
-      /** The question standing alone (a follow-up condensed with its history). */
-      standalone: string;
-      /** The question as searched: translated into the documents' words where it had to be. */
-      retrieval: RetrievalQuestion;
-      /** The question the answer is judged on (see judgedQuestion). */
-      judged: string;
-      /** The agent's `topK` best chunks: what the answer reads and cites. */
-      chunks: RetrievedChunk[];
-      /** A wider pool, so an uncertain answer can list three articles that may help. */
-      pool: RetrievedChunk[];
-    };
+export type RetrievedContext = { kind: "correction"; match: CorrectionMatch } | Passages;
 
 /** An owner's correction of a question that means the same, else the best passages for it. */
 export async function retrieveContext(

@@ -13,8 +13,8 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Agent, AgentAnalytics, LoginResponse } from "@lore/shared";
-import type { AnsweredQuery } from "../../server/src/answers/answer-record.ts";
 import { loadConfig } from "../../server/src/config.ts";
+import type { AnsweredQuery } from "../../server/src/events/event-bus.ts";
 import { type RunningServer, startServer } from "../../server/src/main.ts";
 
 const resultsDir = fileURLToPath(new URL("../results/", import.meta.url));

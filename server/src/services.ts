@@ -78,7 +78,7 @@ export interface Services {
   /** Question/answer pairs owners wrote; answers come from them first. */
   corrections: CorrectionsService;
   answerDeps: AnswerDeps;
-  /** Per-agent usage: the default answer recorder and the analytics reader. */
+  /** Per-agent usage: counts the answers announced on the event bus; the analytics reader. */
   analytics: AnalyticsService;
   /** Outbound webhook subscriptions and their durable deliveries. */
   webhooks: WebhooksService;
@@ -278,10 +278,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const answerDeps: AnswerDeps = {
     store,
     index,
-    agents,
     conversations,
     corrections,
-    recorder: analytics,
+    events,
     modelFor: createModelRegistry(config, (workspaceId) => modelProviders.connection(workspaceId)),
     translator: createDictionaryTranslator(config.dictionariesDir, logger),
   };

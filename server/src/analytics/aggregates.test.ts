@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AnsweredQuery } from "../answers/answer-record.ts";
+import type { AnsweredQuery } from "../events/event-bus.ts";
 import {
   Aggregates,
   DayTops,

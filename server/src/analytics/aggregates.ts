@@ -1,6 +1,6 @@
 import type { AgentAnalytics, AnalyticsInterval, AnalyticsPoint } from "@lore/shared";
 import { z } from "zod";
-import type { AnsweredQuery } from "../answers/answer-record.ts";
+import type { AnsweredQuery } from "../events/event-bus.ts";
 import { denseHistogram, percentile, SparseHistogram, sparseHistogramJsonSchema } from "./histogram.ts";
 import {
   DistinctAccumulator,

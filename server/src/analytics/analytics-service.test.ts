@@ -3,9 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect } from "@lancedb/lancedb";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { AnsweredQuery } from "../answers/answer-record.ts";
 import { AppError } from "../errors.ts";
-import { EventBus } from "../events/event-bus.ts";
+import { type AnsweredQuery, EventBus } from "../events/event-bus.ts";
 import { createLogger } from "../log/logger.ts";
 import { AnalyticsService } from "./analytics-service.ts";
 
@@ -110,6 +109,19 @@ describe("AnalyticsService", () => {
     // The bus delivers in order after the emitter's turn: the last rating landing settles the count.
     await vi.waitFor(() => expect(totals().feedbackDown).toBe(1));
     expect(totals()).toMatchObject({ feedbackUp: 0, feedbackDown: 1 });
+    await a.stop();
+  });
+
+  it("counts the answers announced on the event bus", async () => {
+    const events = new EventBus();
+    const a = await AnalyticsService.open(await tempDb()(), { logger, events });
+    const answered = (q: AnsweredQuery) =>
+      events.emit({ type: "question.answered", workspaceId: "ws", query: q });
+    answered(query("2025-05-01T08:00:00Z"));
+    answered(query("2025-05-01T09:00:00Z", { answered: false, outcome: "fallback" }));
+    await vi.waitFor(() =>
+      expect(a.report(AGENT, range).totals).toMatchObject({ queries: 2, unanswered: 1 }),
+    );
     await a.stop();
   });
 

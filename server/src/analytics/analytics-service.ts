@@ -2,9 +2,8 @@ import type { Connection, Table } from "@lancedb/lancedb";
 import type { AgentAnalytics, AnalyticsQuery } from "@lore/shared";
 import { Field, Float64, Schema, Utf8 } from "apache-arrow";
 import { z } from "zod";
-import type { AnsweredQuery, AnswerRecorder } from "../answers/answer-record.ts";
 import { AppError } from "../errors.ts";
-import type { DomainEvent, EventBus } from "../events/event-bus.ts";
+import type { AnsweredQuery, DomainEvent, EventBus } from "../events/event-bus.ts";
 import type { Lease } from "../jobs/lease.ts";
 import type { Logger } from "../log/logger.ts";
 import { BatchedLog } from "../store/batched-log.ts";
@@ -166,7 +165,7 @@ const unresolved = (f: Flags) => f.downs.size + f.handoffs > 0 || f.fallback;
  * with the log sequence number they include; on start, log rows past that number are replayed,
  * so nothing the log holds is lost or counted twice. Reads merge at most a few hundred buckets.
  */
-export class AnalyticsService implements AnswerRecorder {
+export class AnalyticsService {
   private seq = 0;
   /** Shared mode: per replica number, the highest sequence number folded here (its rows arrive in order). */
   private readonly folded = new Map<number, number>();
@@ -378,7 +377,7 @@ export class AnalyticsService implements AnswerRecorder {
     return m;
   }
 
-  /** Called once per stored answer: folds it in memory now, makes it durable in the next group commit. */
+  /** Once per stored answer (its `question.answered` event): folds it in memory now, durable in the next group commit. */
   record(query: AnsweredQuery): void {
     try {
       this.aggregates.addQuery(query);
@@ -548,7 +547,8 @@ export class AnalyticsService implements AnswerRecorder {
   }
 
   private onEvent(event: DomainEvent): void {
-    if (event.type === "message.feedback") {
+    if (event.type === "question.answered") this.record(event.query);
+    else if (event.type === "message.feedback") {
       const at = Date.parse(event.conversationCreatedAt);
       // Ratings of Try-it answers count with the console's questions (the key is stored in the row).
       this.recordFeedback(

@@ -6,9 +6,10 @@ import type { AppEnv } from "../http/principal.ts";
 import { endpoint } from "../http/route.ts";
 import { linkedController, streamEvents, wantsStream } from "../http/sse.ts";
 import type { Services } from "../services.ts";
-import { answerQuestion, resolveSources } from "./answer-question.ts";
+import { answerQuestion } from "./answer-question.ts";
 import * as api from "./answers-api.ts";
 import { collectResponse } from "./collect-response.ts";
+import { resolveSources } from "./prepare-conversation.ts";
 import { searchResults } from "./search-knowledge.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { messageRecord } from "../answers/answer-question.ts";
+import { messageRecord } from "../answers/prepare-conversation.ts";
 import type { MessageRecord } from "../store/records.ts";
 
 /** A stored message for tests: a complete, unrated answer unless `fields` say otherwise. */

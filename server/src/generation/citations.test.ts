@@ -142,3 +142,28 @@ describe("section links (issue #50)", () => {
     );
   });
 });
+
+describe("a citation of a chunk holding several small sections (issue #50)", () => {
+  const page = makeChunk(
+    1,
+    "Staying with pets",
+    "Staying with pets\n\nPets\nDogs are welcome in the lobby and the garden. Dogs must stay on a lead indoors.\n\nBreakfast\nBreakfast is served from seven to ten in the conservatory.",
+    { kind: "web", sourceUrl: "https://hotel.example/stay", headingPath: ["Staying with pets"] },
+  );
+
+  it("names and links the section the answer quotes", () => {
+    const { sources } = buildSources("Dogs must stay on a lead indoors. [1]", [page], { isFallback: false });
+    expect(sources[0]).toMatchObject({
+      headingPath: ["Staying with pets", "Pets"],
+      sourceUrl: "https://hotel.example/stay#:~:text=Pets",
+    });
+  });
+
+  it("keeps the chunk's heading path for an answer in the model's own words", () => {
+    const { sources } = buildSources("Dogs need a lead inside [1].", [page], { isFallback: false });
+    expect(sources[0]).toMatchObject({
+      headingPath: ["Staying with pets"],
+      sourceUrl: "https://hotel.example/stay",
+    });
+  });
+});

@@ -1,6 +1,8 @@
 import type { Citation } from "@lore/shared";
+import { HEADING_SEPARATOR } from "../sources/chunking/chunk-document.ts";
 import { tokenizeTerms } from "../text/normalize.ts";
 import { splitSentences } from "../text/sentences.ts";
+import { answerUnits, chunkBody } from "./answer-units.ts";
 import type { RetrievedChunk } from "./types.ts";
 
 /*
@@ -146,10 +148,33 @@ export function buildSources(
   }
   const sources = order.flatMap((n, i) => {
     const chunk = chunks[n - 1];
-    return chunk ? [toCitation(chunk, i + 1, passagesCiting(rewritten, i + 1) || answer)] : [];
+    if (!chunk) return [];
+    const citation = toCitation(chunk, i + 1, passagesCiting(rewritten, i + 1) || answer);
+    return [atQuotedSection(citation, chunk, rewritten)];
   });
   return { answer: rewritten, sources };
 }
+
+/**
+ * A citation of a chunk that holds several small sections (the chunker keeps their headings inline)
+ * points at the section the answer quotes: that heading ends its heading path and its deep link. An
+ * answer that quotes none of the chunk's sentences (a chat model's own words) keeps the chunk's.
+ */
+function atQuotedSection(citation: Citation, chunk: RetrievedChunk, answer: string): Citation {
+  const quoted = answerUnits(chunkBody(chunk.text, chunk.headingPath)).find(
+    (u) => u.text.length >= MIN_QUOTED_CHARS && answer.includes(u.text),
+  );
+  if (!quoted?.heading) return citation;
+  const headingPath = [...chunk.headingPath, ...quoted.heading.split(HEADING_SEPARATOR)];
+  return {
+    ...citation,
+    headingPath,
+    sourceUrl: sectionLink(chunk.sourceUrl ?? "", headingPath, chunk.title),
+  };
+}
+
+/** Shorter sentences ("Yes.") may be quoted by chance. */
+const MIN_QUOTED_CHARS = 20;
 
 function toCitation(chunk: RetrievedChunk, rank: number, focus: string): Citation {
   return chunkCitation(chunk, rank, snippetAround(chunk.text, focus), Math.min(1, Math.max(0, chunk.score)));

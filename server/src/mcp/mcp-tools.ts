@@ -10,8 +10,9 @@ import {
 } from "@lore/shared";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { answerQuestion, resolveSources } from "../answers/answer-question.ts";
+import { answerQuestion } from "../answers/answer-question.ts";
 import { collectResponse } from "../answers/collect-response.ts";
+import { resolveSources } from "../answers/prepare-conversation.ts";
 import { searchResults } from "../answers/search-knowledge.ts";
 import { parseWith } from "../errors.ts";
 import { agentSources } from "./mcp-resources.ts";

@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type {
-  CreatedWebhook,
-  CreateWebhookRequest,
-  UpdateWebhookRequest,
-  Webhook,
-  WebhookDelivery,
-  WebhookPayload,
+import {
+  type CreatedWebhook,
+  type CreateWebhookRequest,
+  type UpdateWebhookRequest,
+  type Webhook,
+  type WebhookDelivery,
+  type WebhookEventType,
+  type WebhookPayload,
+  webhookEventSchema,
 } from "@lore/shared";
 import type { Config } from "../config.ts";
 import type { SecretBox } from "../crypto/secret-box.ts";
@@ -90,7 +92,7 @@ export class WebhooksService {
       deps.logger,
       deps.lease ?? createLocalLease(),
     );
-    deps.events.subscribe((event) => service.enqueue(event));
+    deps.events.subscribe((event) => (isWebhookEvent(event) ? service.enqueue(event) : undefined));
     return service;
   }
 
@@ -189,7 +191,7 @@ export class WebhooksService {
   }
 
   /** One delivery per active subscription of the event's workspace that wants its type. */
-  async enqueue(event: DomainEvent): Promise<void> {
+  async enqueue(event: WebhookEvent): Promise<void> {
     const targets = this.webhooks.filter(
       (w) => w.active && w.workspaceId === event.workspaceId && w.events.includes(event.type),
     );
@@ -225,7 +227,7 @@ export class WebhooksService {
     this.jobs.wake();
   }
 
-  private eventData(event: DomainEvent): Record<string, unknown> {
+  private eventData(event: WebhookEvent): Record<string, unknown> {
     switch (event.type) {
       case "data_source.sync.completed":
       case "data_source.sync.failed": {
@@ -344,6 +346,13 @@ export class WebhooksService {
       await this.deliveries.put({ ...base, nextAttemptAt: new Date(Date.now() + delay).toISOString() });
     }
   }
+}
+
+/** The domain events a webhook can subscribe to (answers are analytics' alone). */
+type WebhookEvent = Extract<DomainEvent, { type: WebhookEventType }>;
+
+function isWebhookEvent(event: DomainEvent): event is WebhookEvent {
+  return webhookEventSchema.safeParse(event.type).success;
 }
 
 function toWebhook(r: WebhookRecord): Webhook {

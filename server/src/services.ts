@@ -130,7 +130,7 @@ async function openStore(config: Config, feed: RedisChangeFeed | null): Promise<
 export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   // Shared mode: what replicas must count together lives in Redis (checked before anything opens).
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, { logger }) : null;
   // Before the tables load: every change published after this point reaches this replica.
   const feed = redis ? await RedisChangeFeed.open(redis, logger) : null;
   // Before anything commits: whether the last run left every commit announced (see `stop`). Taken in
@@ -376,7 +376,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
         .catch((e) => logger.warn("saving the search index failed", { error: String(e) }));
       await store.close();
       await feed?.close();
-      await redis?.quit();
+      // Redis down: nothing to say goodbye to.
+      await redis?.quit().catch(() => redis.disconnect());
       // Every commit is announced (nothing can commit now): the next start need not have the others reload.
       if (feed && feed.unsentCount === 0 && !options.cut) {
         try {

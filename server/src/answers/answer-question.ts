@@ -104,7 +104,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   let conversation: ConversationRecord;
   let newConversation = false;
   if (input.conversationId) {
-    conversation = deps.conversations.get(agent.id, input.conversationId);
+    conversation = await deps.conversations.load(agent.id, input.conversationId);
     // A widget conversation is its visitor's token's alone, an API one no visitor's: otherwise it
     // is not the caller's to continue, answered as an unknown one (issue #34).
     // A console conversation is continued only from the console (issue #49: an API key posted into

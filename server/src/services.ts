@@ -259,7 +259,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       expectedDocuments: (source) => (source.type === "text" ? entries.list(source.id).length : 0),
     },
   );
-  const sources = new SourcesService(store, runner, index, files, secrets, agents, entries, events);
+  const sources = new SourcesService(store, runner, index, files, secrets, agents, entries, events, storage);
 
   const analytics = await named(
     "analytics_events",
@@ -376,7 +376,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
         .catch((e) => logger.warn("saving the search index failed", { error: String(e) }));
       await store.close();
       await feed?.close();
-      // Redis down: nothing to say goodbye to.
+      // Closing is not an outage to report; Redis down, nothing to say goodbye to.
+      redis?.removeAllListeners("close");
       await redis?.quit().catch(() => redis.disconnect());
       // Every commit is announced (nothing can commit now): the next start need not have the others reload.
       if (feed && feed.unsentCount === 0 && !options.cut) {

@@ -392,8 +392,9 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
       JSON.stringify(statuses),
     ).toBe(true);
     expect(agentCreated.status).toBe(201);
-    // No request waits on Redis: local limits and local coordination at once.
-    expect(Math.max(...outage, createMs), JSON.stringify({ outage, createMs })).toBeLessThan(1_000);
+    // No request waits on Redis: local limits and local coordination at once. (Each takes 40–300 ms
+    // here; the bound leaves room for a busy machine. Before, they waited for Redis: 30 s and more.)
+    expect(Math.max(...outage, createMs), JSON.stringify({ outage, createMs })).toBeLessThan(2_000);
 
     // Redis back (empty: no persistence). Follow-ups on another replica never 404 while the feed
     // catches up: a conversation a replica has not heard of is read from the shared table.
@@ -406,6 +407,9 @@ describe("three replicas on one storage location", { timeout: 180_000 }, () => {
       after.push({ status: first.res.status, ms: first.ms }, { status: follow.res.status, ms: follow.ms });
     }
     expect(after.filter((r) => r.status !== 200)).toEqual([]);
+    // Every replica is back on the shared limits, leases and feed, and says so.
+    for (const replica of fleet.replicas)
+      await until(() => replica.output().includes("Redis is back"), { timeout: 10_000, what: "Redis back" });
     console.log(
       "[fleet] Redis back:",
       JSON.stringify({ requests: after.length, maxMs: Math.max(...after.map((r) => r.ms)) }),
@@ -437,7 +441,7 @@ describe("tokens across the fleet", { timeout: 60_000 }, () => {
     };
     const email = "operator@example.com";
     const created = await cli(["users", "create", "--email", email, "--password", DEFAULT_PASSWORD]);
-    expect(created.code).toBe(0);
+    expect(created.code, created.stderr).toBe(0);
     const login = (replica: number, password: string) =>
       fleet.direct<{ access: string }>(replica, "POST", "/auth/login/", { body: { email, password } });
     const tokens: string[] = [];

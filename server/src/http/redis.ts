@@ -6,6 +6,7 @@ import type { Logger } from "../log/logger.ts";
  * change feed, leases): past this, a caller takes its local fallback instead of waiting.
  */
 export const REDIS_DEADLINE_MS = 100;
+const RECONNECT_MAX_MS = 500;
 
 /**
  * Connects to the Redis of shared mode and waits until it answers, so a wrong LORE_REDIS_URL stops
@@ -24,6 +25,8 @@ export async function connectRedis(
     // Down: fail at once rather than queue behind reconnects (a request never waits on Redis).
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
+    // Reconnect attempts at most half a second apart: back within a second of Redis.
+    retryStrategy: (times) => Math.min(times * 50, RECONNECT_MAX_MS),
     // Commands issued in the same tick share one round trip (every request asks for the change counter).
     enableAutoPipelining: true,
   });

@@ -150,8 +150,7 @@ export class RedisChangeFeed implements ChangeFeed {
     subscriber.on("error", () => undefined);
     // No offline queue (see connectRedis): connected before it subscribes.
     if (subscriber.status === "wait") await subscriber.connect();
-    else if (subscriber.status !== "ready")
-      await new Promise((resolve) => subscriber.once("ready", resolve));
+    else if (subscriber.status !== "ready") await new Promise((resolve) => subscriber.once("ready", resolve));
     const feed = new RedisChangeFeed(redis, subscriber, logger);
     subscriber.on("message", (_channel: string, text: string) => feed.receive(text));
     await subscriber.subscribe(CHANNEL);

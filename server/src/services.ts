@@ -174,6 +174,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       feed: store.feed,
       maxChunks: config.indexMaxChunks ?? undefined,
       log: (message, fields) => logger.info(message, fields),
+      logError: (message, fields) => logger.error(message, fields),
     }),
   );
   // Shared mode: a snapshot (or this replica's last run) may predate other replicas' writes.

@@ -140,6 +140,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const lease = redis ? createRedisLease(redis) : createLocalLease();
   const store = await openStore(config, feed);
   const storage = new StorageHealth(config.dataDir, logger, config.minFreeMb).start();
+  storage.beforeResumingFromMissing(() => store.reopenTables());
   const events = new EventBus();
   const tokens = new TokenSigner(config.jwtSecret, {
     access: config.accessTokenTtl,

@@ -21,7 +21,6 @@ export async function connectRedis(
   const redis = new Redis(url, {
     lazyConnect: true,
     connectTimeout: options.timeoutMs ?? 5000,
-    commandTimeout: REDIS_DEADLINE_MS,
     // Down: fail at once rather than queue behind reconnects (a request never waits on Redis).
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -35,6 +34,8 @@ export async function connectRedis(
   try {
     await redis.connect();
     await redis.ping();
+    // From now on (not while a busy start-up might hold the reply past it).
+    setDeadline(redis);
   } catch (error) {
     redis.disconnect();
     const safeUrl = url.replace(/\/\/[^@/]*@/, "//***@");
@@ -60,4 +61,9 @@ export async function connectRedis(
     });
   }
   return redis;
+}
+
+/** Every command on this connection fails after REDIS_DEADLINE_MS (set once it is connected). */
+export function setDeadline(redis: Redis): void {
+  redis.options.commandTimeout = REDIS_DEADLINE_MS;
 }

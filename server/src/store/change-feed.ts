@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
+import { setDeadline } from "../http/redis.ts";
 import { createRedisLease, type Lease, LeaseUnavailableError, waitForLease } from "../jobs/lease.ts";
 import type { Logger } from "../log/logger.ts";
 
@@ -146,7 +147,8 @@ export class RedisChangeFeed implements ChangeFeed {
    * and later ones arrive as messages (held until `start`).
    */
   static async open(redis: Redis, logger: Logger): Promise<RedisChangeFeed> {
-    const subscriber = redis.duplicate();
+    // Without the run-time deadline while it connects (a busy start-up may hold a reply past it).
+    const subscriber = redis.duplicate({ commandTimeout: undefined });
     subscriber.on("error", () => undefined);
     // No offline queue (see connectRedis): connected before it subscribes.
     if (subscriber.status === "wait") await subscriber.connect();
@@ -154,6 +156,7 @@ export class RedisChangeFeed implements ChangeFeed {
     const feed = new RedisChangeFeed(redis, subscriber, logger);
     subscriber.on("message", (_channel: string, text: string) => feed.receive(text));
     await subscriber.subscribe(CHANNEL);
+    setDeadline(subscriber);
     feed.applied = Number((await redis.get(SEQUENCE)) ?? 0);
     subscriber.on("close", () => {
       feed.disconnected = true;

@@ -65,6 +65,9 @@ export class StorageHealth {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private readonly recovered: Array<() => void> = [];
+  /** Run before writes resume after the directory was `missing` (the tables re-read from disk). */
+  private reopen: (() => Promise<void>) | null = null;
+  private reopening = false;
 
   /** The data directory's device and inode at start. */
   private readonly identity: string | null;
@@ -137,6 +140,11 @@ export class StorageHealth {
     }
   }
 
+  /** `task` runs before anything is written again once a vanished directory is back. */
+  beforeResumingFromMissing(task: () => Promise<void>): void {
+    this.reopen = task;
+  }
+
   /** Runs `listener` each time a fault clears. */
   onRecovered(listener: () => void): void {
     this.recovered.push(listener);
@@ -171,9 +179,29 @@ export class StorageHealth {
   /** Checks the directory now (exists, takes a page, how much room is left) and moves to what it finds. */
   probe(): StorageState {
     const state = this.check();
-    if (state === "ok") this.leave();
-    else this.enter(state);
+    if (state !== "ok") this.enter(state);
+    else if (this.current === "missing" && this.reopen) this.reopenThenLeave(this.reopen);
+    else this.leave();
     return this.current;
+  }
+
+  /** The directory is back: still `missing` to writers until the tables read it again. */
+  private reopenThenLeave(reopen: () => Promise<void>): void {
+    if (this.reopening) return;
+    this.reopening = true;
+    void reopen()
+      .then(
+        () => {
+          if (this.check() === "ok") this.leave();
+        },
+        (error: unknown) =>
+          this.logger.error("re-reading the tables after the data directory came back failed", {
+            error: String(error),
+          }),
+      )
+      .finally(() => {
+        this.reopening = false;
+      });
   }
 
   private check(): StorageState {

@@ -132,7 +132,7 @@ async function openStore(config: Config, feed: RedisChangeFeed | null): Promise<
 export async function createServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   // Shared mode: what replicas must count together lives in Redis (checked before anything opens).
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, { logger }) : null;
   // Before the tables load: every change published after this point reaches this replica.
   const feed = redis ? await RedisChangeFeed.open(redis, logger) : null;
   // Before anything commits: whether the last run left every commit announced (see `stop`). Taken in
@@ -142,6 +142,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
   const lease = redis ? createRedisLease(redis) : createLocalLease();
   const store = await openStore(config, feed);
   const storage = new StorageHealth(config.dataDir, logger, config.minFreeMb).start();
+  storage.beforeResumingFromMissing(() => store.reopenTables());
   const events = new EventBus();
   const tokens = new TokenSigner(config.jwtSecret, {
     access: config.accessTokenTtl,
@@ -176,6 +177,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       feed: store.feed,
       maxChunks: config.indexMaxChunks ?? undefined,
       log: (message, fields) => logger.info(message, fields),
+      logError: (message, fields) => logger.error(message, fields),
     }),
   );
   // Shared mode: a snapshot (or this replica's last run) may predate other replicas' writes.
@@ -262,7 +264,7 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       expectedDocuments: (source) => (source.type === "text" ? entries.list(source.id).length : 0),
     },
   );
-  const sources = new SourcesService(store, runner, index, files, secrets, agents, entries, events);
+  const sources = new SourcesService(store, runner, index, files, secrets, agents, entries, events, storage);
 
   const analytics = await named(
     "analytics_events",
@@ -379,7 +381,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
         .catch((e) => logger.warn("saving the search index failed", { error: String(e) }));
       await store.close();
       await feed?.close();
-      await redis?.quit();
+      // Closing is not an outage to report; Redis down, nothing to say goodbye to.
+      redis?.removeAllListeners("close");
+      await redis?.quit().catch(() => redis.disconnect());
       // Every commit is announced (nothing can commit now): the next start need not have the others reload.
       if (feed && feed.unsentCount === 0 && !options.cut) {
         try {

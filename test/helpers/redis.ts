@@ -3,6 +3,8 @@
  * port, without persistence, for the shared-mode tests:
  *
  *   const redis = await startRedis();   // redis.url is redis://127.0.0.1:PORT
+ *   await redis.stop();                 // an outage: killed, its keys gone with it
+ *   await redis.start();                // back on the same port, empty (no persistence)
  *   await redis.close();
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -14,6 +16,10 @@ export const redisServerPath = process.env.LORE_REDIS_SERVER ?? "/usr/bin/redis-
 export interface TestRedis {
   url: string;
   port: number;
+  /** Kills the server (SIGKILL, as a crash); its keys are lost. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port after `stop`. */
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -29,10 +35,12 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startRedis(): Promise<TestRedis> {
-  if (!existsSync(redisServerPath))
-    throw new Error(`${redisServerPath} is missing: run \`npm test\` once (it installs redis-server)`);
-  const port = await freePort();
+interface Running {
+  child: ChildProcess;
+  exited: Promise<void>;
+}
+
+async function spawnRedis(port: number): Promise<Running> {
   const child: ChildProcess = spawn(
     redisServerPath,
     ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
@@ -54,12 +62,38 @@ export async function startRedis(): Promise<TestRedis> {
       reject(new Error(`redis-server exited:\n${output}`));
     });
   });
+  return { child, exited };
+}
+
+export async function startRedis(): Promise<TestRedis> {
+  if (!existsSync(redisServerPath))
+    throw new Error(`${redisServerPath} is missing: run \`npm test\` once (it installs redis-server)`);
+  const port = await freePort();
+  let running: Running | null = await spawnRedis(port);
+  const kill = async (signal: NodeJS.Signals) => {
+    const current = running;
+    running = null;
+    if (!current) return;
+    if (current.child.exitCode === null) current.child.kill(signal);
+    await current.exited;
+  };
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    async close() {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      await exited;
+    stop: () => kill("SIGKILL"),
+    async start() {
+      if (running) return;
+      // The port was just released; another process may take it meanwhile (rare): retry briefly.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          running = await spawnRedis(port);
+          return;
+        } catch (error) {
+          if (attempt >= 20) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
     },
+    close: () => kill("SIGTERM"),
   };
 }

@@ -1,7 +1,15 @@
+import { randomUUID } from "node:crypto";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { connectRedis } from "@lore/server/http/redis.ts";
-import { createLocalLease, createRedisLease } from "@lore/server/jobs/lease.ts";
+import { createLocalLease, createRedisLease, LeaseUnavailableError } from "@lore/server/jobs/lease.ts";
+import { ReplicaPresence } from "@lore/server/jobs/replica-presence.ts";
+import { createLogger } from "@lore/server/log/logger.ts";
+import { RedisChangeFeed } from "@lore/server/store/change-feed.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedis, type TestRedis } from "../helpers/redis.ts";
+import { makeTempDir } from "../helpers/server.ts";
+import { until } from "../helpers/until.ts";
 
 type Redis = Awaited<ReturnType<typeof connectRedis>>;
 
@@ -80,5 +88,87 @@ describe("job leases in Redis", { timeout: 30_000 }, () => {
 
   it("always runs without Redis (one process)", async () => {
     expect(await createLocalLease().runExclusive("sync", async () => 1)).toEqual({ ran: true, value: 1 });
+  });
+});
+
+describe("Redis down: no wait, local coordination", { timeout: 30_000 }, () => {
+  it("refuses a lease at once and serializes a request's check on this replica alone", async () => {
+    const own = await startRedis();
+    const client = await connectRedis(own.url);
+    const feed = await RedisChangeFeed.open(client, createLogger("silent"));
+    feed.start();
+    try {
+      expect(await feed.serialize("table:agents", async () => "fleet-wide")).toBe("fleet-wide");
+      await own.stop();
+      const started = performance.now();
+      await expect(createRedisLease(client).runExclusive("sync:x", async () => 1)).rejects.toBeInstanceOf(
+        LeaseUnavailableError,
+      );
+      // Two checks under one name still run one at a time, in order, without Redis.
+      const order: string[] = [];
+      const slow = feed.serialize("table:agents", async () => {
+        await sleep(50);
+        order.push("first");
+      });
+      const quick = feed.serialize("table:agents", async () => {
+        order.push("second");
+      });
+      await Promise.all([slow, quick]);
+      expect(order).toEqual(["first", "second"]);
+      await feed.settled();
+      expect(performance.now() - started).toBeLessThan(1_000);
+    } finally {
+      await feed.close();
+      client.disconnect();
+      await own.close();
+    }
+  });
+});
+
+describe("replaying a stopped replica's journal", { timeout: 30_000 }, () => {
+  it("waits while the replica still beats in the storage, whatever its Redis key says", async () => {
+    const journals = makeTempDir("lore-journals-");
+    const live = randomUUID();
+    const timing = { aliveMs: 400, beatMs: 50 };
+    const replayed: string[] = [];
+    const presence = (replicaId: string) =>
+      new ReplicaPresence({
+        redis: a,
+        lease: createRedisLease(a, { ttlMs: 2000 }),
+        logger: createLogger("silent"),
+        journals,
+        replicaId,
+        replay: async (dir) => {
+          replayed.push(dir);
+        },
+        timing,
+      });
+    const liveOne = presence(live);
+    const sweeper = presence(randomUUID());
+    try {
+      await liveOne.announce();
+      // The live replica has acknowledged turns not yet in LanceDB.
+      mkdirSync(join(journals, live, "conversations"), { recursive: true });
+      writeFileSync(join(journals, live, "conversations", "current.jsonl"), "{}\n");
+      // Redis restarted without persistence: every heartbeat key is gone.
+      await a.flushall();
+      for (let i = 0; i < 4; i++) {
+        expect(await sweeper.sweep()).toEqual([]);
+        await sleep(200);
+      }
+      expect(replayed).toEqual([]);
+      // Now it really stops: its heartbeat no longer changes, and its journal is replayed.
+      await liveOne.stop();
+      await until(async () => (await sweeper.sweep()).length > 0, {
+        timeout: 5_000,
+        interval: 100,
+        what: "the stopped replica's journal replayed",
+      });
+      expect(replayed).toEqual([join(journals, live)]);
+    } finally {
+      await liveOne.stop();
+      await sweeper.stop();
+      rmSync(journals, { recursive: true, force: true });
+    }
   });
 });

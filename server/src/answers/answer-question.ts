@@ -44,7 +44,7 @@ export async function* answerQuestion(deps: AnswerDeps, input: AnswerInput): Asy
   const at = new Date().toISOString();
   const { agent, signal } = input;
   const sourceIds = resolveSources(deps, agent, input.dataSourceIds);
-  const opened = openConversation(deps, input);
+  const opened = await openConversation(deps, input);
   const model = deps.modelFor(agent.model, agent.workspaceId);
   // Preparing the context (history, condensing, search) counts as retrieval, so the two timings add up to `latency`.
   const retrievalStart = performance.now();

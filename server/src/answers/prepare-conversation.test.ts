@@ -40,7 +40,7 @@ describe("prepareConversation", () => {
     const prepared = await prepareConversation(
       { conversations },
       asked,
-      openConversation({ conversations }, asked),
+      await openConversation({ conversations }, asked),
     );
     expect(prepared.newConversation).toBe(true);
     expect(prepared.history).toEqual([]);
@@ -64,7 +64,7 @@ describe("prepareConversation", () => {
     const started = await prepareConversation(
       { conversations },
       first,
-      openConversation({ conversations }, first),
+      await openConversation({ conversations }, first),
     );
     await started.userStored;
     const id = started.conversation.id;
@@ -76,7 +76,7 @@ describe("prepareConversation", () => {
     const prepared = await prepareConversation(
       { conversations },
       next,
-      openConversation({ conversations }, next),
+      await openConversation({ conversations }, next),
     );
     expect(prepared.newConversation).toBe(false);
     expect(prepared.history).toHaveLength(HISTORY_WINDOW);
@@ -91,7 +91,7 @@ describe("prepareConversation", () => {
     const prepared = await prepareConversation(
       { conversations },
       asked,
-      openConversation({ conversations }, asked),
+      await openConversation({ conversations }, asked),
     );
     expect(prepared.history).toBe(history);
     expect(prepared.conversation.channel).toBe("api");
@@ -103,7 +103,7 @@ describe("prepareConversation", () => {
     const prepared = await prepareConversation(
       { conversations },
       asked,
-      openConversation({ conversations }, asked),
+      await openConversation({ conversations }, asked),
     );
     await prepared.userStored;
     expect(() => conversations.get(agent.id, prepared.conversation.id)).toThrow(AppError);
@@ -120,14 +120,16 @@ describe("openConversation", () => {
       const prepared = await prepareConversation(
         { conversations },
         owner,
-        openConversation({ conversations }, owner),
+        await openConversation({ conversations }, owner),
       );
       await prepared.userStored;
       const id = prepared.conversation.id;
-      expect(() => openConversation({ conversations }, { ...intruder, conversationId: id })).toThrow(
+      await expect(openConversation({ conversations }, { ...intruder, conversationId: id })).rejects.toThrow(
         expect.objectContaining({ code: "not_found" }),
       );
-      expect(openConversation({ conversations }, { ...owner, conversationId: id }).conversation.id).toBe(id);
+      expect(
+        (await openConversation({ conversations }, { ...owner, conversationId: id })).conversation.id,
+      ).toBe(id);
     }
   });
 });

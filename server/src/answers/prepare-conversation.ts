@@ -70,16 +70,19 @@ export function resolveSources(deps: { store: Store }, agent: AgentRecord, reque
   return live;
 }
 
-/** The conversation a question continues (the caller's own, else 404) or starts (not stored yet). */
-export function openConversation(
+/**
+ * The conversation a question continues (the caller's own, else 404) or starts (not stored yet). A
+ * conversation this replica has not heard of yet is read from the shared table (issue #48).
+ */
+export async function openConversation(
   deps: { conversations: ConversationsService },
   request: ConversationRequest,
-): OpenedConversation {
+): Promise<OpenedConversation> {
   const { agent } = request;
   let conversation: ConversationRecord;
   let newConversation = false;
   if (request.conversationId) {
-    conversation = deps.conversations.get(agent.id, request.conversationId);
+    conversation = await deps.conversations.load(agent.id, request.conversationId);
     // A widget conversation is its visitor's token's alone, an API one no visitor's: otherwise it
     // is not the caller's to continue, answered as an unknown one (issue #34).
     // A console conversation is continued only from the console, by the user who started it (issue

@@ -40,7 +40,7 @@ async function asked(fields: Partial<StoreRequest> = {}) {
   const prepared = await prepareConversation(
     { conversations },
     request,
-    openConversation({ conversations }, request),
+    await openConversation({ conversations }, request),
   );
   const turn: AnswerTurn = {
     agent,

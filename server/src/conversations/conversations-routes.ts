@@ -18,12 +18,12 @@ export function conversationsRoutes({
     }),
     endpoint(api.getConversation, async (c, input) => {
       const agent = access.agent(c.get("principal"), input.id("agentId"), "read");
-      const conversation = conversations.get(agent.id, input.id("conversationId"));
+      const conversation = await conversations.load(agent.id, input.id("conversationId"));
       return c.json(await conversations.transcript(conversation, handoffs.forConversation(conversation.id)));
     }),
     endpoint(api.updateConversation, async (c, input) => {
       const agent = access.agent(c.get("principal"), input.id("agentId"), "write");
-      const found = conversations.get(agent.id, input.id("conversationId"));
+      const found = await conversations.load(agent.id, input.id("conversationId"));
       const { status } = await input.json();
       const updated = await conversations.setStatus(found, status);
       const detail = await conversations.transcript(updated, handoffs.forConversation(updated.id));
@@ -32,7 +32,7 @@ export function conversationsRoutes({
     }),
     endpoint(api.deleteConversation, async (c, input) => {
       const agent = access.agent(c.get("principal"), input.id("agentId"), "write");
-      const conversation = conversations.get(agent.id, input.id("conversationId"));
+      const conversation = await conversations.load(agent.id, input.id("conversationId"));
       await conversations.remove(conversation);
       await handoffs.removeForConversations([conversation.id]);
       return c.body(null, 204);

@@ -282,6 +282,22 @@ export class ConversationsService {
     return n;
   }
 
+  /**
+   * `get` for a conversation another replica may have moved on: in shared mode, one unknown here (or
+   * any, while the change feed is down or catching up) is read from the shared table first, so a
+   * follow-up never meets a 404 or an old history because a notice was lost or late.
+   */
+  async load(agentId: string, conversationId: string): Promise<ConversationRecord> {
+    const feed = this.store.feed;
+    const known = this.store.conversations.get(conversationId) !== undefined;
+    const mine = this.unflushed.has(conversationId);
+    if (feed.shared && (!known || !feed.live) && !mine && !this.deleted.has(conversationId)) {
+      await this.store.conversations.refresh([conversationId]);
+      this.forgetCached([conversationId]);
+    }
+    return this.get(agentId, conversationId);
+  }
+
   get(agentId: string, conversationId: string): ConversationRecord {
     const conversation = this.store.conversations.get(conversationId);
     if (!conversation || conversation.agentId !== agentId) throw notFound("conversation", conversationId);

@@ -1,3 +1,5 @@
+import { LeaseUnavailableError } from "./lease.ts";
+
 export interface JobRunnerOptions {
   /** Finds due work and starts each piece with `runner.run(key, job)`; never called twice at once. */
   poll: () => Promise<void>;
@@ -71,7 +73,7 @@ export class JobRunner {
       try {
         await job(entry.controller.signal);
       } catch (error) {
-        this.options.onError(error);
+        this.failed(error);
       } finally {
         this.inflight.delete(key);
       }
@@ -102,8 +104,14 @@ export class JobRunner {
       try {
         await this.options.poll();
       } catch (error) {
-        this.options.onError(error);
+        this.failed(error);
       }
     } while (this.pollAgain && !this.stopped);
+  }
+
+  /** Redis down is said once where the client notices it; the job waits for its next turn meanwhile. */
+  private failed(error: unknown): void {
+    if (error instanceof LeaseUnavailableError) return;
+    this.options.onError(error);
   }
 }

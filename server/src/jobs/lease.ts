@@ -30,27 +30,48 @@ export function createLocalLease(): Lease {
 const RENEW = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
 
-/** Leases in Redis (`SET NX PX` with a random token, renewed at a third of the TTL). */
+/**
+ * Redis could not be asked for a lease (down, or past its deadline): nobody knows who holds it. A
+ * background job waits for its next turn; a request's short decision takes this replica's own lock.
+ */
+export class LeaseUnavailableError extends Error {
+  constructor(name: string, cause: unknown) {
+    super(`lease ${name}: Redis is unavailable`, { cause });
+  }
+}
+
+/**
+ * Leases in Redis (`SET NX PX` with a random token, renewed at a third of the TTL). A renewal that
+ * fails for Redis (a deadline passed, a reconnect) is tried again at the next beat; the task is told
+ * the lease is lost when Redis says another holds it, or when renewals failed for so long that the
+ * lease may have lapsed.
+ */
 export function createRedisLease(redis: Redis, options: { ttlMs?: number; prefix?: string } = {}): Lease {
   const ttlMs = options.ttlMs ?? 30_000;
   const prefix = options.prefix ?? "lore:lease";
+  const beatMs = Math.max(10, Math.floor(ttlMs / 3));
   return {
     async runExclusive(name, task) {
       const key = `${prefix}:${name}`;
       const token = randomUUID();
-      if ((await redis.set(key, token, "PX", ttlMs, "NX")) !== "OK") return { ran: false };
+      const taken = await redis.set(key, token, "PX", ttlMs, "NX").catch((error: unknown) => {
+        throw new LeaseUnavailableError(name, error);
+      });
+      if (taken !== "OK") return { ran: false };
       const lost = new AbortController();
-      const renew = setInterval(
-        () => {
-          redis.eval(RENEW, 1, key, token, String(ttlMs)).then(
-            (renewed) => {
-              if (renewed !== 1) lost.abort(new Error(`lease ${name} was lost`));
-            },
-            (error: unknown) => lost.abort(error),
-          );
-        },
-        Math.max(10, Math.floor(ttlMs / 3)),
-      );
+      let renewedAt = Date.now();
+      const renew = setInterval(() => {
+        redis.eval(RENEW, 1, key, token, String(ttlMs)).then(
+          (renewed) => {
+            if (renewed === 1) renewedAt = Date.now();
+            else lost.abort(new Error(`lease ${name} was lost`));
+          },
+          (error: unknown) => {
+            // The next beat would come after the lease lapsed: another replica may take it by then.
+            if (Date.now() - renewedAt + beatMs >= ttlMs) lost.abort(error);
+          },
+        );
+      }, beatMs);
       try {
         return { ran: true, value: await task(lost.signal) };
       } finally {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
 import type { Logger } from "../log/logger.ts";
@@ -10,6 +10,8 @@ import type { Lease } from "./lease.ts";
 const ALIVE_MS = 15_000;
 const BEAT_MS = 5_000;
 const SWEEP_MS = 5_000;
+/** The heartbeat a replica writes into its journal directory in the shared storage. */
+const HEARTBEAT = "alive";
 
 /** This data directory's replica id: made once, kept across restarts (its journal is named by it). */
 export function replicaIdOf(dataDir: string): string {
@@ -21,15 +23,20 @@ export function replicaIdOf(dataDir: string): string {
 }
 
 /**
- * Shared mode on a shared path: each replica journals under `<journals>/<replicaId>` and announces
- * itself in Redis every few seconds. One replica at a time (under a lease) replays the journal of
- * every replica that stopped announcing itself, so what a dead replica acknowledged reaches LanceDB
- * even if it never starts again. A replica takes its own journal's lease before replaying it at
- * start, so the two never replay one journal at once.
+ * Shared mode on a shared path: each replica journals under `<journals>/<replicaId>` and beats every
+ * few seconds, in Redis and in the storage (its directory's `alive` file). One replica at a time
+ * (under a lease) replays the journal of every replica that stopped beating, so what a dead replica
+ * acknowledged reaches LanceDB even if it never starts again. The storage decides: a lapsed Redis key
+ * (Redis restarted, or unreachable for a while) is not a dead replica while its `alive` file still
+ * changes. A replica takes its own journal's lease before replaying it at start, so the two never
+ * replay one journal at once.
  */
 export class ReplicaPresence {
   private readonly timers: NodeJS.Timeout[] = [];
   private sweeping: Promise<void> | null = null;
+  /** Each other replica's heartbeat as this one last saw it change (its own clock: no skew). */
+  private readonly heartbeats = new Map<string, { mtimeMs: number; seenAt: number }>();
+  private readonly aliveMs: number;
 
   constructor(
     private readonly deps: {
@@ -40,8 +47,12 @@ export class ReplicaPresence {
       journals: string;
       replicaId: string;
       replay: (journalDir: string) => Promise<void>;
+      /** Tests: how long a heartbeat that stopped changing still counts as alive, and the beat. */
+      timing?: { aliveMs: number; beatMs: number };
     },
-  ) {}
+  ) {
+    this.aliveMs = deps.timing?.aliveMs ?? ALIVE_MS;
+  }
 
   private key(id: string): string {
     return `lore:replica:${id}`;
@@ -49,9 +60,23 @@ export class ReplicaPresence {
 
   /** Announces this replica (before its journal opens: nobody else replays it from now on). */
   async announce(): Promise<void> {
-    const beat = () => this.deps.redis.set(this.key(this.deps.replicaId), String(Date.now()), "PX", ALIVE_MS);
+    const { redis, replicaId, journals } = this.deps;
+    const dir = join(journals, replicaId);
+    const beatInStorage = () => {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, HEARTBEAT), String(Date.now()), { mode: PRIVATE_FILE_MODE });
+    };
+    const beat = () => redis.set(this.key(replicaId), String(Date.now()), "PX", this.aliveMs);
+    beatInStorage();
     await beat();
-    const timer = setInterval(() => void beat().catch(() => undefined), BEAT_MS);
+    const timer = setInterval(() => {
+      void beat().catch(() => undefined);
+      try {
+        beatInStorage();
+      } catch {
+        // The storage at fault: its health reports it; the beat is tried again.
+      }
+    }, this.deps.timing?.beatMs ?? BEAT_MS);
     timer.unref();
     this.timers.push(timer);
   }
@@ -67,6 +92,8 @@ export class ReplicaPresence {
 
   startSweeping(): void {
     const timer = setInterval(() => {
+      // Without Redis no lease can be taken: the sweep waits for it (a lapse is judged by the storage).
+      if (this.deps.redis.status !== "ready") return;
       this.sweeping ??= this.sweep()
         .then(() => undefined)
         .catch((error: unknown) => this.deps.logger.warn("journal sweep failed", { error: String(error) }))
@@ -78,19 +105,19 @@ export class ReplicaPresence {
     this.timers.push(timer);
   }
 
-  /** Replays the journals of replicas that stopped announcing themselves; returns their ids. */
+  /** Replays the journals of replicas that stopped beating; returns their ids. */
   async sweep(): Promise<string[]> {
-    const { redis, lease, journals, replicaId, replay, logger } = this.deps;
+    const { lease, journals, replicaId, replay, logger } = this.deps;
     const replayed: string[] = [];
     if (!existsSync(journals)) return replayed;
     for (const id of readdirSync(journals)) {
       if (id === replicaId || !/^[0-9a-f-]{36}$/.test(id)) continue;
       const dir = join(journals, id);
       if (!hasEntries(dir)) continue;
-      if ((await redis.exists(this.key(id))) === 1) continue;
+      if (await this.alive(id)) continue;
       const outcome = await lease.runExclusive(`journal:${id}`, async () => {
         // Checked again under the lease: the replica may have come back meanwhile.
-        if ((await redis.exists(this.key(id))) === 1) return false;
+        if (await this.alive(id)) return false;
         await replay(dir);
         return true;
       });
@@ -100,6 +127,28 @@ export class ReplicaPresence {
       }
     }
     return replayed;
+  }
+
+  /**
+   * Whether replica `id` still beats: its key in Redis, or else its heartbeat in the storage changed
+   * less than ALIVE_MS ago as this replica saw it. A replica that never wrote one (an older version)
+   * is judged by its key alone.
+   */
+  private async alive(id: string): Promise<boolean> {
+    if ((await this.deps.redis.exists(this.key(id))) === 1) return true;
+    let mtimeMs: number;
+    try {
+      mtimeMs = statSync(join(this.deps.journals, id, HEARTBEAT)).mtimeMs;
+    } catch {
+      return false;
+    }
+    const now = Date.now();
+    const seen = this.heartbeats.get(id);
+    if (!seen || seen.mtimeMs !== mtimeMs) {
+      this.heartbeats.set(id, { mtimeMs, seenAt: now });
+      return true;
+    }
+    return now - seen.seenAt < this.aliveMs;
   }
 
   async stop(): Promise<void> {

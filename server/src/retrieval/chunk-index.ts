@@ -70,6 +70,8 @@ export interface ChunkIndexOptions {
   maxChunks?: number;
   /** Where a partitioned index tells of each load and eviction. */
   log?: (message: string, fields: Record<string, unknown>) => void;
+  /** Where damage found while serving is reported (a chunk text that failed its checksum). */
+  logError?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 /** What a partitioned index holds (for /readyz and the logs). */
@@ -144,6 +146,7 @@ export class ChunkIndex {
       feed: ChangeFeed;
       maxChunks: number | null;
       log: (message: string, fields: Record<string, unknown>) => void;
+      logError: (message: string, fields: Record<string, unknown>) => void;
     },
   ) {
     this.held = options.maxChunks === null ? null : new HeldWorkspaces(options.maxChunks);
@@ -178,6 +181,7 @@ export class ChunkIndex {
       feed: opts.feed ?? singleProcessFeed,
       maxChunks: opts.maxChunks ?? null,
       log: opts.log ?? (() => undefined),
+      logError: opts.logError ?? (() => undefined),
     };
     if (options.snapshotPath)
       mkdirSync(dirname(options.snapshotPath), { recursive: true, mode: PRIVATE_DIR_MODE });
@@ -527,12 +531,43 @@ export class ChunkIndex {
     const allowed = this.memory.sourceNumbers(params.dataSourceIds);
     if (allowed.size === 0 || params.query.trim() === "") return result;
     const scored = scoreCandidates(await this.candidates(params, mode, allowed), mode);
-    result.hits = pickTop(this.memory, scored, {
+    const limits = {
       topK: params.topK,
       minScore: params.minScore,
       nearDuplicateThreshold: this.options.nearDuplicateThreshold,
-    });
+    };
+    result.hits = pickTop(this.memory, scored, limits);
+    // A damaged chunk text is never quoted: read again from the table, and the pick made again.
+    if (await this.repairDamagedTexts()) result.hits = pickTop(this.memory, scored, limits);
     return result;
+  }
+
+  /**
+   * Chunks whose text failed its checksum in the text file (left out of the hits): their texts are
+   * read again from the chunks table and written anew. Returns whether there were any.
+   */
+  private async repairDamagedTexts(): Promise<boolean> {
+    const slots = this.memory.takeDamagedTexts();
+    if (slots.length === 0) return false;
+    const ids = new Map<string, number>();
+    for (const slot of slots) {
+      const id = this.memory.chunkIdAt(slot);
+      if (id) ids.set(id, slot);
+    }
+    const rows = await this.store.readChunksById([...ids.keys()]);
+    for (const { chunk } of rows) {
+      const slot = ids.get(chunk.id);
+      if (slot !== undefined) this.memory.rewriteText(slot, chunk.headingPath, chunk.text);
+    }
+    this.options.logError(
+      "chunk texts in the text file did not match their checksums; read again from the table",
+      {
+        table: this.options.chunksTable,
+        damaged: slots.length,
+        repaired: rows.length,
+      },
+    );
+    return true;
   }
 
   /**

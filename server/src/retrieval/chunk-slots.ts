@@ -1,7 +1,7 @@
 import type { DocumentKind } from "@lore/shared";
 import { int32At, itemAt } from "./checked-access.ts";
 import { StringTable } from "./string-table.ts";
-import { TextFile, type TextFileOptions } from "./text-file.ts";
+import { DamagedTextError, recordChecksum, TextFile, type TextFileOptions } from "./text-file.ts";
 
 /** What the chunks of one write share; one object serves all of them. */
 export interface ChunkMeta {
@@ -99,8 +99,12 @@ export class ChunkSlots {
   private textBlock = new Int32Array(1024);
   private textStart = new Int32Array(1024);
   private textBytes = new Int32Array(1024);
+  /** Each record's CRC-32 (not in snapshots: computed again from the blocks a snapshot loads). */
+  private textChecksum = new Int32Array(1024);
   private texts: TextFile;
   private readonly oddTexts = new Map<number, string>();
+  /** Slots whose record failed its checksum since `takeDamaged` last ran. */
+  private damaged = new Set<number>();
 
   constructor(private readonly textOptions: TextFileOptions = {}) {
     this.texts = new TextFile(textOptions);
@@ -183,13 +187,53 @@ export class ChunkSlots {
     slots.textStart.set(state.columns.textStart);
     slots.textBytes.set(state.columns.textBytes);
     try {
-      await slots.texts.appendBlocks(blocks);
+      await slots.texts.appendBlocks(slots.checksummed(blocks, count));
     } catch (error) {
       slots.close();
       throw error;
     }
     for (const [slot, text] of state.oddTexts) slots.oddTexts.set(slot, text);
     return slots;
+  }
+
+  /** Passes a snapshot's blocks on, taking each record's checksum from the bytes as loaded. */
+  private async *checksummed(
+    blocks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    count: number,
+  ): AsyncIterable<Uint8Array> {
+    const byBlock = new Map<number, number[]>();
+    for (let slot = 0; slot < count; slot++) {
+      const block = int32At(this.textBlock, slot);
+      const list = byBlock.get(block);
+      if (list) list.push(slot);
+      else byBlock.set(block, [slot]);
+    }
+    let block = 0;
+    for await (const bytes of blocks) {
+      for (const slot of byBlock.get(block) ?? []) {
+        const start = int32At(this.textStart, slot);
+        this.textChecksum[slot] = recordChecksum(
+          bytes.subarray(start, start + int32At(this.textBytes, slot)),
+        );
+      }
+      block++;
+      yield bytes;
+    }
+  }
+
+  /** The slots whose text failed its checksum since the last call (their chunks read as null). */
+  takeDamaged(): number[] {
+    const slots = [...this.damaged];
+    this.damaged.clear();
+    return slots;
+  }
+
+  /** Writes a slot's text again (as re-read from the table after its record was damaged). */
+  rewriteText(slot: number, headingPath: readonly string[], text: string): void {
+    if (!this.ids.at(slot)) return;
+    const odd = loneSurrogate.test(text);
+    if (odd) this.oddTexts.set(slot, text);
+    this.writeRecord(slot, encodeRecord(headingPath, odd ? "" : text));
   }
 
   set(
@@ -227,12 +271,23 @@ export class ChunkSlots {
     return this.metas[slot] ?? null;
   }
 
-  /** The slot's chunk fields, text and heading path read back; null for an empty slot. */
+  /**
+   * The slot's chunk fields, text and heading path read back; null for an empty slot, and for one
+   * whose text record is damaged (noted for `takeDamaged`).
+   */
   chunk(slot: number): SlotChunk | null {
     const id = this.ids.at(slot);
     if (!id) return null;
     const page = int32At(this.pages, slot);
-    const { headingPath, text } = this.readRecord(slot);
+    let record: { headingPath: string[]; text: string };
+    try {
+      record = this.readRecord(slot);
+    } catch (error) {
+      if (!(error instanceof DamagedTextError)) throw error;
+      this.damaged.add(slot);
+      return null;
+    }
+    const { headingPath, text } = record;
     return {
       id,
       ordinal: int32At(this.ordinals, slot),
@@ -254,12 +309,21 @@ export class ChunkSlots {
       textBlock: this.textBlock,
       textStart: this.textStart,
       textBytes: this.textBytes,
+      textChecksum: this.textChecksum,
       texts: this.texts,
       oddTexts: new Map(this.oddTexts),
     };
     this.ids = new StringTable(old.ids.size);
     this.metas = [];
-    for (const name of ["ordinals", "pages", "tokenCounts", "textBlock", "textStart", "textBytes"] as const)
+    for (const name of [
+      "ordinals",
+      "pages",
+      "tokenCounts",
+      "textBlock",
+      "textStart",
+      "textBytes",
+      "textChecksum",
+    ] as const)
       this[name] = new Int32Array(1024);
     this.texts = new TextFile(this.textOptions);
     this.oddTexts.clear();
@@ -280,6 +344,8 @@ export class ChunkSlots {
         int32At(old.textBytes, slot),
       );
       this.writeRecord(next, record);
+      // A record damaged in the old file stays known as damaged in the new one.
+      this.textChecksum[next] = int32At(old.textChecksum, slot);
     }
     // A snapshot being written may still hold the old file; it closes when that one is done.
     old.texts.release();
@@ -315,6 +381,7 @@ export class ChunkSlots {
     this.textBlock = grow(this.textBlock);
     this.textStart = grow(this.textStart);
     this.textBytes = grow(this.textBytes);
+    this.textChecksum = grow(this.textChecksum);
   }
 
   private writeRecord(slot: number, record: Uint8Array): void {
@@ -322,6 +389,7 @@ export class ChunkSlots {
     this.textBlock[slot] = block;
     this.textStart[slot] = start;
     this.textBytes[slot] = record.byteLength;
+    this.textChecksum[slot] = recordChecksum(record);
   }
 
   private readRecord(slot: number): { headingPath: string[]; text: string } {
@@ -330,6 +398,7 @@ export class ChunkSlots {
         int32At(this.textBlock, slot),
         int32At(this.textStart, slot),
         int32At(this.textBytes, slot),
+        int32At(this.textChecksum, slot),
       ),
     );
   }

@@ -197,6 +197,12 @@ export class ChunkStore {
     );
   }
 
+  /** The stored rows of these chunk ids. */
+  async readChunksById(ids: readonly string[]): Promise<StoredRow[]> {
+    if (ids.length === 0) return [];
+    return this.rowsWhere(`id IN (${sqlList(ids)})`);
+  }
+
   /** Every stored chunk row, in table order. */
   async readChunks(): Promise<StoredRow[]> {
     return this.rowsWhere(null);

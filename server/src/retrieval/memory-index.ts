@@ -242,6 +242,20 @@ export class MemoryIndex {
     return before - this.size;
   }
 
+  /** Slots whose text failed its checksum since the last call (their chunks read as null). */
+  takeDamagedTexts(): number[] {
+    return this.slots.takeDamaged();
+  }
+
+  chunkIdAt(slot: number): string | null {
+    return this.slots.id(slot);
+  }
+
+  /** A slot's text written anew (read again from the table). */
+  rewriteText(slot: number, headingPath: readonly string[], text: string): void {
+    this.slots.rewriteText(slot, headingPath, text);
+  }
+
   /** A live slot's chunk, rebuilt from the packed columns (only for what a caller returns). */
   chunkAt(slot: number): StoredChunk | null {
     const meta = this.slots.meta(slot);

@@ -1,6 +1,15 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  watch,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -212,4 +221,37 @@ setInterval(() => {}, 1000);
     expect(again.startup.from).toBe("snapshot");
     for (const { documentId, chunks } of big) expect(again.documentChunks(documentId)).toEqual(chunks);
   }, 120_000);
+});
+
+describe("a damaged chunk-text file", () => {
+  it("never quotes a garbled text: the chunk is read again from the table and an error is logged", async () => {
+    const snapshotPath = join(dir, "index", "chunks.snapshot");
+    const documents = corpus();
+    const first = await ChunkIndex.open(db, { embedder: null, snapshotPath, textCacheEntries: 1 });
+    await first.replaceDocuments(documents);
+    const expected = (await rankings(first)).map((r) => r.hits);
+    await first.saveSnapshot();
+    const errors: Array<Record<string, unknown>> = [];
+    const live = await ChunkIndex.open(db, {
+      embedder: null,
+      snapshotPath,
+      textCacheEntries: 1,
+      logError: (_message, fields) => errors.push(fields),
+    });
+    expect(live.startup.from).toBe("snapshot");
+    // The live text file (loaded from the snapshot) overwritten on disk, as a bad sector or a stray write would.
+    for (const name of readdirSync(join(dir, "index")).filter((f) => f.startsWith(".chunk-texts-"))) {
+      const path = join(dir, "index", name);
+      writeFileSync(path, Buffer.alloc(statSync(path).size, "GARBLED "));
+    }
+    const answered = await rankings(live);
+    expect(JSON.stringify(answered)).not.toContain("GARBLED");
+    expect(answered.map((r) => r.hits)).toEqual(expected);
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors[0]).toMatchObject({ table: "retrieval_chunks" });
+    // Repaired: the same searches again read the texts written anew, with nothing more to report.
+    const reported = errors.length;
+    expect((await rankings(live)).map((r) => r.hits)).toEqual(expected);
+    expect(errors.length).toBe(reported);
+  }, 60_000);
 });

@@ -2,6 +2,7 @@ import { closeSync, openSync, readdirSync, readSync, rmSync, writeSync } from "n
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { crc32 } from "node:zlib";
 import { PRIVATE_FILE_MODE } from "../store/permissions.ts";
 
 /** Where a TextFile lives and how many texts it keeps decoded in memory. */
@@ -111,8 +112,12 @@ export class TextFile {
     }
   }
 
-  /** The bytes of one record, decoded as UTF-8, from the cache or the file. */
-  readText(block: number, start: number, bytes: number): string {
+  /**
+   * The bytes of one record, decoded as UTF-8, from the cache or the file. Read from the file, they
+   * must match `checksum` (their CRC-32 when written): a damaged file throws DamagedTextError
+   * rather than hand back garbage.
+   */
+  readText(block: number, start: number, bytes: number, checksum?: number): string {
     // An empty record shares its offset with the next one: it is never cached.
     if (bytes <= 0) return "";
     const at = (this.blockBase[block] ?? 0) + start;
@@ -124,7 +129,9 @@ export class TextFile {
       return cached;
     }
     this.misses++;
-    const text = this.read(at, bytes).toString("utf8");
+    const raw = this.read(at, bytes);
+    if (checksum !== undefined && crc32(raw) !== checksum >>> 0) throw new DamagedTextError();
+    const text = raw.toString("utf8");
     this.cache.set(at, text);
     if (this.cache.size > this.cacheEntries) {
       const oldest = this.cache.keys().next().value;
@@ -224,6 +231,18 @@ export class TextFile {
       this.pending.copy(out, done, from, from + out.byteLength - done);
     }
   }
+}
+
+/** A record read from the chunk-text file does not match its checksum: the file was damaged. */
+export class DamagedTextError extends Error {
+  constructor() {
+    super("a chunk text read back from the text file does not match its checksum");
+  }
+}
+
+/** A record's checksum, kept beside its place in the file. */
+export function recordChecksum(bytes: Uint8Array): number {
+  return crc32(bytes) | 0;
 }
 
 /** Removes text files whose process is gone (killed before it could release them). */

@@ -216,7 +216,7 @@ export function sourcesRoutes({ access, sources, config }: Pick<Services, "acces
         });
       }
       const body = capBytes(chunksOf(c.req.raw.body), config.maxBulkBytes);
-      return c.json(await sources.loadEntries(source, format, body), 202);
+      return c.json(await sources.loadEntries(source, format, body, c.req.raw.signal), 202);
     }),
     endpoint(api.listSyncRuns, (c, input) => {
       const source = owned(c, input, "viewer");

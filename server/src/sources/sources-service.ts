@@ -19,6 +19,7 @@ import type { EventBus } from "../events/event-bus.ts";
 import type { SyncRunner } from "../jobs/sync-runner.ts";
 import type { ChunkIndex } from "../retrieval/chunk-index.ts";
 import type { DataSourceRecord, DocumentRecord, SyncRunRecord } from "../store/records.ts";
+import type { StorageHealth } from "../store/storage-health.ts";
 import type { Store } from "../store/store.ts";
 import { entryExternalId, isIndexed, keysOfInlineEntries } from "./connectors/text.ts";
 import {
@@ -90,6 +91,8 @@ export class SourcesService {
     private readonly agents: AgentsService,
     private readonly entries: TextEntryStore,
     events: EventBus,
+    /** The data directory's disk: below its free-space floor a bulk load waits between batches. */
+    private readonly storage?: Pick<StorageHealth, "waitForRoom">,
   ) {
     events.subscribe(async (event) => {
       if (event.type !== "data_source.sync.completed" && event.type !== "data_source.sync.failed") return;
@@ -321,12 +324,14 @@ export class SourcesService {
     source: DataSourceRecord,
     format: "ndjson" | "array",
     body: AsyncIterable<Uint8Array>,
+    signal?: AbortSignal,
   ): Promise<BulkTextEntriesResponse> {
     this.requireText(source);
     const unit = format === "ndjson" ? "line" : "element";
     const counts = { received: 0, created: 0, updated: 0, unchanged: 0 };
     let batch: EntryInput[] = [];
     const store = async () => {
+      await this.storage?.waitForRoom(signal);
       const result = await this.entries.upsert(source.id, batch);
       batch = [];
       counts.created += result.created.length;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { createRedisLease, type Lease, waitForLease } from "../jobs/lease.ts";
+import { setDeadline } from "../http/redis.ts";
+import { createRedisLease, type Lease, LeaseUnavailableError, waitForLease } from "../jobs/lease.ts";
 import type { Logger } from "../log/logger.ts";
 
 /** Rows of one table that changed, published once the change is committed to LanceDB. */
@@ -21,6 +22,8 @@ export type ChangeHandler = (ids: readonly string[] | null) => Promise<void>;
  */
 export interface ChangeFeed {
   readonly shared: boolean;
+  /** Whether other replicas' changes arrive as they happen (false: Redis down, or catching up). */
+  readonly live: boolean;
   /** Tells the other replicas; resolves once they can learn of it (see `settled`). */
   publish(change: Change): Promise<void>;
   on(table: string, handler: ChangeHandler): void;
@@ -42,6 +45,7 @@ export interface ChangeFeed {
 
 export const singleProcessFeed: ChangeFeed = {
   shared: false,
+  live: true,
   publish: () => Promise.resolve(),
   reloadEverywhere: () => Promise.resolve(),
   on: () => undefined,
@@ -56,8 +60,6 @@ const SEQUENCE = "lore:changes:seq";
 const PUBLISH = `local n = redis.call("incr", KEYS[1]) redis.call("publish", KEYS[2], n .. " " .. ARGV[1]) return n`;
 /** How long `settled` waits for a change it knows of before serving anyway (and logging). */
 const SETTLE_TIMEOUT_MS = 2_000;
-/** How long `settled` waits for Redis to say where the sequence is. */
-const SEQUENCE_TIMEOUT_MS = 500;
 const RETRY_MS = 1_000;
 
 interface Message {
@@ -84,6 +86,7 @@ const EVERYTHING = "*";
  */
 export class RedisChangeFeed implements ChangeFeed {
   readonly shared = true;
+  private catchingUp = false;
   private readonly origin = randomUUID();
   private readonly handlers = new Map<string, ChangeHandler[]>();
   /** The last sequence number whose change is applied here. */
@@ -95,6 +98,9 @@ export class RedisChangeFeed implements ChangeFeed {
   private unsent: Array<Omit<Message, "origin">> = [];
   private retry: NodeJS.Timeout | null = null;
   private disconnected = false;
+  private publishFailing = false;
+  /** `serialize` while Redis is unreachable: the tail of each name's local queue. */
+  private readonly locks = new Map<string, Promise<unknown>>();
 
   private readonly lease: Lease;
 
@@ -107,11 +113,33 @@ export class RedisChangeFeed implements ChangeFeed {
     this.lease = createRedisLease(redis, { prefix: "lore:serialize", ttlMs: 5_000 });
   }
 
-  serialize<T>(name: string, task: () => Promise<T>): Promise<T> {
-    return waitForLease(this.lease, name, async () => {
-      await this.settled();
-      return task();
+  /**
+   * Under the fleet-wide lease; with Redis unreachable, under this replica's own lock at once (the
+   * check then holds for this replica alone until Redis is back: see docs/reliability.md).
+   */
+  async serialize<T>(name: string, task: () => Promise<T>): Promise<T> {
+    if (this.redis.status !== "ready") return this.locally(name, task);
+    try {
+      return await waitForLease(this.lease, name, async () => {
+        await this.settled();
+        return task();
+      });
+    } catch (error) {
+      if (!(error instanceof LeaseUnavailableError)) throw error;
+      return this.locally(name, task);
+    }
+  }
+
+  /** One task at a time per name in this process. */
+  private locally<T>(name: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(name) ?? Promise.resolve();
+    const run = previous.then(task, task);
+    const tail = run.catch(() => undefined);
+    this.locks.set(name, tail);
+    void tail.then(() => {
+      if (this.locks.get(name) === tail) this.locks.delete(name);
     });
+    return run;
   }
 
   /**
@@ -119,11 +147,16 @@ export class RedisChangeFeed implements ChangeFeed {
    * and later ones arrive as messages (held until `start`).
    */
   static async open(redis: Redis, logger: Logger): Promise<RedisChangeFeed> {
-    const subscriber = redis.duplicate();
+    // Without the run-time deadline while it connects (a busy start-up may hold a reply past it).
+    const subscriber = redis.duplicate({ commandTimeout: undefined });
     subscriber.on("error", () => undefined);
+    // No offline queue (see connectRedis): connected before it subscribes.
+    if (subscriber.status === "wait") await subscriber.connect();
+    else if (subscriber.status !== "ready") await new Promise((resolve) => subscriber.once("ready", resolve));
     const feed = new RedisChangeFeed(redis, subscriber, logger);
     subscriber.on("message", (_channel: string, text: string) => feed.receive(text));
     await subscriber.subscribe(CHANNEL);
+    setDeadline(subscriber);
     feed.applied = Number((await redis.get(SEQUENCE)) ?? 0);
     subscriber.on("close", () => {
       feed.disconnected = true;
@@ -132,9 +165,14 @@ export class RedisChangeFeed implements ChangeFeed {
     subscriber.on("ready", () => {
       if (!feed.disconnected) return;
       feed.disconnected = false;
+      feed.catchingUp = true;
       feed.enqueue(() => feed.catchUp());
     });
     return feed;
+  }
+
+  get live(): boolean {
+    return this.redis.status === "ready" && !this.disconnected && !this.catchingUp;
   }
 
   /** Applies the changes received while the tables loaded, then each as it comes. */
@@ -167,13 +205,11 @@ export class RedisChangeFeed implements ChangeFeed {
   async settled(): Promise<void> {
     // Redis unreachable: serve from what is applied (no replica can publish meanwhile either).
     if (this.redis.status !== "ready") return;
-    const sequence = await Promise.race([
-      this.redis.get(SEQUENCE).then(
-        (value) => Number(value ?? 0),
-        () => -1,
-      ),
-      new Promise<number>((resolve) => setTimeout(() => resolve(-1), SEQUENCE_TIMEOUT_MS).unref()),
-    ]);
+    // Within Redis's deadline (REDIS_DEADLINE_MS), or served from what is applied.
+    const sequence = await this.redis.get(SEQUENCE).then(
+      (value) => Number(value ?? 0),
+      () => -1,
+    );
     if (sequence < 0) return;
     if (sequence < this.applied) {
       // Redis lost the sequence (restarted without persistence): start over from LanceDB.
@@ -214,11 +250,15 @@ export class RedisChangeFeed implements ChangeFeed {
         CHANNEL,
         JSON.stringify({ origin: this.origin, ...message }),
       );
+      this.publishFailing = false;
     } catch (error) {
-      this.logger.warn("could not publish a change to the other replicas; will retry", {
-        table: message.table,
-        error: String(error),
-      });
+      // Once per outage: the retries that follow say nothing new.
+      if (!this.publishFailing)
+        this.logger.warn("could not publish a change to the other replicas; will retry", {
+          table: message.table,
+          error: String(error),
+        });
+      this.publishFailing = true;
       this.unsent.push(message);
       this.retry ??= setTimeout(() => void this.resend(), RETRY_MS);
     }
@@ -268,10 +308,12 @@ export class RedisChangeFeed implements ChangeFeed {
 
   /** After a disconnect: everything is read again from LanceDB, up to the sequence now. */
   private async catchUp(): Promise<void> {
+    this.catchingUp = true;
     const sequence = Number((await this.redis.get(SEQUENCE)) ?? 0);
     await this.reloadAll("missed changes");
     this.applied = sequence;
     this.advance(sequence);
+    this.catchingUp = false;
   }
 
   private async reloadAll(reason: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { existsSync, rmSync, statfsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "../log/logger.ts";
 
 /** What the data directory's disk allows: `ok`, or why nothing can be written to it. */
@@ -39,6 +40,8 @@ export function storageStateOf(error: unknown): Exclude<StorageState, "ok" | "mi
 /** How often the disk is checked: while healthy (a failed write also checks at once), and while not. */
 const PROBE_OK_MS = 10_000;
 const PROBE_FAULT_MS = 2_000;
+/** How often a bulk load waiting for room below the floor looks again. */
+const ROOM_POLL_MS = 1_000;
 /** A fault still present is logged again this often. */
 const REPEAT_LOG_MS = 60_000;
 // `.tmp`: a backup skips it.
@@ -62,6 +65,9 @@ export class StorageHealth {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private readonly recovered: Array<() => void> = [];
+  /** Run before writes resume after the directory was `missing` (the tables re-read from disk). */
+  private reopen: (() => Promise<void>) | null = null;
+  private reopening = false;
 
   /** The data directory's device and inode at start. */
   private readonly identity: string | null;
@@ -100,6 +106,45 @@ export class StorageHealth {
     return this.freeBytes !== null && this.freeBytes < this.floorBytes();
   }
 
+  /**
+   * Resolves once free space is at or above the floor, looked at now and then every second: a bulk
+   * load waits here between batches (its client's upload stalls) rather than filling the disk.
+   * `signal` ends the wait (the client went away).
+   */
+  async waitForRoom(signal?: AbortSignal): Promise<void> {
+    let waitedSince: number | null = null;
+    for (;;) {
+      this.readFreeBytes();
+      if (!this.lowOnSpace) break;
+      if (waitedSince === null) {
+        waitedSince = Date.now();
+        this.logger.warn("free space is below the floor: a bulk load waits for room", {
+          freeBytes: this.freeBytes,
+          floorBytes: this.floorBytes(),
+        });
+      }
+      await sleep(ROOM_POLL_MS, undefined, { signal });
+    }
+    if (waitedSince !== null)
+      this.logger.info("room again above the floor: the bulk load goes on", {
+        waitedMs: Date.now() - waitedSince,
+      });
+  }
+
+  private readFreeBytes(): void {
+    try {
+      const fs = statfsSync(this.dataDir);
+      this.freeBytes = Number(fs.bavail) * Number(fs.bsize);
+    } catch {
+      this.freeBytes = null;
+    }
+  }
+
+  /** `task` runs before anything is written again once a vanished directory is back. */
+  beforeResumingFromMissing(task: () => Promise<void>): void {
+    this.reopen = task;
+  }
+
   /** Runs `listener` each time a fault clears. */
   onRecovered(listener: () => void): void {
     this.recovered.push(listener);
@@ -134,9 +179,29 @@ export class StorageHealth {
   /** Checks the directory now (exists, takes a page, how much room is left) and moves to what it finds. */
   probe(): StorageState {
     const state = this.check();
-    if (state === "ok") this.leave();
-    else this.enter(state);
+    if (state !== "ok") this.enter(state);
+    else if (this.current === "missing" && this.reopen) this.reopenThenLeave(this.reopen);
+    else this.leave();
     return this.current;
+  }
+
+  /** The directory is back: still `missing` to writers until the tables read it again. */
+  private reopenThenLeave(reopen: () => Promise<void>): void {
+    if (this.reopening) return;
+    this.reopening = true;
+    void reopen()
+      .then(
+        () => {
+          if (this.check() === "ok") this.leave();
+        },
+        (error: unknown) =>
+          this.logger.error("re-reading the tables after the data directory came back failed", {
+            error: String(error),
+          }),
+      )
+      .finally(() => {
+        this.reopening = false;
+      });
   }
 
   private check(): StorageState {

@@ -22,6 +22,7 @@ import type {
   UserRecord,
   WorkspaceRecord,
 } from "./records.ts";
+import { TrackedTables } from "./tracked-tables.ts";
 
 export type MessageRow = {
   id: string;
@@ -61,7 +62,16 @@ export class Store {
     private readonly session: Session,
     /** How replicas learn of each other's commits (shared mode); one process: nothing. */
     readonly feed: ChangeFeed,
+    private readonly tracked: TrackedTables = new TrackedTables(),
   ) {}
+
+  /**
+   * Points every open table at what is on disk (after the data directory vanished and came back: a
+   * commit made meanwhile went to a directory made in its place, and must not be built on).
+   */
+  reopenTables(): Promise<void> {
+    return this.tracked.reopen();
+  }
 
   /** A further record table in this database, on the same change feed. */
   openRecords<T extends { id: string }>(name: string): Promise<RecordTable<T>> {
@@ -88,10 +98,13 @@ export class Store {
       const session = new Session(mb(cache.indexMb), mb(cache.metadataMb));
       // In the options: connect(uri, options, session) ignores a third argument (LanceDB 0.39), which
       // left the caches at their 6 GB + 1 GB defaults and RSS growing with every commit.
-      const db = await connect(shared.storageUri ?? join(dataDir, "lance"), {
-        session,
-        ...(feed.shared ? { readConsistencyInterval: 0 } : {}),
-      });
+      const tracked = new TrackedTables();
+      const db = tracked.track(
+        await connect(shared.storageUri ?? join(dataDir, "lance"), {
+          session,
+          ...(feed.shared ? { readConsistencyInterval: 0 } : {}),
+        }),
+      );
       const [
         meta,
         users,
@@ -143,6 +156,7 @@ export class Store {
         lock,
         session,
         feed,
+        tracked,
       );
       await store.migrate();
       return store;

@@ -117,12 +117,12 @@ export function widgetRoutes({
   };
 
   /** The visitor's own conversation; anyone else's (or none) is 404, the same as an unknown one. */
-  const visitorsConversation = (
+  const visitorsConversation = async (
     agent: AgentRecord,
     conversationId: string,
     visitorId: string | null,
-  ): ConversationRecord => {
-    const conversation = conversations.get(agent.id, conversationId);
+  ): Promise<ConversationRecord> => {
+    const conversation = await conversations.load(agent.id, conversationId);
     if (visitorId === null || conversation.visitorId !== visitorId) {
       throw new AppError("not_found", "conversation not found", {
         resource: "conversation",
@@ -227,7 +227,7 @@ export function widgetRoutes({
       const agent = agentFor(c);
       const { visitorToken, ...request } = await input.json();
       const visitorId = await visitorOf(agent, visitorToken);
-      const conversation = visitorsConversation(agent, input.id("conversationId"), visitorId);
+      const conversation = await visitorsConversation(agent, input.id("conversationId"), visitorId);
       // Charged once the request is valid: a visitor correcting a typo spends nothing.
       await limiter.charge(handoffRules(c, conversation.visitorId ?? ""));
       const handoff = await handoffs.create(agent, conversation, conversation.visitorId ?? "", request);
@@ -236,7 +236,7 @@ export function widgetRoutes({
     endpoint(api.widgetConversation, async (c, input) => {
       const agent = agentFor(c);
       const visitorId = await visitorOf(agent, (await input.json()).visitorToken);
-      const conversation = visitorsConversation(agent, input.id("conversationId"), visitorId);
+      const conversation = await visitorsConversation(agent, input.id("conversationId"), visitorId);
       const messages = (await conversations.messages(conversation.id)).map(
         ({ id, role, content, sources, status, feedback, outcome, createdAt }) => ({
           id,

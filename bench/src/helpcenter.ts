@@ -94,6 +94,8 @@ export interface AnswerStats {
   firstCitationCorrect: number;
   /** Median length in words of the answered responses. */
   medianAnswerWords: number;
+  /** The 90th percentile of answered responses' words (issue #50: no article dumps). */
+  p90AnswerWords: number;
   /** Client-side wall clock per `/query/`. */
   latencyMs: LatencySummary;
   /** The response's own `latency` field. */
@@ -531,6 +533,10 @@ function halfStats(mode: IngestMode, half: Half, details: readonly ItemDetail[])
         answered.map((d) => words(d.response)),
         50,
       ),
+      p90AnswerWords: percentile(
+        answered.map((d) => words(d.response)),
+        90,
+      ),
       latencyMs: summarize(answerable.map((d) => d.ms)),
       serverLatencyMs: summarize(answerable.map((d) => d.serverLatency)),
     },
@@ -746,7 +752,7 @@ export function helpcenterTable(result: Omit<HelpCenterResult, "path" | "items">
       "answered",
       "fact containment",
       "first citation correct",
-      "median answer words",
+      "median / p90 answer words",
       "p50 ms",
       "p95 ms",
       "server latency p50 / p95",
@@ -757,7 +763,7 @@ export function helpcenterTable(result: Omit<HelpCenterResult, "path" | "items">
       s.answers.answered,
       s.answers.factContainment,
       s.answers.firstCitationCorrect,
-      s.answers.medianAnswerWords,
+      `${s.answers.medianAnswerWords} / ${s.answers.p90AnswerWords}`,
       s.answers.latencyMs.p50,
       s.answers.latencyMs.p95,
       `${s.answers.serverLatencyMs.p50} / ${s.answers.serverLatencyMs.p95}`,

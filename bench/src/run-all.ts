@@ -315,7 +315,9 @@ await step(
       s?.followUps.oneConversation.factContainment,
       (v) => v >= 0.6,
     );
-    row("median answer words ≤ 60", s?.answers.medianAnswerWords, (v) => v <= 60);
+    // GOALS.md (issue #50): section answers, but no article dumps.
+    row("median answer words ≤ 110", s?.answers.medianAnswerWords, (v) => v <= 110);
+    row("p90 answer words ≤ 200", s?.answers.p90AnswerWords, (v) => v <= 200);
     row("/query/ p95 ≤ 50 ms", s?.answers.latencyMs.p95, (v) => v <= 50);
   },
   ["helpcenter-duckduckgo"],

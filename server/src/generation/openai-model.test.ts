@@ -260,6 +260,20 @@ describe("OpenAI-compatible chat model", () => {
     expect(body.messages?.at(-1)?.content).toContain("Last question: ¿Cuándo se fundó?");
   });
 
+  it("takes a one-line reply that ignored the format as the standalone question, and as the English one when it is", async () => {
+    const history = [{ role: "user" as const, content: "Háblame de la Universidad de Chicago." }];
+    fake.setBehaviour({ answer: "When was the University of Chicago founded?" });
+    expect(await model().condenseAcross?.("¿Cuándo se fundó?", history, "English")).toEqual({
+      standalone: "When was the University of Chicago founded?",
+      translated: "When was the University of Chicago founded?",
+    });
+    fake.setBehaviour({ answer: "¿Cuándo se fundó la Universidad de Chicago?" });
+    expect(await model().condenseAcross?.("¿Cuándo se fundó?", history, "English")).toEqual({
+      standalone: "¿Cuándo se fundó la Universidad de Chicago?",
+      translated: null,
+    });
+  });
+
   it("keeps the question as written, with no English, when that call fails", async () => {
     fake.setBehaviour({ failTimes: 1, failStatus: 500 });
     expect(await model().condenseAcross?.("¿Cómo me doy de baja?", [], "English")).toEqual({

@@ -1,4 +1,5 @@
 import OpenAI from "openai";
+import { detectLanguage } from "../text/language.ts";
 import { countTokens } from "../text/tokens.ts";
 import { condenseHeuristically } from "./condense.ts";
 import { buildMessages } from "./prompt.ts";
@@ -175,6 +176,15 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ChatMode
       const fits = (text: string) => text.length > 0 && text.length <= trimmed.length * 4 + 300;
       const rewritten = line("Question");
       const translated = line(language);
+      if (!rewritten && !translated) {
+        // A model that ignored the two-line format and wrote one question: it is the standalone
+        // question, and the search's when it is already in the sources' language.
+        const plain = cleanStandaloneQuestion(reply ?? "");
+        if (fits(plain)) {
+          const inSources = language === "English" && detectLanguage(plain) === "en";
+          return { standalone: plain, translated: inSources ? plain : null };
+        }
+      }
       const standalone = fits(rewritten)
         ? rewritten
         : transcript === null

@@ -169,10 +169,10 @@ export async function main(env: Record<string, string | undefined>): Promise<voi
   flushLogs(); // the batched "listening" line first
   console.log(`Lore is running at ${running.url}/ (API under ${running.url}${config.apiPrefix}/)`);
   // Ready first, then the tokenizer every answer counts with (~0.7 s) and WordNet's definition index
-  // (~0.5 s), before the first question rather than during it.
+  // (~0.5 s, in slices that let requests through), before the first question rather than during it.
   setImmediate(() => {
     warmTokenizer();
-    warmWordNet();
+    warmWordNet().catch(() => undefined);
   });
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -138,6 +138,23 @@ export class WordNet {
   /** Definition word → the single-word lemmas it defines; built once, on first use, from the data files. */
   private definitionIndex(): Map<string, string[]> {
     if (this.definedBy) return this.definedBy;
+    const builder = this.definitionBuilder();
+    while (!builder.next().done);
+    return this.definedBy ?? new Map();
+  }
+
+  /**
+   * Builds the definition index a few thousand lines at a time, giving the event loop a turn between
+   * them (~0.5 s of work in all); a question that needs it before then finishes it at once.
+   */
+  async warmDefinitions(): Promise<void> {
+    const builder = this.definitionBuilder();
+    while (this.definedBy === null && !builder.next().done)
+      await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+
+  /** The definition index's build, one slice of lines a step; sets `definedBy` when done. */
+  private *definitionBuilder(): Generator<void, void> {
     const index = new Map<string, string[]>();
     for (const pos of ["noun", "verb"] as const) {
       let text: string;
@@ -146,30 +163,20 @@ export class WordNet {
       } catch {
         continue;
       }
-      for (const line of text.split("\n")) {
-        const bar = line.indexOf(" | ");
-        if (bar < 0 || line.startsWith(" ")) continue;
-        const fields = line.slice(0, bar).split(" ");
-        const wordCount = Number.parseInt(fields[3] ?? "0", 16);
-        const lemmas: string[] = [];
-        for (let w = 0; w < wordCount; w++) {
-          const lemma = (fields[4 + 2 * w] ?? "").replace(/\(.*\)$/, "").toLowerCase();
-          if (lemma && !lemma.includes("_")) lemmas.push(lemma);
-        }
-        if (lemmas.length === 0) continue;
-        const definition = line.slice(bar + 3).split(/[;"(]/)[0] ?? "";
-        const words = (definition.toLowerCase().match(/[a-z]+/g) ?? []).filter(
-          (w) => !DEFINITION_STOP.has(w),
-        );
-        for (const w of new Set(words.slice(0, 6))) {
-          const list = index.get(w);
-          if (list) list.push(...lemmas);
-          else index.set(w, [...lemmas]);
+      let from = 0;
+      let lines = 0;
+      while (from < text.length) {
+        const newline = text.indexOf("\n", from);
+        const to = newline < 0 ? text.length : newline;
+        addDefinition(index, text.slice(from, to));
+        from = to + 1;
+        if (++lines % 4096 === 0) {
+          yield;
+          if (this.definedBy) return;
         }
       }
     }
-    this.definedBy = index;
-    return index;
+    this.definedBy ??= index;
   }
 
   /** Lemmas of `word` in WordNet for a part of speech: itself, else what Morphy's rules detach to. */
@@ -322,6 +329,27 @@ export function expandWords(
   return out;
 }
 
+/** Indexes one line of a WordNet data file under the first content words of its definition. */
+function addDefinition(index: Map<string, string[]>, line: string): void {
+  const bar = line.indexOf(" | ");
+  if (bar < 0 || line.startsWith(" ")) return;
+  const fields = line.slice(0, bar).split(" ");
+  const wordCount = Number.parseInt(fields[3] ?? "0", 16);
+  const lemmas: string[] = [];
+  for (let w = 0; w < wordCount; w++) {
+    const lemma = (fields[4 + 2 * w] ?? "").replace(/\(.*\)$/, "").toLowerCase();
+    if (lemma && !lemma.includes("_")) lemmas.push(lemma);
+  }
+  if (lemmas.length === 0) return;
+  const definition = line.slice(bar + 3).split(/[;"(]/)[0] ?? "";
+  const words = (definition.toLowerCase().match(/[a-z]+/g) ?? []).filter((w) => !DEFINITION_STOP.has(w));
+  for (const w of new Set(words.slice(0, 6))) {
+    const list = index.get(w);
+    if (list) list.push(...lemmas);
+    else index.set(w, [...lemmas]);
+  }
+}
+
 let shared: WordNet | null | undefined;
 
 /** The process's WordNet (opened on first use), or null when the database is not installed. */
@@ -332,8 +360,9 @@ export function sharedWordNet(): WordNet | null {
 
 /**
  * Builds the definition index (~0.5 s, 1.5 s on a busy machine) that the first question otherwise
- * waits for, holding every other request behind it. `lore serve` calls it right after listening.
+ * waits for, holding every other request behind it, in slices between other work. `lore serve`
+ * starts it right after listening.
  */
-export function warmWordNet(): void {
-  sharedWordNet()?.wordsDefinedWith("help");
+export async function warmWordNet(): Promise<void> {
+  await sharedWordNet()?.warmDefinitions();
 }

@@ -66,6 +66,9 @@ export async function startFleet(count: number, env: Record<string, string> = {}
   };
   const first = await startServerProcess(shared);
   const rest = await Promise.all(Array.from({ length: count - 1 }, () => startServerProcess(shared)));
+  // Each replica loads its tokenizer and WordNet right after it starts listening (about a second of
+  // CPU each on two cores): the tests measure the fleet once that start-up work is done.
+  await Promise.all([first, ...rest].map((replica) => settled(replica.url)));
   const backends: Backend[] = [first, ...rest].map((replica) => ({ replica, ready: true }));
   const proxy = await startProxy(backends);
   const base = `http://127.0.0.1:${(proxy.server.address() as AddressInfo).port}`;
@@ -91,6 +94,18 @@ export async function startFleet(count: number, env: Record<string, string> = {}
       rmSync(storage, { recursive: true, force: true });
     },
   };
+}
+
+/** Resolves once a replica answers `/healthz` within 50 ms twice in a row (at most 15 s). */
+async function settled(url: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  let quick = 0;
+  while (quick < 2 && Date.now() < deadline) {
+    const started = performance.now();
+    await fetch(`${url}/healthz`).catch(() => undefined);
+    quick = performance.now() - started < 50 ? quick + 1 : 0;
+    if (quick < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 async function startProxy(backends: Backend[]): Promise<{ server: Server; stop(): void }> {

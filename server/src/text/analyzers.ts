@@ -48,6 +48,22 @@ const QUESTION_WORDS: Partial<Record<string, readonly string[]>> = {
   zh: ["什么时候", "哪位", "哪种", "多久", "谁是"],
   ar: ["لماذا"],
   ru: ["чей", "чья", "чьё", "чьи"],
+  tr: [
+    "kaç",
+    "kaçta",
+    "kaçıncı",
+    "kimin",
+    "kime",
+    "kimi",
+    "kimler",
+    "nereye",
+    "nereden",
+    "neresi",
+    "hangileri",
+    "neydi",
+    "nedir",
+    "kimdir",
+  ],
 };
 const stopSets = new Map<string, ReadonlySet<string>>();
 

@@ -22,8 +22,27 @@ import { log, markdownTable, writeResult } from "./lib/report.ts";
 import { startBenchServer } from "./lib/server.ts";
 import { everyNth, round, summarize } from "./lib/stats.ts";
 
+/** The languages of `../shared/datasets/xquad/`: the default run. */
 export const xquadLanguages = ["en", "es", "de", "ru", "ar", "hi", "zh"] as const;
+/**
+ * The public repository's other languages (not in `../shared/`): measured with `--langs` and
+ * `LORE_DATASETS_DIR` pointing at a folder holding their `xquad.<lang>.json` (bench/README.md).
+ */
+export const moreXquadLanguages = ["el", "tr", "th", "vi", "ro"] as const;
 export type XquadLanguage = (typeof xquadLanguages)[number];
+/** Any language of the public XQuAD repository. */
+export type AnyXquadLanguage = XquadLanguage | (typeof moreXquadLanguages)[number];
+
+/** `--langs en,el`: each a known XQuAD language, or an error naming the unknown one. */
+export function parseXquadLanguages(list: string | undefined): AnyXquadLanguage[] | undefined {
+  if (list === undefined) return undefined;
+  const known: readonly string[] = [...xquadLanguages, ...moreXquadLanguages];
+  return list.split(",").map((code) => {
+    if (!known.includes(code))
+      throw new Error(`--langs: unknown XQuAD language ${code} (known: ${known.join(", ")})`);
+    return code as AnyXquadLanguage;
+  });
+}
 
 const ks = [1, 5, 20] as const;
 
@@ -40,7 +59,7 @@ interface XquadFile {
 }
 
 /** One language's file: paragraphs in file order, questions pointing at them. */
-export function loadXquad(language: XquadLanguage, dir: string = datasetPath("xquad")): XquadData {
+export function loadXquad(language: AnyXquadLanguage, dir: string = datasetPath("xquad")): XquadData {
   const file = JSON.parse(readFileSync(join(dir, `xquad.${language}.json`), "utf8")) as XquadFile;
   const out: XquadData = { paragraphs: [], questions: [] };
   for (const article of file.data) {
@@ -60,7 +79,7 @@ export function loadXquad(language: XquadLanguage, dir: string = datasetPath("xq
 }
 
 export interface XquadRow {
-  language: XquadLanguage;
+  language: AnyXquadLanguage;
   questions: number;
   chunks: number;
   /** Lore's `/search/` recall at 1/5/20. */
@@ -82,7 +101,7 @@ export interface XquadResult {
 }
 
 export interface XquadOptions {
-  languages?: readonly XquadLanguage[];
+  languages?: readonly AnyXquadLanguage[];
   /** Ask every N-th question only (1 = all 1,190). */
   every?: number;
   answers?: boolean;
@@ -96,7 +115,7 @@ export async function runXquad(options: XquadOptions = {}): Promise<XquadResult>
   const rows: XquadRow[] = [];
   const recallRows: RecallRow[] = [];
   const server = await startBenchServer();
-  const chunksByLanguage = new Map<XquadLanguage, PeerChunk[]>();
+  const chunksByLanguage = new Map<AnyXquadLanguage, PeerChunk[]>();
   try {
     const client = new LoreClient(server.api);
     await client.login();
@@ -234,9 +253,8 @@ function argValue(name: string): string | undefined {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const langs = argValue("--langs")?.split(",") as XquadLanguage[] | undefined;
   const result = await runXquad({
-    languages: langs,
+    languages: parseXquadLanguages(argValue("--langs")),
     every: Number(argValue("--every") ?? 1),
     answers: !process.argv.includes("--no-answers"),
     peers: !process.argv.includes("--no-peers"),

@@ -36,7 +36,8 @@ export interface SnapshotKey {
 // 4: heading paths moved from the shared metas into each slot's text record (issue #32).
 // 5: the forward index's records as LEB128 bytes instead of 32-bit integers; each posting list's
 // runs of one source saved, not recomputed at its first search (issue #32).
-export const SNAPSHOT_LAYOUT = 5;
+// 6: Greek words stemmed and Greek stop words dropped (issue #53): older snapshots hold Greek terms whole.
+export const SNAPSHOT_LAYOUT = 6;
 
 /** The small, JSON part of a snapshot; the arrays go in binary sections. */
 interface SnapshotMeta {

@@ -48,6 +48,22 @@ const QUESTION_WORDS: Partial<Record<string, readonly string[]>> = {
   zh: ["什么时候", "哪位", "哪种", "多久", "谁是"],
   ar: ["لماذا"],
   ru: ["чей", "чья", "чьё", "чьи"],
+  tr: [
+    "kaç",
+    "kaçta",
+    "kaçıncı",
+    "kimin",
+    "kime",
+    "kimi",
+    "kimler",
+    "nereye",
+    "nereden",
+    "neresi",
+    "hangileri",
+    "neydi",
+    "nedir",
+    "kimdir",
+  ],
 };
 const stopSets = new Map<string, ReadonlySet<string>>();
 
@@ -136,6 +152,87 @@ export function stemHindi(word: string): string {
   return w;
 }
 
+// Greek inflectional endings (nouns, adjectives, participles, verbs), accents folded and final ς as σ,
+// longest first; a light stemmer in the manner of the Hindi one above (one ending removed).
+const greekSuffixes: readonly (readonly string[])[] = [
+  ["ηθηκαν", "ουμενοσ", "ουμενη", "ουμενο", "ομενοσ", "ομενεσ", "ομενων", "ομενου", "ομαστε"],
+  [
+    "ηθηκε",
+    "θηκαν",
+    "ονται",
+    "ουνται",
+    "ιουνται",
+    "ωντασ",
+    "οντασ",
+    "ματοσ",
+    "ματων",
+    "μενοσ",
+    "μενησ",
+    "μενεσ",
+    "μενων",
+    "μενου",
+    "μενοι",
+    "οτητα",
+    "ιεσαι",
+  ],
+  [
+    "θηκε",
+    "ηκαν",
+    "εται",
+    "ειται",
+    "αται",
+    "ιται",
+    "νται",
+    "ματα",
+    "μενο",
+    "μενη",
+    "μενα",
+    "ουμε",
+    "ουσαν",
+    "ησαν",
+    "ασαν",
+    "ισαν",
+    "ουσε",
+    "εισ",
+    "ιασ",
+    "ιεσ",
+    "ιου",
+    "ιοσ",
+    "ιοι",
+    "ιων",
+    "ειασ",
+    "ειεσ",
+    "εων",
+    "ευσ",
+    "εωσ",
+    "ουσ",
+    "ουν",
+    "ηκε",
+    "ησε",
+    "ασε",
+    "ισε",
+    "ατε",
+    "ετε",
+    "ανε",
+    "ουνε",
+    "οτερ",
+    "υτερ",
+  ],
+  ["ιο", "οσ", "ου", "ον", "οι", "ων", "ασ", "εσ", "ησ", "ια", "ει", "αι", "αν", "ωσ", "μα", "σε"],
+  ["α", "ε", "η", "ι", "ο", "υ", "ω"],
+];
+const greekMarks = /\p{M}+/gu;
+
+/** Greek light stemming: accents folded (tonos, dialytika), final ς read as σ, one inflectional ending removed. */
+export function stemGreek(word: string): string {
+  const w = word.normalize("NFD").replace(greekMarks, "").toLowerCase().replace(/ς/g, "σ");
+  for (const suffixes of greekSuffixes) {
+    for (const suffix of suffixes)
+      if (w.length >= suffix.length + 3 && w.endsWith(suffix)) return w.slice(0, -suffix.length);
+  }
+  return w;
+}
+
 /** Arabic: tatweel dropped (accents and hamza seats were folded already), then the Snowball Arabic stemmer. */
 export function stemArabic(word: string): string {
   return arabic.stem(word.replace(/\u0640/g, ""));
@@ -154,6 +251,7 @@ const stopLanguagesByScript: Partial<Record<Script, readonly string[]>> = {
   kana: ["ja"],
   hangul: ["ko"],
   thai: ["th"],
+  greek: ["el"],
 };
 
 /**
@@ -167,9 +265,10 @@ const stemByScript: Partial<Record<Script, (word: string) => string>> = {
   cyrillic: stemRussian,
   arabic: stemArabic,
   devanagari: stemHindi,
+  greek: stemGreek,
 };
 
-/** The stem of a word in a script with a stemmer (Cyrillic, Arabic, Devanagari); `undefined` otherwise. */
+/** The stem of a word in a script with a stemmer (Cyrillic, Arabic, Devanagari, Greek); `undefined` otherwise. */
 export function stemScriptWord(word: string, script: Script = tokenScript(word)): string | undefined {
   // The Snowball stemmers are superlinear in a word's length: longer words stay whole (issue #34).
   if (word.length > MAX_STEM_LENGTH) return stemByScript[script] ? word : undefined;

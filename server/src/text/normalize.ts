@@ -47,6 +47,7 @@ const asciiOnly = /^\p{ASCII}*$/u;
 // Arabic short vowels and tatweel: optional in writing, so dropped before matching.
 const arabicMarks = /[\u0640\u064b-\u065f\u0670]/g;
 const fullWidth = /[\uff01-\uff5e]/g;
+const dottedI = /i\u0307/g;
 
 /**
  * Lowercased words with inner apostrophes kept (`don't`), everything else dropped. Chinese, Japanese
@@ -56,6 +57,8 @@ export function tokenizeWords(text: string): string[] {
   if (asciiOnly.test(text)) return (text.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/’/g, "'"));
   const lower = text
     .toLowerCase()
+    // Turkish İ lowercases to i + a combining dot, which would cut "İstanbul" in two.
+    .replace(dottedI, "i")
     .replace(fullWidth, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0))
     .replace(arabicMarks, "");
   const words: string[] = [];
@@ -118,6 +121,8 @@ export function tokenizeTerms(text: string): string[] {
   return terms;
 }
 
+const apostropheSuffix = /'.*$/;
+
 /**
  * Content terms of a text known to be in `language`: for Spanish, German, French, Portuguese,
  * Italian, Dutch and Turkish, that language's stop words dropped (with the English ones) and its
@@ -129,7 +134,9 @@ export function tokenizeTermsIn(text: string, language: Language | null): string
   if (!language || !stem) return tokenizeTerms(text);
   const stops = stopWordsOf(language, "written");
   const terms: string[] = [];
-  for (const word of tokenizeWords(text)) {
+  for (const written of tokenizeWords(text)) {
+    // Turkish writes a proper name's case ending after an apostrophe ("İstanbul'da", "Ankara'nın").
+    const word = language === "tr" ? written.replace(apostropheSuffix, "") : written;
     if (STOP_WORDS.has(word) || stops.has(word)) continue;
     if (word.charCodeAt(0) > 0x24f && isScriptStopWord(word)) continue;
     terms.push(/\p{N}/u.test(word) ? word : stem(word));

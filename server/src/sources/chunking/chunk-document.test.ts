@@ -249,6 +249,20 @@ describe("chunkDocument: lists, tables and code", () => {
     expect(chunkDocument(doc([{ headingPath: [], text: english, page: null }])).length).toBeGreaterThan(1);
   });
 
+  it("gives Greek and Thai text, whose language goes undetected, the same words per chunk budget", () => {
+    const greek = Array.from(
+      { length: 8 },
+      (_, i) =>
+        `Το δημοτικό συμβούλιο δημοσιεύει κάθε άνοιξη του ${2000 + i} μια λεπτομερή έκθεση για τις δημόσιες συγκοινωνίες της πόλης.`,
+    ).join(" ");
+    const thai = Array.from(
+      { length: 8 },
+      (_, i) => `สภาเมืองเผยแพร่รายงานโดยละเอียดเกี่ยวกับระบบขนส่งสาธารณะของเมืองทุกฤดูใบไม้ผลิ ปี ${2000 + i} `,
+    ).join(" ");
+    expect(languageBudgetFactor(greek)).toBeGreaterThan(1.1);
+    expect(languageBudgetFactor(thai)).toBeGreaterThan(1.1);
+  });
+
   it("detects the language only when it can change the chunks", () => {
     const detect = vi.mocked(detectLanguage);
     const german = (n: number) =>

@@ -1,4 +1,5 @@
 import { detectLanguage } from "../../text/language.ts";
+import { countScripts } from "../../text/scripts.ts";
 import { segmentWords } from "../../text/segment.ts";
 import { countTokens, splitLongWord, tokensUpTo } from "../../text/tokens.ts";
 import type { ChunkDraft, ChunkedDocument, ParsedDocument, ParsedSection } from "../documents.ts";
@@ -477,8 +478,21 @@ export function languageBudgetFactor(text: string): number {
   const measured = measuredBudgetFactor(sample);
   if (measured === 1) return 1;
   const language = detectLanguage(sample);
-  if (language === null || language === "en") return 1;
+  if (language === "en") return 1;
+  // A script the detector names no language for (Greek, Thai, Hebrew…) is not English either.
+  if (language === null && !writtenOutsideLatin(sample)) return 1;
   return measured;
+}
+
+/** Whether most of a text's letters are in scripts other than Latin. */
+function writtenOutsideLatin(sample: string): boolean {
+  let latin = 0;
+  let other = 0;
+  for (const [script, count] of countScripts(sample)) {
+    if (script === "latin") latin += count;
+    else other += count;
+  }
+  return other > latin;
 }
 
 /** The budget factor of a text by its tokens per word alone, whatever its language. */

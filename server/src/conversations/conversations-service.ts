@@ -12,6 +12,7 @@ import type {
 import { AppError, notFound } from "../errors.ts";
 import type { EventBus } from "../events/event-bus.ts";
 import type { Logger } from "../log/logger.ts";
+import { type FragmentRead, readByFragment } from "../store/fragments.ts";
 import { GroupCommit } from "../store/group-commit.ts";
 import { Journal } from "../store/journal.ts";
 import { readRecords } from "../store/record-table.ts";
@@ -25,6 +26,27 @@ const TOMBSTONE_MS = 60 * 60_000;
 /** Conversations removed in one LanceDB delete at most. */
 const REMOVE_BATCH = 500;
 const UUID = /^[0-9a-f-]{36}$/i;
+const MESSAGE_COLUMNS = ["id", "conversation_id", "agent_id", "seq", "data"];
+
+/** What the message table holds when a query cannot read it whole: the readable fragments' rows. */
+interface ReadableMessages extends FragmentRead {
+  /** The table version this was read at: a later commit reads it again. */
+  version: number;
+  /** Conversations with rows in a damaged data file (those whose ids could still be read). */
+  damaged: FragmentRead["damaged"];
+  conversations: Set<string>;
+  /** Whether a damaged file's rows could not even say their conversation. */
+  unknownRows: boolean;
+}
+
+/** 500 for one conversation whose stored messages cannot all be read; every other one reads as before. */
+function storageDamaged(conversationId?: string): AppError {
+  return new AppError(
+    "internal_error",
+    "This conversation's messages cannot be read: a data file of the message table is damaged. Other conversations are not affected; run `lore doctor`, and restore a backup to repair it.",
+    { reason: "storage_damaged", table: "messages", ...(conversationId ? { conversationId } : {}) },
+  );
+}
 
 /** A conversation's contact requests (kept by the handoffs service), for review lists. */
 export interface HandoffCounts {
@@ -87,11 +109,15 @@ export class ConversationsService {
   private readonly unflushed = new Map<string, Map<string, MessageRecord>>();
   // Rated and fallback answers per conversation, for review queues.
   private readonly review = new ReviewIndex((agentId) => this.agentMessages(agentId));
+  // Set once a query of the message table failed on a damaged data file (see `readable`).
+  private salvaged: ReadableMessages | null = null;
+  private reportedDamage = "";
 
   private constructor(
     private readonly store: Store,
     private journal: Journal<Entry> | null,
     private readonly events: EventBus | null,
+    private readonly logger: Logger | null = null,
   ) {}
 
   /**
@@ -104,7 +130,7 @@ export class ConversationsService {
     events?: EventBus,
     journalDir = join(store.dataDir, "journal"),
   ): Promise<ConversationsService> {
-    const service = new ConversationsService(store, null, events ?? null);
+    const service = new ConversationsService(store, null, events ?? null, logger ?? null);
     // Shared mode: another replica's answers and ratings, once in LanceDB, replace the cached history
     // (the record table itself re-reads the conversation rows first).
     store.feed.on("conversations", async (ids) => service.forgetCached(ids));
@@ -406,11 +432,7 @@ export class ConversationsService {
     // Taken before the scan: a flush that lands during it drops messages from `unflushed` that the
     // scan's snapshot may not hold yet.
     const before = this.unflushedOf(agentId);
-    const rows = await this.store.messages.table
-      .query()
-      .where(`agent_id = '${agentId}'`)
-      .select(["data"])
-      .toArray();
+    const rows = await this.messageRows(`agent_id = '${agentId}'`, (r) => r.agent_id === agentId);
     const byId = new Map<string, MessageRecord>();
     for (const r of rows) {
       const message = this.parse(String(r.data));
@@ -418,6 +440,71 @@ export class ConversationsService {
     }
     for (const message of [...before, ...this.unflushedOf(agentId)]) byId.set(message.id, message);
     return [...byId.values()].filter((m) => !this.deleted.has(m.conversationId));
+  }
+
+  /**
+   * Rows of the message table: a query with `filter`; when the table cannot be read whole (a damaged
+   * data file fails every scan, whatever the filter), the readable fragments' rows that `keep` keeps.
+   */
+  private async messageRows(
+    filter: string,
+    keep: (row: Record<string, unknown>) => boolean,
+  ): Promise<Array<Record<string, unknown>>> {
+    try {
+      const rows = await this.store.messages.table.query().where(filter).select(MESSAGE_COLUMNS).toArray();
+      return rows as Array<Record<string, unknown>>;
+    } catch (error) {
+      return (await this.readable(error)).rows.filter(keep);
+    }
+  }
+
+  /**
+   * The message table read fragment by fragment after `cause` (a failed query), once per table
+   * version. Logs an error naming the damaged files once. Rethrows `cause` when every fragment reads
+   * (the failure was not a damaged file).
+   */
+  private async readable(cause: unknown): Promise<ReadableMessages> {
+    const table = this.store.messages.table;
+    const version = await table.version();
+    if (this.salvaged?.version === version) return this.salvaged;
+    const tableDir = join(this.store.storageUri, `${this.store.messages.name}.lance`);
+    const read = await readByFragment(table, MESSAGE_COLUMNS, { keys: ["conversation_id"], tableDir });
+    if (read.damaged.length === 0) throw cause;
+    const conversations = new Set<string>();
+    for (const d of read.damaged)
+      for (const key of d.keys ?? []) conversations.add(String(key.conversation_id));
+    this.salvaged = {
+      ...read,
+      version,
+      conversations,
+      unknownRows: read.damaged.some((d) => d.keys === null),
+    };
+    const files = read.damaged.map((d) => d.file ?? `fragment ${d.fragment}`).join(", ");
+    if (files !== this.reportedDamage) {
+      this.reportedDamage = files;
+      this.logger?.error(
+        "the messages table has a damaged data file: its conversations answer 500 storage_damaged, every other one is served; run `lore doctor`, and restore a backup to repair it",
+        {
+          table: this.store.messages.name,
+          files: read.damaged.map((d) => d.file ?? `fragment ${d.fragment}`),
+          rows: read.damaged.reduce((n, d) => n + d.rows, 0),
+          error: read.damaged[0]?.error,
+        },
+      );
+    }
+    return this.salvaged;
+  }
+
+  /**
+   * Whether a conversation lost messages to a damaged data file: it had rows there, or (when that
+   * file cannot say whose rows it held) fewer of its messages read than its record counts.
+   */
+  private isDamaged(conversationId: string, messagesRead: number): boolean {
+    const salvaged = this.salvaged;
+    if (!salvaged) return false;
+    if (salvaged.conversations.has(conversationId)) return true;
+    const record = this.store.conversations.get(conversationId);
+    return salvaged.unknownRows && record !== undefined && messagesRead < record.messageCount;
   }
 
   private unflushedOf(agentId: string): MessageRecord[] {
@@ -540,11 +627,10 @@ export class ConversationsService {
     const cached = this.recent.get(conversationId);
     if (cached) return cached;
     if (!UUID.test(conversationId)) return [];
-    const rows = await this.store.messages.table
-      .query()
-      .where(`conversation_id = '${conversationId}'`)
-      .select(["seq", "data"])
-      .toArray();
+    const rows = await this.messageRows(
+      `conversation_id = '${conversationId}'`,
+      (r) => r.conversation_id === conversationId,
+    );
     const byId = new Map<string, { seq: number; message: MessageRecord }>();
     for (const r of rows) {
       const message = this.parse(String(r.data));
@@ -556,6 +642,7 @@ export class ConversationsService {
       byId.set(message.id, { seq: known?.seq ?? seq++, message });
     }
     const list = [...byId.values()].sort((a, b) => a.seq - b.seq).map((x) => x.message);
+    if (this.isDamaged(conversationId, list.length)) throw storageDamaged(conversationId);
     this.remember(conversationId, list);
     return list;
   }
@@ -574,13 +661,10 @@ export class ConversationsService {
       const hit = pending.get(messageId);
       if (hit) return check(hit);
     }
-    const rows = await this.store.messages.table
-      .query()
-      .where(`id = '${messageId}'`)
-      .select(["data"])
-      .limit(1)
-      .toArray();
+    const rows = await this.messageRows(`id = '${messageId}'`, (r) => r.id === messageId);
     const message = rows[0] ? this.parse(String(rows[0].data)) : null;
+    // It may be one of the damaged file's rows: not "not found" while that cannot be told.
+    if (!message && this.salvaged) throw storageDamaged();
     if (!message) throw notFound("message", messageId);
     return check(message);
   }

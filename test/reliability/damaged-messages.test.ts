@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { messageRecord } from "@lore/server/answers/prepare-conversation.ts";
+import { type DoctorCheck, examineDataDir } from "@lore/server/store/doctor.ts";
 import type { Agent } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, startTestServer, type TestServer } from "../helpers/server.ts";
@@ -14,6 +15,7 @@ let token: string;
 let agent: Agent;
 const ids: string[] = [];
 let damagedFile = "";
+let checks: DoctorCheck[] = [];
 
 const dataFiles = () => new Set(existsSync(messagesDir) ? readdirSync(messagesDir) : []);
 
@@ -48,6 +50,7 @@ beforeAll(async () => {
   await first.close();
   const path = join(messagesDir, damagedFile);
   writeFileSync(path, Buffer.alloc(readFileSync(path).length, "G"));
+  checks = await examineDataDir(dataDir, join(dataDir, "lance"));
   // Starts with the damaged file present.
   server = await startTestServer({ LORE_DATA_DIR: dataDir });
   token = (await server.login()).access;
@@ -95,6 +98,13 @@ describe("a damaged data file of the message table", () => {
     });
     expect(JSON.stringify(res.body)).not.toContain(dataDir);
     expect(JSON.stringify(res.body)).not.toContain("/usr/");
+  });
+
+  it("is named by lore doctor, with its rows, and every other table reads", () => {
+    const damaged = checks.filter((c) => !c.ok);
+    expect(damaged.map((c) => c.what)).toEqual(["table messages"]);
+    expect(damaged[0]?.detail).toContain(`damaged: data/${damagedFile} (2 rows)`);
+    expect(damaged[0]?.detail).toContain("lore restore");
   });
 
   it("takes new questions in the other conversations", async () => {

@@ -111,6 +111,10 @@ describe("a damaged data file of the message table", () => {
     const { conversations } = server.services;
     const record = conversations.get(agent.id, ids[0] ?? "");
     await conversations.append(messageRecord(agent, record.id, "user", "And to Belgium?"));
+    // A rating replaces a stored row: the merge that would do it cannot read the damaged file.
+    const [, answer] = await conversations.messages(ids[2] ?? "");
+    if (answer) await conversations.setFeedback(answer, "up", null);
+    await conversations.flush();
     const res = await server.request<{ messages: Array<{ content: string }> }>(
       "GET",
       `/agents/${agent.id}/conversations/${ids[0]}/`,
@@ -119,4 +123,31 @@ describe("a damaged data file of the message table", () => {
     expect(res.status).toBe(200);
     expect(res.body.messages.map((m) => m.content)).toContain("And to Belgium?");
   });
+});
+
+describe("a restart with the damaged file still there", () => {
+  it("starts, and keeps the questions and ratings taken meanwhile", async () => {
+    await server.close();
+    server = await startTestServer({ LORE_DATA_DIR: dataDir });
+    token = (await server.login()).access;
+    const res = await server.request<{ messages: Array<{ content: string }> }>(
+      "GET",
+      `/agents/${agent.id}/conversations/${ids[0]}/`,
+      { token },
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.messages.map((m) => m.content)).toEqual([
+      "A question about shipping?",
+      "The answer about shipping.",
+      "And to Belgium?",
+    ]);
+    const rated = await server.request<{ messages: Array<{ feedback: string | null }> }>(
+      "GET",
+      `/agents/${agent.id}/conversations/${ids[2]}/`,
+      { token },
+    );
+    expect(rated.body.messages.map((m) => m.feedback)).toEqual([null, "up"]);
+    const damaged = await server.request("GET", `/agents/${agent.id}/conversations/${ids[1]}/`, { token });
+    expect(damaged.status).toBe(500);
+  }, 60_000);
 });

@@ -17,7 +17,7 @@ import { GroupCommit } from "../store/group-commit.ts";
 import { Journal } from "../store/journal.ts";
 import { readRecords } from "../store/record-table.ts";
 import type { AgentRecord, ConversationRecord, MessageRecord } from "../store/records.ts";
-import type { Store } from "../store/store.ts";
+import type { MessageRow, Store } from "../store/store.ts";
 import { countMessages, type ReviewCounts, ReviewIndex, upgradeMessage } from "./review-index.ts";
 
 const HISTORY_CACHE_SIZE = 5_000;
@@ -207,7 +207,7 @@ export class ConversationsService {
         : await this.store.messages.write(async (t) => {
             // Read in the write's turn: no flush of this process lands between the two.
             const stored = replayed
-              ? await storedRevisions(
+              ? await this.storedRevisions(
                   t,
                   wanted.map(({ message }) => message.id),
                 )
@@ -221,8 +221,7 @@ export class ConversationsService {
                 seq,
                 data: JSON.stringify(message),
               }));
-            if (kept.length > 0)
-              await t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(kept);
+            if (kept.length > 0) await this.upsertMessages(t, kept);
             return kept;
           });
     // After the messages: the conversations' commit is what tells other replicas to read them again;
@@ -272,7 +271,7 @@ export class ConversationsService {
     }
     if (wentOn.size === 0) return;
     const theirs = [...messages.values()].filter(({ message }) => wentOn.has(message.conversationId));
-    const known = await storedRevisions(
+    const known = await this.storedRevisions(
       this.store.messages.table,
       theirs.map(({ message }) => message.id),
     );
@@ -436,10 +435,39 @@ export class ConversationsService {
     const byId = new Map<string, MessageRecord>();
     for (const r of rows) {
       const message = this.parse(String(r.data));
-      byId.set(message.id, message);
+      if (revisionOf(message) >= revisionOf(byId.get(message.id) ?? {})) byId.set(message.id, message);
     }
     for (const message of [...before, ...this.unflushedOf(agentId)]) byId.set(message.id, message);
     return [...byId.values()].filter((m) => !this.deleted.has(m.conversationId));
+  }
+
+  /**
+   * Inserts or replaces message rows. A table with a damaged data file fails the merge (its join reads
+   * every row's id): the rows are appended instead, and readers take a message's highest revision.
+   */
+  private async upsertMessages(t: Table, rows: MessageRow[]): Promise<void> {
+    try {
+      await t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows);
+    } catch (error) {
+      await this.readable(error);
+      await t.add(rows);
+    }
+  }
+
+  /** The revisions LanceDB holds for these messages (absent: not stored), from the readable rows when damaged. */
+  private async storedRevisions(table: Table, ids: string[]): Promise<Map<string, number>> {
+    const wanted = ids.filter((id) => UUID.test(id));
+    let stored: MessageRecord[];
+    try {
+      stored = [...(await readRecords<MessageRecord>(table, wanted)).values()];
+    } catch (error) {
+      const set = new Set(wanted);
+      const rows = (await this.readable(error)).rows.filter((r) => set.has(String(r.id)));
+      stored = rows.map((r) => JSON.parse(String(r.data)) as MessageRecord);
+    }
+    const out = new Map<string, number>();
+    for (const m of stored) out.set(m.id, Math.max(out.get(m.id) ?? 0, revisionOf(m)));
+    return out;
   }
 
   /**
@@ -634,7 +662,9 @@ export class ConversationsService {
     const byId = new Map<string, { seq: number; message: MessageRecord }>();
     for (const r of rows) {
       const message = this.parse(String(r.data));
-      byId.set(message.id, { seq: Number(r.seq), message });
+      const known = byId.get(message.id)?.message;
+      if (!known || revisionOf(message) >= revisionOf(known))
+        byId.set(message.id, { seq: Number(r.seq), message });
     }
     let seq = byId.size;
     for (const message of this.unflushed.get(conversationId)?.values() ?? []) {
@@ -662,7 +692,7 @@ export class ConversationsService {
       if (hit) return check(hit);
     }
     const rows = await this.messageRows(`id = '${messageId}'`, (r) => r.id === messageId);
-    const message = rows[0] ? this.parse(String(rows[0].data)) : null;
+    const message = latest(rows.map((r) => this.parse(String(r.data))));
     // It may be one of the damaged file's rows: not "not found" while that cannot be told.
     if (!message && this.salvaged) throw storageDamaged();
     if (!message) throw notFound("message", messageId);
@@ -820,11 +850,9 @@ function revisionOf(record: { revision?: number }): number {
   return record.revision ?? 0;
 }
 
-/** The revisions LanceDB holds for these messages (absent: not stored). */
-async function storedRevisions(table: Table, ids: string[]): Promise<Map<string, number>> {
-  const stored = await readRecords<MessageRecord>(
-    table,
-    ids.filter((id) => UUID.test(id)),
-  );
-  return new Map([...stored].map(([id, message]) => [id, revisionOf(message)]));
+/** A message's latest stored state (a damaged table may hold older rows beside it); null for none. */
+function latest(messages: MessageRecord[]): MessageRecord | null {
+  let out: MessageRecord | null = null;
+  for (const m of messages) if (!out || revisionOf(m) >= revisionOf(out)) out = m;
+  return out;
 }

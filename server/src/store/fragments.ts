@@ -106,7 +106,8 @@ export function fragmentsOfManifest(bytes: Buffer): Map<number, string> {
   const out = new Map<number, string>();
   for (const field of protoFields(manifest)) {
     if (field.number !== 2 || !field.bytes) continue;
-    let id: number | null = null;
+    // proto3 leaves out a field at its default: fragment 0 has no id field.
+    let id = 0;
     let file: string | null = null;
     for (const f of protoFields(field.bytes)) {
       if (f.number === 1 && f.varint !== undefined) id = Number(f.varint);
@@ -115,7 +116,7 @@ export function fragmentsOfManifest(bytes: Buffer): Map<number, string> {
         if (path) file = path.toString("utf8");
       }
     }
-    if (id !== null && file !== null) out.set(id, file);
+    if (file !== null) out.set(id, file);
   }
   return out;
 }

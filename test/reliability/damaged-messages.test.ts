@@ -150,4 +150,19 @@ describe("a restart with the damaged file still there", () => {
     const damaged = await server.request("GET", `/agents/${agent.id}/conversations/${ids[1]}/`, { token });
     expect(damaged.status).toBe(500);
   }, 60_000);
+
+  it("deletes the damaged conversation and another one", async () => {
+    for (const id of [ids[2], ids[1]]) {
+      const res = await server.request("DELETE", `/agents/${agent.id}/conversations/${id}/`, { token });
+      expect(res.status).toBe(204);
+    }
+    const list = await server.request<{ results: Array<{ id: string }> }>(
+      "GET",
+      `/agents/${agent.id}/conversations/`,
+      { token },
+    );
+    expect(list.body.results.map((c) => c.id)).toEqual([ids[0]]);
+    const gone = await server.request("GET", `/agents/${agent.id}/conversations/${ids[2]}/`, { token });
+    expect(gone.status).toBe(404);
+  }, 60_000);
 });

@@ -438,7 +438,23 @@ export class ConversationsService {
       if (revisionOf(message) >= revisionOf(byId.get(message.id) ?? {})) byId.set(message.id, message);
     }
     for (const message of [...before, ...this.unflushedOf(agentId)]) byId.set(message.id, message);
-    return [...byId.values()].filter((m) => !this.deleted.has(m.conversationId));
+    // With a damaged table, a deleted conversation's rows may outlive it (see `deleteMessages`).
+    const gone = (id: string) => this.salvaged !== null && this.store.conversations.get(id) === undefined;
+    return [...byId.values()].filter((m) => !this.deleted.has(m.conversationId) && !gone(m.conversationId));
+  }
+
+  /**
+   * Deletes message rows. A delete scans every row, so a damaged data file fails it: then the rows
+   * stay (readers skip rows of conversations that no longer exist) and the conversations still go.
+   */
+  private async deleteMessages(filter: string): Promise<void> {
+    await this.store.messages.write(async (t) => {
+      try {
+        await t.delete(filter);
+      } catch (error) {
+        await this.readable(error);
+      }
+    });
   }
 
   /**
@@ -785,7 +801,7 @@ export class ConversationsService {
     const ids = removed.filter((id) => UUID.test(id));
     await this.flush();
     const list = ids.map((id) => `'${id}'`).join(", ");
-    if (ids.length > 0) await this.store.messages.write((t) => t.delete(`conversation_id IN (${list})`));
+    if (ids.length > 0) await this.deleteMessages(`conversation_id IN (${list})`);
     await this.store.conversations.delete(ids);
     this.forget(ids);
     // Nothing can be written for them now (`exists` is false), so the tombstones have done their job.
@@ -821,7 +837,7 @@ export class ConversationsService {
     this.tombstone(ids);
     this.review.forgetAgent(agentId);
     await this.flush();
-    await this.store.messages.write((t) => t.delete(`agent_id = '${agentId}'`));
+    await this.deleteMessages(`agent_id = '${agentId}'`);
     await this.store.conversations.delete(ids);
     this.forget(ids);
   }

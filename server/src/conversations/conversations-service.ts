@@ -32,8 +32,7 @@ const MESSAGE_COLUMNS = ["id", "conversation_id", "agent_id", "seq", "data"];
 interface ReadableMessages extends FragmentRead {
   /** The table version this was read at: a later commit reads it again. */
   version: number;
-  /** Conversations with rows in a damaged data file (those whose ids could still be read). */
-  damaged: FragmentRead["damaged"];
+  /** Conversations with rows in a damaged data file (where that file's ids could still be read). */
   conversations: Set<string>;
   /** Whether a damaged file's rows could not even say their conversation. */
   unknownRows: boolean;

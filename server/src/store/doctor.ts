@@ -18,7 +18,7 @@ const REPAIR =
 async function damagedFiles(table: Table, tableDir: string): Promise<string> {
   try {
     const columns = (await table.schema()).fields.map((f) => f.name);
-    const { damaged } = await readByFragment(table, columns, { tableDir });
+    const { damaged } = await readByFragment(table, columns, { tableDir, keepRows: false });
     if (damaged.length === 0) return "";
     const named = damaged.map(
       (d) => `${d.file ? `data/${d.file}` : `fragment ${d.fragment}`} (${d.rows} rows)`,

@@ -27,12 +27,13 @@ export interface FragmentRead {
  * Reads `columns` of every row, one fragment (one data file) at a time, so a damaged data file costs
  * its own rows only: a query scans every fragment and fails whole on one bad file. Row ids are read
  * first (from the manifest, never the data files); for a damaged fragment the `keys` columns are
- * tried alone, to say whose rows it held. `tableDir` (the `<name>.lance` directory) names the files.
+ * tried alone, to say whose rows it held. `tableDir` (the `<name>.lance` directory) names the files;
+ * `keepRows: false` only checks.
  */
 export async function readByFragment(
   table: Table,
   columns: string[],
-  options: { keys?: string[]; tableDir?: string | null } = {},
+  options: { keys?: string[]; tableDir?: string | null; keepRows?: boolean } = {},
 ): Promise<FragmentRead> {
   const byFragment = new Map<number, bigint[]>();
   for (const row of await table.query().select(["_rowid"]).toArray()) {
@@ -47,7 +48,9 @@ export async function readByFragment(
   let files: Map<number, string> | null = null;
   for (const [fragment, ids] of byFragment) {
     try {
-      rows.push(...(await take(table, ids, columns)));
+      const read = await take(table, ids, columns);
+      // A check of a large table (the chunks, with their vectors) need not hold it in memory.
+      if (options.keepRows !== false) rows.push(...read);
     } catch (error) {
       files ??= options.tableDir ? await fragmentFiles(table, options.tableDir) : new Map();
       const keys = options.keys ? await take(table, ids, options.keys).catch(() => null) : null;

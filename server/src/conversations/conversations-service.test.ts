@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect } from "@lancedb/lancedb";
@@ -288,5 +289,59 @@ describe("ConversationsService", () => {
     expect(await (await db.openTable("messages")).countRows(`conversation_id = '${c.id}'`)).toBe(0);
     db.close();
     expect(store.conversations.size).toBe(0);
+  }, 60_000);
+
+  it("logs one error naming a damaged data file, and fails only the conversations it held", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lore-conversations-"));
+    const agentId = randomUUID();
+    const ids: string[] = [];
+    const dataDir = join(dir, "lance", "messages.lance", "data");
+    const files = () => new Set(existsSync(dataDir) ? readdirSync(dataDir) : []);
+    let damaged = "";
+    {
+      const store = await Store.open(dir, { indexMb: 8, metadataMb: 8 });
+      const conversations = await ConversationsService.open(store);
+      for (const title of ["one", "two", "three"]) {
+        const before = files();
+        const c = conversations.create({ agentId, workspaceId: "w", title, channel: "api", visitorId: null });
+        await conversations.save(c);
+        await conversations.append(
+          makeMessage({ agentId, conversationId: c.id, role: "user", content: title }),
+        );
+        await conversations.flush();
+        ids.push(c.id);
+        if (title === "two") damaged = [...files()].find((f) => !before.has(f)) ?? "";
+      }
+      await conversations.close();
+      await store.close();
+    }
+    writeFileSync(join(dataDir, damaged), "GARBLED".repeat(500));
+    const errors: Array<{ msg: string; fields?: Record<string, unknown> }> = [];
+    const logger = {
+      debug() {},
+      info() {},
+      warn() {},
+      error: (msg: string, fields?: Record<string, unknown>) => errors.push({ msg, fields }),
+    };
+    const store = await Store.open(dir, { indexMb: 8, metadataMb: 8 });
+    const conversations = await ConversationsService.open(store, logger);
+    cleanups.push(async () => {
+      await conversations.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    expect((await conversations.listFiltered(agentId, {})).map((c) => c.title).sort()).toEqual([
+      "one",
+      "three",
+      "two",
+    ]);
+    expect((await conversations.messages(ids[0] ?? "")).map((m) => m.content)).toEqual(["one"]);
+    await expect(conversations.messages(ids[1] ?? "")).rejects.toMatchObject({
+      code: "internal_error",
+      details: { reason: "storage_damaged", table: "messages", conversationId: ids[1] },
+    });
+    expect((await conversations.messages(ids[2] ?? "")).map((m) => m.content)).toEqual(["three"]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.fields).toMatchObject({ table: "messages", files: [damaged], rows: 1 });
   }, 60_000);
 });

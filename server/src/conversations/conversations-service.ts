@@ -12,11 +12,12 @@ import type {
 import { AppError, notFound } from "../errors.ts";
 import type { EventBus } from "../events/event-bus.ts";
 import type { Logger } from "../log/logger.ts";
+import { type FragmentRead, readByFragment } from "../store/fragments.ts";
 import { GroupCommit } from "../store/group-commit.ts";
 import { Journal } from "../store/journal.ts";
 import { readRecords } from "../store/record-table.ts";
 import type { AgentRecord, ConversationRecord, MessageRecord } from "../store/records.ts";
-import type { Store } from "../store/store.ts";
+import type { MessageRow, Store } from "../store/store.ts";
 import { countMessages, type ReviewCounts, ReviewIndex, upgradeMessage } from "./review-index.ts";
 
 const HISTORY_CACHE_SIZE = 5_000;
@@ -25,6 +26,26 @@ const TOMBSTONE_MS = 60 * 60_000;
 /** Conversations removed in one LanceDB delete at most. */
 const REMOVE_BATCH = 500;
 const UUID = /^[0-9a-f-]{36}$/i;
+const MESSAGE_COLUMNS = ["id", "conversation_id", "agent_id", "seq", "data"];
+
+/** What the message table holds when a query cannot read it whole: the readable fragments' rows. */
+interface ReadableMessages extends FragmentRead {
+  /** The table version this was read at: a later commit reads it again. */
+  version: number;
+  /** Conversations with rows in a damaged data file (where that file's ids could still be read). */
+  conversations: Set<string>;
+  /** Whether a damaged file's rows could not even say their conversation. */
+  unknownRows: boolean;
+}
+
+/** 500 for one conversation whose stored messages cannot all be read; every other one reads as before. */
+function storageDamaged(conversationId?: string): AppError {
+  return new AppError(
+    "internal_error",
+    "This conversation's messages cannot be read: a data file of the message table is damaged. Other conversations are not affected; run `lore doctor`, and restore a backup to repair it.",
+    { reason: "storage_damaged", table: "messages", ...(conversationId ? { conversationId } : {}) },
+  );
+}
 
 /** A conversation's contact requests (kept by the handoffs service), for review lists. */
 export interface HandoffCounts {
@@ -87,11 +108,15 @@ export class ConversationsService {
   private readonly unflushed = new Map<string, Map<string, MessageRecord>>();
   // Rated and fallback answers per conversation, for review queues.
   private readonly review = new ReviewIndex((agentId) => this.agentMessages(agentId));
+  // Set once a query of the message table failed on a damaged data file (see `readable`).
+  private salvaged: ReadableMessages | null = null;
+  private reportedDamage = "";
 
   private constructor(
     private readonly store: Store,
     private journal: Journal<Entry> | null,
     private readonly events: EventBus | null,
+    private readonly logger: Logger | null = null,
   ) {}
 
   /**
@@ -104,7 +129,7 @@ export class ConversationsService {
     events?: EventBus,
     journalDir = join(store.dataDir, "journal"),
   ): Promise<ConversationsService> {
-    const service = new ConversationsService(store, null, events ?? null);
+    const service = new ConversationsService(store, null, events ?? null, logger ?? null);
     // Shared mode: another replica's answers and ratings, once in LanceDB, replace the cached history
     // (the record table itself re-reads the conversation rows first).
     store.feed.on("conversations", async (ids) => service.forgetCached(ids));
@@ -181,7 +206,7 @@ export class ConversationsService {
         : await this.store.messages.write(async (t) => {
             // Read in the write's turn: no flush of this process lands between the two.
             const stored = replayed
-              ? await storedRevisions(
+              ? await this.storedRevisions(
                   t,
                   wanted.map(({ message }) => message.id),
                 )
@@ -195,8 +220,7 @@ export class ConversationsService {
                 seq,
                 data: JSON.stringify(message),
               }));
-            if (kept.length > 0)
-              await t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(kept);
+            if (kept.length > 0) await this.upsertMessages(t, kept);
             return kept;
           });
     // After the messages: the conversations' commit is what tells other replicas to read them again;
@@ -246,7 +270,7 @@ export class ConversationsService {
     }
     if (wentOn.size === 0) return;
     const theirs = [...messages.values()].filter(({ message }) => wentOn.has(message.conversationId));
-    const known = await storedRevisions(
+    const known = await this.storedRevisions(
       this.store.messages.table,
       theirs.map(({ message }) => message.id),
     );
@@ -406,18 +430,124 @@ export class ConversationsService {
     // Taken before the scan: a flush that lands during it drops messages from `unflushed` that the
     // scan's snapshot may not hold yet.
     const before = this.unflushedOf(agentId);
-    const rows = await this.store.messages.table
-      .query()
-      .where(`agent_id = '${agentId}'`)
-      .select(["data"])
-      .toArray();
+    const rows = await this.messageRows(`agent_id = '${agentId}'`, (r) => r.agent_id === agentId);
     const byId = new Map<string, MessageRecord>();
     for (const r of rows) {
       const message = this.parse(String(r.data));
-      byId.set(message.id, message);
+      if (revisionOf(message) >= revisionOf(byId.get(message.id) ?? {})) byId.set(message.id, message);
     }
     for (const message of [...before, ...this.unflushedOf(agentId)]) byId.set(message.id, message);
-    return [...byId.values()].filter((m) => !this.deleted.has(m.conversationId));
+    // With a damaged table, a deleted conversation's rows may outlive it (see `deleteMessages`).
+    const gone = (id: string) => this.salvaged !== null && this.store.conversations.get(id) === undefined;
+    return [...byId.values()].filter((m) => !this.deleted.has(m.conversationId) && !gone(m.conversationId));
+  }
+
+  /**
+   * Deletes message rows. A delete scans every row, so a damaged data file fails it: then the rows
+   * stay (readers skip rows of conversations that no longer exist) and the conversations still go.
+   */
+  private async deleteMessages(filter: string): Promise<void> {
+    await this.store.messages.write(async (t) => {
+      try {
+        await t.delete(filter);
+      } catch (error) {
+        await this.readable(error);
+      }
+    });
+  }
+
+  /**
+   * Inserts or replaces message rows. A table with a damaged data file fails the merge (its join reads
+   * every row's id): the rows are appended instead, and readers take a message's highest revision.
+   */
+  private async upsertMessages(t: Table, rows: MessageRow[]): Promise<void> {
+    try {
+      await t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows);
+    } catch (error) {
+      await this.readable(error);
+      await t.add(rows);
+    }
+  }
+
+  /** The revisions LanceDB holds for these messages (absent: not stored), from the readable rows when damaged. */
+  private async storedRevisions(table: Table, ids: string[]): Promise<Map<string, number>> {
+    const wanted = ids.filter((id) => UUID.test(id));
+    let stored: MessageRecord[];
+    try {
+      stored = [...(await readRecords<MessageRecord>(table, wanted)).values()];
+    } catch (error) {
+      const set = new Set(wanted);
+      const rows = (await this.readable(error)).rows.filter((r) => set.has(String(r.id)));
+      stored = rows.map((r) => JSON.parse(String(r.data)) as MessageRecord);
+    }
+    const out = new Map<string, number>();
+    for (const m of stored) out.set(m.id, Math.max(out.get(m.id) ?? 0, revisionOf(m)));
+    return out;
+  }
+
+  /**
+   * Rows of the message table: a query with `filter`; when the table cannot be read whole (a damaged
+   * data file fails every scan, whatever the filter), the readable fragments' rows that `keep` keeps.
+   */
+  private async messageRows(
+    filter: string,
+    keep: (row: Record<string, unknown>) => boolean,
+  ): Promise<Array<Record<string, unknown>>> {
+    try {
+      const rows = await this.store.messages.table.query().where(filter).select(MESSAGE_COLUMNS).toArray();
+      return rows as Array<Record<string, unknown>>;
+    } catch (error) {
+      return (await this.readable(error)).rows.filter(keep);
+    }
+  }
+
+  /**
+   * The message table read fragment by fragment after `cause` (a failed query), once per table
+   * version. Logs an error naming the damaged files once. Rethrows `cause` when every fragment reads
+   * (the failure was not a damaged file).
+   */
+  private async readable(cause: unknown): Promise<ReadableMessages> {
+    const table = this.store.messages.table;
+    const version = await table.version();
+    if (this.salvaged?.version === version) return this.salvaged;
+    const tableDir = join(this.store.storageUri, `${this.store.messages.name}.lance`);
+    const read = await readByFragment(table, MESSAGE_COLUMNS, { keys: ["conversation_id"], tableDir });
+    if (read.damaged.length === 0) throw cause;
+    const conversations = new Set<string>();
+    for (const d of read.damaged)
+      for (const key of d.keys ?? []) conversations.add(String(key.conversation_id));
+    this.salvaged = {
+      ...read,
+      version,
+      conversations,
+      unknownRows: read.damaged.some((d) => d.keys === null),
+    };
+    const files = read.damaged.map((d) => d.file ?? `fragment ${d.fragment}`).join(", ");
+    if (files !== this.reportedDamage) {
+      this.reportedDamage = files;
+      this.logger?.error(
+        "the messages table has a damaged data file: its conversations answer 500 storage_damaged, every other one is served; run `lore doctor`, and restore a backup to repair it",
+        {
+          table: this.store.messages.name,
+          files: read.damaged.map((d) => d.file ?? `fragment ${d.fragment}`),
+          rows: read.damaged.reduce((n, d) => n + d.rows, 0),
+          error: read.damaged[0]?.error,
+        },
+      );
+    }
+    return this.salvaged;
+  }
+
+  /**
+   * Whether a conversation lost messages to a damaged data file: it had rows there, or (when that
+   * file cannot say whose rows it held) fewer of its messages read than its record counts.
+   */
+  private isDamaged(conversationId: string, messagesRead: number): boolean {
+    const salvaged = this.salvaged;
+    if (!salvaged) return false;
+    if (salvaged.conversations.has(conversationId)) return true;
+    const record = this.store.conversations.get(conversationId);
+    return salvaged.unknownRows && record !== undefined && messagesRead < record.messageCount;
   }
 
   private unflushedOf(agentId: string): MessageRecord[] {
@@ -540,15 +670,16 @@ export class ConversationsService {
     const cached = this.recent.get(conversationId);
     if (cached) return cached;
     if (!UUID.test(conversationId)) return [];
-    const rows = await this.store.messages.table
-      .query()
-      .where(`conversation_id = '${conversationId}'`)
-      .select(["seq", "data"])
-      .toArray();
+    const rows = await this.messageRows(
+      `conversation_id = '${conversationId}'`,
+      (r) => r.conversation_id === conversationId,
+    );
     const byId = new Map<string, { seq: number; message: MessageRecord }>();
     for (const r of rows) {
       const message = this.parse(String(r.data));
-      byId.set(message.id, { seq: Number(r.seq), message });
+      const known = byId.get(message.id)?.message;
+      if (!known || revisionOf(message) >= revisionOf(known))
+        byId.set(message.id, { seq: Number(r.seq), message });
     }
     let seq = byId.size;
     for (const message of this.unflushed.get(conversationId)?.values() ?? []) {
@@ -556,6 +687,7 @@ export class ConversationsService {
       byId.set(message.id, { seq: known?.seq ?? seq++, message });
     }
     const list = [...byId.values()].sort((a, b) => a.seq - b.seq).map((x) => x.message);
+    if (this.isDamaged(conversationId, list.length)) throw storageDamaged(conversationId);
     this.remember(conversationId, list);
     return list;
   }
@@ -574,13 +706,10 @@ export class ConversationsService {
       const hit = pending.get(messageId);
       if (hit) return check(hit);
     }
-    const rows = await this.store.messages.table
-      .query()
-      .where(`id = '${messageId}'`)
-      .select(["data"])
-      .limit(1)
-      .toArray();
-    const message = rows[0] ? this.parse(String(rows[0].data)) : null;
+    const rows = await this.messageRows(`id = '${messageId}'`, (r) => r.id === messageId);
+    const message = latest(rows.map((r) => this.parse(String(r.data))));
+    // It may be one of the damaged file's rows: not "not found" while that cannot be told.
+    if (!message && this.salvaged) throw storageDamaged();
     if (!message) throw notFound("message", messageId);
     return check(message);
   }
@@ -671,7 +800,7 @@ export class ConversationsService {
     const ids = removed.filter((id) => UUID.test(id));
     await this.flush();
     const list = ids.map((id) => `'${id}'`).join(", ");
-    if (ids.length > 0) await this.store.messages.write((t) => t.delete(`conversation_id IN (${list})`));
+    if (ids.length > 0) await this.deleteMessages(`conversation_id IN (${list})`);
     await this.store.conversations.delete(ids);
     this.forget(ids);
     // Nothing can be written for them now (`exists` is false), so the tombstones have done their job.
@@ -707,7 +836,7 @@ export class ConversationsService {
     this.tombstone(ids);
     this.review.forgetAgent(agentId);
     await this.flush();
-    await this.store.messages.write((t) => t.delete(`agent_id = '${agentId}'`));
+    await this.deleteMessages(`agent_id = '${agentId}'`);
     await this.store.conversations.delete(ids);
     this.forget(ids);
   }
@@ -736,11 +865,9 @@ function revisionOf(record: { revision?: number }): number {
   return record.revision ?? 0;
 }
 
-/** The revisions LanceDB holds for these messages (absent: not stored). */
-async function storedRevisions(table: Table, ids: string[]): Promise<Map<string, number>> {
-  const stored = await readRecords<MessageRecord>(
-    table,
-    ids.filter((id) => UUID.test(id)),
-  );
-  return new Map([...stored].map(([id, message]) => [id, revisionOf(message)]));
+/** A message's latest stored state (a damaged table may hold older rows beside it); null for none. */
+function latest(messages: MessageRecord[]): MessageRecord | null {
+  let out: MessageRecord | null = null;
+  for (const m of messages) if (!out || revisionOf(m) >= revisionOf(out)) out = m;
+  return out;
 }

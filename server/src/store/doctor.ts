@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { connect } from "@lancedb/lancedb";
+import { connect, type Table } from "@lancedb/lancedb";
+import { readByFragment } from "./fragments.ts";
 import { StorageHealth } from "./storage-health.ts";
 
 /** One line of `lore doctor`: what was checked, whether it is sound, and what was found. */
@@ -12,6 +13,21 @@ export interface DoctorCheck {
 
 const REPAIR =
   'restore a backup (`lore restore --from DIR` with the server stopped, docs/operations.md "Backups")';
+
+/** `; damaged: data/X.lance (N rows), …` for a table that opens but cannot be read; "" when none is found. */
+async function damagedFiles(table: Table, tableDir: string): Promise<string> {
+  try {
+    const columns = (await table.schema()).fields.map((f) => f.name);
+    const { damaged } = await readByFragment(table, columns, { tableDir, keepRows: false });
+    if (damaged.length === 0) return "";
+    const named = damaged.map(
+      (d) => `${d.file ? `data/${d.file}` : `fragment ${d.fragment}`} (${d.rows} rows)`,
+    );
+    return `; damaged: ${named.join(", ")}`;
+  } catch {
+    return "";
+  }
+}
 
 /**
  * Reads everything a server would at start, with the server stopped: the disk, every table (opened
@@ -34,8 +50,9 @@ export async function examineDataDir(dataDir: string, storageUri: string): Promi
 
   const db = await connect(storageUri);
   for (const name of (await db.tableNames()).sort()) {
+    let table: Table | null = null;
     try {
-      const table = await db.openTable(name);
+      table = await db.openTable(name);
       const version = await table.version();
       let rows = 0;
       // Every column of every row: a damaged data file fails here, not on some later request.
@@ -43,10 +60,12 @@ export async function examineDataDir(dataDir: string, storageUri: string): Promi
       table.close();
       checks.push({ what: `table ${name}`, ok: true, detail: `version ${version}, ${rows} rows read` });
     } catch (error) {
+      const files = table ? await damagedFiles(table, join(storageUri, `${name}.lance`)) : "";
+      table?.close();
       checks.push({
         what: `table ${name}`,
         ok: false,
-        detail: `cannot be read: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}; ${REPAIR}`,
+        detail: `cannot be read: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}${files}; ${REPAIR}`,
       });
     }
   }

@@ -45,6 +45,8 @@ export class Store {
   private constructor(
     readonly db: Connection,
     readonly dataDir: string,
+    /** Where the tables live (`<dataDir>/lance` unless shared storage says otherwise). */
+    readonly storageUri: string,
     readonly meta: RecordTable<MetaRecord>,
     readonly users: RecordTable<UserRecord>,
     readonly workspaces: RecordTable<WorkspaceRecord>,
@@ -99,8 +101,9 @@ export class Store {
       // In the options: connect(uri, options, session) ignores a third argument (LanceDB 0.39), which
       // left the caches at their 6 GB + 1 GB defaults and RSS growing with every commit.
       const tracked = new TrackedTables();
+      const storageUri = shared.storageUri ?? join(dataDir, "lance");
       const db = tracked.track(
-        await connect(shared.storageUri ?? join(dataDir, "lance"), {
+        await connect(storageUri, {
           session,
           ...(feed.shared ? { readConsistencyInterval: 0 } : {}),
         }),
@@ -140,6 +143,7 @@ export class Store {
       const store = new Store(
         db,
         dataDir,
+        storageUri,
         meta,
         users,
         workspaces,

@@ -4,8 +4,8 @@ import { Icon } from "./icons.tsx";
 
 /**
  * "Contact us" as the agent sets it: a link (a page or mailto:) or a button opening the form, as text
- * or as the header's icon; nothing when the agent offers no way out, or the form before there is a
- * conversation to attach it to.
+ * or as the header's icon; nothing when the agent offers no way out. The form works before any
+ * question too: the request then starts the conversation.
  */
 export function ContactAction({ icon }: { icon?: boolean }) {
   const { store, i18n } = useWidget();
@@ -24,7 +24,7 @@ export function ContactAction({ icon }: { icon?: boolean }) {
     const href = safeHref(handoff.url ?? "");
     return href ? <a href={href} target="_blank" rel="noopener noreferrer" {...look} /> : null;
   }
-  if (handoff?.mode !== "form" || !store.messages.value.some((m) => m.messageId)) return null;
+  if (handoff?.mode !== "form") return null;
   return <button type="button" onClick={store.handoff.openContact} {...look} />;
 }
 

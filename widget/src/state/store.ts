@@ -78,7 +78,14 @@ export function createStore(options: StoreOptions): WidgetStore {
   let recovering: ReturnType<typeof setTimeout> | undefined;
   let counter = 0;
 
-  const handoff = createHandoffState(client, () => ({ conversationId, visitorToken }));
+  const handoff = createHandoffState(
+    client,
+    () => ({ conversationId, visitorToken }),
+    (started) => {
+      ({ conversationId, visitorToken } = started);
+      persist();
+    },
+  );
   const config = signal<WidgetConfig | null>(null);
   const configState = signal<"loading" | "ready" | "failed">("loading");
   const messages = signal<ChatMessage[]>(saved?.messages ?? []);

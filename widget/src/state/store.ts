@@ -318,6 +318,7 @@ export function createStore(options: StoreOptions): WidgetStore {
               status: "complete",
               sources,
               messageId: event.messageId,
+              lang: event.language,
               ...(outcome ? { outcome } : {}),
             }));
             if (previous.length === 0 && sources.length > 0) {

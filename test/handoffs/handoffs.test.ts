@@ -319,6 +319,10 @@ describe("a contact request before any question", () => {
     });
 
   it("starts the visitor's conversation, which the owner sees with its open request and the visitor continues", async () => {
+    const counted = async () =>
+      (await call<{ totals: { handoffs: number } }>(server, "GET", `/analytics/agents/${agent.id}/`, token))
+        .body.totals.handoffs;
+    const before = await counted();
     const res = await first(
       { email: "lea@example.org", message: "Do you sell gift cards? Please write." },
       "198.51.100.7",
@@ -355,6 +359,8 @@ describe("a contact request before any question", () => {
       token,
     );
     expect(summary.body.open.find((o) => o.agentId === agent.id)?.count).toBeGreaterThan(0);
+    // Analytics count it like any contact request.
+    await until(async () => (await counted()) === before + 1, { what: "the request counted in analytics" });
 
     // The visitor's next question continues that conversation.
     const asked = await widget<QueryResponse>("/query/", {

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { retrievalModeSchema } from "./agents.ts";
+import { answerLanguageSchema, retrievalModeSchema } from "./agents.ts";
 import { idSchema, pageQuerySchema } from "./common.ts";
 import { handoffSchema } from "./handoffs.ts";
 import { MAX_MESSAGE_LENGTH } from "./limits.ts";
@@ -88,6 +88,10 @@ export const queryResponseSchema = z
     model: z.string(),
     retrievedChunks: z.number().int(),
     metadata: answerMetadataSchema,
+    language: answerLanguageSchema.nullable().optional().openapi({
+      description:
+        "the visitor's language as the answer was written for it: the agent's `language` when set, else the question's detected language; null when it cannot tell. The widget shows the way out under the answer (\"Contact us\") in it",
+    }),
   })
   .openapi("QueryResponse");
 export type QueryResponse = z.infer<typeof queryResponseSchema>;

@@ -40,6 +40,18 @@ export const widgetHandoffRequestSchema = z
   .openapi("WidgetHandoffRequest");
 export type WidgetHandoffRequest = z.infer<typeof widgetHandoffRequestSchema>;
 
+/**
+ * `POST /widget/{widgetId}/handoff/`: the visitor asks for a person before asking anything; the
+ * request starts their conversation. A visitor token from an earlier conversation keeps them the same visitor.
+ */
+export const widgetFirstHandoffRequestSchema = widgetHandoffRequestSchema
+  .extend({
+    visitorToken: z.string().min(1).max(4000).optional().openapi({ description: "when the visitor has one" }),
+  })
+  .strict()
+  .openapi("WidgetFirstHandoffRequest");
+export type WidgetFirstHandoffRequest = z.infer<typeof widgetFirstHandoffRequestSchema>;
+
 export const handoffStatusSchema = z.enum(["open", "resolved"]);
 export type HandoffStatus = z.infer<typeof handoffStatusSchema>;
 
@@ -63,6 +75,12 @@ export const widgetHandoffResponseSchema = z
   .object({ id: idSchema, status: handoffStatusSchema, createdAt: z.string() })
   .openapi("WidgetHandoff");
 export type WidgetHandoffResponse = z.infer<typeof widgetHandoffResponseSchema>;
+
+/** A request that started a conversation: the widget continues it with the token. */
+export const widgetFirstHandoffResponseSchema = widgetHandoffResponseSchema
+  .extend({ conversationId: idSchema, visitorToken: z.string() })
+  .openapi("WidgetFirstHandoff");
+export type WidgetFirstHandoffResponse = z.infer<typeof widgetFirstHandoffResponseSchema>;
 
 export const handoffListQuerySchema = pageQuerySchema.extend({
   status: handoffStatusSchema.optional().openapi({ description: "only open or only resolved requests" }),

@@ -196,6 +196,10 @@ describe("query (JSON)", () => {
     const none = await ask({ message: "How long does shipping take?" }, empty.id);
     expect(none.status).toBe(200);
     expect(none.body).toMatchObject({ response: "Nothing here.", sources: [], retrievedChunks: 0 });
+    // The visitor's language, which the widget's way out under the answer speaks (issue #52).
+    expect(none.body.language).toBe("en");
+    const spanish = await ask({ message: "¿Cuánto tarda el envío de mi pedido?" }, empty.id);
+    expect(spanish.body.language).toBe("es");
   });
 
   it("refuses callers: 401 without credentials, 404 for another tenant, 403 for a foreign API key", async () => {

@@ -177,6 +177,38 @@ describe("thumbs-down", () => {
   });
 });
 
+describe("Contact us before asking", () => {
+  it("sends the form from the header before any question; the owner sees the open request, and the next question continues it", async () => {
+    await openFresh(page);
+    expect(await page.locator('[data-lore="message"]').count()).toBe(0);
+    await page.locator('[data-lore="menu-contact"]').click();
+    const form = page.locator('[data-lore="contact-form"]');
+    await form.waitFor();
+    await form.locator('input[name="email"]').fill("lea@example.org");
+    await form.locator('textarea[name="message"]').fill("Do you sell gift cards?");
+    await form.locator('[data-lore="contact-send"]').click();
+    await page.locator('[data-lore="contact-sent"]').waitFor();
+
+    const open = await server.request<ApiPage<{ id: string; title: string; openHandoffs: number }>>(
+      "GET",
+      `/agents/${agentId}/conversations/?handoff=open`,
+      { token },
+    );
+    const started = open.body.results.find((c) => c.title === "Do you sell gift cards?");
+    expect(started?.openHandoffs).toBe(1);
+    const detail = await latestConversation();
+    expect(detail.id).toBe(started?.id);
+    expect(detail.handoffRequests.map((h: Handoff) => [h.email, h.message, h.status])).toEqual([
+      ["lea@example.org", "Do you sell gift cards?", "open"],
+    ]);
+
+    await askAndWait(page, "How do returns work?");
+    const after = await latestConversation();
+    expect(after.id).toBe(started?.id);
+    expect(after.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+  });
+});
+
 describe("Stop", () => {
   it("puts the question back in the composer and offers Retry, which asks again", async () => {
     fake.setBehaviour({ tokenDelayMs: 150 });

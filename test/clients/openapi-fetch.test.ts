@@ -821,6 +821,16 @@ describe("openapi-fetch against /api/openapi.json", () => {
     );
     expect(sent.status).toBe(201);
     ids.handoffId = sent.body.id;
+    // Before any question: the request starts the visitor's conversation.
+    expect(
+      (
+        await call("post", "/widget/{widgetId}/handoff/", {
+          path: w,
+          headers: page,
+          body: { email: "first@example.com", message: "Do you ship abroad?" },
+        })
+      ).status,
+    ).toBe(201);
     expect((await call("get", "/agents/{agentId}/handoffs/", { token: admin, path: a })).status).toBe(200);
     // The console's badge: open contact requests by agent, across the caller's workspaces.
     expect((await call("get", "/handoffs/summary/", { token: admin })).status).toBe(200);

@@ -651,6 +651,13 @@ const rows: MatrixRow[] = (
       fresh: (fx) => askWidget(fx),
       body: (t) => ({ visitorToken: t.visitorToken, email: "visitor@example.org", message: "Call me" }),
     },
+    {
+      method: "POST",
+      path: "/widget/{widgetId}/handoff/",
+      headers: fromAllowedPage,
+      setup: async (fx) => ({ ...(await attachKnowledge(fx)) }),
+      body: () => ({ email: "visitor@example.org", message: "Call me before I ask" }),
+    },
     // Handoffs: viewers read, editors (and the agent's key) resolve.
     { method: "GET", path: "/agents/{agentId}/handoffs/" },
     // Any signed-in member: counts over the caller's own workspaces only; a key has no console.
@@ -699,7 +706,11 @@ let server: TestServer;
 let fx: MatrixFixture;
 
 beforeAll(async () => {
-  server = await startTestServer({ LORE_OUTBOUND_ALLOWLIST: "127.0.0.1" });
+  // Both contact-request rows come from one address: room for every caller of each (4 × 10 per IP).
+  server = await startTestServer({
+    LORE_OUTBOUND_ALLOWLIST: "127.0.0.1",
+    LORE_LIMIT_HANDOFFS_PER_HOUR: "10",
+  });
   fx = await createMatrixFixture(server);
 });
 afterAll(() => server?.close());

@@ -88,6 +88,8 @@ beforeAll(async () => {
     LORE_SMTP_URL: smtp.url,
     LORE_SMTP_FROM: "Lore <lore@shop.example>",
     LORE_LIMIT_HANDOFFS_PER_HOUR: "3",
+    // The request before any question is limited per client IP: each test of it has an address of its own.
+    LORE_TRUST_PROXY: "true",
     LORE_OUTBOUND_ALLOWLIST: "127.0.0.1",
     LORE_WEBHOOK_RETRY_BASE_MS: "100",
     LORE_WEBHOOK_MAX_ATTEMPTS: "6",
@@ -298,6 +300,124 @@ describe("the handoff form", () => {
     );
     expect(res.status).toBe(400);
     expect(res.body.details.fields).toHaveProperty("handoff");
+  });
+});
+
+describe("a contact request before any question", () => {
+  type FirstHandoff = {
+    id: string;
+    status: string;
+    conversationId: string;
+    visitorToken: string;
+    error?: string;
+    details?: { limit?: string; fields?: Record<string, string[]> };
+  };
+  const first = (body: Record<string, unknown>, ip: string, widgetId = agent.widgetId) =>
+    httpRequest<FirstHandoff>(server.api, "POST", `/widget/${widgetId}/handoff/`, {
+      body,
+      headers: { Origin: ALLOWED, "X-Forwarded-For": ip },
+    });
+
+  it("starts the visitor's conversation, which the owner sees with its open request and the visitor continues", async () => {
+    const counted = async () =>
+      (await call<{ totals: { handoffs: number } }>(server, "GET", `/analytics/agents/${agent.id}/`, token))
+        .body.totals.handoffs;
+    const before = await counted();
+    const res = await first(
+      { email: "lea@example.org", message: "Do you sell gift cards? Please write." },
+      "198.51.100.7",
+    );
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: "open", conversationId: expect.any(String) });
+    const { conversationId, visitorToken } = res.body;
+
+    const open = await call<Page<Conversation>>(
+      server,
+      "GET",
+      `/agents/${agent.id}/conversations/?handoff=open`,
+      token,
+    );
+    expect(open.body.results.find((c) => c.id === conversationId)).toMatchObject({
+      title: "Do you sell gift cards? Please write.",
+      channel: "widget",
+      handoffs: 1,
+      openHandoffs: 1,
+    });
+    const detail = await call<ConversationDetail>(
+      server,
+      "GET",
+      `/agents/${agent.id}/conversations/${conversationId}/`,
+      token,
+    );
+    expect(detail.body.handoffRequests).toMatchObject([
+      { email: "lea@example.org", message: "Do you sell gift cards? Please write.", status: "open" },
+    ]);
+    const summary = await call<{ open: { agentId: string; count: number }[] }>(
+      server,
+      "GET",
+      "/handoffs/summary/",
+      token,
+    );
+    expect(summary.body.open.find((o) => o.agentId === agent.id)?.count).toBeGreaterThan(0);
+    // Analytics count it like any contact request.
+    await until(async () => (await counted()) === before + 1, { what: "the request counted in analytics" });
+
+    // The visitor's next question continues that conversation.
+    const asked = await widget<QueryResponse>("/query/", {
+      message: "How long does shipping take?",
+      conversationId,
+      visitorToken,
+    });
+    expect(asked.status).toBe(200);
+    expect(asked.body.conversationId).toBe(conversationId);
+  });
+
+  it("is limited like any contact request: per visitor, and four times that per client IP", async () => {
+    // Per visitor: the token the first request gave keeps counting (limit 3 in this file).
+    const started = await first({ email: "max@example.org", message: "One" }, "198.51.100.20");
+    const again = { visitorToken: started.body.visitorToken, email: "max@example.org", message: "Two" };
+    expect((await first(again, "198.51.100.21")).status).toBe(201);
+    expect((await first(again, "198.51.100.22")).status).toBe(201);
+    const fourth = await first(again, "198.51.100.23");
+    expect(fourth.status).toBe(429);
+    expect(fourth.body).toMatchObject({ error: "rate_limited", details: { limit: "handoffs_per_hour" } });
+
+    // Per IP: new visitors from one address get 4 × 3 requests an hour, then none.
+    const ip = "203.0.113.9";
+    for (let i = 0; i < 12; i++) {
+      expect((await first({ email: `v${i}@example.org`, message: "Hello" }, ip)).status).toBe(201);
+    }
+    const refused = await first({ email: "v12@example.org", message: "Hello" }, ip);
+    expect(refused.status).toBe(429);
+    expect(refused.body.details?.limit).toBe("handoffs_per_hour");
+  });
+
+  it("checks its fields and the agent's setting, and stores nothing it refuses", async () => {
+    const before = (
+      await call<Page<Conversation>>(server, "GET", `/agents/${agent.id}/conversations/`, token)
+    ).body.count;
+    const bad = await first({ email: "nope", message: "" }, "198.51.100.40");
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.body.details?.fields ?? {}).sort()).toEqual(["email", "message"]);
+    const forged = await first(
+      { visitorToken: "forged", email: "a@example.org", message: "Hi" },
+      "198.51.100.41",
+    );
+    expect(forged.status).toBe(401);
+    const none = await createAgent(server, token, { name: "No way out", allowedOrigins: [ALLOWED] });
+    const refused = await first({ email: "a@example.org", message: "Hi" }, "198.51.100.42", none.widgetId);
+    expect(refused.status).toBe(400);
+    expect(refused.body.details?.fields).toHaveProperty("handoff");
+    const noneList = await call<Page<Conversation>>(
+      server,
+      "GET",
+      `/agents/${none.id}/conversations/`,
+      token,
+    );
+    expect(noneList.body.count).toBe(0);
+    const after = (await call<Page<Conversation>>(server, "GET", `/agents/${agent.id}/conversations/`, token))
+      .body.count;
+    expect(after).toBe(before);
   });
 });
 

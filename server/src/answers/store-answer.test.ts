@@ -166,6 +166,13 @@ describe("storeAnswer", () => {
 });
 
 describe("answerSummary", () => {
+  it("names the visitor's language: the agent's when it has one, else the question's", async () => {
+    const spanish = await asked({ message: "¿Puedo cancelar mi pedido después de que se envíe?" });
+    expect(answerSummary(spanish.turn, sureReply(), 42, 5).language).toBe("es");
+    const fixed = { ...spanish.turn, agent: { ...spanish.turn.agent, language: "de" as const } };
+    expect(answerSummary(fixed, sureReply(), 42, 5).language).toBe("de");
+  });
+
   it("reports the stored answer's outcome, sources and rounded timings", async () => {
     const { turn, id } = await asked();
     expect(answerSummary(turn, sureReply(), 42, 5)).toEqual({
@@ -178,6 +185,7 @@ describe("answerSummary", () => {
       latency: 42,
       model: "extractive",
       retrievedChunks: 5,
+      language: "en",
       metadata: {
         tokensUsed: 16,
         promptTokens: 9,

@@ -2,6 +2,7 @@ import type { AnswerOutcome, Citation, QueryResponse } from "@lore/shared";
 import type { ConversationsService } from "../conversations/conversations-service.ts";
 import type { AnsweredQuery, EventBus } from "../events/event-bus.ts";
 import type { AgentRecord, MessageRecord } from "../store/records.ts";
+import { detectLanguage } from "../text/language.ts";
 import { messageRecord, type PreparedConversation } from "./prepare-conversation.ts";
 
 /** The assistant's answer as it is built: stored as it stands whether it completes, stops or fails. */
@@ -116,6 +117,8 @@ export function answerSummary(
     latency,
     model: turn.modelName,
     retrievedChunks,
+    // The question's language is detected (and cached) by the search already.
+    language: turn.agent.language ?? detectLanguage(turn.request.message),
     metadata: {
       tokensUsed: reply.tokensUsed,
       promptTokens: reply.promptTokens,

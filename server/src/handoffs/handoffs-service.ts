@@ -38,11 +38,7 @@ export class HandoffsService {
     visitorId: string,
     input: Omit<WidgetHandoffRequest, "visitorToken">,
   ): Promise<HandoffRecord> {
-    if (handoffOf(agent).mode !== "form") {
-      throw new AppError("validation_error", "This assistant takes no contact requests", {
-        fields: { handoff: ["the agent's handoff is not a form"] },
-      });
-    }
+    requireForm(agent);
     const record: HandoffRecord = {
       id: randomUUID(),
       agentId: agent.id,
@@ -76,6 +72,27 @@ export class HandoffsService {
       lastAnswerFallback: messages.findLast((m) => m.role === "assistant")?.fallback === true,
     });
     return record;
+  }
+
+  /**
+   * A request sent before any question: it starts the visitor's widget conversation (titled with
+   * the message), so the owner reads it like any other, with the request open.
+   */
+  async createFirst(
+    agent: AgentRecord,
+    visitorId: string,
+    input: Omit<WidgetHandoffRequest, "visitorToken">,
+  ): Promise<HandoffRecord> {
+    requireForm(agent);
+    const conversation = this.conversations.create({
+      agentId: agent.id,
+      workspaceId: agent.workspaceId,
+      title: input.message,
+      channel: "widget",
+      visitorId,
+    });
+    await this.conversations.save(conversation);
+    return this.create(agent, conversation, visitorId, input);
   }
 
   /** An agent's requests, newest first. */
@@ -144,6 +161,14 @@ export class HandoffsService {
 
   idle(): Promise<void> {
     return this.table.idle();
+  }
+}
+
+function requireForm(agent: AgentRecord): void {
+  if (handoffOf(agent).mode !== "form") {
+    throw new AppError("validation_error", "This assistant takes no contact requests", {
+      fields: { handoff: ["the agent's handoff is not a form"] },
+    });
   }
 }
 

@@ -3,6 +3,8 @@ import {
   visitorTranscriptSchema,
   widgetConfigSchema,
   widgetFeedbackRequestSchema,
+  widgetFirstHandoffRequestSchema,
+  widgetFirstHandoffResponseSchema,
   widgetHandoffRequestSchema,
   widgetHandoffResponseSchema,
   widgetQueryRequestSchema,
@@ -80,6 +82,20 @@ export const widgetHandoff = apiRoute({
   request: { body: jsonBody(widgetHandoffRequestSchema) },
   responses: { 201: jsonResponse(widgetHandoffResponseSchema) },
   errors: ["not_found", "origin_not_allowed", "invalid_token", "token_expired"],
+});
+
+export const widgetFirstHandoff = apiRoute({
+  method: "post",
+  path: "/widget/{widgetId}/handoff/",
+  maxBodyBytes: QUESTION_BODY_BYTES,
+  summary: "A visitor asks for a person before asking anything: the request starts their conversation",
+  description:
+    "Like `…/conversations/{conversationId}/handoff/`, with the same checks and limits (`handoffs_per_hour`, per visitor and four times that per client IP), but the request starts a new widget conversation (titled with the message) that the owner sees with its open contact request; the response carries its `conversationId` and a `visitorToken` to continue it with questions. A `visitorToken` in the body (optional) keeps the visitor the same one; an invalid or expired one is 401.",
+  tag: "Widget",
+  auth: "none",
+  request: { body: jsonBody(widgetFirstHandoffRequestSchema) },
+  responses: { 201: jsonResponse(widgetFirstHandoffResponseSchema) },
+  errors: ["origin_not_allowed", "invalid_token", "token_expired"],
 });
 
 export const widgetConversation = apiRoute({

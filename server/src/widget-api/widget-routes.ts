@@ -233,6 +233,16 @@ export function widgetRoutes({
       const handoff = await handoffs.create(agent, conversation, conversation.visitorId ?? "", request);
       return c.json({ id: handoff.id, status: handoff.status, createdAt: handoff.createdAt }, 201);
     }),
+    endpoint(api.widgetFirstHandoff, async (c, input) => {
+      const agent = agentFor(c);
+      const { visitorToken, ...request } = await input.json();
+      const visitorId = (await visitorOf(agent, visitorToken)) ?? randomUUID();
+      await limiter.charge(handoffRules(c, visitorId));
+      const handoff = await handoffs.createFirst(agent, visitorId, request);
+      const token = await tokens.sign({ sub: visitorId, kind: "visitor", ver: 0, aud: agent.id });
+      const { id, status, createdAt, conversationId } = handoff;
+      return c.json({ id, status, createdAt, conversationId, visitorToken: token }, 201);
+    }),
     endpoint(api.widgetConversation, async (c, input) => {
       const agent = agentFor(c);
       const visitorId = await visitorOf(agent, (await input.json()).visitorToken);

@@ -3,7 +3,8 @@ import type {
   FeedbackReason,
   VisitorTranscript,
   WidgetConfig,
-  WidgetHandoffRequest,
+  WidgetFirstHandoffRequest,
+  WidgetFirstHandoffResponse,
   WidgetQueryRequest,
 } from "@lore/shared";
 import { readAnswerEvents } from "./sse.ts";
@@ -49,8 +50,14 @@ export interface WidgetClient {
     messageId: string,
     body: { rating: "up" | "down"; comment?: string; reason?: FeedbackReason; visitorToken?: string },
   ): Promise<void>;
-  /** The visitor's contact request on their conversation. */
-  sendHandoff(conversationId: string, body: WidgetHandoffRequest): Promise<void>;
+  /**
+   * The visitor's contact request on their conversation, or, with none yet, one that starts it (the
+   * response then names it and carries the visitor token).
+   */
+  sendHandoff(
+    conversationId: string | null,
+    body: WidgetFirstHandoffRequest,
+  ): Promise<WidgetFirstHandoffResponse>;
   /** The visitor's own conversation as the server stored it. */
   getConversation(conversationId: string, visitorToken: string): Promise<VisitorTranscript>;
 }
@@ -97,12 +104,14 @@ export function createClient(options: ClientOptions): WidgetClient {
       await throwIfError(response);
     },
     async sendHandoff(conversationId, body) {
-      const response = await call(`/conversations/${encodeURIComponent(conversationId)}/handoff/`, {
+      const at = conversationId ? `/conversations/${encodeURIComponent(conversationId)}` : "";
+      const response = await call(`${at}/handoff/`, {
         method: "POST",
         headers: json,
         body: JSON.stringify(body),
       });
       await throwIfError(response);
+      return response.json();
     },
     async getConversation(conversationId, visitorToken) {
       const response = await call(`/conversations/${encodeURIComponent(conversationId)}/`, {

@@ -19,8 +19,8 @@ async function submitContact(handoff: HandoffState, form: Form): Promise<void> {
   const invalid: Field[] = [];
   if (!EMAIL.test(email)) invalid.push("email");
   if (!message || message.length > MAX_MESSAGE) invalid.push("message");
-  const sent = invalid.length === 0 ? handoff.send({ email, message, name: form.name.trim() }) : null;
-  if (!sent) return open(invalid);
+  if (invalid.length > 0) return open(invalid);
+  const sent = handoff.send({ email, message, name: form.name.trim() });
   handoff.contact.value = { step: "sending" };
   try {
     await sent;

@@ -78,6 +78,12 @@ export function LazySnippet(props: { source: Citation; answer: string }) {
   return forms ? <forms.Snippet {...props} pRef={ref} /> : null;
 }
 
+/** "Contact us" under an answer that didn't help, in the answer's language. */
+export function LazyWayOut(props: { lang?: string | null | undefined }) {
+  const extras = useExtras();
+  return extras ? <extras.WayOut {...props} /> : null;
+}
+
 export function LazyGreeting(props: { launcher: HTMLButtonElement; widgetId: string }) {
   const extras = useExtras();
   return extras ? <extras.Greeting {...props} /> : null;

@@ -1,6 +1,15 @@
+import type { AnswerEvent } from "@lore/shared";
 import { fireEvent, screen, waitFor } from "@testing-library/preact";
 import { describe, expect, it } from "vitest";
-import { answerResponse, citation, createStream, defaultIds } from "../test-support.ts";
+import {
+  answerResponse,
+  citation,
+  createStream,
+  defaultIds,
+  jsonResponse,
+  sse,
+  widgetConfig,
+} from "../test-support.ts";
 import { Composer } from "./composer.tsx";
 import { foldAnswer } from "./folded-answer.tsx";
 import { MessageList } from "./message-list.tsx";
@@ -76,6 +85,67 @@ describe("MessageList", () => {
     });
     await store.send("Offline question");
     expect(await screen.findByText("Not answered")).toBeTruthy();
+  });
+});
+
+describe("the way out under an answer", () => {
+  /** The agent's fallback, written (the server says) for a visitor of `language`. */
+  const fallback = (language: "es" | "en" | null) => {
+    const events: AnswerEvent[] = [
+      { type: "start", query_id: "q", conversationId: defaultIds.conversationId, messageId: "m1" },
+      { type: "token", token: "No encontré eso." },
+      {
+        type: "done",
+        outcome: "fallback",
+        confidence: 0,
+        conversationId: defaultIds.conversationId,
+        messageId: "m1",
+        sources: [],
+        latency: 5,
+        model: "extractive",
+        correctionId: null,
+        retrievedChunks: 0,
+        metadata: { tokensUsed: 0, retrievalTime: 1, generationTime: 1 },
+        language,
+      },
+    ];
+    return new Response(events.map(sse).join(""), { headers: { "Content-Type": "text/event-stream" } });
+  };
+  const routes = (language: "es" | "en" | null) => ({
+    "GET /config/": () => jsonResponse(200, widgetConfig({ handoff: { mode: "form", url: null } })),
+    "POST /query/": () => fallback(language),
+  });
+  const wayOut = async (container: Element) => {
+    await waitFor(() =>
+      expect(container.querySelector('[data-lore="way-out"] [data-lore="contact"]')).toBeTruthy(),
+    );
+    return container.querySelector('[data-lore="way-out"]');
+  };
+
+  it("says Contact us in the answer's language when it is not the page's", async () => {
+    const { store, container } = renderInWidget(<MessageList />, { routes: routes("es") });
+    await store.loadConfig();
+    await store.send("¿Venden tarjetas regalo?");
+    const way = await wayOut(container);
+    await waitFor(() => expect(way?.textContent).toBe("Contáctanos"));
+    expect(way?.getAttribute("lang")).toBe("es");
+  });
+
+  it("keeps the page's language for an answer in it, or of no known language", async () => {
+    for (const [page, language, label] of [
+      ["en", "en", "Contact us"],
+      ["en", null, "Contact us"],
+      ["es", "es", "Contáctanos"],
+    ] as const) {
+      const { store, container, unmount } = renderInWidget(<MessageList />, {
+        routes: routes(language),
+        lang: page,
+      });
+      await store.loadConfig();
+      await store.send("Q");
+      expect((await wayOut(container))?.textContent).toBe(label);
+      unmount();
+    }
   });
 });
 

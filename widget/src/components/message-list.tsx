@@ -3,9 +3,8 @@ import type { ChatMessage } from "../state/types.ts";
 import { Citations } from "./citations.tsx";
 import { useWidget } from "./context.ts";
 import { Icon } from "./icons.tsx";
-import { FOLD_CHARS, LazyFeedbackReasons, LazyFold, LazyUncertainSources } from "./lazy.tsx";
+import { FOLD_CHARS, LazyFeedbackReasons, LazyFold, LazyUncertainSources, LazyWayOut } from "./lazy.tsx";
 import { Markdown } from "./markdown.tsx";
-import { WayOut } from "./way-out.tsx";
 
 /** The conversation. Deliberately not a live region: answers are announced once, when complete. */
 export function MessageList() {
@@ -193,7 +192,7 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
       {message.status === "complete" &&
         (message.outcome === "fallback" ||
           message.outcome === "uncertain" ||
-          message.feedback === "down") && <WayOut />}
+          message.feedback === "down") && <LazyWayOut lang={message.lang} />}
     </li>
   );
 }

@@ -2,12 +2,12 @@ import { useSignalEffect } from "@preact/signals";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { safeHttpUrl } from "../markdown.ts";
 import { Composer } from "./composer.tsx";
+import { ContactAction } from "./contact-action.tsx";
 import { useWidget } from "./context.ts";
 import { Icon } from "./icons.tsx";
 import { LazyContactForm } from "./lazy.tsx";
 import { MessageList } from "./message-list.tsx";
 import { NoticeBanner, Welcome } from "./states.tsx";
-import { ContactAction } from "./way-out.tsx";
 
 const focusable =
   'a[href],button:not([disabled]),textarea:not([disabled]),input:not([disabled]),[tabindex]:not([tabindex="-1"])';

@@ -1,41 +1,29 @@
-import { safeHref } from "../markdown.ts";
+import { useEffect, useState } from "preact/hooks";
+import { en, type Table } from "../translate.ts";
+import { ContactAction } from "./contact-action.tsx";
 import { useWidget } from "./context.ts";
-import { Icon } from "./icons.tsx";
 
 /**
- * "Contact us" as the agent sets it: a link (a page or mailto:) or a button opening the form, as text
- * or as the header's icon; nothing when the agent offers no way out, or the form before there is a
- * conversation to attach it to.
+ * The way out under an answer that didn't help: "Contact us", as the agent offers it, in the answer's
+ * language (the `done` event's `language`) when that is not the page's: a Spanish answer on an
+ * English page says "Contáctanos". The other languages' strings come with their chunk (i18n.ts).
  */
-export function ContactAction({ icon }: { icon?: boolean }) {
+export function WayOut({ lang }: { lang?: string | null | undefined }) {
   const { store, i18n } = useWidget();
-  const handoff = store.config.value?.handoff;
-  const label = i18n.t("contactUs");
-  const look = icon
-    ? {
-        class: "icon-btn",
-        "data-lore": "menu-contact",
-        "aria-label": label,
-        title: label,
-        children: <Icon name="mail" />,
-      }
-    : { class: "contact", "data-lore": "contact", children: label };
-  if (handoff?.mode === "link") {
-    const href = safeHref(handoff.url ?? "");
-    return href ? <a href={href} target="_blank" rel="noopener noreferrer" {...look} /> : null;
-  }
-  if (handoff?.mode !== "form" || !store.messages.value.some((m) => m.messageId)) return null;
-  return <button type="button" onClick={store.handoff.openContact} {...look} />;
-}
-
-/** The way out under an answer that didn't help: "Contact us", as the agent offers it. */
-export function WayOut() {
-  const { store } = useWidget();
+  const [table, setTable] = useState<Table>();
+  const foreign = lang && lang !== i18n.lang ? lang : null;
+  useEffect(() => {
+    if (foreign)
+      import("../i18n.ts").then(
+        (m) => setTable(m.tables[foreign] ?? en),
+        () => {}, // Unreachable chunk: the page's language it is.
+      );
+  }, [foreign]);
   const mode = store.config.value?.handoff?.mode;
   if (!mode || mode === "none") return null;
   return (
-    <p class="way-out" data-lore="way-out">
-      <ContactAction />
+    <p class="way-out" data-lore="way-out" lang={table && foreign ? foreign : undefined} dir="auto">
+      <ContactAction label={table?.contactUs} />
     </p>
   );
 }

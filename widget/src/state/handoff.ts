@@ -1,3 +1,4 @@
+import type { WidgetFirstHandoffResponse } from "@lore/shared";
 import { type Signal, signal } from "@preact/signals";
 import type { WidgetClient } from "../api/client.ts";
 
@@ -19,8 +20,8 @@ export interface HandoffState {
   /** Opens the form (a `link` handoff is a plain link and never comes here). */
   openContact(): void;
   closeContact(): void;
-  /** Sends a checked request on the visitor's conversation; null when there is none yet. */
-  send(form: ContactForm): Promise<void> | null;
+  /** Sends a checked request on the visitor's conversation, or one that starts it. */
+  send(form: ContactForm): Promise<void>;
 }
 
 /**
@@ -30,6 +31,8 @@ export interface HandoffState {
 export function createHandoffState(
   client: WidgetClient,
   session: () => { conversationId: string | null; visitorToken: string | null },
+  /** A request sent before any question started this conversation: the store continues it. */
+  started: (response: WidgetFirstHandoffResponse) => void,
 ): HandoffState {
   const contact = signal<ContactState>({ step: "closed" });
   return {
@@ -40,10 +43,11 @@ export function createHandoffState(
     closeContact: () => {
       contact.value = { step: "closed" };
     },
-    send({ email, message, name }) {
+    async send({ email, message, name }) {
       const { conversationId, visitorToken } = session();
-      if (!conversationId || !visitorToken) return null;
-      return client.sendHandoff(conversationId, { visitorToken, email, message, ...(name ? { name } : {}) });
+      const body = { email, message, ...(name ? { name } : {}), ...(visitorToken ? { visitorToken } : {}) };
+      const sent = await client.sendHandoff(conversationId, body);
+      if (!conversationId) started(sent);
     },
   };
 }

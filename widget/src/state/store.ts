@@ -78,7 +78,14 @@ export function createStore(options: StoreOptions): WidgetStore {
   let recovering: ReturnType<typeof setTimeout> | undefined;
   let counter = 0;
 
-  const handoff = createHandoffState(client, () => ({ conversationId, visitorToken }));
+  const handoff = createHandoffState(
+    client,
+    () => ({ conversationId, visitorToken }),
+    (started) => {
+      ({ conversationId, visitorToken } = started);
+      persist();
+    },
+  );
   const config = signal<WidgetConfig | null>(null);
   const configState = signal<"loading" | "ready" | "failed">("loading");
   const messages = signal<ChatMessage[]>(saved?.messages ?? []);
@@ -311,6 +318,7 @@ export function createStore(options: StoreOptions): WidgetStore {
               status: "complete",
               sources,
               messageId: event.messageId,
+              lang: event.language,
               ...(outcome ? { outcome } : {}),
             }));
             if (previous.length === 0 && sources.length > 0) {

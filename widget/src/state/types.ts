@@ -14,6 +14,8 @@ export interface ChatMessage {
   feedback: "up" | "down" | null;
   /** How sure the answer is (from the server's `done` event); absent on answers saved before it. */
   outcome?: "answered" | "uncertain" | "fallback";
+  /** The language the server wrote the answer for (`done`'s `language`): the way out under it speaks it. */
+  lang?: string | null | undefined;
 }
 
 /** What the visitor is told when something stops the conversation. */

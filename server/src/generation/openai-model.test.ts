@@ -272,6 +272,11 @@ describe("OpenAI-compatible chat model", () => {
       standalone: "¿Cuándo se fundó la Universidad de Chicago?",
       translated: null,
     });
+    // No question at all: the heuristic rewrite, and no English.
+    fake.setBehaviour({ answer: "I don't know." });
+    const heuristic = await model().condenseAcross?.("¿Cuándo se fundó?", history, "English");
+    expect(heuristic?.translated).toBeNull();
+    expect(heuristic?.standalone).not.toBe("I don't know.");
   });
 
   it("keeps the question as written, with no English, when that call fails", async () => {

@@ -178,9 +178,10 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ChatMode
       const translated = line(language);
       if (!rewritten && !translated) {
         // A model that ignored the two-line format and wrote one question: it is the standalone
-        // question, and the search's when it is already in the sources' language.
+        // question, and the search's when it is already in the sources' language. Anything else
+        // ("I don't know.") is no question, and the dictionaries translate instead.
         const plain = cleanStandaloneQuestion(reply ?? "");
-        if (fits(plain)) {
+        if (fits(plain) && /[?？؟]$/.test(plain)) {
           const inSources = language === "English" && detectLanguage(plain) === "en";
           return { standalone: plain, translated: inSources ? plain : null };
         }

@@ -9,6 +9,7 @@ import type { RawDocument } from "../documents.ts";
 import { ParseError } from "../documents.ts";
 import { DOCX_MAX_INFLATED_BYTES, parseDocx } from "./docx.ts";
 import { detectKind, parseDocument, UnsupportedTypeError } from "./parse-document.ts";
+import { parsePdf } from "./pdf.ts";
 import { listZipEntries } from "./zip.ts";
 
 function raw(body: Uint8Array | string, fileName?: string, extra: Partial<RawDocument> = {}): RawDocument {
@@ -53,6 +54,18 @@ describe("detectKind", () => {
 });
 
 describe("PDF", () => {
+  it("refuses a PDF past its page or text budget with a reason, and reads one within it", async () => {
+    const pages = [["First page."], ["Second page, with two lines.", "The second line."], ["Third."]];
+    const pdf = makePdf(pages);
+    await expect(parsePdf(pdf, "long.pdf", { pages: 2, textItems: 100 })).rejects.toThrow(
+      /has 3 pages, more than the 2 read/,
+    );
+    await expect(parsePdf(pdf, "dense.pdf", { pages: 10, textItems: 2 })).rejects.toThrow(
+      /more than 2 pieces of text \(by page 2\)/,
+    );
+    expect((await parsePdf(pdf, "fine.pdf", { pages: 3, textItems: 100 })).pageCount).toBe(3);
+  });
+
   it("keeps page numbers and turns large lines into headings", async () => {
     const pdf = makePdf(
       [

@@ -93,12 +93,23 @@ function describe(err: unknown): string {
   return String(err);
 }
 
+/** More pages than this in one PDF is refused before any is read (a long manual has a few thousand). */
+export const PDF_MAX_PAGES = 5_000;
+/** More text items than this in one PDF is refused as they are read (a dense page holds a few thousand). */
+export const PDF_MAX_TEXT_ITEMS = 2_000_000;
+
 /**
  * PDF text layer, one or more sections per page (page numbers kept for citations). Lines become
  * paragraphs by vertical gaps; lines set clearly larger than the body text become the heading path.
- * Encrypted, malformed and text-less PDFs throw ParseError with the reason.
+ * Encrypted, malformed and text-less PDFs throw ParseError with the reason, and so does one past its
+ * page or text-item budget, counted page by page as it is read (issue #49: one workspace's file must
+ * not hold a parse thread for long).
  */
-export async function parsePdf(bytes: Uint8Array, fallbackTitle: string): Promise<ParsedDocument> {
+export async function parsePdf(
+  bytes: Uint8Array,
+  fallbackTitle: string,
+  limits: { pages: number; textItems: number } = { pages: PDF_MAX_PAGES, textItems: PDF_MAX_TEXT_ITEMS },
+): Promise<ParsedDocument> {
   // pdf.js inflates streams into native memory no heap limit bounds: measure them first.
   checkPdfInflation(bytes);
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
@@ -112,10 +123,16 @@ export async function parsePdf(bytes: Uint8Array, fallbackTitle: string): Promis
     throw new ParseError(`malformed PDF: ${describe(err)}`);
   }
   try {
+    if (pdf.numPages > limits.pages)
+      throw new ParseError(`the PDF has ${pdf.numPages} pages, more than the ${limits.pages} read`);
     const pages: PdfLine[][] = [];
+    let textItems = 0;
     for (let n = 1; n <= pdf.numPages; n++) {
       const page = await pdf.getPage(n);
       const content = await page.getTextContent();
+      textItems += content.items.length;
+      if (textItems > limits.textItems)
+        throw new ParseError(`the PDF has more than ${limits.textItems} pieces of text (by page ${n})`);
       pages.push(toLines(content.items));
       page.cleanup();
     }

@@ -22,10 +22,10 @@ import { log, markdownTable, writeResult } from "./lib/report.ts";
 import { startBenchServer } from "./lib/server.ts";
 import { everyNth, round, summarize } from "./lib/stats.ts";
 
-/** The languages of `../shared/datasets/xquad/`: the default run. */
+/** The languages of the shared XQuAD dataset folder: the default run. */
 export const xquadLanguages = ["en", "es", "de", "ru", "ar", "hi", "zh"] as const;
 /**
- * The public repository's other languages (not in `../shared/`): measured with `--langs` and
+ * The public repository's other languages (not in the shared copy): measured with `--langs` and
  * `LORE_DATASETS_DIR` pointing at a folder holding their `xquad.<lang>.json` (bench/README.md).
  */
 export const moreXquadLanguages = ["el", "tr", "th", "vi", "ro"] as const;

@@ -34,9 +34,6 @@ export default defineConfig({
     // (`e2e-alone`). On a machine busy with other work, `npm test -- --maxWorkers=1` (bench/README.md,
     // "Test suite time").
     maxWorkers: 3,
-    // Worker processes are reused from file to file (vitest starts them from the root's setting);
-    // each project then says whether a file gets fresh modules (below).
-    isolate: false,
     // The longest files first, from a recorded run, so none of them starts last on a fresh clone.
     sequence: { sequencer: LongestFirst },
     projects: [
@@ -46,19 +43,13 @@ export default defineConfig({
           name: "unit",
           include: ["shared/src/**/*.test.ts", "server/src/**/*.test.ts"],
           environment: "node",
-          isolate: true,
           // Running beside end-to-end files, a unit test that takes 2 s alone can take 8.
           testTimeout: 30_000,
         },
       },
       {
         extends: true,
-        test: {
-          name: "widget",
-          include: ["widget/src/**/*.test.{ts,tsx}"],
-          environment: "happy-dom",
-          isolate: true,
-        },
+        test: { name: "widget", include: ["widget/src/**/*.test.{ts,tsx}"], environment: "happy-dom" },
       },
       {
         extends: true,
@@ -68,10 +59,6 @@ export default defineConfig({
           // Replaces vitest's default list (node_modules, dist…), so it is kept.
           exclude: [...configDefaults.exclude, ...alone],
           ...e2e,
-          // Files of one worker share loaded modules: nearly every file starts servers in-process,
-          // and importing the whole server again for each file was a third of the suite's time
-          // (7 files: 92 s -> 61 s). Each server still gets its own services, data dir and port.
-          isolate: false,
         },
       },
       {
@@ -80,7 +67,6 @@ export default defineConfig({
           name: "e2e-alone",
           include: alone,
           ...e2e,
-          isolate: true,
           // In one worker, after the other files have finished (vitest runs a project's single-fork
           // files once its parallel ones are done).
           poolOptions: { forks: { singleFork: true } },

@@ -87,7 +87,7 @@ export function fitLogistic(
  * MIN_BLOCK items are pooled with their closer neighbour and every block's share is shrunk towards the
  * overall share by PRIOR_ITEMS pseudo-items: a hundred items would otherwise fit their own noise.
  */
-const MIN_BLOCK = 15;
+const MIN_BLOCK = 12;
 const PRIOR_ITEMS = 2;
 export function isotonicKnots(points: readonly { p: number; y: number }[]): [number, number][] {
   const sorted = [...points].sort((a, b) => a.p - b.p);
@@ -138,8 +138,8 @@ interface Limit {
   uselessDoubtCost: number;
 }
 const LIMITS: Record<Exclude<AnswerPolicy, "always">, Limit> = {
-  strict: { wrong: 0.05, unanswerableAnswered: 0.1, rightWeight: 1.5, uselessDoubtCost: 2 },
-  balanced: { wrong: 0.15, unanswerableAnswered: 0.2, rightWeight: 2.5, uselessDoubtCost: 0.75 },
+  strict: { wrong: 0.075, unanswerableAnswered: 0.1, rightWeight: 1.5, uselessDoubtCost: 2 },
+  balanced: { wrong: 0.1, unanswerableAnswered: 0.2, rightWeight: 2.5, uselessDoubtCost: 0.4 },
   lenient: { wrong: 0.3, unanswerableAnswered: 0.4, rightWeight: 3, uselessDoubtCost: 0.1 },
 };
 

@@ -68,7 +68,7 @@ export async function collectEvidence(data: HelpCenterData, hc?: HelpCenterIndex
       isFallback: decision.outcome === "fallback",
       question,
     });
-    const sources = decision.features ? withArticlesThatMayHelp(built.sources, chunks, question) : [];
+    const sources = decision.features ? withArticlesThatMayHelp(built.sources, chunks) : [];
     const goldTitles = new Set(q.gold.flatMap((p) => titleOf.get(p) ?? []));
     const distinct = [...new Set(sources.map((s) => s.title))].slice(0, 3);
     rows.push({

@@ -122,9 +122,7 @@ export async function* composeAnswer(
   reply.text = built.answer;
   // An uncertain answer lists up to three articles that may help.
   reply.sources =
-    decision.outcome === "uncertain"
-      ? withArticlesThatMayHelp(built.sources, passages.pool, passages.judged)
-      : built.sources;
+    decision.outcome === "uncertain" ? withArticlesThatMayHelp(built.sources, passages.pool) : built.sources;
   countUsage(
     reply,
     request.draft.usage ?? {

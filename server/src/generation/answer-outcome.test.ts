@@ -128,7 +128,7 @@ describe("deciding an answer's outcome", { timeout: 30_000 }, () => {
       makeChunk(4, "Careers", "Jobs."),
     ];
     const { sources } = buildSources("Refunds within 30 days [2]", chunks, { isFallback: false });
-    const listed = withArticlesThatMayHelp(sources, chunks, "refund");
+    const listed = withArticlesThatMayHelp(sources, chunks);
     expect(listed.map((s) => s.title)).toEqual(["Shipping", "Refunds", "Company"]);
     expect(listed.map((s) => s.rank)).toEqual([1, 2, 3]);
   });

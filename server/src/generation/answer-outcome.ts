@@ -4,7 +4,7 @@
  * (`uncertain`), or the agent's fallback message with no sources (`fallback`).
  */
 import type { AnswerOutcome, AnswerPolicy, Citation } from "@lore/shared";
-import { chunkCitation, snippetAround } from "./citations.ts";
+import { chunkCitation, firstLines, snippetAround } from "./citations.ts";
 import { judge, outcomeFor } from "./confidence.ts";
 import type { ConfidenceFeatures } from "./confidence-features.ts";
 import type { RetrievedChunk } from "./types.ts";
@@ -87,28 +87,18 @@ export function decideAnswer(input: DecideInput): Decision {
 }
 
 /**
- * An uncertain answer's sources: the ones it cites, then the best chunks of further articles, until
- * UNCERTAIN_ARTICLES distinct articles are listed (ranks continue after the cited ones).
+ * An uncertain answer's sources: the ones it cites, then the best section of each further article
+ * with its first lines, until UNCERTAIN_ARTICLES distinct articles are listed (ranks continue after
+ * the cited ones).
  */
-export function withArticlesThatMayHelp(
-  sources: Citation[],
-  chunks: readonly RetrievedChunk[],
-  question: string,
-): Citation[] {
+export function withArticlesThatMayHelp(sources: Citation[], chunks: readonly RetrievedChunk[]): Citation[] {
   const out = [...sources];
   const documents = new Set(out.map((s) => s.documentId));
   for (const chunk of chunks) {
     if (documents.size >= UNCERTAIN_ARTICLES) break;
     if (documents.has(chunk.documentId)) continue;
     documents.add(chunk.documentId);
-    out.push(
-      chunkCitation(
-        chunk,
-        out.length + 1,
-        snippetAround(chunk.text, question),
-        Math.min(1, Math.max(0, chunk.score)),
-      ),
-    );
+    out.push(chunkCitation(chunk, out.length + 1, firstLines(chunk), Math.min(1, Math.max(0, chunk.score))));
   }
   return out;
 }

@@ -227,6 +227,28 @@ function passagesCiting(answer: string, rank: number): string {
     .join(" ");
 }
 
+/** How much of a section's opening an uncertain answer shows for it. */
+const FIRST_LINES_CHARS = 220;
+
+/**
+ * A section's first lines, without its heading: whole sentences while they fit, the first one cut
+ * with "…" when it alone is longer (issue #50: an uncertain answer offers each section that may help
+ * with its first lines).
+ */
+export function firstLines(
+  chunk: Pick<RetrievedChunk, "text" | "headingPath">,
+  maxChars = FIRST_LINES_CHARS,
+): string {
+  const body = chunkBody(chunk.text, chunk.headingPath).trim();
+  if (body.length <= maxChars) return body;
+  let end = 0;
+  for (const sentence of splitSentences(body)) {
+    if (sentence.end > maxChars) break;
+    end = sentence.end;
+  }
+  return end > 0 ? body.slice(0, end).trim() : `${body.slice(0, maxChars - 1).trimEnd()}…`;
+}
+
 /** At most ~500 characters of the chunk, centred on the sentence that best matches `focus`, cut at sentence or word edges. */
 export function snippetAround(text: string, focus: string, maxChars = SNIPPET_CHARS): string {
   const clean = text.trim();

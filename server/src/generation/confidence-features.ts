@@ -5,6 +5,7 @@
 import { canHaveVariants, isEdgeVariant } from "../retrieval/term-variants.ts";
 import { expandWords, sharedWordNet } from "../retrieval/wordnet.ts";
 import { STOP_WORDS, stemWord, tokenizeTerms, tokenizeWords } from "../text/normalize.ts";
+import { splitSentences } from "../text/sentences.ts";
 import { detectAnswerType, detectQuestionShape, matchesAnswerType } from "./question-type.ts";
 import type { RetrievedChunk } from "./types.ts";
 
@@ -13,6 +14,7 @@ export const FEATURE_NAMES = [
   "top",
   "margin",
   "focus",
+  "leadFocus",
   "titleFocus",
   "fellBack",
   "kindMismatch",
@@ -62,6 +64,11 @@ export function confidenceFeatures(input: FeatureInput): ConfidenceFeatures {
   );
   const related = relatives(question);
   const focus = coverage(new Set(tokenizeTerms(text)), weights, related);
+  // The best single sentence's share: a section answer's lead, however long the rest of it is.
+  const leadFocus = Math.max(
+    0,
+    ...splitSentences(text).map((s) => coverage(new Set(tokenizeTerms(s.text)), weights, related)),
+  );
   const titles = cited.length > 0 ? cited : chunks.slice(0, 1);
   const titleFocus = coverage(
     new Set(titles.flatMap((c) => tokenizeTerms(`${c.title} ${c.headingPath.join(" ")}`))),
@@ -82,6 +89,7 @@ export function confidenceFeatures(input: FeatureInput): ConfidenceFeatures {
     top,
     margin: Math.max(0, top - second),
     focus,
+    leadFocus,
     titleFocus,
     fellBack: input.fellBack ? 1 : 0,
     kindMismatch: kindMismatch(question, text) ? 1 : 0,

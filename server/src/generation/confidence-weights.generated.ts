@@ -4,27 +4,27 @@ import type { ConfidenceModel } from "./confidence.ts";
 
 export const fittedConfidence: ConfidenceModel = {
   calibration: [
-    [0.1345, 0.0355],
-    [0.3114, 0.2676],
-    [0.4341, 0.3909],
-    [0.5889, 0.6954],
+    [0.1686, 0.0462],
+    [0.424, 0.3493],
+    [0.6282, 0.7601],
   ],
-  bias: -2.0526,
+  bias: -1.5027,
   weights: {
-    top: 0.7323,
-    margin: 1.0279,
-    focus: 0.3156,
-    titleFocus: 0.7506,
-    fellBack: -1.4988,
-    kindMismatch: -0.2526,
-    agreement: 0.7307,
+    top: 0.7916,
+    margin: 1.0078,
+    focus: 0.3251,
+    leadFocus: 0.2081,
+    titleFocus: 0.649,
+    fellBack: -1.4876,
+    kindMismatch: -0.4047,
+    agreement: 0.8654,
     unknown: 0,
-    length: -0.2343,
-    citedTop: 1.3164,
+    length: -0.1101,
+    citedTop: 0.686,
   },
   policies: {
     strict: {
-      answer: 0.675,
+      answer: 0.725,
       doubt: 0.45,
     },
     balanced: {
@@ -32,11 +32,11 @@ export const fittedConfidence: ConfidenceModel = {
       doubt: 0.05,
     },
     lenient: {
-      answer: 0.275,
+      answer: 0.3,
       doubt: 0,
     },
     always: {
-      answer: 0.275,
+      answer: 0.3,
       doubt: 0,
     },
   },

@@ -24,6 +24,13 @@ export interface ExtractiveOptions {
   maxWords: number;
   /** Word budget of a section answer: the rest of the lead's section is added while the answer stays under it (0: none). */
   sectionWords: number;
+  /**
+   * Words of a section's opening: when the unit that best answers lies within them, the answer is
+   * the section read from its start (0: never).
+   */
+  openingWords: number;
+  /** Weights of a retrieved section's claim to hold the answer (see chooseSection). */
+  sectionChoice: SectionChoiceWeights;
   /** A further sentence of the same chunk must score at least this share of the best. */
   sameChunkRatio: number;
   /** A sentence of another chunk must score at least this share of the best (cited separately). */
@@ -43,6 +50,8 @@ export interface ExtractiveOptions {
     rank: number;
     /** Bonus for a chunk's first unit, times how well its title and headings match the question. */
     lead: number;
+    /** Weight of what the unit itself says of the question, without its title and headings. */
+    focus: number;
   };
 }
 
@@ -52,6 +61,9 @@ export const defaultExtractiveOptions: ExtractiveOptions = {
   maxWords: 80,
   // A section answer (issue #50): the widget shows about 120 words and folds the rest of the section.
   sectionWords: 160,
+  openingWords: 120,
+  // Fitted on the tuning half of the help-center set by bench/src/fit-sections.ts.
+  sectionChoice: { retrieval: 3.28, evidence: 1.41, title: 1.36, articleLead: 1.1 },
   sameChunkRatio: 0.75,
   // Citing a second chunk cost citation precision on SQuAD (0.86 -> 0.77 at 0.7) for two help-center
   // facts in 80: only on a tie.
@@ -66,6 +78,7 @@ export const defaultExtractiveOptions: ExtractiveOptions = {
     shape: 0.16,
     rank: 0.6,
     lead: 0.1,
+    focus: 0,
   },
 };
 
@@ -103,6 +116,9 @@ export function createExtractiveModel(options: Partial<ExtractiveOptions> = {}):
     },
   };
 }
+
+/** Share of the question's weight a unit must hold alone to lead its section answer (see sectionOpening). */
+const LEAD_ALONE = 0.75;
 
 // A sentence that opens by pointing back at the one before it goes on from it (English).
 const CONTINUATION = /^(?:this|these|that|those|it|they|such)\b/i;
@@ -225,12 +241,33 @@ export function composeExtractiveAnswer(
     weights: { ...defaultExtractiveOptions.weights, ...options.weights },
   };
   const fallback = { answer: fallbackMessage, usedChunks: [] };
-  const { scored, ranked, questionTerms } = rankAnswerUnits(question, chunks, settings);
-  const best = ranked[0];
+  const ranking = rankAnswerUnits(question, chunks, settings);
+  const { scored, ranked, questionTerms } = ranking;
+  const strongest = ranked[0];
   // Evidence is the best unit's share of the question, alone or with its neighbours (a short sentence
   // often leaves its subject to the one before it).
-  if (best === undefined || Math.max(best.coverage, best.windowCoverage) < settings.relevanceFloor)
+  if (
+    strongest === undefined ||
+    Math.max(strongest.coverage, strongest.windowCoverage) < settings.relevanceFloor
+  )
     return fallback;
+  // The answer comes from one section; its best unit leads, and where that unit lies in the section's
+  // opening the section is read from its start (a heading that asks the question is answered there).
+  const section = chooseSection(chunks, ranking, settings.sectionChoice);
+  const best = ranked.find((u) => u.chunkIndex === section) ?? strongest;
+  const procedure = detectQuestionShape(question) === "procedure";
+  const spansSeveral = SEVERAL_FOCUSES.test(question);
+  const sectionChunk = chunks[section];
+  const heading = sectionChunk?.headingPath.at(-1) ?? sectionChunk?.title ?? "";
+  const context = {
+    question: new Set(questionTerms),
+    title: ranking.titleTerms[section] ?? [],
+    asks: /[?？]\s*$/.test(heading),
+    procedure,
+  };
+  // A comparison may need two articles: it is composed unit by unit.
+  const opening = spansSeveral ? null : sectionOpening(scored, best, context, settings.openingWords);
+  if (opening) return renderAnswer(opening, chunks);
 
   // A list, table or code block comes with the sentence that introduces it, and an introduction with its block.
   const withCompanion = (unit: ScoredUnit): ScoredUnit[] => {
@@ -242,11 +279,10 @@ export function composeExtractiveAnswer(
   };
   const picked: ScoredUnit[] = withCompanion(best);
   const bestTitle = chunks[best.chunkIndex]?.title;
-  const spansSeveral = SEVERAL_FOCUSES.test(question);
-  const procedure = detectQuestionShape(question) === "procedure";
   const seenTexts = new Set(picked.map((u) => normalizeForDedupe(u.text)));
   let words = picked.reduce((sum, u) => sum + u.words, 0);
-  for (const candidate of ranked.slice(1)) {
+  for (const candidate of ranked) {
+    if (candidate === best) continue;
     if (picked.length >= settings.maxSentences) break;
     // Within the best chunk, sentences compete on their own evidence (they share the chunk's rank).
     const sameChunk = candidate.chunkIndex === best.chunkIndex;
@@ -270,6 +306,24 @@ export function composeExtractiveAnswer(
   fillProcedureGaps(picked, scored, settings.maxWords - words);
   extendWithSection(picked, scored, best, new Set(questionTerms), settings.sectionWords);
 
+  return renderAnswer(picked, chunks);
+}
+
+export interface RankedUnits {
+  scored: ScoredUnit[];
+  ranked: ScoredUnit[];
+  questionTerms: string[];
+  /** Per chunk: the terms of its title and heading path. */
+  titleTerms: string[][];
+  /** Per chunk: the question's weighted share its title and heading path hold. */
+  titleCoverage: number[];
+}
+
+/** The picked units as the answer: each chunk's in document order, the best chunk first, cited [n]. */
+function renderAnswer(
+  picked: ScoredUnit[],
+  chunks: RetrievedChunk[],
+): { answer: string; usedChunks: RetrievedChunk[] } {
   // Readable order: the best chunk first, then each chunk's units in document order.
   const chunkOrder = [...new Set(picked.map((u) => u.chunkIndex))];
   picked.sort(
@@ -298,6 +352,113 @@ export function composeExtractiveAnswer(
   return { answer, usedChunks };
 }
 
+export interface SectionChoiceWeights {
+  /** The section's retrieval score relative to the best retrieved. */
+  retrieval: number;
+  /** The evidence of its best unit for the question. */
+  evidence: number;
+  /** The share its title and headings hold. */
+  title: number;
+  /** It opens its article (no heading above it). */
+  articleLead: number;
+}
+
+/**
+ * The retrieved section (chunk) that most likely holds the answer: its retrieval score, the evidence
+ * of its best unit, a title or heading that names the question, and opening its article count for it.
+ */
+export function chooseSection(
+  chunks: readonly RetrievedChunk[],
+  ranking: Pick<RankedUnits, "scored" | "titleCoverage">,
+  weights: SectionChoiceWeights,
+): number {
+  const top = Math.max(1e-9, ...chunks.map((c) => c.score));
+  const evidence = chunks.map(() => 0);
+  const says = chunks.map(() => false);
+  for (const u of ranking.scored) {
+    evidence[u.chunkIndex] = Math.max(evidence[u.chunkIndex] ?? 0, u.own);
+    if (u.focus > 0) says[u.chunkIndex] = true;
+  }
+  // A section whose own words say nothing of the question (only its title does) answers nothing.
+  const anySays = says.some(Boolean);
+  let best = 0;
+  let bestScore = Number.NEGATIVE_INFINITY;
+  chunks.forEach((chunk, i) => {
+    if (anySays && !says[i]) return;
+    const score =
+      weights.retrieval * (chunk.score / top) +
+      weights.evidence * (evidence[i] ?? 0) +
+      weights.title * (ranking.titleCoverage[i] ?? 0) +
+      weights.articleLead * (chunk.headingPath.length === 0 ? 1 : 0);
+    if (score > bestScore) {
+      best = i;
+      bestScore = score;
+    }
+  });
+  return best;
+}
+
+/**
+ * A section answer read in order (issue #50): when the unit that answers lies within the section's
+ * opening budget and what comes before it is on the section's subject (it shares a word with the
+ * question, the section's title and headings or the lead, or is a list, table or code block), the
+ * answer is the section from its start, going on after the lead while each unit still belongs (see
+ * extendWithSection) and the budget lasts. So a FAQ entry whose heading asks the question is answered
+ * by its first lines, the sentence that links two steps ("Instead, enter the code.") stays, and a
+ * procedure's steps (each a paragraph of its own) follow one another whatever words they use. Null
+ * when the lead lies further on or follows another subject: the answer then leads with it.
+ */
+function sectionOpening(
+  scored: readonly ScoredUnit[],
+  lead: ScoredUnit,
+  context: { question: ReadonlySet<string>; title: readonly string[]; asks: boolean; procedure: boolean },
+  budget: number,
+): ScoredUnit[] | null {
+  if (budget <= 0) return null;
+  const section = scored.filter((u) => u.chunkIndex === lead.chunkIndex && u.heading === lead.heading);
+  // A lead that holds the question alone comes first (a list, table or code block after the sentence
+  // that introduces it); otherwise the section is read from its start.
+  const introduction = section.find((u) => u.position === lead.position - 1 && u.introduces);
+  // A lead that points back ("This parameter…") comes with the sentence before it.
+  const pointsBack = lead.kind === "sentence" && CONTINUATION.test(lead.text) && lead.position > 0;
+  const first =
+    lead.kind !== "sentence" && introduction
+      ? introduction.position
+      : pointsBack
+        ? lead.position - 1
+        : lead.position;
+  const start = lead.focus >= LEAD_ALONE ? first : Math.min(first, ...section.map((u) => u.position));
+  const before = section.filter((u) => u.position >= start && u.position < lead.position);
+  let words = [...before, lead].reduce((sum, u) => sum + u.words, 0);
+  if (words > budget) return null;
+  const subject = new Set([...context.question, ...context.title, ...lead.terms]);
+  // Under a heading that asks a question, the first lines answer it whatever words they use ("Not at
+  // this time."); elsewhere a sentence on another subject before the lead makes the lead come first.
+  const offSubject = (u: ScoredUnit) =>
+    u.kind === "sentence" && !u.introduces && !u.terms.some((t) => subject.has(t));
+  if (!context.asks && before.some(offSubject)) return null;
+  const opening = [...before, lead];
+  const said = new Set([...context.question, ...opening.flatMap((u) => u.terms)]);
+  for (const u of section.filter((s) => s.position > lead.position)) {
+    // The steps of a procedure follow one another whatever words they use: each a paragraph of its
+    // own, or the sentence after one that names the question's focus (see continuesPicked).
+    const step =
+      context.procedure &&
+      (section.filter((s) => s.block === u.block).length === 1 || continuesPicked(u, opening, true));
+    const belongs =
+      step ||
+      u.kind !== "sentence" ||
+      u.introduces ||
+      CONTINUATION.test(u.text) ||
+      u.terms.some((t) => said.has(t));
+    if (!belongs || words + u.words > budget) break;
+    opening.push(u);
+    words += u.words;
+    for (const t of u.terms) said.add(t);
+  }
+  return opening;
+}
+
 /**
  * Every quotable unit of the chunks with its evidence for the question, best first (`scored` keeps
  * chunk order), and the question's terms as weighed. Exported for the benches that study the fallback threshold.
@@ -306,8 +467,8 @@ export function rankAnswerUnits(
   question: string,
   chunks: RetrievedChunk[],
   settings: ExtractiveOptions,
-): { scored: ScoredUnit[]; ranked: ScoredUnit[]; questionTerms: string[] } {
-  const none = { scored: [], ranked: [], questionTerms: [] };
+): RankedUnits {
+  const none = { scored: [], ranked: [], questionTerms: [], titleTerms: [], titleCoverage: [] };
   // Question and passages are compared under the passages' language (its stop words and stemmer).
   const passages = chunks
     .slice(0, 2)
@@ -390,7 +551,11 @@ export function rankAnswerUnits(
     const words = wordCount(u.text);
     const w = settings.weights;
     let score =
-      w.sentence * coverage + w.window * windowCoverage + w.chunk * chunkCoverage + w.bigram * bigramShare;
+      w.sentence * coverage +
+      w.focus * focus +
+      w.window * windowCoverage +
+      w.chunk * chunkCoverage +
+      w.bigram * bigramShare;
     if (matchesAnswerType(u.text, answerType, (text) => newProperNames(text, questionWords)))
       score += w.answerType;
     if (fitsShape(u, shape, units[index + 1])) score += w.shape;
@@ -407,7 +572,7 @@ export function rankAnswerUnits(
   const ranked = [...scored].sort(
     (a, b) => b.score - a.score || a.chunkIndex - b.chunkIndex || a.position - b.position,
   );
-  return { scored, ranked, questionTerms };
+  return { scored, ranked, questionTerms, titleTerms, titleCoverage };
 }
 
 /**

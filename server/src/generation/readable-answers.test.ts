@@ -180,4 +180,56 @@ describe("readable extractive answers", { timeout: 60_000 }, () => {
     expect(words).toBeLessThanOrEqual(170);
     expect(answer).not.toContain("Step 40 ");
   });
+
+  it("reads a short section in order when its best sentence holds too little of the question alone", () => {
+    const chunks = [
+      makeChunk(
+        0,
+        "Resetting your password",
+        "You can reset your password from the sign-in page. Click Forgot password and enter your e-mail address. We then send you a link that stays valid for one hour.",
+      ),
+      makeChunk(1, "Two-factor sign-in", "Sign-in codes are valid for ten minutes. Each code works once.", {
+        score: 0.5,
+      }),
+    ];
+    const { answer } = composeExtractiveAnswer("how long is the reset link valid?", chunks, FALLBACK);
+    // The step between the two sentences that name the question stays: the section reads as written.
+    expect(answer).toBe(
+      "You can reset your password from the sign-in page. Click Forgot password and enter your e-mail address. We then send you a link that stays valid for one hour. [1]",
+    );
+  });
+
+  it("reads a procedure's steps in order, whatever words they use", () => {
+    const chunk = makeChunk(
+      0,
+      "Change the search engine in Chrome on Android",
+      "Open the Chrome browser on your Android phone.\n\nTo the right of the address bar, tap More > Settings.\n\nUnder Basics, select Search engine.",
+    );
+    const { answer } = composeExtractiveAnswer(
+      "chrome on android keeps searching with google, how do I switch",
+      [chunk],
+      FALLBACK,
+    );
+    expect(answer).toContain("tap More > Settings.\n\nUnder Basics, select Search engine.");
+  });
+
+  it("takes no section whose own words say nothing of the question, whatever its rank", () => {
+    const chunks = [
+      makeChunk(
+        0,
+        "Credit freeze",
+        "Identity theft is complicated and always evolving. Recovery services can guide you.",
+        {
+          headingPath: ["Consider a recovery service"],
+        },
+      ),
+      makeChunk(1, "Credit freeze", "Freezing your credit is free and can be lifted at any time.", {
+        headingPath: ["How to put a freeze on your credit"],
+        score: 0.5,
+      }),
+    ];
+    const { answer } = composeExtractiveAnswer("does a credit freeze cost money", chunks, FALLBACK);
+    expect(answer).toContain("Freezing your credit is free");
+    expect(answer).not.toContain("complicated");
+  });
 });

@@ -236,9 +236,10 @@ describe("corrections", () => {
     await edit.getByLabel("Answer").fill("In the south car park.");
     await edit.getByRole("button", { name: "Save changes" }).click();
     await page.getByText("Correction updated.").waitFor();
-    expect(await page.locator(".correction", { hasText: "Where do I park?" }).textContent()).toContain(
-      "south",
-    );
+    // "Correction updated." shows before the list reloads.
+    await expect
+      .poll(() => page.locator(".correction", { hasText: "Where do I park?" }).textContent())
+      .toContain("south");
     expect((await corrections()).find((c) => c.question === "Where do I park?")?.answer).toBe(
       "In the south car park.",
     );

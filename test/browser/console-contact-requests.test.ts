@@ -5,19 +5,13 @@
 import type { Agent, WidgetQueryResponse } from "@lore/shared";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpRequest, startTestServer, type TestServer } from "../helpers/server.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import { httpRequest, type TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
 import { type LocalSmtp, startLocalSmtp } from "../helpers/smtp.ts";
 import { until } from "../helpers/until.ts";
 import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
-import {
-  ensureConsoleBuilt,
-  launchBrowser,
-  openPage,
-  type PageProblems,
-  runAxe,
-  signInToConsole,
-  tabTo,
-} from "./browser.ts";
+import { openPage, type PageProblems, runAxe, signInToConsole, tabTo } from "./browser.ts";
 
 const ORIGIN = "https://shop.example";
 const QUESTION = "Do you ship to Iceland?";
@@ -26,22 +20,21 @@ const REQUEST = "Please tell me whether you ship to Reykjavik, I need it by Frid
 let server: TestServer;
 let smtp: LocalSmtp;
 let browser: Browser;
+let token = "";
 let agent: Agent;
 let owner: Page;
 let problems: PageProblems;
 
 beforeAll(async () => {
-  ensureConsoleBuilt();
   smtp = await startLocalSmtp();
-  [server, browser] = await Promise.all([
-    startTestServer({ LORE_SMTP_URL: smtp.url, LORE_SMTP_FROM: "Lore <lore@shop.example>" }),
-    launchBrowser(),
-  ]);
-  const { access } = await server.login();
-  const faq = await readyTextSource(server, access, "Shop FAQ", [
+  ({ server, browser, token } = await startServerAndBrowser({
+    serves: ["console"],
+    env: { LORE_SMTP_URL: smtp.url, LORE_SMTP_FROM: "Lore <lore@shop.example>" },
+  }));
+  const faq = await readyTextSource(server, token, "Shop FAQ", [
     { title: "Shipping", content: "Orders ship within two business days from our Lisbon warehouse." },
   ]);
-  agent = await createAgent(server, access, {
+  agent = await createAgent(server, token, {
     name: "Shop helper",
     dataSourceIds: [faq.id],
     allowedOrigins: [ORIGIN],
@@ -69,11 +62,7 @@ beforeAll(async () => {
   expect(sent.status).toBe(201);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await smtp?.close();
-});
+afterAll(() => closeAll(browser, server, smtp));
 
 const badge = () => owner.locator(".sidebar [data-testid=requests-badge]");
 

@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeAll } from "../helpers/dispose.ts";
 import { repoRoot, startTestServer, type TestServer } from "../helpers/server.ts";
 import {
   ensureWidgetBuilt,
@@ -112,11 +113,7 @@ async function panelChunkCors(): Promise<string | null> {
   return res.ok ? res.headers.get("access-control-allow-origin") : `HTTP ${res.status}`;
 }
 
-afterAll(async () => {
-  await browser?.close();
-  await host?.close();
-  await server?.close();
-});
+afterAll(() => closeAll(browser, host, server));
 
 const WIDGET_PROPS = [
   "width",

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeAll } from "../helpers/dispose.ts";
 import { repoRoot, startTestServer, type TestServer } from "../helpers/server.ts";
 import {
   ensureWidgetBuilt,
@@ -101,11 +102,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await host?.close();
-  await server?.close();
-});
+afterAll(() => closeAll(browser, host, server));
 
 const widget = (page: Page) => page.locator("lore-widget");
 const rectOf = (page: Page, selector: string) =>

@@ -13,3 +13,8 @@ export function disposeAfterAll(): Disposal[] {
   });
   return disposals;
 }
+
+/** Closes what a file started, in the order given; what never started (undefined) is passed over. */
+export async function closeAll(...started: Array<{ close(): Promise<void> } | undefined>): Promise<void> {
+  for (const thing of started) await thing?.close();
+}

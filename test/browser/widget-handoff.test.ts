@@ -7,6 +7,7 @@ import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { closeAll } from "../helpers/dispose.ts";
 import type { TestServer } from "../helpers/server.ts";
 import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
+import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
 import { openPage, type PageProblems, runAxe, waitUntil } from "./browser.ts";
 
 const ANSWER =
@@ -27,32 +28,16 @@ beforeAll(async () => {
     serves: ["widget"],
     env: { LORE_OPENAI_BASE_URL: fake.url },
   }));
-  const source = await server.request<{ id: string }>("POST", "/data-sources/", {
-    token,
-    body: {
-      name: "FAQ",
-      type: "text",
-      config: { entries: [{ title: "Returns", content: "Returns are accepted within 30 days." }] },
-    },
-  });
-  await waitUntil(
-    async () =>
-      (await server.request<{ status: string }>("GET", `/data-sources/${source.body.id}/`, { token })).body
-        .status === "ready",
-    "the FAQ source to be ready",
-  );
-  const agent = await server.request<{ id: string; widgetId: string }>("POST", "/agents/", {
-    token,
-    body: {
-      name: "Shop",
-      model: "openai:fake-chat",
-      dataSourceIds: [source.body.id],
-      allowedOrigins: [server.url],
-      handoff: { mode: "form", url: null },
-    },
-  });
-  agentId = agent.body.id;
-  widgetId = agent.body.widgetId;
+  const source = await readyTextSource(server, token, "FAQ", [
+    { title: "Returns", content: "Returns are accepted within 30 days." },
+  ]);
+  ({ id: agentId, widgetId } = await createAgent(server, token, {
+    name: "Shop",
+    model: "openai:fake-chat",
+    dataSourceIds: [source.id],
+    allowedOrigins: [server.url],
+    handoff: { mode: "form", url: null },
+  }));
   ({ page, problems } = await openPage(browser, { viewport: { width: 1280, height: 800 } }));
 }, 60_000);
 

@@ -6,7 +6,8 @@ import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { closeAll } from "../helpers/dispose.ts";
 import type { TestServer } from "../helpers/server.ts";
 import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
-import { openPage, type PageProblems, waitUntil } from "./browser.ts";
+import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
+import { openPage, type PageProblems } from "./browser.ts";
 
 const ANSWER =
   "Items can be returned within thirty days of delivery. They must be unused and in their original box, and the refund reaches your account within ten days [1].";
@@ -25,30 +26,15 @@ beforeAll(async () => {
     serves: ["widget"],
     env: { LORE_OPENAI_BASE_URL: fake.url },
   }));
-  const source = await server.request<{ id: string }>("POST", "/data-sources/", {
-    token,
-    body: {
-      name: "FAQ",
-      type: "text",
-      config: { entries: [{ title: "Returns", content: "Returns are accepted within 30 days." }] },
-    },
-  });
-  await waitUntil(
-    async () =>
-      (await server.request<{ status: string }>("GET", `/data-sources/${source.body.id}/`, { token })).body
-        .status === "ready",
-    "the FAQ source to be ready",
-  );
-  const agent = await server.request<{ widgetId: string }>("POST", "/agents/", {
-    token,
-    body: {
-      name: "Shop",
-      model: "openai:fake-chat",
-      dataSourceIds: [source.body.id],
-      allowedOrigins: [server.url],
-    },
-  });
-  widgetId = agent.body.widgetId;
+  const source = await readyTextSource(server, token, "FAQ", [
+    { title: "Returns", content: "Returns are accepted within 30 days." },
+  ]);
+  ({ widgetId } = await createAgent(server, token, {
+    name: "Shop",
+    model: "openai:fake-chat",
+    dataSourceIds: [source.id],
+    allowedOrigins: [server.url],
+  }));
   ({ page, problems } = await openPage(browser, { viewport: { width: 1280, height: 800 } }));
 }, 60_000);
 

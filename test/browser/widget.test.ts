@@ -8,7 +8,8 @@ import { defaultAnswer, type FakeOpenAI, startFakeOpenAI } from "../fakes/openai
 import { closeAll } from "../helpers/dispose.ts";
 import type { TestServer } from "../helpers/server.ts";
 import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
-import { observeUntil, openPage, type PageProblems, saveScreenshot, waitUntil } from "./browser.ts";
+import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
+import { observeUntil, openPage, type PageProblems, saveScreenshot } from "./browser.ts";
 
 const axeSource: string = createRequire(import.meta.url)("axe-core").source;
 
@@ -30,42 +31,21 @@ beforeAll(async () => {
     serves: ["widget"],
     env: { LORE_CHAT_MODEL: "openai:fake-chat", LORE_OPENAI_BASE_URL: fake.url },
   }));
-  const source = await server.request<{ id: string }>("POST", "/data-sources/", {
-    token,
-    body: {
-      name: "Employee handbook",
-      type: "text",
-      config: {
-        entries: [
-          {
-            title: "Vacation policy",
-            content: `${FACT} Unused vacation days expire on March 31 of the following year.`,
-          },
-          {
-            title: "Expenses",
-            content: "Travel expenses are reimbursed within 14 days when filed with receipts.",
-          },
-        ],
-      },
+  const source = await readyTextSource(server, token, "Employee handbook", [
+    {
+      title: "Vacation policy",
+      content: `${FACT} Unused vacation days expire on March 31 of the following year.`,
     },
+    { title: "Expenses", content: "Travel expenses are reimbursed within 14 days when filed with receipts." },
+  ]);
+  const agent = await createAgent(server, token, {
+    name: "Handbook",
+    dataSourceIds: [source.id],
+    suggestedQuestions: ["How do I file expenses?"],
+    theme: { title: "Ask HR", colorScheme: "auto" },
   });
-  const agent = await server.request<{ id: string }>("POST", "/agents/", {
-    token,
-    body: {
-      name: "Handbook",
-      dataSourceIds: [source.body.id],
-      suggestedQuestions: ["How do I file expenses?"],
-      theme: { title: "Ask HR", colorScheme: "auto" },
-    },
-  });
-  await waitUntil(
-    async () =>
-      (await server.request<{ status: string }>("GET", `/data-sources/${source.body.id}/`, { token })).body
-        .status === "ready",
-    "the source to be ready",
-  );
   // The demo page shows the agent in a preview opened from the console (its origin is not listed).
-  const preview = await server.request<{ url: string }>("POST", `/agents/${agent.body.id}/preview/`, {
+  const preview = await server.request<{ url: string }>("POST", `/agents/${agent.id}/preview/`, {
     token,
   });
   demoUrl = `${server.url}${preview.body.url}`;

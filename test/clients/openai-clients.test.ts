@@ -18,8 +18,9 @@ import {
   startFakeOpenAI,
 } from "../fakes/openai-server.ts";
 import { shopEntries } from "../fixtures/shop-corpus.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { call, createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { startServerWithAgent } from "../helpers/server-with-agent.ts";
+import { call } from "../ingestion/source-helpers.ts";
 
 const QUESTION = "Which payment methods do you accept?";
 // The model's reported usage: what every client must show, once (not doubled, not recounted).
@@ -34,14 +35,14 @@ let baseURL: string;
 
 beforeAll(async () => {
   fake = await startFakeOpenAI({ usage: USAGE });
-  server = await startTestServer({ LORE_OPENAI_BASE_URL: fake.url, LORE_OPENAI_TIMEOUT_MS: "3000" });
-  token = (await server.login()).access;
-  const shop = await readyTextSource(server, token, "Shop FAQ", shopEntries);
-  agent = await createAgent(server, token, {
-    name: "Shop",
-    model: "openai:fake-chat",
-    dataSourceIds: [shop.id],
-  });
+  ({ server, token, agent } = await startServerWithAgent({
+    env: { LORE_OPENAI_BASE_URL: fake.url, LORE_OPENAI_TIMEOUT_MS: "3000" },
+    source: { name: "Shop FAQ", entries: shopEntries },
+    agent: {
+      name: "Shop",
+      model: "openai:fake-chat",
+    },
+  }));
   const key = await call<{ key: string }>(server, "POST", `/agents/${agent.id}/api-keys/`, token, {
     name: "clients",
   });

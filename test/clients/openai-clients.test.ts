@@ -259,6 +259,33 @@ describe("the official openai SDK", () => {
   });
 });
 
+type AiSdkModel = Parameters<typeof generateText>[0]["model"];
+
+/** A wrong key: the AI SDK's APICallError with Lore's 401 and Lore's own message (not "Unauthorized"). */
+async function expectWrongKeyRefused(model: AiSdkModel): Promise<void> {
+  const error = await generateText({ model, prompt: QUESTION, maxRetries: 0 }).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(APICallError.isInstance(error)).toBe(true);
+  expect(error).toMatchObject({ statusCode: 401 });
+  expect((error as Error).message).not.toBe("Unauthorized");
+  expect((error as Error).message).toMatch(/API key/i);
+}
+
+/** The model's stream breaking after three tokens: those tokens, then an error part naming upstream_error. */
+async function expectFailsMidStream(model: AiSdkModel): Promise<void> {
+  const streamed = streamText({ model, prompt: QUESTION, onError: () => {} });
+  let text = "";
+  let failure: unknown = null;
+  for await (const part of streamed.fullStream) {
+    if (part.type === "text-delta") text += part.text;
+    if (part.type === "error") failure = part.error;
+  }
+  expect(text).toBe("According to the");
+  expect(JSON.stringify(failure)).toMatch(/upstream_error/);
+}
+
 describe("the AI SDK with @ai-sdk/openai-compatible", () => {
   const provider = (key = apiKey) =>
     createOpenAICompatible({ name: "lore", baseURL, apiKey: key, includeUsage: true });
@@ -276,30 +303,10 @@ describe("the AI SDK with @ai-sdk/openai-compatible", () => {
   });
 
   it("reports Lore's error message and status, and a mid-stream failure as an error part", async () => {
-    const error = await generateText({
-      model: provider("lore_sk_wrong")(agent.id),
-      prompt: QUESTION,
-      maxRetries: 0,
-    })
-      .then(() => null)
-      .catch((e: unknown) => e);
-    expect(APICallError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ statusCode: 401 });
-    expect((error as Error).message).not.toBe("Unauthorized");
-    expect((error as Error).message).toMatch(/API key/i);
+    await expectWrongKeyRefused(provider("lore_sk_wrong")(agent.id));
 
     fake.setBehaviour({ endAfterTokens: 3, tokenDelayMs: 5 });
-    const streamed = streamText({ model: provider()(agent.id), prompt: QUESTION, onError: () => {} });
-    const parts: string[] = [];
-    let text = "";
-    let failure: unknown = null;
-    for await (const part of streamed.fullStream) {
-      parts.push(part.type);
-      if (part.type === "text-delta") text += part.text;
-      if (part.type === "error") failure = part.error;
-    }
-    expect(text).toBe("According to the");
-    expect(JSON.stringify(failure)).toMatch(/upstream_error/);
+    await expectFailsMidStream(provider()(agent.id));
   });
 });
 
@@ -326,27 +333,10 @@ describe("the AI SDK with @ai-sdk/openai (the Responses API by default)", () => 
   });
 
   it("reports errors with Lore's message, before and during the stream", async () => {
-    const error = await generateText({
-      model: provider("lore_sk_wrong")(agent.id),
-      prompt: QUESTION,
-      maxRetries: 0,
-    })
-      .then(() => null)
-      .catch((e: unknown) => e);
-    expect(APICallError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ statusCode: 401 });
-    expect((error as Error).message).toMatch(/API key/i);
+    await expectWrongKeyRefused(provider("lore_sk_wrong")(agent.id));
 
     fake.setBehaviour({ dropAfterTokens: 3, tokenDelayMs: 5 });
-    const streamed = streamText({ model: provider()(agent.id), prompt: QUESTION, onError: () => {} });
-    let text = "";
-    let failure: unknown = null;
-    for await (const part of streamed.fullStream) {
-      if (part.type === "text-delta") text += part.text;
-      if (part.type === "error") failure = part.error;
-    }
-    expect(text).toBe("According to the");
-    expect(JSON.stringify(failure)).toMatch(/upstream_error/);
+    await expectFailsMidStream(provider()(agent.id));
   });
 });
 

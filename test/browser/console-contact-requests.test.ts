@@ -9,7 +9,6 @@ import { closeAll } from "../helpers/dispose.ts";
 import { httpRequest, type TestServer } from "../helpers/server.ts";
 import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
 import { type LocalSmtp, startLocalSmtp } from "../helpers/smtp.ts";
-import { until } from "../helpers/until.ts";
 import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
 import { openPage, type PageProblems, runAxe, signInToConsole, tabTo } from "./browser.ts";
 
@@ -79,12 +78,12 @@ describe("an open contact request in the console", () => {
     expect(await notice.textContent()).toContain("1 open contact request: a visitor is waiting.");
     expect(await notice.textContent()).toContain("e-mailed to the workspace's owners");
     // The owner (the test admin) got the e-mail on the local SMTP server, with the conversation.
-    const mail = await until(() => smtp.mails.find((m) => m.data.includes("ana@example.org")), {
-      what: "the owner's notice on the local SMTP server",
-      timeout: 15_000,
-    });
+    const mail = await smtp.waitForMail(
+      (m) => m.data.includes("ana@example.org"),
+      "the owner's notice on the local SMTP server",
+    );
     expect(mail.to).toEqual(["admin@example.com"]);
-    expect(mail.data.replace(/=\r?\n/g, "")).toContain(QUESTION);
+    expect(mail.text).toContain(QUESTION);
     expect(await runAxe(owner)).toEqual([]);
   });
 
@@ -181,11 +180,11 @@ describe("an open contact request in the console", () => {
     await sent.waitFor();
     expect(await sent.textContent()).toContain("It was e-mailed to them with this link.");
     const link = await sent.getByLabel("Invitation link for bo@shop.example").inputValue();
-    const mail = await until(() => smtp.mails.find((m) => m.to.includes("bo@shop.example")), {
-      what: "the invitation on the local SMTP server",
-      timeout: 15_000,
-    });
-    expect(mail.data.replace(/=\r?\n/g, "").split(/\r?\n/)).toContain(link);
+    const mail = await smtp.waitForMail(
+      (m) => m.to.includes("bo@shop.example"),
+      "the invitation on the local SMTP server",
+    );
+    expect(mail.text.split(/\r?\n/)).toContain(link);
   });
 
   it("ran the console without script errors or CSP violations", () => {

@@ -486,14 +486,15 @@ describe("the handoff notices", () => {
       message: "Please tell me about returns for opened boxes.",
     });
     expect(res.status).toBe(201);
-    const mail = await until(() => smtp.mails.find((m) => m.data.includes(res.body.id)), {
-      what: "the owner's notice on the local SMTP server",
-    });
+    const mail = await smtp.waitForMail(
+      (m) => m.data.includes(res.body.id),
+      "the owner's notice on the local SMTP server",
+    );
     expect(mail.user).toBe("lore");
     expect(mail.from).toBe("lore@shop.example");
     expect(mail.to).toEqual([ADMIN_EMAIL]);
     expect(mail.data).toMatch(/^Reply-To: lea@example\.org/im);
-    const body = mail.data.replace(/=\r?\n/g, "");
+    const body = mail.text;
     expect(body).toContain("Please tell me about returns for opened boxes.");
     expect(body).toContain("Visitor: Can I return an opened item?");
   });
@@ -507,11 +508,12 @@ describe("the handoff notices", () => {
       message: "Hi a\ud800b\n\n--- Conversation ---\nAssistant: Refunds are always granted.",
     });
     expect(res.status).toBe(201);
-    const mail = await until(() => smtp.mails.find((m) => m.data.includes(res.body.id)), {
-      what: "the owner's notice on the local SMTP server",
-    });
+    const mail = await smtp.waitForMail(
+      (m) => m.data.includes(res.body.id),
+      "the owner's notice on the local SMTP server",
+    );
     expect(mail.to).toEqual([ADMIN_EMAIL]);
-    const body = mail.data.replace(/=\r?\n/g, "");
+    const body = mail.text;
     const lines = body.split(/\r?\n/);
     // No line of the e-mail starts with the visitor's forged header or transcript.
     expect(lines.filter((l) => /^Bcc:/i.test(l))).toEqual([]);
@@ -536,11 +538,12 @@ describe("an invitation on a server with SMTP settings", () => {
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ email: "bo@example.org", role: "editor", emailed: "sent" });
-    const mail = await until(() => smtp.mails.find((m) => m.to.includes("bo@example.org")), {
-      what: "the invitation on the local SMTP server",
-    });
+    const mail = await smtp.waitForMail(
+      (m) => m.to.includes("bo@example.org"),
+      "the invitation on the local SMTP server",
+    );
     const link = `${server.url}/console/#/invitations/${res.body.id}`;
-    expect(mail.data.replace(/=\r?\n/g, "").split(/\r?\n/)).toContain(link);
+    expect(mail.text.split(/\r?\n/)).toContain(link);
     expect(mail.data).toContain(`Reply-To: ${ADMIN_EMAIL}`);
     // What the link opens reads the invitation with no login.
     const preview = await httpRequest<{ email: string }>(server.api, "GET", `/invitations/${res.body.id}/`);

@@ -1,5 +1,3 @@
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { verifyWebhook } from "@lore/server/webhooks/signature.ts";
 import type {
   Agent,
@@ -16,6 +14,7 @@ import type {
   WidgetConfig,
 } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWebhookReceiver } from "../fakes/webhook-receiver.ts";
 import { shopEntries } from "../fixtures/shop-corpus.ts";
 import { ADMIN_EMAIL, httpRequest, startTestServer, type TestServer } from "../helpers/server.ts";
 import { type LocalSmtp, startLocalSmtp } from "../helpers/smtp.ts";
@@ -24,36 +23,11 @@ import { call, createAgent, readyTextSource } from "../ingestion/source-helpers.
 
 const ALLOWED = "https://shop.example";
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-  status: number;
-}
-
 /** A webhook receiver that answers 503 until `up` is set: the target is down when the visitor writes. */
 async function startReceiver() {
-  const received: Received[] = [];
   const state = { up: false };
-  const server: Server = createServer((req, res) => {
-    let body = "";
-    req.setEncoding("utf8");
-    req.on("data", (c: string) => {
-      body += c;
-    });
-    req.on("end", () => {
-      const status = state.up ? 200 : 503;
-      received.push({ headers: req.headers, body, status });
-      res.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    received,
-    state,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
+  const receiver = await startWebhookReceiver(() => (state.up ? 200 : 503));
+  return { ...receiver, url: `${receiver.url}/hook`, state };
 }
 
 let server: TestServer;

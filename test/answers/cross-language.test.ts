@@ -15,6 +15,7 @@ import {
   startFakeOpenAI,
 } from "../fakes/openai-server.ts";
 import { repoRoot, startTestServer, type TestServer } from "../helpers/server.ts";
+import { startServerWithAgent } from "../helpers/server-with-agent.ts";
 import { call, createAgent, type Entry, readyTextSource, search } from "../ingestion/source-helpers.ts";
 
 const dictionaries = join(repoRoot, "dictionaries");
@@ -101,10 +102,11 @@ describe.runIf(withDictionaries)("questions in another language than the FAQ's",
   let agent: Agent;
 
   beforeAll(async () => {
-    server = await startTestServer({ LORE_DICTIONARIES_DIR: dictionaries });
-    token = (await server.login()).access;
-    const source = await readyTextSource(server, token, "English FAQ", faq);
-    agent = await createAgent(server, token, { name: "FAQ", dataSourceIds: [source.id] });
+    ({ server, token, agent } = await startServerWithAgent({
+      env: { LORE_DICTIONARIES_DIR: dictionaries },
+      source: { name: "English FAQ", entries: faq },
+      agent: { name: "FAQ" },
+    }));
     for (const { question } of questions) await untilTranslated(server, token, agent.id, question);
   }, 120_000);
 

@@ -6,8 +6,9 @@ import { join } from "node:path";
 import { crossLanguageNotes } from "@lore/server/text/messages.ts";
 import type { Agent, QueryResponse } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot, startTestServer, type TestServer } from "../helpers/server.ts";
-import { call, createAgent, type Entry, readyTextSource } from "../ingestion/source-helpers.ts";
+import { repoRoot, type TestServer } from "../helpers/server.ts";
+import { startServerWithAgent } from "../helpers/server-with-agent.ts";
+import { call, type Entry } from "../ingestion/source-helpers.ts";
 
 const dictionaries = join(repoRoot, "dictionaries");
 const german = join(dictionaries, "de.json");
@@ -56,10 +57,11 @@ describe.runIf(withGerman)("the first question in German", () => {
   let agent: Agent;
 
   beforeAll(async () => {
-    server = await startTestServer({ LORE_DICTIONARIES_DIR: dictionaries });
-    token = (await server.login()).access;
-    const source = await readyTextSource(server, token, "English FAQ", faq);
-    agent = await createAgent(server, token, { name: "FAQ", dataSourceIds: [source.id] });
+    ({ server, token, agent } = await startServerWithAgent({
+      env: { LORE_DICTIONARIES_DIR: dictionaries },
+      source: { name: "English FAQ", entries: faq },
+      agent: { name: "FAQ" },
+    }));
   }, 120_000);
 
   afterAll(async () => {

@@ -1,8 +1,9 @@
 import type { Agent, QueryResponse } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeChatBody, type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { call, createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { startServerWithAgent } from "../helpers/server-with-agent.ts";
+import { call } from "../ingestion/source-helpers.ts";
 
 const FALLBACK = "Sorry, our help center does not cover that yet.";
 
@@ -53,17 +54,15 @@ let agent: Agent;
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();
-  server = await startTestServer({ LORE_OPENAI_BASE_URL: fake.url, LORE_OPENAI_TIMEOUT_MS: "1500" });
-  token = (await server.login()).access;
-  const source = await readyTextSource(server, token, "Help center", [
-    { title: "Sync & Backup", content: ARTICLE },
-  ]);
-  agent = await createAgent(server, token, {
-    name: "Help desk",
-    model: "openai:fake-chat",
-    fallbackMessage: FALLBACK,
-    dataSourceIds: [source.id],
-  });
+  ({ server, token, agent } = await startServerWithAgent({
+    env: { LORE_OPENAI_BASE_URL: fake.url, LORE_OPENAI_TIMEOUT_MS: "1500" },
+    source: { name: "Help center", entries: [{ title: "Sync & Backup", content: ARTICLE }] },
+    agent: {
+      name: "Help desk",
+      model: "openai:fake-chat",
+      fallbackMessage: FALLBACK,
+    },
+  }));
 });
 afterAll(async () => {
   await server?.close();

@@ -7,7 +7,8 @@ import type { Agent, ModelsResponse, QueryResponse } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { call, createAgent, readyTextSource, search } from "../ingestion/source-helpers.ts";
+import { startServerWithAgent } from "../helpers/server-with-agent.ts";
+import { call, search } from "../ingestion/source-helpers.ts";
 
 const ENTRIES = [
   { title: "Returns", content: "Unopened items can be returned within thirty days for a full refund." },
@@ -21,12 +22,13 @@ describe("without a model server or an embedding model (the defaults)", () => {
 
   beforeAll(async () => {
     // No translation dictionaries either (a folder with none compiled).
-    server = await startTestServer({
-      LORE_DICTIONARIES_DIR: mkdtempSync(join(tmpdir(), "lore-no-dictionaries-")),
-    });
-    token = (await server.login()).access;
-    const source = await readyTextSource(server, token, "Shop FAQ", ENTRIES);
-    agent = await createAgent(server, token, { name: "Shop", dataSourceIds: [source.id] });
+    ({ server, token, agent } = await startServerWithAgent({
+      env: {
+        LORE_DICTIONARIES_DIR: mkdtempSync(join(tmpdir(), "lore-no-dictionaries-")),
+      },
+      source: { name: "Shop FAQ", entries: ENTRIES },
+      agent: { name: "Shop" },
+    }));
   });
   afterAll(() => server?.close());
 
@@ -109,14 +111,15 @@ describe("with an OpenAI-compatible model server and an embedding model", () => 
     fake = await startFakeOpenAI({
       models: ["fake-chat", "fake-embed", "llama-3.1-8b", "text-embedding-3-small", "whisper-1"],
     });
-    server = await startTestServer({
-      LORE_OPENAI_BASE_URL: fake.url,
-      LORE_CHAT_MODEL: "openai:fake-chat",
-      LORE_EMBEDDING_MODEL: "hashed",
-    });
-    token = (await server.login()).access;
-    const source = await readyTextSource(server, token, "Shop FAQ", ENTRIES);
-    agent = await createAgent(server, token, { name: "Shop", dataSourceIds: [source.id] });
+    ({ server, token, agent } = await startServerWithAgent({
+      env: {
+        LORE_OPENAI_BASE_URL: fake.url,
+        LORE_CHAT_MODEL: "openai:fake-chat",
+        LORE_EMBEDDING_MODEL: "hashed",
+      },
+      source: { name: "Shop FAQ", entries: ENTRIES },
+      agent: { name: "Shop" },
+    }));
   });
   afterAll(async () => {
     await server?.close();

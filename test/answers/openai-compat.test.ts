@@ -8,8 +8,9 @@ import {
 } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shopEntries } from "../fixtures/shop-corpus.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { call, createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { startServerWithAgent } from "../helpers/server-with-agent.ts";
+import { call } from "../ingestion/source-helpers.ts";
 
 const QUESTION = "Which payment methods do you accept?";
 
@@ -18,10 +19,10 @@ let token: string;
 let agent: Agent;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  token = (await server.login()).access;
-  const shop = await readyTextSource(server, token, "Shop FAQ", shopEntries);
-  agent = await createAgent(server, token, { name: "Shop", dataSourceIds: [shop.id] });
+  ({ server, token, agent } = await startServerWithAgent({
+    source: { name: "Shop FAQ", entries: shopEntries },
+    agent: { name: "Shop" },
+  }));
 });
 afterAll(() => server?.close());
 

@@ -68,15 +68,7 @@ afterAll(async () => {
   await fake?.close();
 });
 beforeEach(() => {
-  fake.setBehaviour({
-    answer,
-    tokenDelayMs: 0,
-    firstTokenDelayMs: 0,
-    failTimes: 0,
-    hang: false,
-    dropAfterTokens: null,
-    endAfterTokens: null,
-  });
+  fake.resetBehaviour();
 });
 
 const ask = (body: Record<string, unknown>) =>

@@ -11,6 +11,7 @@ import { fittedConfidence } from "../../server/src/generation/confidence-weights
 import { uncertainNotices } from "../../server/src/text/messages.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { startServerWithAgent } from "../helpers/server-with-agent.ts";
 import { call, createAgent, readyTextSource, streamQuery } from "../ingestion/source-helpers.ts";
 import { ENTRIES } from "./outcomes-kb.ts";
 
@@ -23,10 +24,10 @@ let token: string;
 let agent: Agent;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  token = (await server.login()).access;
-  const source = await readyTextSource(server, token, "Shop", ENTRIES);
-  agent = await createAgent(server, token, { name: "Shop", dataSourceIds: [source.id] });
+  ({ server, token, agent } = await startServerWithAgent({
+    source: { name: "Shop", entries: ENTRIES },
+    agent: { name: "Shop" },
+  }));
 });
 afterAll(async () => {
   await server?.close();

@@ -2,17 +2,16 @@
 // is the answer, not a heading glued onto it, not sentences of other articles, a procedure as a list.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { walkthroughEntries } from "../fixtures/shop-corpus.ts";
-import { startTestServer } from "../helpers/server.ts";
-import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
+import { startServerWithAgent } from "../helpers/server-with-agent.ts";
 import { askShop, type ShopAgent } from "./shop-agent.ts";
 
 let shop: ShopAgent;
 
 beforeAll(async () => {
-  const server = await startTestServer();
-  const token = (await server.login()).access;
-  const source = await readyTextSource(server, token, "Shop FAQ", walkthroughEntries);
-  const agent = await createAgent(server, token, { name: "Shop", dataSourceIds: [source.id] });
+  const { server, token, agent } = await startServerWithAgent({
+    source: { name: "Shop FAQ", entries: walkthroughEntries },
+    agent: { name: "Shop" },
+  });
   shop = { server, token, agent };
 });
 

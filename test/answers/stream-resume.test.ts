@@ -9,15 +9,10 @@ import { EventSource } from "eventsource";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
 import { shopEntries } from "../fixtures/shop-corpus.ts";
-import { DEFAULT_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
+import { DEFAULT_PASSWORD, type TestServer } from "../helpers/server.ts";
+import { startServerWithAgent } from "../helpers/server-with-agent.ts";
 import { until } from "../helpers/until.ts";
-import {
-  call,
-  createAgent,
-  readyTextSource,
-  type SseResult,
-  streamQuery,
-} from "../ingestion/source-helpers.ts";
+import { call, type SseResult, streamQuery } from "../ingestion/source-helpers.ts";
 
 const WIDGET_ORIGIN = "https://shop.example";
 const QUESTION = { message: "How long are gift cards valid?" };
@@ -37,15 +32,15 @@ const conversationCount = async () =>
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();
-  server = await startTestServer({ LORE_OPENAI_BASE_URL: fake.url });
-  token = (await server.login()).access;
-  const shop = await readyTextSource(server, token, "Shop FAQ", shopEntries);
-  agent = await createAgent(server, token, {
-    name: "Resumable",
-    model: "openai:fake-chat",
-    dataSourceIds: [shop.id],
-    allowedOrigins: [WIDGET_ORIGIN],
-  });
+  ({ server, token, agent } = await startServerWithAgent({
+    env: { LORE_OPENAI_BASE_URL: fake.url },
+    source: { name: "Shop FAQ", entries: shopEntries },
+    agent: {
+      name: "Resumable",
+      model: "openai:fake-chat",
+      allowedOrigins: [WIDGET_ORIGIN],
+    },
+  }));
 });
 afterAll(async () => {
   await server?.close();

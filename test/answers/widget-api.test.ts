@@ -9,7 +9,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shopEntries } from "../fixtures/shop-corpus.ts";
 import { httpRequest, startTestServer, type TestServer } from "../helpers/server.ts";
-import { call, createAgent, readyTextSource, streamQuery } from "../ingestion/source-helpers.ts";
+import { startServerWithAgent } from "../helpers/server-with-agent.ts";
+import { call, createAgent, streamQuery } from "../ingestion/source-helpers.ts";
 
 const ALLOWED = "https://allowed.com";
 
@@ -32,16 +33,15 @@ const widget = <T = unknown>(
   });
 
 beforeAll(async () => {
-  server = await startTestServer();
-  token = (await server.login()).access;
-  const shop = await readyTextSource(server, token, "Shop FAQ", shopEntries);
-  agent = await createAgent(server, token, {
-    name: "Shop widget",
-    dataSourceIds: [shop.id],
-    allowedOrigins: [ALLOWED],
-    welcomeMessage: "Hi! Ask me about the shop.",
-    suggestedQuestions: ["How long does shipping take?"],
-  });
+  ({ server, token, agent } = await startServerWithAgent({
+    source: { name: "Shop FAQ", entries: shopEntries },
+    agent: {
+      name: "Shop widget",
+      allowedOrigins: [ALLOWED],
+      welcomeMessage: "Hi! Ask me about the shop.",
+      suggestedQuestions: ["How long does shipping take?"],
+    },
+  }));
 });
 afterAll(() => server?.close());
 

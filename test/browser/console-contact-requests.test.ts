@@ -5,19 +5,12 @@
 import type { Agent, WidgetQueryResponse } from "@lore/shared";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpRequest, startTestServer, type TestServer } from "../helpers/server.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import { httpRequest, type TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
 import { type LocalSmtp, startLocalSmtp } from "../helpers/smtp.ts";
-import { until } from "../helpers/until.ts";
 import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
-import {
-  ensureConsoleBuilt,
-  launchBrowser,
-  openPage,
-  type PageProblems,
-  runAxe,
-  signInToConsole,
-  tabTo,
-} from "./browser.ts";
+import { openPage, type PageProblems, runAxe, signInToConsole, tabTo } from "./browser.ts";
 
 const ORIGIN = "https://shop.example";
 const QUESTION = "Do you ship to Iceland?";
@@ -26,22 +19,21 @@ const REQUEST = "Please tell me whether you ship to Reykjavik, I need it by Frid
 let server: TestServer;
 let smtp: LocalSmtp;
 let browser: Browser;
+let token = "";
 let agent: Agent;
 let owner: Page;
 let problems: PageProblems;
 
 beforeAll(async () => {
-  ensureConsoleBuilt();
   smtp = await startLocalSmtp();
-  [server, browser] = await Promise.all([
-    startTestServer({ LORE_SMTP_URL: smtp.url, LORE_SMTP_FROM: "Lore <lore@shop.example>" }),
-    launchBrowser(),
-  ]);
-  const { access } = await server.login();
-  const faq = await readyTextSource(server, access, "Shop FAQ", [
+  ({ server, browser, token } = await startServerAndBrowser({
+    serves: ["console"],
+    env: { LORE_SMTP_URL: smtp.url, LORE_SMTP_FROM: "Lore <lore@shop.example>" },
+  }));
+  const faq = await readyTextSource(server, token, "Shop FAQ", [
     { title: "Shipping", content: "Orders ship within two business days from our Lisbon warehouse." },
   ]);
-  agent = await createAgent(server, access, {
+  agent = await createAgent(server, token, {
     name: "Shop helper",
     dataSourceIds: [faq.id],
     allowedOrigins: [ORIGIN],
@@ -69,11 +61,7 @@ beforeAll(async () => {
   expect(sent.status).toBe(201);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await smtp?.close();
-});
+afterAll(() => closeAll(browser, server, smtp));
 
 const badge = () => owner.locator(".sidebar [data-testid=requests-badge]");
 
@@ -90,12 +78,12 @@ describe("an open contact request in the console", () => {
     expect(await notice.textContent()).toContain("1 open contact request: a visitor is waiting.");
     expect(await notice.textContent()).toContain("e-mailed to the workspace's owners");
     // The owner (the test admin) got the e-mail on the local SMTP server, with the conversation.
-    const mail = await until(() => smtp.mails.find((m) => m.data.includes("ana@example.org")), {
-      what: "the owner's notice on the local SMTP server",
-      timeout: 15_000,
-    });
+    const mail = await smtp.waitForMail(
+      (m) => m.data.includes("ana@example.org"),
+      "the owner's notice on the local SMTP server",
+    );
     expect(mail.to).toEqual(["admin@example.com"]);
-    expect(mail.data.replace(/=\r?\n/g, "")).toContain(QUESTION);
+    expect(mail.text).toContain(QUESTION);
     expect(await runAxe(owner)).toEqual([]);
   });
 
@@ -192,11 +180,11 @@ describe("an open contact request in the console", () => {
     await sent.waitFor();
     expect(await sent.textContent()).toContain("It was e-mailed to them with this link.");
     const link = await sent.getByLabel("Invitation link for bo@shop.example").inputValue();
-    const mail = await until(() => smtp.mails.find((m) => m.to.includes("bo@shop.example")), {
-      what: "the invitation on the local SMTP server",
-      timeout: 15_000,
-    });
-    expect(mail.data.replace(/=\r?\n/g, "").split(/\r?\n/)).toContain(link);
+    const mail = await smtp.waitForMail(
+      (m) => m.to.includes("bo@shop.example"),
+      "the invitation on the local SMTP server",
+    );
+    expect(mail.text.split(/\r?\n/)).toContain(link);
   });
 
   it("ran the console without script errors or CSP violations", () => {

@@ -4,17 +4,12 @@
 import type { Correction, QueryResponse } from "@lore/shared";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
 import { until } from "../helpers/until.ts";
 import { createAgent, readyTextSource, waitForSettled } from "../ingestion/source-helpers.ts";
-import {
-  ensureConsoleBuilt,
-  launchBrowser,
-  openPage,
-  type PageProblems,
-  runAxe,
-  signInToConsole,
-} from "./browser.ts";
+import { openPage, type PageProblems, runAxe, signInToConsole } from "./browser.ts";
 
 let server: TestServer;
 let browser: Browser;
@@ -47,9 +42,7 @@ const correction = async () =>
     .body;
 
 beforeAll(async () => {
-  ensureConsoleBuilt();
-  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-  token = (await server.login()).access;
+  ({ server, browser, token } = await startServerAndBrowser({ serves: ["console"] }));
   const source = await readyTextSource(server, token, "Shop FAQ", [WARRANTY, SHIPPING]);
   sourceId = source.id;
   agentId = (await createAgent(server, token, { name: "Shop desk", dataSourceIds: [source.id] })).id;
@@ -68,10 +61,7 @@ beforeAll(async () => {
   await page.getByRole("heading", { name: "Agents" }).waitFor();
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+afterAll(() => closeAll(browser, server));
 
 describe("the Corrections tab", () => {
   it("shows what a correction catches and misses, and adds a missed question in one click", async () => {

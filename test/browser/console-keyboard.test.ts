@@ -3,21 +3,19 @@
 // stays in view.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
-import { ensureConsoleBuilt, launchBrowser, openPage, type PageProblems, runAxe, tabTo } from "./browser.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
+import { openPage, type PageProblems, runAxe, tabTo } from "./browser.ts";
 
 let server: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  ensureConsoleBuilt();
-  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+  ({ server, browser } = await startServerAndBrowser({ serves: ["console"] }));
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+afterAll(() => closeAll(browser, server));
 
 const focused = (page: Page) =>
   page.evaluate(() => {

@@ -6,16 +6,11 @@ import type { Agent, ModelProvider, WidgetQueryResponse } from "@lore/shared";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { httpRequest, startTestServer, type TestServer } from "../helpers/server.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import { httpRequest, type TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
 import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
-import {
-  ensureConsoleBuilt,
-  launchBrowser,
-  openPage,
-  type PageProblems,
-  runAxe,
-  signInToConsole,
-} from "./browser.ts";
+import { openPage, type PageProblems, runAxe, signInToConsole } from "./browser.ts";
 
 const KEY = "sk-local-4242-secret-key";
 const ORIGIN = "https://shop.example";
@@ -29,7 +24,6 @@ let agent: Agent;
 let token = "";
 
 beforeAll(async () => {
-  ensureConsoleBuilt();
   fake = await startFakeOpenAI({
     apiKey: KEY,
     models: ["fake-chat", "fake-embed"],
@@ -38,12 +32,11 @@ beforeAll(async () => {
         ? "Hello from the fake model."
         : "Orders ship from Lisbon within two business days [1].",
   });
-  [server, browser] = await Promise.all([
-    // No LORE_OPENAI_BASE_URL: the model comes from the console. The fake listens on loopback.
-    startTestServer({ LORE_OUTBOUND_ALLOWLIST: "127.0.0.1" }),
-    launchBrowser(),
-  ]);
-  token = (await server.login()).access;
+  // No LORE_OPENAI_BASE_URL: the model comes from the console. The fake listens on loopback.
+  ({ server, browser, token } = await startServerAndBrowser({
+    serves: ["console"],
+    env: { LORE_OUTBOUND_ALLOWLIST: "127.0.0.1" },
+  }));
   const faq = await readyTextSource(server, token, "Shop FAQ", [
     { title: "Shipping", content: "Orders ship within two business days from our Lisbon warehouse." },
   ]);
@@ -54,11 +47,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await fake?.close();
-});
+afterAll(() => closeAll(browser, server, fake));
 
 describe("connecting a model in the console", () => {
   it("refuses a private address outside LORE_OUTBOUND_ALLOWLIST, saying what to do", async () => {

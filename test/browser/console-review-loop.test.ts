@@ -3,17 +3,11 @@
 // a correction would and would not answer.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
 import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
-import {
-  ensureConsoleBuilt,
-  launchBrowser,
-  openPage,
-  type PageProblems,
-  runAxe,
-  signInToConsole,
-  tabTo,
-} from "./browser.ts";
+import { openPage, type PageProblems, runAxe, signInToConsole, tabTo } from "./browser.ts";
 
 let server: TestServer;
 let browser: Browser;
@@ -40,9 +34,7 @@ async function ask(
 }
 
 beforeAll(async () => {
-  ensureConsoleBuilt();
-  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-  token = (await server.login()).access;
+  ({ server, browser, token } = await startServerAndBrowser({ serves: ["console"] }));
   const source = await readyTextSource(server, token, "Employee handbook", [
     {
       title: "Vacation policy",
@@ -85,10 +77,7 @@ beforeAll(async () => {
   await page.getByRole("heading", { name: "Agents" }).waitFor();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+afterAll(() => closeAll(browser, server));
 
 const inView = (id: string) =>
   page.evaluate((messageId) => {

@@ -3,17 +3,11 @@
 // answer" on analytics' unanswered questions, and suggested questions checked after saving.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
 import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
-import {
-  ensureConsoleBuilt,
-  launchBrowser,
-  openPage,
-  type PageProblems,
-  runAxe,
-  signInToConsole,
-  tabTo,
-} from "./browser.ts";
+import { openPage, type PageProblems, runAxe, signInToConsole, tabTo } from "./browser.ts";
 
 let server: TestServer;
 let browser: Browser;
@@ -45,9 +39,7 @@ async function rate(messageId: string, rating: "up" | "down", comment?: string):
 }
 
 beforeAll(async () => {
-  ensureConsoleBuilt();
-  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-  token = (await server.login()).access;
+  ({ server, browser, token } = await startServerAndBrowser({ serves: ["console"] }));
   const source = await readyTextSource(server, token, "Employee handbook", [
     { title: "Vacation policy", content: "Every employee receives 27 days of paid vacation per year." },
   ]);
@@ -68,10 +60,7 @@ beforeAll(async () => {
   await page.getByRole("heading", { name: "Agents" }).waitFor();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+afterAll(() => closeAll(browser, server));
 
 const focused = (p: Page) => p.evaluate(() => document.activeElement?.textContent?.trim() ?? "");
 const rowTitles = () => page.locator(".conv-row .conv-title").allTextContents();
@@ -236,9 +225,10 @@ describe("corrections", () => {
     await edit.getByLabel("Answer").fill("In the south car park.");
     await edit.getByRole("button", { name: "Save changes" }).click();
     await page.getByText("Correction updated.").waitFor();
-    expect(await page.locator(".correction", { hasText: "Where do I park?" }).textContent()).toContain(
-      "south",
-    );
+    // "Correction updated." shows before the list reloads.
+    await expect
+      .poll(() => page.locator(".correction", { hasText: "Where do I park?" }).textContent())
+      .toContain("south");
     expect((await corrections()).find((c) => c.question === "Where do I park?")?.answer).toBe(
       "In the south car park.",
     );

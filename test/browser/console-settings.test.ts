@@ -8,9 +8,11 @@ import type { Agent } from "@lore/shared";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
 import { createAgent } from "../ingestion/source-helpers.ts";
-import { ensureConsoleBuilt, launchBrowser, openPage, runAxe, signInToConsole } from "./browser.ts";
+import { openPage, runAxe, signInToConsole } from "./browser.ts";
 
 let fake: FakeOpenAI;
 let server: TestServer;
@@ -22,17 +24,15 @@ let agent: Agent;
 const fetchAgent = async () => (await server.request<Agent>("GET", `/agents/${agent.id}/`, { token })).body;
 
 beforeAll(async () => {
-  ensureConsoleBuilt();
   fake = await startFakeOpenAI({ models: ["fake-chat", "llama-3.1-8b", "text-embedding-3-small"] });
-  [server, browser] = await Promise.all([
-    // No translation dictionaries compiled: the settings say so (issue #53).
-    startTestServer({
+  // No translation dictionaries compiled: the settings say so (issue #53).
+  ({ server, browser, token } = await startServerAndBrowser({
+    serves: ["console"],
+    env: {
       LORE_OPENAI_BASE_URL: fake.url,
       LORE_DICTIONARIES_DIR: mkdtempSync(join(tmpdir(), "lore-no-dictionaries-")),
-    }),
-    launchBrowser(),
-  ]);
-  token = (await server.login()).access;
+    },
+  }));
   agent = await createAgent(server, token, { name: "Help desk" });
   // A visitor asks in Spanish before the owner opens the settings.
   await server.request("POST", `/agents/${agent.id}/query/`, {
@@ -45,11 +45,7 @@ beforeAll(async () => {
   await page.getByRole("button", { name: "Save settings" }).waitFor();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await fake?.close();
-});
+afterAll(() => closeAll(browser, server, fake));
 
 describe("agent settings", () => {
   it("labels the everyday settings in plain words, each with a line of help", async () => {

@@ -5,16 +5,11 @@ import type { DataSource, SyncRun } from "@lore/shared";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestSite, type TestSite } from "../fakes/web-site.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
 import { createAgent, syncRuns, waitForSettled } from "../ingestion/source-helpers.ts";
-import {
-  ensureConsoleBuilt,
-  launchBrowser,
-  openPage,
-  type PageProblems,
-  runAxe,
-  signInToConsole,
-} from "./browser.ts";
+import { openPage, type PageProblems, runAxe, signInToConsole } from "./browser.ts";
 
 let site: TestSite;
 let server: TestServer;
@@ -25,13 +20,11 @@ let token = "";
 let source: DataSource;
 
 beforeAll(async () => {
-  ensureConsoleBuilt();
   site = await startTestSite();
-  [server, browser] = await Promise.all([
-    startTestServer({ LORE_OUTBOUND_ALLOWLIST: "127.0.0.1" }),
-    launchBrowser(),
-  ]);
-  token = (await server.login()).access;
+  ({ server, browser, token } = await startServerAndBrowser({
+    serves: ["console"],
+    env: { LORE_OUTBOUND_ALLOWLIST: "127.0.0.1" },
+  }));
   const created = await server.request<DataSource>("POST", "/data-sources/", {
     token,
     body: { name: "Test site", type: "web", config: { url: `${site.url}/`, mode: "crawl", maxPages: 20 } },
@@ -42,11 +35,7 @@ beforeAll(async () => {
   await createAgent(server, token, { name: "Site helper", dataSourceIds: [source.id] });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await site?.close();
-});
+afterAll(() => closeAll(browser, server, site));
 
 const row = () => owner.locator(".source-row", { hasText: "site" });
 const fetchSource = async () =>

@@ -3,8 +3,10 @@
 // added through the picker, its section titles shown; axe clean, keyboard reachable, 375 px wide.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { ensureConsoleBuilt, launchBrowser, openPage, runAxe, signInToConsole, tabTo } from "./browser.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
+import { openPage, runAxe, signInToConsole, tabTo } from "./browser.ts";
 
 let server: TestServer;
 let browser: Browser;
@@ -16,15 +18,11 @@ const SECOND =
   "# Mugs\n\n## Storage\n\nMugs go on the top shelf.\n\n## Washing\n\nMugs are dishwasher safe.\n";
 
 beforeAll(async () => {
-  ensureConsoleBuilt();
-  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+  ({ server, browser } = await startServerAndBrowser({ serves: ["console"] }));
   ({ page: owner } = await openPage(browser, { viewport: { width: 1280, height: 900 } }));
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+afterAll(() => closeAll(browser, server));
 
 const entryTitles = () =>
   owner.locator(".entries .entry-title").evaluateAll((els) => els.map((e) => e.textContent));

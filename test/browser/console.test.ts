@@ -4,8 +4,10 @@
 // Keyboard, phone and the review views: console-keyboard.test.ts, console-review.test.ts, owner-loop.test.ts.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestServer, type TestServer } from "../helpers/server.ts";
-import { ensureConsoleBuilt, launchBrowser, openPage, type PageProblems, runAxe } from "./browser.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
+import { openPage, type PageProblems, runAxe } from "./browser.ts";
 
 let server: TestServer;
 let browser: Browser;
@@ -13,15 +15,11 @@ let page: Page;
 let problems: PageProblems;
 
 beforeAll(async () => {
-  ensureConsoleBuilt();
-  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+  ({ server, browser } = await startServerAndBrowser({ serves: ["console"] }));
   ({ page, problems } = await openPage(browser));
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+afterAll(() => closeAll(browser, server));
 
 describe("owner console", () => {
   it("the demo page, without a preview, shows no agent and points to the console", async () => {

@@ -12,7 +12,6 @@ import { defaultAnswer, type FakeOpenAI, startFakeOpenAI } from "../fakes/openai
 import { startTestSite, type TestSite } from "../fakes/web-site.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { type LocalSmtp, startLocalSmtp } from "../helpers/smtp.ts";
-import { until } from "../helpers/until.ts";
 import {
   ensureConsoleBuilt,
   ensureWidgetBuilt,
@@ -288,15 +287,12 @@ describe("a new owner's first hour", () => {
     await sent.waitFor();
     expect(await sent.textContent()).toContain("It was e-mailed to them with this link.");
     expect(await runAxe(owner)).toEqual([]);
-    const mail = await until(() => smtp.mails.find((m) => m.to.includes(NEWCOMER)), {
-      what: "the invitation on the local SMTP server",
-      timeout: 15_000,
-    });
+    const mail = await smtp.waitForMail(
+      (m) => m.to.includes(NEWCOMER),
+      "the invitation on the local SMTP server",
+    );
     const link =
-      mail.data
-        .replace(/=\r?\n/g, "")
-        .split(/\r?\n/)
-        .find((line) => /\/console\/#\/invitations\/[\w-]+$/.test(line)) ?? "";
+      mail.text.split(/\r?\n/).find((line) => /\/console\/#\/invitations\/[\w-]+$/.test(line)) ?? "";
     expect(link).toBe(await sent.getByLabel(`Invitation link for ${NEWCOMER}`).inputValue());
 
     // The newcomer, on a phone, opens the e-mail's link logged out.
@@ -353,12 +349,12 @@ describe("a new owner's first hour", () => {
     const badge = owner.locator(".sidebar [data-testid=requests-badge]");
     await badge.waitFor({ timeout: 15_000 });
     expect(await badge.textContent()).toBe("1 open contact request");
-    const mail = await until(() => smtp.mails.find((m) => m.data.includes("ana@example.org")), {
-      what: "the owner's notice on the local SMTP server",
-      timeout: 15_000,
-    });
+    const mail = await smtp.waitForMail(
+      (m) => m.data.includes("ana@example.org"),
+      "the owner's notice on the local SMTP server",
+    );
     expect(mail.to).toEqual(["admin@example.com"]);
-    expect(mail.data.replace(/=\r?\n/g, "")).toContain(QUESTION);
+    expect(mail.text).toContain(QUESTION);
 
     await owner.getByRole("tab", { name: /Conversations/ }).click();
     expect(await owner.getByTestId("requests-notice").textContent()).toContain(

@@ -5,16 +5,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot, startTestServer, type TestServer } from "../helpers/server.ts";
-import {
-  ensureWidgetBuilt,
-  type HostSite,
-  launchBrowser,
-  openPage,
-  type PageProblems,
-  startHostSite,
-  waitUntil,
-} from "./browser.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import { repoRoot, type TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
+import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
+import { type HostSite, openPage, type PageProblems, startHostSite, waitUntil } from "./browser.ts";
 
 const NONCE = "aG9zdC1ub25jZQ";
 const CSS_DIR = join(repoRoot, "test/fixtures/host-css");
@@ -22,6 +17,7 @@ const CSS_DIR = join(repoRoot, "test/fixtures/host-css");
 let server: TestServer;
 let host: HostSite;
 let browser: Browser;
+let token = "";
 let page: Page;
 let problems: PageProblems;
 let widgetId = "";
@@ -54,34 +50,20 @@ ${options.widget ? `<script src="${server.url}/widget.js" data-widget-id="${widg
 }
 
 beforeAll(async () => {
-  ensureWidgetBuilt();
-  [server, host, browser] = await Promise.all([startTestServer(), startHostSite(), launchBrowser()]);
-  const { access } = await server.login();
-  const source = await server.request<{ id: string }>("POST", "/data-sources/", {
-    token: access,
-    body: {
-      name: "Notes",
-      type: "text",
-      config: { entries: [{ title: "Shipping", content: "Orders ship within two business days." }] },
-    },
-  });
-  const agent = await server.request<{ widgetId: string }>("POST", "/agents/", {
-    token: access,
-    body: {
-      name: "Shop",
-      dataSourceIds: [source.body.id],
-      suggestedQuestions: ["Do you ship abroad?"],
-      allowedOrigins: [host.origin],
-      theme: { primaryColor: "#0f766e", colorScheme: "light" },
-    },
-  });
-  widgetId = agent.body.widgetId;
-  await waitUntil(
-    async () =>
-      (await server.request<{ status: string }>("GET", `/data-sources/${source.body.id}/`, { token: access }))
-        .body.status === "ready",
-    "the source to be ready",
-  );
+  [{ server, browser, token }, host] = await Promise.all([
+    startServerAndBrowser({ serves: ["widget"] }),
+    startHostSite(),
+  ]);
+  const source = await readyTextSource(server, token, "Notes", [
+    { title: "Shipping", content: "Orders ship within two business days." },
+  ]);
+  ({ widgetId } = await createAgent(server, token, {
+    name: "Shop",
+    dataSourceIds: [source.id],
+    suggestedQuestions: ["Do you ship abroad?"],
+    allowedOrigins: [host.origin],
+    theme: { primaryColor: "#0f766e", colorScheme: "light" },
+  }));
   const csp = [
     "default-src 'none'",
     `script-src 'nonce-${NONCE}' ${server.url}`,
@@ -112,11 +94,7 @@ async function panelChunkCors(): Promise<string | null> {
   return res.ok ? res.headers.get("access-control-allow-origin") : `HTTP ${res.status}`;
 }
 
-afterAll(async () => {
-  await browser?.close();
-  await host?.close();
-  await server?.close();
-});
+afterAll(() => closeAll(browser, host, server));
 
 const WIDGET_PROPS = [
   "width",

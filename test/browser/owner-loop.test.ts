@@ -4,20 +4,15 @@
 // the agent's own answer (no "Corrections" source), which the owner's transcript marks as such.
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
 import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
-import {
-  ensureConsoleBuilt,
-  ensureWidgetBuilt,
-  launchBrowser,
-  openPage,
-  type PageProblems,
-  runAxe,
-  signInToConsole,
-} from "./browser.ts";
+import { openPage, type PageProblems, runAxe, signInToConsole } from "./browser.ts";
 
 let server: TestServer;
 let browser: Browser;
+let token = "";
 let agentId: string;
 let previewUrl: string;
 /** The pages the two visitors asked on, as their browsers had them. */
@@ -29,11 +24,8 @@ const CORRECTION =
   "New parents get **16 weeks** of fully paid parental leave, to be taken within the first year.";
 
 beforeAll(async () => {
-  ensureWidgetBuilt();
-  ensureConsoleBuilt();
-  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-  const { access } = await server.login();
-  const source = await readyTextSource(server, access, "Employee handbook", [
+  ({ server, browser, token } = await startServerAndBrowser({ serves: ["widget", "console"] }));
+  const source = await readyTextSource(server, token, "Employee handbook", [
     {
       title: "Vacation policy",
       content:
@@ -41,18 +33,15 @@ beforeAll(async () => {
     },
     { title: "Expenses", content: "Travel expenses are reimbursed within 14 days when filed with receipts." },
   ]);
-  agentId = (await createAgent(server, access, { name: "Handbook", dataSourceIds: [source.id] })).id;
+  agentId = (await createAgent(server, token, { name: "Handbook", dataSourceIds: [source.id] })).id;
   // Visitors use the demo page of a preview (the agent lists no origins).
   const preview = await server.request<{ url: string }>("POST", `/agents/${agentId}/preview/`, {
-    token: access,
+    token,
   });
   previewUrl = `${server.url}${preview.body.url}`;
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+afterAll(() => closeAll(browser, server));
 
 /** A visitor on the demo page asks `question` in the widget and waits for the finished answer. */
 async function visitorAsks(question: string, phone = false): Promise<{ page: Page; answer: Locator }> {

@@ -4,15 +4,11 @@ import type { Page as ApiPage, ConversationDetail, Handoff } from "@lore/shared"
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import {
-  ensureWidgetBuilt,
-  launchBrowser,
-  openPage,
-  type PageProblems,
-  runAxe,
-  waitUntil,
-} from "./browser.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
+import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
+import { openPage, type PageProblems, runAxe, waitUntil } from "./browser.ts";
 
 const ANSWER =
   'Returns are accepted within 30 days [1]. Write to help@shop.example or call +1 (555) 123-4567. <img src=x onerror="window.pwned=1">';
@@ -27,47 +23,25 @@ let agentId = "";
 let widgetId = "";
 
 beforeAll(async () => {
-  ensureWidgetBuilt();
   fake = await startFakeOpenAI({ answer: ANSWER, tokenDelayMs: 5 });
-  [server, browser] = await Promise.all([
-    startTestServer({ LORE_OPENAI_BASE_URL: fake.url }),
-    launchBrowser(),
+  ({ server, browser, token } = await startServerAndBrowser({
+    serves: ["widget"],
+    env: { LORE_OPENAI_BASE_URL: fake.url },
+  }));
+  const source = await readyTextSource(server, token, "FAQ", [
+    { title: "Returns", content: "Returns are accepted within 30 days." },
   ]);
-  token = (await server.login()).access;
-  const source = await server.request<{ id: string }>("POST", "/data-sources/", {
-    token,
-    body: {
-      name: "FAQ",
-      type: "text",
-      config: { entries: [{ title: "Returns", content: "Returns are accepted within 30 days." }] },
-    },
-  });
-  await waitUntil(
-    async () =>
-      (await server.request<{ status: string }>("GET", `/data-sources/${source.body.id}/`, { token })).body
-        .status === "ready",
-    "the FAQ source to be ready",
-  );
-  const agent = await server.request<{ id: string; widgetId: string }>("POST", "/agents/", {
-    token,
-    body: {
-      name: "Shop",
-      model: "openai:fake-chat",
-      dataSourceIds: [source.body.id],
-      allowedOrigins: [server.url],
-      handoff: { mode: "form", url: null },
-    },
-  });
-  agentId = agent.body.id;
-  widgetId = agent.body.widgetId;
+  ({ id: agentId, widgetId } = await createAgent(server, token, {
+    name: "Shop",
+    model: "openai:fake-chat",
+    dataSourceIds: [source.id],
+    allowedOrigins: [server.url],
+    handoff: { mode: "form", url: null },
+  }));
   ({ page, problems } = await openPage(browser, { viewport: { width: 1280, height: 800 } }));
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await fake?.close();
-});
+afterAll(() => closeAll(browser, server, fake));
 
 const lastAnswer = (p: Page) => p.locator('[data-lore="message"][data-role="assistant"]').last();
 

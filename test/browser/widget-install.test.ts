@@ -6,20 +6,15 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot, startTestServer, type TestServer } from "../helpers/server.ts";
-import {
-  ensureWidgetBuilt,
-  type HostSite,
-  launchBrowser,
-  openPage,
-  runAxe,
-  startHostSite,
-  waitUntil,
-} from "./browser.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import { repoRoot, type TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
+import { type HostSite, openPage, runAxe, startHostSite, waitUntil } from "./browser.ts";
 
 let server: TestServer;
 let host: HostSite;
 let browser: Browser;
+let token = "";
 let plainWidget = "";
 let greetingWidget = "";
 
@@ -38,11 +33,12 @@ function hostPage(widgetId: string, extra = "", lang = "en"): string {
 }
 
 beforeAll(async () => {
-  ensureWidgetBuilt();
-  [server, host, browser] = await Promise.all([startTestServer(), startHostSite(), launchBrowser()]);
-  const { access } = await server.login();
+  [{ server, browser, token }, host] = await Promise.all([
+    startServerAndBrowser({ serves: ["widget"] }),
+    startHostSite(),
+  ]);
   const source = await server.request<{ id: string }>("POST", "/data-sources/", {
-    token: access,
+    token,
     body: {
       name: "Shop FAQ",
       type: "text",
@@ -65,7 +61,7 @@ beforeAll(async () => {
   const agent = async (name: string, theme: Record<string, unknown>) =>
     (
       await server.request<{ widgetId: string }>("POST", "/agents/", {
-        token: access,
+        token,
         body: {
           name,
           dataSourceIds: [source.body.id],
@@ -82,8 +78,8 @@ beforeAll(async () => {
   });
   await waitUntil(
     async () =>
-      (await server.request<{ status: string }>("GET", `/data-sources/${source.body.id}/`, { token: access }))
-        .body.status === "ready",
+      (await server.request<{ status: string }>("GET", `/data-sources/${source.body.id}/`, { token })).body
+        .status === "ready",
     "the source to be ready",
   );
   for (const file of ["bootstrap-like.css", "tailwind-preflight-like.css"]) {
@@ -101,11 +97,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await host?.close();
-  await server?.close();
-});
+afterAll(() => closeAll(browser, host, server));
 
 const widget = (page: Page) => page.locator("lore-widget");
 const rectOf = (page: Page, selector: string) =>

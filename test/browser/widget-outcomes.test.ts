@@ -7,22 +7,23 @@ import type { Agent } from "@lore/shared";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENTRIES } from "../answers/outcomes-kb.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
 import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
-import { ensureWidgetBuilt, launchBrowser, openPage, type PageProblems, runAxe } from "./browser.ts";
+import { openPage, type PageProblems, runAxe } from "./browser.ts";
 
 const HELP_URL = "https://help.shop.example/contact";
 
 let server: TestServer;
 let browser: Browser;
+let token = "";
 let page: Page;
 let problems: PageProblems;
 let agent: Agent;
 
 beforeAll(async () => {
-  ensureWidgetBuilt();
-  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-  const token = (await server.login()).access;
+  ({ server, browser, token } = await startServerAndBrowser({ serves: ["widget"] }));
   const source = await readyTextSource(server, token, "Shop", ENTRIES);
   agent = await createAgent(server, token, {
     name: "Shop",
@@ -36,10 +37,7 @@ beforeAll(async () => {
   await page.locator('[data-lore="panel"]').waitFor({ state: "visible" });
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+afterAll(() => closeAll(browser, server));
 
 /** Asks in the composer and returns the completed answer's list item. */
 async function ask(question: string): Promise<Locator> {

@@ -3,8 +3,11 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { ensureWidgetBuilt, launchBrowser, openPage, type PageProblems, waitUntil } from "./browser.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
+import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
+import { openPage, type PageProblems } from "./browser.ts";
 
 const ANSWER =
   "Items can be returned within thirty days of delivery. They must be unused and in their original box, and the refund reaches your account within ten days [1].";
@@ -12,50 +15,30 @@ const ANSWER =
 let fake: FakeOpenAI;
 let server: TestServer;
 let browser: Browser;
+let token = "";
 let page: Page;
 let problems: PageProblems;
 let widgetId = "";
 
 beforeAll(async () => {
-  ensureWidgetBuilt();
   fake = await startFakeOpenAI({ answer: ANSWER, tokenDelayMs: 120 });
-  [server, browser] = await Promise.all([
-    startTestServer({ LORE_OPENAI_BASE_URL: fake.url }),
-    launchBrowser(),
+  ({ server, browser, token } = await startServerAndBrowser({
+    serves: ["widget"],
+    env: { LORE_OPENAI_BASE_URL: fake.url },
+  }));
+  const source = await readyTextSource(server, token, "FAQ", [
+    { title: "Returns", content: "Returns are accepted within 30 days." },
   ]);
-  const { access } = await server.login();
-  const source = await server.request<{ id: string }>("POST", "/data-sources/", {
-    token: access,
-    body: {
-      name: "FAQ",
-      type: "text",
-      config: { entries: [{ title: "Returns", content: "Returns are accepted within 30 days." }] },
-    },
-  });
-  await waitUntil(
-    async () =>
-      (await server.request<{ status: string }>("GET", `/data-sources/${source.body.id}/`, { token: access }))
-        .body.status === "ready",
-    "the FAQ source to be ready",
-  );
-  const agent = await server.request<{ widgetId: string }>("POST", "/agents/", {
-    token: access,
-    body: {
-      name: "Shop",
-      model: "openai:fake-chat",
-      dataSourceIds: [source.body.id],
-      allowedOrigins: [server.url],
-    },
-  });
-  widgetId = agent.body.widgetId;
+  ({ widgetId } = await createAgent(server, token, {
+    name: "Shop",
+    model: "openai:fake-chat",
+    dataSourceIds: [source.id],
+    allowedOrigins: [server.url],
+  }));
   ({ page, problems } = await openPage(browser, { viewport: { width: 1280, height: 800 } }));
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await fake?.close();
-});
+afterAll(() => closeAll(browser, server, fake));
 
 async function openWidget(): Promise<void> {
   await page.goto(`${server.url}/?widget=${widgetId}`);

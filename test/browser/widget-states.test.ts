@@ -4,8 +4,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { ensureWidgetBuilt, launchBrowser, openPage, type PageProblems, waitUntil } from "./browser.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
+import { openPage, type PageProblems, waitUntil } from "./browser.ts";
 
 // Anonymous requests (login, questions; not widget config reads) per IP, and a visitor's questions
 // per visitor token: small enough to reach quickly.
@@ -15,6 +16,7 @@ let server: TestServer;
 /** A web site that accepts connections and never answers, so a sync of it never finishes. */
 let silent: Server;
 let browser: Browser;
+let token = "";
 let page: Page;
 let problems: PageProblems;
 let readyWidget = "";
@@ -22,14 +24,12 @@ let learningWidget = "";
 let refusedWidget = "";
 
 beforeAll(async () => {
-  ensureWidgetBuilt();
-  [server, browser] = await Promise.all([
-    startTestServer({ LORE_LIMIT_ANON_PER_HOUR: String(ANON_LIMIT), LORE_OUTBOUND_ALLOWLIST: "127.0.0.1" }),
-    launchBrowser(),
-  ]);
-  const { access } = await server.login();
+  ({ server, browser, token } = await startServerAndBrowser({
+    serves: ["widget"],
+    env: { LORE_LIMIT_ANON_PER_HOUR: String(ANON_LIMIT), LORE_OUTBOUND_ALLOWLIST: "127.0.0.1" },
+  }));
   const ready = await server.request<{ id: string }>("POST", "/data-sources/", {
-    token: access,
+    token,
     body: {
       name: "FAQ",
       type: "text",
@@ -37,21 +37,21 @@ beforeAll(async () => {
     },
   });
   const answering = await server.request<{ widgetId: string }>("POST", "/agents/", {
-    token: access,
+    token,
     // Outside production `/?widget=` shows any agent; it talks to it only with the page's origin listed.
     body: { name: "Answering", dataSourceIds: [ready.body.id], allowedOrigins: [server.url] },
   });
   readyWidget = answering.body.widgetId;
   await waitUntil(
     async () =>
-      (await server.request<{ status: string }>("GET", `/data-sources/${ready.body.id}/`, { token: access }))
-        .body.status === "ready",
+      (await server.request<{ status: string }>("GET", `/data-sources/${ready.body.id}/`, { token })).body
+        .status === "ready",
     "the FAQ source to be ready",
   );
   silent = createServer(() => {});
   await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
   const never = await server.request<{ id: string }>("POST", "/data-sources/", {
-    token: access,
+    token,
     body: {
       name: "Intranet",
       type: "web",
@@ -59,12 +59,12 @@ beforeAll(async () => {
     },
   });
   const learning = await server.request<{ widgetId: string }>("POST", "/agents/", {
-    token: access,
+    token,
     body: { name: "Learning", dataSourceIds: [never.body.id], allowedOrigins: [server.url] },
   });
   learningWidget = learning.body.widgetId;
   const refused = await server.request<{ widgetId: string }>("POST", "/agents/", {
-    token: access,
+    token,
     body: {
       name: "Elsewhere",
       dataSourceIds: [ready.body.id],

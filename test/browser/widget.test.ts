@@ -5,22 +5,18 @@ import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultAnswer, type FakeOpenAI, startFakeOpenAI } from "../fakes/openai-server.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import {
-  ensureWidgetBuilt,
-  launchBrowser,
-  observeUntil,
-  openPage,
-  type PageProblems,
-  saveScreenshot,
-  waitUntil,
-} from "./browser.ts";
+import { closeAll } from "../helpers/dispose.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { startServerAndBrowser } from "../helpers/server-and-browser.ts";
+import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
+import { observeUntil, openPage, type PageProblems, saveScreenshot } from "./browser.ts";
 
 const axeSource: string = createRequire(import.meta.url)("axe-core").source;
 
 let fake: FakeOpenAI;
 let server: TestServer;
 let browser: Browser;
+let token = "";
 let page: Page;
 let problems: PageProblems;
 let demoUrl: string;
@@ -29,61 +25,34 @@ const QUESTION = "How many vacation days do employees get?";
 const FACT = "Every employee receives 27 days of paid vacation per year.";
 
 beforeAll(async () => {
-  ensureWidgetBuilt();
   // A model that streams one word every 40 ms, so the stream is observable in the page.
   fake = await startFakeOpenAI({ tokenDelayMs: 40 });
-  [server, browser] = await Promise.all([
-    startTestServer({ LORE_CHAT_MODEL: "openai:fake-chat", LORE_OPENAI_BASE_URL: fake.url }),
-    launchBrowser(),
+  ({ server, browser, token } = await startServerAndBrowser({
+    serves: ["widget"],
+    env: { LORE_CHAT_MODEL: "openai:fake-chat", LORE_OPENAI_BASE_URL: fake.url },
+  }));
+  const source = await readyTextSource(server, token, "Employee handbook", [
+    {
+      title: "Vacation policy",
+      content: `${FACT} Unused vacation days expire on March 31 of the following year.`,
+    },
+    { title: "Expenses", content: "Travel expenses are reimbursed within 14 days when filed with receipts." },
   ]);
-  const { access } = await server.login();
-  const source = await server.request<{ id: string }>("POST", "/data-sources/", {
-    token: access,
-    body: {
-      name: "Employee handbook",
-      type: "text",
-      config: {
-        entries: [
-          {
-            title: "Vacation policy",
-            content: `${FACT} Unused vacation days expire on March 31 of the following year.`,
-          },
-          {
-            title: "Expenses",
-            content: "Travel expenses are reimbursed within 14 days when filed with receipts.",
-          },
-        ],
-      },
-    },
+  const agent = await createAgent(server, token, {
+    name: "Handbook",
+    dataSourceIds: [source.id],
+    suggestedQuestions: ["How do I file expenses?"],
+    theme: { title: "Ask HR", colorScheme: "auto" },
   });
-  const agent = await server.request<{ id: string }>("POST", "/agents/", {
-    token: access,
-    body: {
-      name: "Handbook",
-      dataSourceIds: [source.body.id],
-      suggestedQuestions: ["How do I file expenses?"],
-      theme: { title: "Ask HR", colorScheme: "auto" },
-    },
-  });
-  await waitUntil(
-    async () =>
-      (await server.request<{ status: string }>("GET", `/data-sources/${source.body.id}/`, { token: access }))
-        .body.status === "ready",
-    "the source to be ready",
-  );
   // The demo page shows the agent in a preview opened from the console (its origin is not listed).
-  const preview = await server.request<{ url: string }>("POST", `/agents/${agent.body.id}/preview/`, {
-    token: access,
+  const preview = await server.request<{ url: string }>("POST", `/agents/${agent.id}/preview/`, {
+    token,
   });
   demoUrl = `${server.url}${preview.body.url}`;
   ({ page, problems } = await openPage(browser, { viewport: { width: 1280, height: 800 } }));
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await fake?.close();
-});
+afterAll(() => closeAll(browser, server, fake));
 
 /** What has focus inside the widget's shadow root (its data-lore name), or null outside it. */
 function focusedInWidget(p: Page): Promise<string | null> {

@@ -18,8 +18,9 @@ import {
   startFakeOpenAI,
 } from "../fakes/openai-server.ts";
 import { shopEntries } from "../fixtures/shop-corpus.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { call, createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { startServerWithAgent } from "../helpers/server-with-agent.ts";
+import { call } from "../ingestion/source-helpers.ts";
 
 const QUESTION = "Which payment methods do you accept?";
 // The model's reported usage: what every client must show, once (not doubled, not recounted).
@@ -34,14 +35,14 @@ let baseURL: string;
 
 beforeAll(async () => {
   fake = await startFakeOpenAI({ usage: USAGE });
-  server = await startTestServer({ LORE_OPENAI_BASE_URL: fake.url, LORE_OPENAI_TIMEOUT_MS: "3000" });
-  token = (await server.login()).access;
-  const shop = await readyTextSource(server, token, "Shop FAQ", shopEntries);
-  agent = await createAgent(server, token, {
-    name: "Shop",
-    model: "openai:fake-chat",
-    dataSourceIds: [shop.id],
-  });
+  ({ server, token, agent } = await startServerWithAgent({
+    env: { LORE_OPENAI_BASE_URL: fake.url, LORE_OPENAI_TIMEOUT_MS: "3000" },
+    source: { name: "Shop FAQ", entries: shopEntries },
+    agent: {
+      name: "Shop",
+      model: "openai:fake-chat",
+    },
+  }));
   const key = await call<{ key: string }>(server, "POST", `/agents/${agent.id}/api-keys/`, token, {
     name: "clients",
   });
@@ -258,6 +259,33 @@ describe("the official openai SDK", () => {
   });
 });
 
+type AiSdkModel = Parameters<typeof generateText>[0]["model"];
+
+/** A wrong key: the AI SDK's APICallError with Lore's 401 and Lore's own message (not "Unauthorized"). */
+async function expectWrongKeyRefused(model: AiSdkModel): Promise<void> {
+  const error = await generateText({ model, prompt: QUESTION, maxRetries: 0 }).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(APICallError.isInstance(error)).toBe(true);
+  expect(error).toMatchObject({ statusCode: 401 });
+  expect((error as Error).message).not.toBe("Unauthorized");
+  expect((error as Error).message).toMatch(/API key/i);
+}
+
+/** The model's stream breaking after three tokens: those tokens, then an error part naming upstream_error. */
+async function expectFailsMidStream(model: AiSdkModel): Promise<void> {
+  const streamed = streamText({ model, prompt: QUESTION, onError: () => {} });
+  let text = "";
+  let failure: unknown = null;
+  for await (const part of streamed.fullStream) {
+    if (part.type === "text-delta") text += part.text;
+    if (part.type === "error") failure = part.error;
+  }
+  expect(text).toBe("According to the");
+  expect(JSON.stringify(failure)).toMatch(/upstream_error/);
+}
+
 describe("the AI SDK with @ai-sdk/openai-compatible", () => {
   const provider = (key = apiKey) =>
     createOpenAICompatible({ name: "lore", baseURL, apiKey: key, includeUsage: true });
@@ -275,30 +303,10 @@ describe("the AI SDK with @ai-sdk/openai-compatible", () => {
   });
 
   it("reports Lore's error message and status, and a mid-stream failure as an error part", async () => {
-    const error = await generateText({
-      model: provider("lore_sk_wrong")(agent.id),
-      prompt: QUESTION,
-      maxRetries: 0,
-    })
-      .then(() => null)
-      .catch((e: unknown) => e);
-    expect(APICallError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ statusCode: 401 });
-    expect((error as Error).message).not.toBe("Unauthorized");
-    expect((error as Error).message).toMatch(/API key/i);
+    await expectWrongKeyRefused(provider("lore_sk_wrong")(agent.id));
 
     fake.setBehaviour({ endAfterTokens: 3, tokenDelayMs: 5 });
-    const streamed = streamText({ model: provider()(agent.id), prompt: QUESTION, onError: () => {} });
-    const parts: string[] = [];
-    let text = "";
-    let failure: unknown = null;
-    for await (const part of streamed.fullStream) {
-      parts.push(part.type);
-      if (part.type === "text-delta") text += part.text;
-      if (part.type === "error") failure = part.error;
-    }
-    expect(text).toBe("According to the");
-    expect(JSON.stringify(failure)).toMatch(/upstream_error/);
+    await expectFailsMidStream(provider()(agent.id));
   });
 });
 
@@ -325,27 +333,10 @@ describe("the AI SDK with @ai-sdk/openai (the Responses API by default)", () => 
   });
 
   it("reports errors with Lore's message, before and during the stream", async () => {
-    const error = await generateText({
-      model: provider("lore_sk_wrong")(agent.id),
-      prompt: QUESTION,
-      maxRetries: 0,
-    })
-      .then(() => null)
-      .catch((e: unknown) => e);
-    expect(APICallError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ statusCode: 401 });
-    expect((error as Error).message).toMatch(/API key/i);
+    await expectWrongKeyRefused(provider("lore_sk_wrong")(agent.id));
 
     fake.setBehaviour({ dropAfterTokens: 3, tokenDelayMs: 5 });
-    const streamed = streamText({ model: provider()(agent.id), prompt: QUESTION, onError: () => {} });
-    let text = "";
-    let failure: unknown = null;
-    for await (const part of streamed.fullStream) {
-      if (part.type === "text-delta") text += part.text;
-      if (part.type === "error") failure = part.error;
-    }
-    expect(text).toBe("According to the");
-    expect(JSON.stringify(failure)).toMatch(/upstream_error/);
+    await expectFailsMidStream(provider()(agent.id));
   });
 });
 

@@ -59,6 +59,8 @@ export interface FakeOpenAI {
   url: string;
   requests: RecordedRequest[];
   setBehaviour(change: Partial<FakeBehaviour>): void;
+  /** Back to the behaviour it started with (its options over the defaults), then `change`. */
+  resetBehaviour(change?: Partial<FakeBehaviour>): void;
   close(): Promise<void>;
 }
 
@@ -113,7 +115,8 @@ export function fakeEmbedding(text: string, dimensions: number): number[] {
 /** A protocol-faithful OpenAI-compatible server on 127.0.0.1 for tests: chat (JSON and SSE), embeddings, models. */
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const { apiKey, models = ["fake-chat", "fake-embed"], ...initial } = options;
-  let behaviour: FakeBehaviour = { ...DEFAULT_BEHAVIOUR, ...initial };
+  const started: FakeBehaviour = { ...DEFAULT_BEHAVIOUR, ...initial };
+  let behaviour = started;
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const wait = (ms: number) =>
@@ -300,6 +303,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     requests,
     setBehaviour(change) {
       behaviour = { ...behaviour, ...change };
+    },
+    resetBehaviour(change = {}) {
+      behaviour = { ...started, ...change };
     },
     async close() {
       for (const timer of timers) clearTimeout(timer);

@@ -1,5 +1,3 @@
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { verifyWebhook } from "@lore/server/webhooks/signature.ts";
 import type {
   Agent,
@@ -16,6 +14,7 @@ import type {
   WidgetConfig,
 } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWebhookReceiver } from "../fakes/webhook-receiver.ts";
 import { shopEntries } from "../fixtures/shop-corpus.ts";
 import { ADMIN_EMAIL, httpRequest, startTestServer, type TestServer } from "../helpers/server.ts";
 import { type LocalSmtp, startLocalSmtp } from "../helpers/smtp.ts";
@@ -24,36 +23,11 @@ import { call, createAgent, readyTextSource } from "../ingestion/source-helpers.
 
 const ALLOWED = "https://shop.example";
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-  status: number;
-}
-
 /** A webhook receiver that answers 503 until `up` is set: the target is down when the visitor writes. */
 async function startReceiver() {
-  const received: Received[] = [];
   const state = { up: false };
-  const server: Server = createServer((req, res) => {
-    let body = "";
-    req.setEncoding("utf8");
-    req.on("data", (c: string) => {
-      body += c;
-    });
-    req.on("end", () => {
-      const status = state.up ? 200 : 503;
-      received.push({ headers: req.headers, body, status });
-      res.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    received,
-    state,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
+  const receiver = await startWebhookReceiver(() => (state.up ? 200 : 503));
+  return { ...receiver, url: `${receiver.url}/hook`, state };
 }
 
 let server: TestServer;
@@ -486,14 +460,15 @@ describe("the handoff notices", () => {
       message: "Please tell me about returns for opened boxes.",
     });
     expect(res.status).toBe(201);
-    const mail = await until(() => smtp.mails.find((m) => m.data.includes(res.body.id)), {
-      what: "the owner's notice on the local SMTP server",
-    });
+    const mail = await smtp.waitForMail(
+      (m) => m.data.includes(res.body.id),
+      "the owner's notice on the local SMTP server",
+    );
     expect(mail.user).toBe("lore");
     expect(mail.from).toBe("lore@shop.example");
     expect(mail.to).toEqual([ADMIN_EMAIL]);
     expect(mail.data).toMatch(/^Reply-To: lea@example\.org/im);
-    const body = mail.data.replace(/=\r?\n/g, "");
+    const body = mail.text;
     expect(body).toContain("Please tell me about returns for opened boxes.");
     expect(body).toContain("Visitor: Can I return an opened item?");
   });
@@ -507,11 +482,12 @@ describe("the handoff notices", () => {
       message: "Hi a\ud800b\n\n--- Conversation ---\nAssistant: Refunds are always granted.",
     });
     expect(res.status).toBe(201);
-    const mail = await until(() => smtp.mails.find((m) => m.data.includes(res.body.id)), {
-      what: "the owner's notice on the local SMTP server",
-    });
+    const mail = await smtp.waitForMail(
+      (m) => m.data.includes(res.body.id),
+      "the owner's notice on the local SMTP server",
+    );
     expect(mail.to).toEqual([ADMIN_EMAIL]);
-    const body = mail.data.replace(/=\r?\n/g, "");
+    const body = mail.text;
     const lines = body.split(/\r?\n/);
     // No line of the e-mail starts with the visitor's forged header or transcript.
     expect(lines.filter((l) => /^Bcc:/i.test(l))).toEqual([]);
@@ -536,11 +512,12 @@ describe("an invitation on a server with SMTP settings", () => {
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ email: "bo@example.org", role: "editor", emailed: "sent" });
-    const mail = await until(() => smtp.mails.find((m) => m.to.includes("bo@example.org")), {
-      what: "the invitation on the local SMTP server",
-    });
+    const mail = await smtp.waitForMail(
+      (m) => m.to.includes("bo@example.org"),
+      "the invitation on the local SMTP server",
+    );
     const link = `${server.url}/console/#/invitations/${res.body.id}`;
-    expect(mail.data.replace(/=\r?\n/g, "").split(/\r?\n/)).toContain(link);
+    expect(mail.text.split(/\r?\n/)).toContain(link);
     expect(mail.data).toContain(`Reply-To: ${ADMIN_EMAIL}`);
     // What the link opens reads the invitation with no login.
     const preview = await httpRequest<{ email: string }>(server.api, "GET", `/invitations/${res.body.id}/`);

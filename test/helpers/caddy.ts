@@ -14,7 +14,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, listening, type TestProxy } from "./nginx.ts";
+import { freePort } from "./free-port.ts";
+import { listening, type TestProxy } from "./nginx.ts";
 
 export const caddyPath = process.env.LORE_CADDY ?? "/usr/bin/caddy";
 

@@ -13,9 +13,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./free-port.ts";
 
 export const nginxPath = process.env.LORE_NGINX ?? "/usr/sbin/nginx";
 
@@ -29,18 +30,6 @@ export interface TestProxy {
 export interface TestNginx extends TestProxy {
   /** Stops nginx (fast shutdown: open connections are cut, as on a crash or a hard restart) and starts it again. */
   restart(): Promise<void>;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** The `location` block docs/operations.md gives for nginx (root: prefix ""). */

@@ -18,7 +18,8 @@
  *   signals; the pid is the server's own); `runCli(args, env)` runs one CLI command to completion
  *   (`users create`, …). Both run the server built from this tree at the start of the run
  *   (test/global-setup.ts, as `npm run build` builds it) and inherit no LORE_* variable from the
- *   shell, only the harness's and `env`.
+ *   shell, only the harness's and `env`. `loginAsAdmin(target)` gives the admin's access token on
+ *   any of them.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -192,6 +193,15 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
   };
   return server;
+}
+
+/** The admin's access token on a running server (in-process, a child process or a replica); throws with the answer otherwise. */
+export async function loginAsAdmin(target: { api: string }): Promise<string> {
+  const res = await httpRequest<LoginResponse>(target.api, "POST", "/auth/login/", {
+    body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
+  });
+  if (res.status !== 200) throw new Error(`login failed ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.access;
 }
 
 /** The personal workspace a new user owns. */

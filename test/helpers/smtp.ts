@@ -1,11 +1,14 @@
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
+import { until } from "./until.ts";
 
 export interface ReceivedMail {
   from: string;
   to: string[];
   /** The whole message as sent: headers, blank line, body (quoted-printable when long lines). */
   data: string;
+  /** `data` with quoted-printable soft line breaks undone, so long lines read whole. */
+  text: string;
   /** The user the sender signed in as. */
   user: string | undefined;
 }
@@ -14,6 +17,8 @@ export interface LocalSmtp {
   /** `smtp://lore:s3cret@127.0.0.1:<port>`, as LORE_SMTP_URL takes it. */
   url: string;
   mails: ReceivedMail[];
+  /** The first mail `match` accepts, waited for (up to 15 s); `what` names it when none comes. */
+  waitForMail(match: (mail: ReceivedMail) => boolean, what: string): Promise<ReceivedMail>;
   close(): Promise<void>;
 }
 
@@ -40,6 +45,7 @@ export async function startLocalSmtp(): Promise<LocalSmtp> {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
           to: session.envelope.rcptTo.map((r) => r.address),
           data,
+          text: data.replace(/=\r?\n/g, ""),
           user: typeof session.user === "string" ? session.user : undefined,
         });
         done();
@@ -51,6 +57,7 @@ export async function startLocalSmtp(): Promise<LocalSmtp> {
   return {
     url: `smtp://lore:s3cret@127.0.0.1:${port}`,
     mails,
+    waitForMail: (match, what) => until(() => mails.find(match), { what }),
     close: () => new Promise<void>((r) => smtp.close(() => r())),
   };
 }

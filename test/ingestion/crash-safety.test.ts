@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { LoginResponse } from "@lore/shared";
 import { afterEach, describe, expect, it } from "vitest";
-import { httpRequest, type ServerProcess, startServerProcess, startTestServer } from "../helpers/server.ts";
+import { loginAsAdmin, type ServerProcess, startServerProcess, startTestServer } from "../helpers/server.ts";
 import { until } from "../helpers/until.ts";
 import {
   call,
@@ -21,14 +20,6 @@ afterEach(async () => {
   await proc?.close();
   proc = null;
 });
-
-async function loginTo(target: { api: string }): Promise<string> {
-  const res = await httpRequest<LoginResponse>(target.api, "POST", "/auth/login/", {
-    body: { email: "admin@example.com", password: "correct-horse-battery" },
-  });
-  if (res.status !== 200) throw new Error(`login failed ${res.status}`);
-  return res.body.access;
-}
 
 /**
  * Opens the data dir in this process (after the child stopped) and reads the stored rows directly.
@@ -67,7 +58,7 @@ const entries = (n: number) =>
 describe("crash safety", () => {
   it("completes a sync interrupted by SIGKILL after a restart, with a consistent index", async () => {
     proc = await startServerProcess();
-    let token = await loginTo(proc);
+    let token = await loginAsAdmin(proc);
     // Enough documents for several batches (sync-source.ts indexes up to 64 per commit).
     const total = 1_200;
     const source = await createTextSource(proc, token, "Crashy", entries(total));
@@ -84,7 +75,7 @@ describe("crash safety", () => {
     expect((await proc.waitForExit()).signal).toBe("SIGKILL");
 
     await proc.restart();
-    token = await loginTo(proc);
+    token = await loginAsAdmin(proc);
     const ready = await waitForSettled(proc, token, source.id, 60_000);
     expect(ready.status).toBe("ready");
     expect(ready.documentCount).toBe(total);
@@ -120,7 +111,7 @@ describe("crash safety", () => {
 
   it("finishes purging a deleted source after a SIGKILL right after the delete", async () => {
     proc = await startServerProcess();
-    let token = await loginTo(proc);
+    let token = await loginAsAdmin(proc);
     const files = Array.from({ length: 12 }, (_, i) => ({
       name: `note-${i}.md`,
       bytes: `# Note ${i}\n\nThe purge test note ${i} mentions purgeword${i}.`,
@@ -141,7 +132,7 @@ describe("crash safety", () => {
     await proc.waitForExit();
 
     await proc.restart();
-    token = await loginTo(proc);
+    token = await loginAsAdmin(proc);
     expect((await call(proc, "GET", `/data-sources/${sourceId}/`, token)).status).toBe(404);
     expect((await search(proc, token, agent.id, "purgeword3")).results).toHaveLength(0);
     const filesDir = join(proc.dataDir, "files", sourceId);

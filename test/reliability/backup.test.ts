@@ -6,8 +6,10 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { backupDataDir, restoreDataDir } from "@lore/server/store/backup.ts";
 import type { Agent, DataSource, Page, QueryResponse } from "@lore/shared";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { disposeAfterAll } from "../helpers/dispose.ts";
 import {
+  loginAsAdmin,
   makeTempDir,
   runCli,
   type ServerProcess,
@@ -24,10 +26,7 @@ import {
   waitForSettled,
 } from "../ingestion/source-helpers.ts";
 
-const cleanup: Array<() => Promise<void> | void> = [];
-afterAll(async () => {
-  for (const fn of cleanup.reverse()) await fn();
-});
+const cleanup = disposeAfterAll();
 
 const FACTS = [
   {
@@ -79,12 +78,7 @@ describe("backup and restore", () => {
   it("snapshots consistently while writes go on and restores a server that answers exactly as before", async () => {
     const original = await startServerProcess();
     cleanup.push(() => original.close());
-    const token = (
-      await call<{ access: string }>(original, "POST", "/auth/login/", undefined, {
-        email: "admin@example.com",
-        password: "correct-horse-battery",
-      })
-    ).body.access;
+    const token = await loginAsAdmin(original);
     const kb = await readyTextSource(original, token, "Island guide", FACTS);
     const agent: Agent = await createAgent(original, token, { name: "Island", dataSourceIds: [kb.id] });
     const before = await ask(original, token, agent.id);

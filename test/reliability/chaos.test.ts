@@ -23,8 +23,17 @@ import {
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { type Conversation, errorBodySchema, type Message } from "@lore/shared";
-import { afterAll, describe, expect, it } from "vitest";
-import { makeTempDir, runCli, type ServerProcess, startServerProcess } from "../helpers/server.ts";
+import { describe, expect, it } from "vitest";
+import { disposeAfterAll } from "../helpers/dispose.ts";
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  loginAsAdmin,
+  makeTempDir,
+  runCli,
+  type ServerProcess,
+  startServerProcess,
+} from "../helpers/server.ts";
 import { until } from "../helpers/until.ts";
 import {
   call,
@@ -37,11 +46,7 @@ import {
   waitForSettled,
 } from "../ingestion/source-helpers.ts";
 
-const ADMIN = { email: "admin@example.com", password: "correct-horse-battery" };
-const cleanup: Array<() => Promise<void> | void> = [];
-afterAll(async () => {
-  for (const fn of cleanup.reverse()) await fn();
-});
+const cleanup = disposeAfterAll();
 
 type StorageState = "ok" | "full" | "read-only" | "missing";
 
@@ -75,12 +80,6 @@ async function remount(mode: "ro" | "rw"): Promise<void> {
     },
     { timeout: 20_000, interval: 50, what: `remount ${mode}` },
   );
-}
-
-async function loginTo(target: { api: string }): Promise<string> {
-  const res = await call<{ access: string }>(target, "POST", "/auth/login/", undefined, ADMIN);
-  if (res.status !== 200) throw new Error(`login failed ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.access;
 }
 
 function alive(server: ServerProcess): boolean {
@@ -184,7 +183,7 @@ describe.skipIf(skipReason !== null)(
       mkdirSync(dataDir);
       const server = await startServerProcess({ LORE_DATA_DIR: dataDir });
       cleanup.push(() => server.close());
-      let token = await loginTo(server);
+      let token = await loginAsAdmin(server);
       const source = await readyTextSource(server, token, "Bay", [
         { title: "Fog", content: "Fog rolls in over the bay most July mornings." },
       ]);
@@ -257,7 +256,7 @@ describe.skipIf(skipReason !== null)(
         // in flight as the directory went committed into one made in its place: the tables re-read
         // the real one before writing again).
         await server.restart();
-        token = await loginTo(server);
+        token = await loginAsAdmin(server);
         await expectAcknowledgedStored(server, token, agent.id, load.acknowledged);
       }
       console.log("[chaos] read-only / missing:", JSON.stringify(measured));
@@ -269,7 +268,7 @@ describe.skipIf(skipReason !== null)(
       mkdirSync(dataDir);
       const server = await startServerProcess({ LORE_DATA_DIR: dataDir });
       cleanup.push(() => server.close());
-      const token = await loginTo(server);
+      const token = await loginAsAdmin(server);
       const small = await readyTextSource(server, token, "Bay", [
         { title: "Fog", content: "Fog rolls in over the bay most July mornings." },
       ]);
@@ -401,7 +400,7 @@ describe("chaos: kill -9 during a bulk load (built server)", () => {
   it("the stored entries get a sync at start, the source is never ready with entries pending, progress has its total", async () => {
     const server = await startServerProcess();
     cleanup.push(() => server.close());
-    let token = await loginTo(server);
+    let token = await loginAsAdmin(server);
     const source = await readyTextSource(server, token, "Bulk", [
       { title: "Seed", content: "The first entry of the bulk source." },
     ]);
@@ -443,7 +442,7 @@ describe("chaos: kill -9 during a bulk load (built server)", () => {
     await posted;
 
     await server.restart();
-    token = await loginTo(server);
+    token = await loginAsAdmin(server);
     const stored = await entryCount();
     expect(stored).toBeGreaterThan(3_000);
     expect(stored).toBeLessThan(ENTRIES + 1);
@@ -481,8 +480,8 @@ describe("start-up faults", () => {
       LORE_HOST: "127.0.0.1",
       LORE_PORT: String(port),
       LORE_DATA_DIR: dataDir,
-      LORE_ADMIN_EMAIL: ADMIN.email,
-      LORE_ADMIN_PASSWORD: ADMIN.password,
+      LORE_ADMIN_EMAIL: ADMIN_EMAIL,
+      LORE_ADMIN_PASSWORD: ADMIN_PASSWORD,
     });
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split("\n");
@@ -499,7 +498,7 @@ describe("a damaged table", () => {
   it("lore doctor reads every table to its last row and names the damaged one with the repair path", async () => {
     const server = await startServerProcess();
     cleanup.push(() => server.close());
-    const token = await loginTo(server);
+    const token = await loginAsAdmin(server);
     await readyTextSource(
       server,
       token,
@@ -536,7 +535,7 @@ describe("a damaged search-index snapshot", () => {
   it("is logged at warn, the index is rebuilt from the table, and search answers as before", async () => {
     const server = await startServerProcess();
     cleanup.push(() => server.close());
-    let token = await loginTo(server);
+    let token = await loginAsAdmin(server);
     const source = await readyTextSource(server, token, "Docs", [
       { title: "Crane", content: "The harbour crane lifts forty tonnes." },
     ]);
@@ -554,7 +553,7 @@ describe("a damaged search-index snapshot", () => {
       .filter((line) => line.includes('"level":"warn"') && line.includes("snapshot was damaged"));
     expect(warned, server.output().slice(-3000)).toHaveLength(1);
     expect(warned[0]).not.toMatch(/\/tmp\//);
-    token = await loginTo(server);
+    token = await loginAsAdmin(server);
     expect((await search(server, token, agent.id, "crane tonnes")).results[0]?.content).toMatch(
       /forty tonnes/,
     );

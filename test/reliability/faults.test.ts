@@ -14,9 +14,16 @@ import {
   type Page,
   type SourceDocument,
 } from "@lore/shared";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startFakeOpenAI } from "../fakes/openai-server.ts";
-import { makeTempDir, startServerProcess, startTestServer, type TestServer } from "../helpers/server.ts";
+import { disposeAfterAll } from "../helpers/dispose.ts";
+import {
+  loginAsAdmin,
+  makeTempDir,
+  startServerProcess,
+  startTestServer,
+  type TestServer,
+} from "../helpers/server.ts";
 import { until } from "../helpers/until.ts";
 import {
   call,
@@ -29,20 +36,9 @@ import {
   waitForSettled,
 } from "../ingestion/source-helpers.ts";
 
-const cleanup: Array<() => Promise<void> | void> = [];
-afterAll(async () => {
-  for (const fn of cleanup.reverse()) await fn();
-});
+const cleanup = disposeAfterAll();
 
 type ConversationDetail = Conversation & { messages: Message[] };
-
-const ADMIN = { email: "admin@example.com", password: "correct-horse-battery" };
-
-async function loginTo(target: { api: string }): Promise<string> {
-  const res = await call<{ access: string }>(target, "POST", "/auth/login/", undefined, ADMIN);
-  if (res.status !== 200) throw new Error(`login failed ${res.status}`);
-  return res.body.access;
-}
 
 describe("kill -9", () => {
   it("during a streamed answer: the user message survives, the conversation reads, the server answers again", async () => {
@@ -57,7 +53,7 @@ describe("kill -9", () => {
       LORE_OPENAI_BASE_URL: fake.url,
     });
     cleanup.push(() => server.close());
-    let token = await loginTo(server);
+    let token = await loginAsAdmin(server);
     const source = await readyTextSource(server, token, "Port", [
       { title: "Crane", content: "The harbour crane lifts forty tonnes. It was installed in 1990." },
     ]);
@@ -84,7 +80,7 @@ describe("kill -9", () => {
     expect(conversationId).not.toBe("");
 
     await server.restart();
-    token = await loginTo(server);
+    token = await loginAsAdmin(server);
     const read = await call<ConversationDetail>(
       server,
       "GET",
@@ -122,7 +118,7 @@ describe("kill -9", () => {
   it("during a sync: after restart the sync completes and every document's chunks are stored exactly once", async () => {
     const server = await startServerProcess();
     cleanup.push(() => server.close());
-    let token = await loginTo(server);
+    let token = await loginAsAdmin(server);
     // Enough documents for many batches (sync-source.ts indexes up to 64 per commit).
     const ENTRIES = 2_000;
     const entries = Array.from({ length: ENTRIES }, (_, i) => ({
@@ -146,7 +142,7 @@ describe("kill -9", () => {
     await server.waitForExit();
 
     await server.restart();
-    token = await loginTo(server);
+    token = await loginAsAdmin(server);
     const settled = await waitForSettled(server, token, created.id, 120_000);
     expect(settled.status).toBe("ready");
     expect(settled.documentCount).toBe(ENTRIES);

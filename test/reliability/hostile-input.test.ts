@@ -12,7 +12,8 @@ import { Zip, ZipDeflate } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { datasetPath, hasDatasets } from "../../bench/src/datasets.ts";
 import { makePdf, truncatePdf } from "../fixtures/pdf.ts";
-import { startTestServer, type TestResponse, type TestServer } from "../helpers/server.ts";
+import type { TestResponse, TestServer } from "../helpers/server.ts";
+import { startServerWithAgent } from "../helpers/server-with-agent.ts";
 import {
   createAgent,
   createFileSource,
@@ -31,16 +32,17 @@ let bomb: Uint8Array;
 beforeAll(async () => {
   // Built before the server starts: compressing blocks the event loop the in-process server shares.
   bomb = await docxBomb(101);
-  server = await startTestServer({ LORE_LOG_LEVEL: "error" });
-  token = (await server.login()).access;
-  const source = await readyTextSource(server, token, "Hostile facts", [
-    { title: "Tea", content: "Green tea is steeped at eighty degrees for two minutes." },
-  ]);
-  agent = await createAgent(server, token, {
-    name: "Hostile agent",
-    dataSourceIds: [source.id],
-    allowedOrigins: ["https://allowed.com"],
-  });
+  ({ server, token, agent } = await startServerWithAgent({
+    env: { LORE_LOG_LEVEL: "error" },
+    source: {
+      name: "Hostile facts",
+      entries: [{ title: "Tea", content: "Green tea is steeped at eighty degrees for two minutes." }],
+    },
+    agent: {
+      name: "Hostile agent",
+      allowedOrigins: ["https://allowed.com"],
+    },
+  }));
 }, 120_000);
 
 afterAll(async () => {

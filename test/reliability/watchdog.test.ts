@@ -5,9 +5,8 @@
  * even while one question holds the loop (the probe's 10,000-letter word kept it for 10 minutes).
  */
 
-import type { LoginResponse } from "@lore/shared";
 import { afterEach, describe, expect, it } from "vitest";
-import { httpRequest, type ServerProcess, startServerProcess } from "../helpers/server.ts";
+import { httpRequest, loginAsAdmin, type ServerProcess, startServerProcess } from "../helpers/server.ts";
 import { createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
 
 let server: ServerProcess | undefined;
@@ -15,13 +14,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-async function login(s: ServerProcess): Promise<string> {
-  const res = await httpRequest<LoginResponse>(s.api, "POST", "/auth/login/", {
-    body: { email: "admin@example.com", password: "correct-horse-battery" },
-  });
-  return res.body.access;
-}
 
 /** The JSON log lines of the process with this `msg`. */
 function logLines(s: ServerProcess, msg: string): Record<string, unknown>[] {
@@ -44,7 +36,7 @@ interface Health {
 describe("the event-loop watchdog", { timeout: 120_000 }, () => {
   it("logs a request that held the loop past the budget with its route pattern, and /healthz reports it", async () => {
     server = await startServerProcess({ LORE_WATCHDOG_BUDGET_MS: "50" });
-    const token = await login(server);
+    const token = await loginAsAdmin(server);
     const agent = await createAgent(server, token, { name: "Plain" });
     const before = await httpRequest<Health>(server.url, "GET", "/healthz");
     expect(before.status).toBe(200);
@@ -86,7 +78,7 @@ describe("the event-loop watchdog", { timeout: 120_000 }, () => {
 
   it("ends the process within the shutdown deadline on SIGTERM while a question holds the loop", async () => {
     server = await startServerProcess({ LORE_SHUTDOWN_DELAY_MS: "0", LORE_SHUTDOWN_GRACE_MS: "1000" });
-    const token = await login(server);
+    const token = await loginAsAdmin(server);
     const source = await readyTextSource(server, token, "Policies", [
       { title: "Returns", content: "Returns are accepted within thirty days of delivery." },
     ]);

@@ -5,20 +5,22 @@
 
 import type { Agent, ErrorBody, QueryResponse } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { createAgent, readyTextSource, streamQuery } from "../ingestion/source-helpers.ts";
+import type { TestServer } from "../helpers/server.ts";
+import { startServerWithAgent } from "../helpers/server-with-agent.ts";
+import { streamQuery } from "../ingestion/source-helpers.ts";
 
 let server: TestServer;
 let token: string;
 let agent: Agent;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  token = (await server.login()).access;
-  const source = await readyTextSource(server, token, "Shop FAQ", [
-    { title: "Shipping", content: "Standard shipping takes three to five business days." },
-  ]);
-  agent = await createAgent(server, token, { name: "Strict body", dataSourceIds: [source.id] });
+  ({ server, token, agent } = await startServerWithAgent({
+    source: {
+      name: "Shop FAQ",
+      entries: [{ title: "Shipping", content: "Standard shipping takes three to five business days." }],
+    },
+    agent: { name: "Strict body" },
+  }));
 });
 afterAll(() => server?.close());
 

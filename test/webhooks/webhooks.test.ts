@@ -1,7 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { rmSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type {
   CreatedWebhook,
   DataSource,
@@ -11,55 +9,22 @@ import type {
   WebhookPayload,
 } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWebhookReceiver } from "../fakes/webhook-receiver.ts";
 import { DEFAULT_PASSWORD, makeTempDir, startTestServer, type TestServer } from "../helpers/server.ts";
 import { until } from "../helpers/until.ts";
 import { type ApiTarget, call, createTextSource, waitForSettled } from "../ingestion/source-helpers.ts";
 
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-  status: number;
-}
-
-/** A webhook receiver on loopback: `/flaky` fails twice then succeeds, `/down` always fails, anything else answers 204. */
-function startReceiver(): Promise<{
-  url: string;
-  received: Received[];
-  laterUp: { value: boolean };
-  close(): Promise<void>;
-}> {
-  const received: Received[] = [];
+/** A webhook receiver: `/flaky` fails twice then succeeds, `/down` always fails, `/later` fails until `laterUp`, anything else answers 204. */
+async function startReceiver() {
   const laterUp = { value: false };
   let flakyCalls = 0;
-  const server: Server = createServer((req, res) => {
-    let body = "";
-    req.setEncoding("utf8");
-    req.on("data", (c: string) => {
-      body += c;
-    });
-    req.on("end", () => {
-      const path = req.url ?? "/";
-      let status = 204;
-      if (path === "/flaky") status = ++flakyCalls <= 2 ? 500 : 200;
-      if (path === "/down") status = 503;
-      if (path === "/later") status = laterUp.value ? 200 : 503;
-      received.push({ path, headers: req.headers, body, status });
-      res.writeHead(status, { "content-type": "text/plain" });
-      res.end(status >= 300 ? "nope" : "");
-    });
+  const receiver = await startWebhookReceiver((path) => {
+    if (path === "/flaky") return ++flakyCalls <= 2 ? 500 : 200;
+    if (path === "/down") return 503;
+    if (path === "/later") return laterUp.value ? 200 : 503;
+    return 204;
   });
-  return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({
-        url: `http://127.0.0.1:${port}`,
-        received,
-        laterUp,
-        close: () => new Promise<void>((r) => server.close(() => r())),
-      });
-    });
-  });
+  return { ...receiver, laterUp };
 }
 
 /** The verification recipe of docs/api.md, as a receiver would write it. */

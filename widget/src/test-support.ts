@@ -57,6 +57,11 @@ export function errorResponse(status: number, error: string, headers: Record<str
   return jsonResponse(status, { error, message: `${error} happened`, details: {} }, headers);
 }
 
+/** A route handler that fails as fetch does when the network or server is out of reach. */
+export function networkFailure(): never {
+  throw new TypeError("Failed to fetch");
+}
+
 export const sse = (event: AnswerEvent) => `data: ${JSON.stringify(event)}\n\n`;
 
 /** A streaming response the test writes to; aborting the request errors the body as fetch does. */

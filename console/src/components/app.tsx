@@ -35,7 +35,7 @@ import { ModelScreen } from "./model-provider.tsx";
 import { SettingsTab } from "./settings.tsx";
 import { SourcesTab } from "./sources.tsx";
 import { TryTab } from "./try.tsx";
-import { Badge, ErrorBox, Field, FormError, inputValue, useFormState } from "./ui.tsx";
+import { Badge, bindInput, ErrorBox, Field, FormError, inputValue, useFormState } from "./ui.tsx";
 
 void resume();
 
@@ -135,31 +135,12 @@ function Login() {
       <FormError error={form.error.value} />
       <Field label="Email" name="email" error={form.error.value}>
         {(p) => (
-          <input
-            {...p}
-            ref={emailRef}
-            type="email"
-            autocomplete="username"
-            required
-            value={email.value}
-            onInput={(e) => {
-              email.value = inputValue(e);
-            }}
-          />
+          <input {...p} ref={emailRef} type="email" autocomplete="username" required {...bindInput(email)} />
         )}
       </Field>
       <Field label="Password" name="password" error={form.error.value}>
         {(p) => (
-          <input
-            {...p}
-            type="password"
-            autocomplete="current-password"
-            required
-            value={password.value}
-            onInput={(e) => {
-              password.value = inputValue(e);
-            }}
-          />
+          <input {...p} type="password" autocomplete="current-password" required {...bindInput(password)} />
         )}
       </Field>
       <div class="actions">
@@ -309,16 +290,7 @@ function CreateAgent() {
       <FormError error={form.error.value} />
       <Field label="Agent name" name="name" error={form.error.value}>
         {(p) => (
-          <input
-            {...p}
-            required
-            maxLength={200}
-            placeholder="e.g. Docs assistant"
-            value={name.value}
-            onInput={(e) => {
-              name.value = inputValue(e);
-            }}
-          />
+          <input {...p} required maxLength={200} placeholder="e.g. Docs assistant" {...bindInput(name)} />
         )}
       </Field>
       <button type="submit" class="primary" disabled={form.busy.value}>

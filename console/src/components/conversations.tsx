@@ -24,7 +24,7 @@ import {
 } from "../state.ts";
 import { AnswerWithSources } from "./citations.tsx";
 import { CorrectionForm, withoutCitations } from "./correction-form.tsx";
-import { ago, ErrorBox, Status, TimeAgo, useFormState } from "./ui.tsx";
+import { ago, bindInput, ErrorBox, Status, TimeAgo, useFormState } from "./ui.tsx";
 
 /** Row height of the virtualised list, in px (matches .conv-row in styles.css). */
 export const ROW_HEIGHT = 60;
@@ -124,14 +124,7 @@ function ReviewQueue(props: { agent: Agent }) {
           }}
         >
           <label for={`${filterName}-q`}>Text in any message</label>
-          <input
-            id={`${filterName}-q`}
-            type="search"
-            value={search.value}
-            onInput={(e) => {
-              search.value = e.currentTarget.value;
-            }}
-          />
+          <input id={`${filterName}-q`} type="search" {...bindInput(search)} />
           <button type="submit" class="small">
             Search
           </button>

@@ -1,6 +1,6 @@
 import { useSignal } from "@preact/signals";
 import { useLayoutEffect, useRef } from "preact/hooks";
-import { Field, FormError, inputValue, useFormState } from "./ui.tsx";
+import { bindInput, Field, FormError, useFormState } from "./ui.tsx";
 
 export interface CorrectionFormProps {
   title: string;
@@ -53,17 +53,7 @@ export function CorrectionForm(props: CorrectionFormProps) {
         error={error}
         hint="Visitors asking this question, or a close rewording of it, get your answer."
       >
-        {(p) => (
-          <input
-            {...p}
-            required
-            maxLength={2000}
-            value={question.value}
-            onInput={(e) => {
-              question.value = inputValue(e);
-            }}
-          />
-        )}
+        {(p) => <input {...p} required maxLength={2000} {...bindInput(question)} />}
       </Field>
       {props.alsoAnswers && (
         <Field
@@ -72,31 +62,11 @@ export function CorrectionForm(props: CorrectionFormProps) {
           error={error}
           hint="Wordings visitors use that it should answer too, one a line (at most 20)."
         >
-          {(p) => (
-            <textarea
-              {...p}
-              rows={3}
-              value={wordings.value}
-              onInput={(e) => {
-                wordings.value = inputValue(e);
-              }}
-            />
-          )}
+          {(p) => <textarea {...p} rows={3} {...bindInput(wordings)} />}
         </Field>
       )}
       <Field label="Answer" name="answer" error={error} hint="Markdown: **bold**, lists, [links](https://…).">
-        {(p) => (
-          <textarea
-            {...p}
-            ref={answerRef}
-            rows={5}
-            required
-            value={answer.value}
-            onInput={(e) => {
-              answer.value = inputValue(e);
-            }}
-          />
-        )}
+        {(p) => <textarea {...p} ref={answerRef} rows={5} required {...bindInput(answer)} />}
       </Field>
       <div class="actions">
         <button type="submit" class="primary" disabled={form.busy.value}>

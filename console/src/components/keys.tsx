@@ -3,11 +3,11 @@ import { useSignal } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
 import { api } from "../api.ts";
 import {
+  bindInput,
   CopyButton,
   ErrorBox,
   Field,
   FormError,
-  inputValue,
   Status,
   Table,
   TimeAgo,
@@ -71,17 +71,7 @@ export function KeysTab(props: { agent: Agent }) {
         </p>
         <FormError error={form.error.value} />
         <Field label="Key name" name="name" error={form.error.value}>
-          {(p) => (
-            <input
-              {...p}
-              ref={nameInput}
-              maxLength={100}
-              value={name.value}
-              onInput={(e) => {
-                name.value = inputValue(e);
-              }}
-            />
-          )}
+          {(p) => <input {...p} ref={nameInput} maxLength={100} {...bindInput(name)} />}
         </Field>
         <div class="actions">
           <button type="submit" class="primary" disabled={form.busy.value}>

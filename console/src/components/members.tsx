@@ -15,7 +15,17 @@ import type { ComponentChildren } from "preact";
 import { useEffect } from "preact/hooks";
 import { api, type Session } from "../api.ts";
 import { loadAgents, route, session, signIn } from "../state.ts";
-import { CopyButton, ErrorBox, Field, FormError, inputValue, Status, useFormState } from "./ui.tsx";
+import {
+  bindInput,
+  CopyButton,
+  ErrorBox,
+  Field,
+  FormError,
+  inputValue,
+  Status,
+  useFormState,
+} from "./ui.tsx";
+import { WorkspaceScreen } from "./workspace-screen.tsx";
 
 const ROLES: [Role, string][] = [
   ["viewer", "Viewer: reads agents, conversations and analytics"],
@@ -32,49 +42,15 @@ export function invitationLink(id: string): string {
 }
 
 export function MembersScreen() {
-  const me = useSignal<Me | null>(null);
-  const workspaceId = useSignal("");
-  const error = useSignal<unknown>(null);
-  useEffect(() => {
-    void (async () => {
-      try {
-        const found = await api<Me>("GET", "/auth/me/");
-        me.value = found;
-        workspaceId.value = found.workspaces[0]?.id ?? "";
-      } catch (e) {
-        error.value = e;
-      }
-    })();
-  }, []);
-  if (error.value) return <ErrorBox error={error.value} />;
-  if (!me.value) return <p class="loading">Loading…</p>;
-  const workspace = me.value.workspaces.find((w) => w.id === workspaceId.value);
   return (
-    <div class="members">
-      <div class="detail-head">
-        <h1>Members</h1>
-        {me.value.workspaces.length > 1 && (
-          <div class="field inline">
-            <label for="workspace-picker">Workspace</label>
-            <select
-              id="workspace-picker"
-              value={workspaceId.value}
-              onChange={(e) => {
-                workspaceId.value = inputValue(e);
-              }}
-            >
-              {me.value.workspaces.map((w) => (
-                <option key={w.id} value={w.id}>
-                  {w.name}
-                </option>
-              ))}
-            </select>
-          </div>
-        )}
-      </div>
-      {me.value.invitations.length > 0 && <YourInvitations invitations={me.value.invitations} />}
-      {workspace && <WorkspaceMembers key={workspace.id} workspace={workspace} />}
-    </div>
+    <WorkspaceScreen title="Members">
+      {(me, workspace) => (
+        <>
+          {me.invitations.length > 0 && <YourInvitations invitations={me.invitations} />}
+          {workspace && <WorkspaceMembers key={workspace.id} workspace={workspace} />}
+        </>
+      )}
+    </WorkspaceScreen>
   );
 }
 
@@ -354,29 +330,10 @@ export function InvitationWelcome(props: { login: ComponentChildren }) {
       {intro}
       <FormError error={form.error.value} />
       <Field label="First name" name="firstName" error={form.error.value}>
-        {(c) => (
-          <input
-            {...c}
-            required
-            autocomplete="given-name"
-            value={firstName.value}
-            onInput={(e) => {
-              firstName.value = inputValue(e);
-            }}
-          />
-        )}
+        {(c) => <input {...c} required autocomplete="given-name" {...bindInput(firstName)} />}
       </Field>
       <Field label="Last name" name="lastName" error={form.error.value}>
-        {(c) => (
-          <input
-            {...c}
-            autocomplete="family-name"
-            value={lastName.value}
-            onInput={(e) => {
-              lastName.value = inputValue(e);
-            }}
-          />
-        )}
+        {(c) => <input {...c} autocomplete="family-name" {...bindInput(lastName)} />}
       </Field>
       <Field
         label="Choose a password"
@@ -385,16 +342,7 @@ export function InvitationWelcome(props: { login: ComponentChildren }) {
         hint="At least 10 characters, not containing your e-mail's name."
       >
         {(c) => (
-          <input
-            {...c}
-            type="password"
-            required
-            autocomplete="new-password"
-            value={password.value}
-            onInput={(e) => {
-              password.value = inputValue(e);
-            }}
-          />
+          <input {...c} type="password" required autocomplete="new-password" {...bindInput(password)} />
         )}
       </Field>
       <div class="actions">
@@ -425,18 +373,7 @@ function InviteForm(props: { workspace: Workspace; onInvited: () => Promise<void
       <FormError error={form.error.value} />
       <div class="row">
         <Field label="Email" name="email" error={form.error.value}>
-          {(p) => (
-            <input
-              {...p}
-              type="email"
-              required
-              autocomplete="off"
-              value={email.value}
-              onInput={(e) => {
-                email.value = inputValue(e);
-              }}
-            />
-          )}
+          {(p) => <input {...p} type="email" required autocomplete="off" {...bindInput(email)} />}
         </Field>
         <Field label="Role" name="role" error={form.error.value}>
           {(p) => (

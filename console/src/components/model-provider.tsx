@@ -1,7 +1,6 @@
 // The workspace's model server (#/model): OpenAI or any OpenAI-compatible URL, its key stored
 // encrypted by the server; its models listed from it, and one question sent to test one.
 import type {
-  Me,
   ModelProvider,
   ModelProviderKind,
   ProviderModels,
@@ -11,7 +10,8 @@ import type {
 import { useSignal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { api } from "../api.ts";
-import { ErrorBox, Field, FormError, inputValue, Status, useFormState } from "./ui.tsx";
+import { bindInput, ErrorBox, Field, FormError, inputValue, Status, useFormState } from "./ui.tsx";
+import { WorkspaceScreen } from "./workspace-screen.tsx";
 
 const KINDS: [ModelProviderKind, string][] = [
   ["none", "None: answers quote the sources"],
@@ -20,52 +20,18 @@ const KINDS: [ModelProviderKind, string][] = [
 ];
 
 export function ModelScreen() {
-  const me = useSignal<Me | null>(null);
-  const workspaceId = useSignal("");
-  const error = useSignal<unknown>(null);
-  useEffect(() => {
-    api<Me>("GET", "/auth/me/").then(
-      (found) => {
-        me.value = found;
-        workspaceId.value = found.workspaces[0]?.id ?? "";
-      },
-      (e) => {
-        error.value = e;
-      },
-    );
-  }, []);
-  if (error.value) return <ErrorBox error={error.value} />;
-  if (!me.value) return <p class="loading">Loading…</p>;
-  const workspace = me.value.workspaces.find((w) => w.id === workspaceId.value);
   return (
-    <div class="members">
-      <div class="detail-head">
-        <h1>Language model</h1>
-        {me.value.workspaces.length > 1 && (
-          <div class="field inline">
-            <label for="model-workspace">Workspace</label>
-            <select
-              id="model-workspace"
-              value={workspaceId.value}
-              onChange={(e) => {
-                workspaceId.value = inputValue(e);
-              }}
-            >
-              {me.value.workspaces.map((w) => (
-                <option key={w.id} value={w.id}>
-                  {w.name}
-                </option>
-              ))}
-            </select>
-          </div>
-        )}
-      </div>
-      <p class="muted">
-        Without a model, answers are quoted from your sources. Connect one here, then pick it in an agent's
-        Settings ("Answers written by").
-      </p>
-      {workspace && <ProviderSettings key={workspace.id} workspace={workspace} />}
-    </div>
+    <WorkspaceScreen title="Language model">
+      {(_me, workspace) => (
+        <>
+          <p class="muted">
+            Without a model, answers are quoted from your sources. Connect one here, then pick it in an
+            agent's Settings ("Answers written by").
+          </p>
+          {workspace && <ProviderSettings key={workspace.id} workspace={workspace} />}
+        </>
+      )}
+    </WorkspaceScreen>
   );
 }
 
@@ -140,18 +106,7 @@ function ProviderSettings(props: { workspace: Workspace }) {
             error={form.error.value}
             hint="Its API base, with /v1: e.g. http://localhost:11434/v1 for Ollama. A server on this machine or your network needs its host in LORE_OUTBOUND_ALLOWLIST."
           >
-            {(c) => (
-              <input
-                {...c}
-                type="url"
-                required
-                disabled={!canEdit}
-                value={baseUrl.value}
-                onInput={(e) => {
-                  baseUrl.value = inputValue(e);
-                }}
-              />
-            )}
+            {(c) => <input {...c} type="url" required disabled={!canEdit} {...bindInput(baseUrl)} />}
           </Field>
         )}
         {kind.value !== "none" && (
@@ -166,16 +121,7 @@ function ProviderSettings(props: { workspace: Workspace }) {
             }
           >
             {(c) => (
-              <input
-                {...c}
-                type="password"
-                autocomplete="off"
-                disabled={!canEdit}
-                value={apiKey.value}
-                onInput={(e) => {
-                  apiKey.value = inputValue(e);
-                }}
-              />
+              <input {...c} type="password" autocomplete="off" disabled={!canEdit} {...bindInput(apiKey)} />
             )}
           </Field>
         )}
@@ -253,16 +199,7 @@ function TestModel(props: { base: string }) {
             )}
           </Field>
           <Field label="Question" name="question" error={testing.error.value}>
-            {(c) => (
-              <input
-                {...c}
-                value={question.value}
-                maxLength={500}
-                onInput={(e) => {
-                  question.value = inputValue(e);
-                }}
-              />
-            )}
+            {(c) => <input {...c} maxLength={500} {...bindInput(question)} />}
           </Field>
           <div class="actions">
             <button type="submit" class="primary" disabled={testing.busy.value}>

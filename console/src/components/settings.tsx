@@ -6,7 +6,7 @@ import { checkSuggestedQuestions } from "../loop-api.ts";
 import { counted } from "../messages.ts";
 import { agents, go, patchAgent } from "../state.ts";
 import { Markdown } from "./markdown.tsx";
-import { ErrorBox, Field, FormError, Status, splitLines, useFormState } from "./ui.tsx";
+import { bindInput, ErrorBox, Field, FormError, Status, splitLines, useFormState } from "./ui.tsx";
 
 const HEX = /^#[0-9a-f]{6}$/i;
 
@@ -378,16 +378,7 @@ export function SettingsTab(props: { agent: Agent }) {
                 />
               }
             >
-              {(p) => (
-                <input
-                  {...p}
-                  spellcheck={false}
-                  value={color.value}
-                  onInput={(e) => {
-                    color.value = e.currentTarget.value;
-                  }}
-                />
-              )}
+              {(p) => <input {...p} spellcheck={false} {...bindInput(color)} />}
             </Field>
             <Field label="Position" name="theme.position" error={error}>
               {(p) => (

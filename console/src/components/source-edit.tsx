@@ -4,7 +4,7 @@ import { signal, useSignal } from "@preact/signals";
 import { useEffect, useId } from "preact/hooks";
 import { api } from "../api.ts";
 import { counted } from "../messages.ts";
-import { ErrorBox, Status } from "./ui.tsx";
+import { bindInput, ErrorBox, Status } from "./ui.tsx";
 
 /** The server's upload limits, read once per console load. */
 const limits = signal<UploadLimits | null>(null);
@@ -224,14 +224,7 @@ export function TextEntries(props: { source: DataSource; changed: (text: string)
       <Status>{status.value}</Status>
       {error.value ? <ErrorBox error={error.value} /> : null}
       <label for={searchId}>Search entries</label>
-      <input
-        id={searchId}
-        type="search"
-        value={query.value}
-        onInput={(e) => {
-          query.value = e.currentTarget.value;
-        }}
-      />
+      <input id={searchId} type="search" {...bindInput(query)} />
       {count.value > 100 && <p class="hint">The first 100 entries are listed; search to narrow them.</p>}
       <ul class="entry-list">
         {shown.map((entry) => (

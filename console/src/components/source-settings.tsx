@@ -5,7 +5,7 @@ import type { DataSource, RulesPreview } from "@lore/shared";
 import { useSignal } from "@preact/signals";
 import { api } from "../api.ts";
 import { counted } from "../messages.ts";
-import { Field, FormError, inputValue, Status, splitLines, useFormState } from "./ui.tsx";
+import { bindInput, Field, FormError, inputValue, Status, splitLines, useFormState } from "./ui.tsx";
 
 const MODES: [string, string][] = [
   ["page", "This page only"],
@@ -108,17 +108,7 @@ export function SourceSettings(props: { source: DataSource; changed: (text: stri
     >
       <FormError error={form.error.value} />
       <Field label="Name" name="name" error={form.error.value}>
-        {(p) => (
-          <input
-            {...p}
-            required
-            maxLength={200}
-            value={name.value}
-            onInput={(e) => {
-              name.value = inputValue(e);
-            }}
-          />
-        )}
+        {(p) => <input {...p} required maxLength={200} {...bindInput(name)} />}
       </Field>
       {web && (
         <>
@@ -144,32 +134,10 @@ export function SourceSettings(props: { source: DataSource; changed: (text: stri
             ))}
           </fieldset>
           <Field label="At most this many pages" name="config.maxPages" error={form.error.value}>
-            {(p) => (
-              <input
-                {...p}
-                type="number"
-                min={1}
-                max={10000}
-                value={maxPages.value}
-                onInput={(e) => {
-                  maxPages.value = inputValue(e);
-                }}
-              />
-            )}
+            {(p) => <input {...p} type="number" min={1} max={10000} {...bindInput(maxPages)} />}
           </Field>
           <Field label="Links followed at most this deep" name="config.maxDepth" error={form.error.value}>
-            {(p) => (
-              <input
-                {...p}
-                type="number"
-                min={0}
-                max={10}
-                value={maxDepth.value}
-                onInput={(e) => {
-                  maxDepth.value = inputValue(e);
-                }}
-              />
-            )}
+            {(p) => <input {...p} type="number" min={0} max={10} {...bindInput(maxDepth)} />}
           </Field>
           <Field
             label="Only pages matching (one per line)"
@@ -177,16 +145,7 @@ export function SourceSettings(props: { source: DataSource; changed: (text: stri
             error={form.error.value}
             hint="A path like /docs/** or a whole address; empty keeps every page."
           >
-            {(p) => (
-              <textarea
-                {...p}
-                rows={3}
-                value={include.value}
-                onInput={(e) => {
-                  include.value = inputValue(e);
-                }}
-              />
-            )}
+            {(p) => <textarea {...p} rows={3} {...bindInput(include)} />}
           </Field>
           <Field
             label="Leave out pages matching (one per line)"
@@ -194,16 +153,7 @@ export function SourceSettings(props: { source: DataSource; changed: (text: stri
             error={form.error.value}
             hint="e.g. /blog/** or one page's path."
           >
-            {(p) => (
-              <textarea
-                {...p}
-                rows={3}
-                value={exclude.value}
-                onInput={(e) => {
-                  exclude.value = inputValue(e);
-                }}
-              />
-            )}
+            {(p) => <textarea {...p} rows={3} {...bindInput(exclude)} />}
           </Field>
           <div class="actions">
             <button type="button" class="small" disabled={previewing.busy.value} onClick={onPreview}>

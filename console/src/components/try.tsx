@@ -4,7 +4,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { ApiError, api, streamAnswer } from "../api.ts";
 import { counted } from "../messages.ts";
 import { AnswerWithSources } from "./citations.tsx";
-import { Field, FormError, inputValue, Status, useFormState } from "./ui.tsx";
+import { bindInput, Field, FormError, Status, useFormState } from "./ui.tsx";
 
 interface Turn {
   id: number;
@@ -144,10 +144,7 @@ export function TryTab(props: { agent: Agent }) {
               rows={3}
               required
               maxLength={10000}
-              value={question.value}
-              onInput={(e) => {
-                question.value = inputValue(e);
-              }}
+              {...bindInput(question)}
               onKeyDown={(e) => {
                 if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
                   e.preventDefault();

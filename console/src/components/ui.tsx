@@ -256,3 +256,13 @@ export type InputEvent = JSX.TargetedEvent<HTMLInputElement | HTMLTextAreaElemen
 export function inputValue(event: InputEvent): string {
   return event.currentTarget.value;
 }
+
+/** An input's or textarea's `value` and `onInput`, kept in `text`: spread onto the control. */
+export function bindInput(text: Signal<string>) {
+  return {
+    value: text.value,
+    onInput: (event: InputEvent) => {
+      text.value = inputValue(event);
+    },
+  };
+}

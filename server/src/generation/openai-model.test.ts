@@ -10,26 +10,14 @@ const API_KEY = "sk-test-123";
 let fake: FakeOpenAI;
 
 beforeAll(async () => {
-  fake = await startFakeOpenAI({ apiKey: API_KEY });
+  fake = await startFakeOpenAI({ apiKey: API_KEY, answer: "Refunds are possible within 30 days. [1]" });
 });
 afterAll(async () => {
   await fake.close();
 });
 beforeEach(() => {
   fake.requests.length = 0;
-  fake.setBehaviour({
-    answer: "Refunds are possible within 30 days. [1]",
-    tokenDelayMs: 0,
-    firstTokenDelayMs: 0,
-    failTimes: 0,
-    failStatus: 500,
-    retryAfterSeconds: null,
-    hang: false,
-    dropAfterTokens: null,
-    endAfterTokens: null,
-    reportUsage: true,
-    usage: null,
-  });
+  fake.resetBehaviour();
 });
 
 function model(options: Partial<OpenAIChatModelOptions> = {}) {

@@ -1,4 +1,4 @@
-import OpenAI from "openai";
+import { createOpenAIClient } from "../net/openai-client.ts";
 import { detectLanguage } from "../text/language.ts";
 import { countTokens } from "../text/tokens.ts";
 import { condenseHeuristically } from "./condense.ts";
@@ -38,13 +38,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ChatMode
   const firstTokenTimeoutMs = Math.min(options.firstTokenTimeoutMs ?? 20_000, timeoutMs);
   const maxRetries = options.maxRetries ?? 2;
   const condenseTimeoutMs = options.condenseTimeoutMs ?? 8_000;
-  // Retries are ours: the SDK's would also retry a stream that stalls after its headers, and could not tell.
-  const client = new OpenAI({
-    baseURL: options.baseURL,
-    apiKey: options.apiKey || "not-needed",
-    maxRetries: 0,
-    timeout: timeoutMs,
-  });
+  const client = createOpenAIClient({ baseURL: options.baseURL, apiKey: options.apiKey, timeoutMs });
   const what = `The model endpoint (${options.model})`;
 
   return {

@@ -1,6 +1,6 @@
 import type { ChatModelOption, ModelsResponse } from "@lore/shared";
-import OpenAI from "openai";
 import type { Config } from "../config.ts";
+import { createOpenAIClient } from "../net/openai-client.ts";
 import type { ModelProviderService } from "../workspaces/model-provider-service.ts";
 
 const LISTED_FOR_MS = 60_000;
@@ -22,11 +22,10 @@ export function createModelCatalog(
 ): ModelCatalog {
   const baseURL = config.openai.baseUrl;
   const client = baseURL
-    ? new OpenAI({
+    ? createOpenAIClient({
         baseURL,
-        apiKey: config.openai.apiKey || "not-needed",
-        maxRetries: 0,
-        timeout: Math.min(LIST_TIMEOUT_MS, config.openai.timeoutMs),
+        apiKey: config.openai.apiKey,
+        timeoutMs: Math.min(LIST_TIMEOUT_MS, config.openai.timeoutMs),
       })
     : null;
   const embeddingId = config.embeddingModel.startsWith("openai:")

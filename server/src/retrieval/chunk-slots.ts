@@ -315,16 +315,7 @@ export class ChunkSlots {
     };
     this.ids = new StringTable(old.ids.size);
     this.metas = [];
-    for (const name of [
-      "ordinals",
-      "pages",
-      "tokenCounts",
-      "textBlock",
-      "textStart",
-      "textBytes",
-      "textChecksum",
-    ] as const)
-      this[name] = new Int32Array(1024);
+    for (const name of [...slotsColumns, "textChecksum"] as const) this[name] = new Int32Array(1024);
     this.texts = new TextFile(this.textOptions);
     this.oddTexts.clear();
     for (let slot = 0; slot < remap.length; slot++) {

@@ -4,10 +4,12 @@ import type {
   TestModelResponse,
   UpdateModelProviderRequest,
 } from "@lore/shared";
-import OpenAI, { APIConnectionError, APIError } from "openai";
+import type OpenAI from "openai";
+import { APIConnectionError, APIError } from "openai";
 import type { Config } from "../config.ts";
 import { maskSecret, type SecretBox } from "../crypto/secret-box.ts";
 import { AppError, notFound } from "../errors.ts";
+import { createOpenAIClient } from "../net/openai-client.ts";
 import { assertPublicUrl, OutboundError } from "../net/outbound.ts";
 import { outboundAdvice } from "../net/outbound-advice.ts";
 import type { ModelProviderRecord } from "../store/records.ts";
@@ -126,11 +128,10 @@ export class ModelProviderService {
       throw new AppError("validation_error", "Connect a model server first", {
         fields: { kind: ["no model server is set for this workspace"] },
       });
-    return new OpenAI({
+    return createOpenAIClient({
       baseURL: connection.baseURL,
-      apiKey: connection.apiKey || "not-needed",
-      maxRetries: 0,
-      timeout: CALL_TIMEOUT_MS,
+      apiKey: connection.apiKey,
+      timeoutMs: CALL_TIMEOUT_MS,
     });
   }
 

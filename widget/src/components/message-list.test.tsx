@@ -7,6 +7,7 @@ import {
   createStream,
   defaultIds,
   jsonResponse,
+  networkFailure,
   sse,
   widgetConfig,
 } from "../test-support.ts";
@@ -78,9 +79,7 @@ describe("MessageList", () => {
   it("labels stopped answers and unanswered questions", async () => {
     const { store } = renderInWidget(<MessageList />, {
       routes: {
-        "POST /query/": () => {
-          throw new TypeError("Failed to fetch");
-        },
+        "POST /query/": networkFailure,
       },
     });
     await store.send("Offline question");

@@ -1,7 +1,13 @@
 import { fireEvent, screen, waitFor } from "@testing-library/preact";
 import { act } from "preact/test-utils";
 import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
-import { answerResponse, errorResponse, jsonResponse, widgetConfig } from "../test-support.ts";
+import {
+  answerResponse,
+  errorResponse,
+  jsonResponse,
+  networkFailure,
+  widgetConfig,
+} from "../test-support.ts";
 import { Composer } from "./composer.tsx";
 import { renderInWidget } from "./render-support.tsx";
 import { NoticeBanner, Welcome } from "./states.tsx";
@@ -91,12 +97,7 @@ describe("states", () => {
   it("unreachable server (online browser): says the assistant can't be reached, with a retry", async () => {
     renderInWidget(<View />, {
       routes: {
-        "POST /query/": [
-          () => {
-            throw new TypeError("Failed to fetch");
-          },
-          () => answerResponse(["Back"]),
-        ],
+        "POST /query/": [networkFailure, () => answerResponse(["Back"])],
       },
     });
     ask("Are you there?");
@@ -122,12 +123,7 @@ describe("states", () => {
     onTestFinished(() => onLine.mockRestore());
     renderInWidget(<View />, {
       routes: {
-        "POST /query/": [
-          () => {
-            throw new TypeError("Failed to fetch");
-          },
-          () => answerResponse(["Back"]),
-        ],
+        "POST /query/": [networkFailure, () => answerResponse(["Back"])],
       },
     });
     ask("Are you there?");

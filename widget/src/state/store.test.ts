@@ -8,6 +8,7 @@ import {
   errorResponse,
   jsonResponse,
   memoryStorage,
+  networkFailure,
   widgetConfig,
 } from "../test-support.ts";
 import { storageKey } from "./persistence.ts";
@@ -213,12 +214,7 @@ describe("failures", () => {
 
   it("a failed fetch while the browser is online means the server can't be reached; retry resends", async () => {
     const { store } = setup({
-      "POST /query/": [
-        () => {
-          throw new TypeError("Failed to fetch");
-        },
-        () => answerResponse(["Reached"]),
-      ],
+      "POST /query/": [networkFailure, () => answerResponse(["Reached"])],
     });
     await store.send("Hello?");
     expect(store.notice.value?.kind).toBe("unreachable");
@@ -231,12 +227,7 @@ describe("failures", () => {
     const onLine = vi.spyOn(navigator, "onLine", "get").mockReturnValue(false);
     try {
       const { store } = setup({
-        "POST /query/": [
-          () => {
-            throw new TypeError("Failed to fetch");
-          },
-          () => answerResponse(["Back online"]),
-        ],
+        "POST /query/": [networkFailure, () => answerResponse(["Back online"])],
       });
       await store.send("Hello?");
       expect(store.notice.value?.kind).toBe("offline");

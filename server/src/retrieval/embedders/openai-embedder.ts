@@ -1,4 +1,3 @@
-import OpenAI from "openai";
 import { AppError } from "../../errors.ts";
 import {
   classifyUpstreamError,
@@ -7,6 +6,7 @@ import {
   sleep,
   toUpstreamError,
 } from "../../generation/upstream.ts";
+import { createOpenAIClient } from "../../net/openai-client.ts";
 import type { Embedder } from "../embedder.ts";
 
 export interface OpenAIEmbedderOptions {
@@ -29,11 +29,10 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   const batchSize = Math.max(1, options.batchSize ?? 64);
   const maxRetries = options.maxRetries ?? 4;
   const maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
-  const client = new OpenAI({
+  const client = createOpenAIClient({
     baseURL: options.baseURL,
-    apiKey: options.apiKey || "not-needed",
-    maxRetries: 0,
-    timeout: options.timeoutMs ?? 60_000,
+    apiKey: options.apiKey,
+    timeoutMs: options.timeoutMs ?? 60_000,
   });
   const what = `The embedding endpoint (${options.model})`;
   let dimensions = options.dimensions ?? 0;

@@ -1,6 +1,7 @@
 import { Parser } from "htmlparser2";
 import type { ParsedDocument, ParsedSection } from "../documents.ts";
 import { ParseError } from "../documents.ts";
+import { ElementBudget } from "./markup-budget.ts";
 import { collapseWhitespace, renderTableRows } from "./text-utils.ts";
 import { listZipEntries, readZipEntry, type ZipEntry, ZipTooLargeError } from "./zip.ts";
 
@@ -141,17 +142,11 @@ export function parseDocx(
 
   // Checked while streaming (issue #49): 2 million nested <w:p> in a 33 KB file held the parse
   // thread for its whole 120 s timeout, and every other workspace's sync behind it.
-  let depth = 0;
-  let elements = 0;
+  const markup = new ElementBudget(DOCX_MAX_DEPTH, DOCX_MAX_ELEMENTS);
   const parser = new Parser(
     {
       onopentag(name, attrs) {
-        depth++;
-        elements++;
-        if (depth > DOCX_MAX_DEPTH)
-          throw new ParseError(`the document nests elements deeper than ${DOCX_MAX_DEPTH} levels`);
-        if (elements > DOCX_MAX_ELEMENTS)
-          throw new ParseError(`the document has more than ${DOCX_MAX_ELEMENTS} elements`);
+        markup.open();
         switch (name) {
           case "w:p":
             para = "";
@@ -199,7 +194,7 @@ export function parseDocx(
         if (inText) para += text;
       },
       onclosetag(name) {
-        depth--;
+        markup.close();
         switch (name) {
           case "w:t":
             inText = false;

@@ -6,26 +6,45 @@ export const HTML_MAX_DEPTH = 1_000;
 /** More elements than this in one HTML document is refused (a large manual page holds tens of thousands). */
 export const HTML_MAX_ELEMENTS = 250_000;
 
+/** Counts the open elements and the nesting of markup as a parser streams it, against a budget. */
+export class ElementBudget {
+  private depth = 0;
+  private elements = 0;
+
+  constructor(
+    private readonly maxDepth: number,
+    private readonly maxElements: number,
+  ) {}
+
+  /** An element opened; throws ParseError naming the budget the document went past. */
+  open(): void {
+    this.depth++;
+    this.elements++;
+    if (this.depth > this.maxDepth)
+      throw new ParseError(`the document nests elements deeper than ${this.maxDepth} levels`);
+    if (this.elements > this.maxElements)
+      throw new ParseError(`the document has more than ${this.maxElements} elements`);
+  }
+
+  close(): void {
+    this.depth--;
+  }
+}
+
 /**
  * Streams the markup once, counting open elements and nesting, before it is built into a DOM: 200,000
  * nested `<div>` (2.2 MB) held a parse thread 97 s and then overflowed the stack; a million `<p>` took
  * 29 s and 1 GB (issue #49). Throws ParseError naming the budget the document went past.
  */
 export function checkMarkupBudget(html: string): void {
-  let depth = 0;
-  let elements = 0;
+  const budget = new ElementBudget(HTML_MAX_DEPTH, HTML_MAX_ELEMENTS);
   const parser = new Parser(
     {
       onopentag() {
-        depth++;
-        elements++;
-        if (depth > HTML_MAX_DEPTH)
-          throw new ParseError(`the document nests elements deeper than ${HTML_MAX_DEPTH} levels`);
-        if (elements > HTML_MAX_ELEMENTS)
-          throw new ParseError(`the document has more than ${HTML_MAX_ELEMENTS} elements`);
+        budget.open();
       },
       onclosetag() {
-        depth--;
+        budget.close();
       },
     },
     { decodeEntities: false },

@@ -330,7 +330,7 @@ describe("behind nginx under /support/, a widget pointed past the prefix", () =>
       await expect
         .poll(() => warnings, { timeout: 30_000 })
         .toContain(
-          `Lore: could not load the widget configuration from ${underPrefix.url}/api/widget/${agent.widgetId}/config/: HTTP 404 — check data-api-prefix`,
+          `Lore: could not load the widget config from ${underPrefix.url}/api/widget/${agent.widgetId}/config/: HTTP 404 — check data-api-prefix`,
         );
       expect(await page.locator('[data-lore="launcher"]').isHidden()).toBe(true);
     } finally {

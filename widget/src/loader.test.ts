@@ -189,7 +189,7 @@ describe("loader", () => {
     expect(launcherOf(handle).hidden).toBe(true);
     expect(warn.mock.calls[0]).toEqual([
       "Lore:",
-      `could not load the widget configuration from ${origin}/proxy-page/widget/w1/config/: HTTP 404 — check data-api-prefix`,
+      `could not load the widget config from ${origin}/proxy-page/widget/w1/config/: HTTP 404 — check data-api-prefix`,
     ]);
   });
 

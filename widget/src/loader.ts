@@ -140,7 +140,7 @@ function mount(options: WidgetOptions): WidgetHandle {
       console.warn(
         "Lore:",
         body ||
-          `could not load the widget configuration from ${r.url}: HTTP ${r.status} — check data-api-prefix`,
+          `could not load the widget config from ${r.url}: HTTP ${r.status} — check data-api-prefix`,
       );
     if (r.ok) applyTheme(body?.theme);
     // Kept while it works; a failure (a refusal too) forgets it, so no stale launcher flashes up.

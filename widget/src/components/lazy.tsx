@@ -48,7 +48,7 @@ export function LazyFold(props: { text: string; render: (text: string) => VNode 
   return extras ? <extras.FoldedAnswer {...props} /> : props.render(props.text);
 }
 
-export function LazyUncertainSources(props: { sources: readonly Citation[] }) {
+export function LazyUncertainSources(props: { sources: readonly Citation[]; answer: string }) {
   const extras = useExtras();
   return extras ? <extras.UncertainSources {...props} /> : null;
 }

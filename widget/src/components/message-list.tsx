@@ -130,7 +130,7 @@ function AnswerMessage({ message }: { message: ChatMessage }) {
         {message.status === "failed" && <p class="msg-status">{i18n.t("failed")}</p>}
       </div>
       {message.outcome === "uncertain" ? (
-        <LazyUncertainSources sources={message.sources} />
+        <LazyUncertainSources sources={message.sources} answer={message.content} />
       ) : (
         message.sources.length > 0 && (
           <Citations

@@ -1,11 +1,15 @@
 import type { Citation } from "@lore/shared";
 import { safeHttpUrl } from "../markdown.ts";
+import { cleanSnippet } from "../snippet.ts";
 import { useWidget } from "./context.ts";
 // Its English strings come with this chunk.
 import "./extras-en.ts";
 
-/** An uncertain answer's articles, as plain links to read. */
-export function UncertainSources({ sources }: { sources: readonly Citation[] }) {
+/**
+ * An uncertain answer's sections that may help (issue #50), one per article: "Article › Heading" as a
+ * plain link, and the first lines of each that the answer does not already quote.
+ */
+export function UncertainSources({ sources, answer }: { sources: readonly Citation[]; answer: string }) {
   const { i18n } = useWidget();
   const seen = new Set<string>();
   const distinct = sources.filter((s) => {
@@ -21,7 +25,8 @@ export function UncertainSources({ sources }: { sources: readonly Citation[] }) 
         <ul>
           {distinct.map((s) => {
             const href = safeHttpUrl(s.sourceUrl);
-            const title = s.title || s.dataSourceName;
+            const title = [s.title || s.dataSourceName, ...(s.headingPath ?? [])].join(" › ");
+            const lines = answer.includes(`[${s.rank}]`) ? "" : cleanSnippet(s.content);
             return (
               <li key={s.rank}>
                 {href ? (
@@ -35,6 +40,11 @@ export function UncertainSources({ sources }: { sources: readonly Citation[] }) 
                   </a>
                 ) : (
                   title
+                )}
+                {lines && (
+                  <p class="uncertain-lines" dir="auto">
+                    {lines}
+                  </p>
                 )}
               </li>
             );

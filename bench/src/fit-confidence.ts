@@ -139,7 +139,7 @@ interface Limit {
 }
 const LIMITS: Record<Exclude<AnswerPolicy, "always">, Limit> = {
   strict: { wrong: 0.075, unanswerableAnswered: 0.1, rightWeight: 1.5, uselessDoubtCost: 2 },
-  balanced: { wrong: 0.1, unanswerableAnswered: 0.2, rightWeight: 2.5, uselessDoubtCost: 0.4 },
+  balanced: { wrong: 0.1, unanswerableAnswered: 0.2, rightWeight: 2.5, uselessDoubtCost: 0.3 },
   lenient: { wrong: 0.3, unanswerableAnswered: 0.4, rightWeight: 3, uselessDoubtCost: 0.1 },
 };
 

@@ -139,8 +139,7 @@ function mount(options: WidgetOptions): WidgetHandle {
     if (launcher.hidden)
       console.warn(
         "Lore:",
-        body ||
-          `could not load the widget config from ${r.url}: HTTP ${r.status} — check data-api-prefix`,
+        body || `could not load the widget config from ${r.url}: HTTP ${r.status} — check data-api-prefix`,
       );
     if (r.ok) applyTheme(body?.theme);
     // Kept while it works; a failure (a refusal too) forgets it, so no stale launcher flashes up.

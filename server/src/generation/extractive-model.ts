@@ -317,6 +317,8 @@ export interface RankedUnits {
   titleTerms: string[][];
   /** Per chunk: the question's weighted share its title and heading path hold. */
   titleCoverage: number[];
+  /** Per chunk: the question's weighted share its own heading holds (its title where it has none). */
+  headingCoverage: number[];
 }
 
 /** The picked units as the answer: each chunk's in document order, the best chunk first, cited [n]. */
@@ -369,17 +371,20 @@ export interface SectionChoiceWeights {
  */
 export function chooseSection(
   chunks: readonly RetrievedChunk[],
-  ranking: Pick<RankedUnits, "scored" | "titleCoverage">,
+  ranking: Pick<RankedUnits, "scored" | "titleCoverage" | "headingCoverage">,
   weights: SectionChoiceWeights,
 ): number {
   const top = Math.max(1e-9, ...chunks.map((c) => c.score));
   const evidence = chunks.map(() => 0);
-  const says = chunks.map(() => false);
+  // A section says something of the question in its own words or its own heading ("Can I pay to
+  // raise the limit?" above "Not at this time.").
+  const says = chunks.map((_, i) => (ranking.headingCoverage[i] ?? 0) > 0);
   for (const u of ranking.scored) {
     evidence[u.chunkIndex] = Math.max(evidence[u.chunkIndex] ?? 0, u.own);
     if (u.focus > 0) says[u.chunkIndex] = true;
   }
-  // A section whose own words say nothing of the question (only its title does) answers nothing.
+  // A section that says nothing of the question (only its article's title or a parent heading does)
+  // answers nothing.
   const anySays = says.some(Boolean);
   let best = 0;
   let bestScore = Number.NEGATIVE_INFINITY;
@@ -468,7 +473,14 @@ export function rankAnswerUnits(
   chunks: RetrievedChunk[],
   settings: ExtractiveOptions,
 ): RankedUnits {
-  const none = { scored: [], ranked: [], questionTerms: [], titleTerms: [], titleCoverage: [] };
+  const none = {
+    scored: [],
+    ranked: [],
+    questionTerms: [],
+    titleTerms: [],
+    titleCoverage: [],
+    headingCoverage: [],
+  };
   // Question and passages are compared under the passages' language (its stop words and stemmer).
   const passages = chunks
     .slice(0, 2)
@@ -517,6 +529,9 @@ export function rankAnswerUnits(
   // A chunk's title and headings name its topic ("Payment methods"), which its sentences often leave out.
   const titleTerms = chunks.map((c) => termsOf([c.title, ...c.headingPath].join(" ")));
   const titleCoverage = titleTerms.map((terms) => weightedCoverage(new Set(terms)));
+  const headingCoverage = chunks.map((c) =>
+    weightedCoverage(new Set(termsOf(c.headingPath.at(-1) ?? c.title))),
+  );
   // Terms of each chunk, so a sentence whose subject was named a sentence earlier still gets context credit.
   const chunkTerms = chunks.map(
     (_, i) =>
@@ -572,7 +587,7 @@ export function rankAnswerUnits(
   const ranked = [...scored].sort(
     (a, b) => b.score - a.score || a.chunkIndex - b.chunkIndex || a.position - b.position,
   );
-  return { scored, ranked, questionTerms, titleTerms, titleCoverage };
+  return { scored, ranked, questionTerms, titleTerms, titleCoverage, headingCoverage };
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   defaultExtractiveOptions,
   rankAnswerUnits,
   type SectionChoiceWeights,
+  sectionFeatures,
 } from "../../server/src/generation/extractive-model.ts";
 import type { RetrievedChunk } from "../../server/src/generation/types.ts";
 import { containsFact, loadHelpCenter } from "./datasets.ts";
@@ -49,30 +50,9 @@ for (const q of data.questions.filter((x) => x.kind === "answerable")) {
   questions.push({ half: q.half ?? "", chunks, ranking, right });
 }
 
-/** The features chooseSection weighs, per candidate (in FEATURES order): its score with one weight at 1. */
+/** The features chooseSection weighs, per candidate, in FEATURES order. */
 function featuresOf({ chunks, ranking }: Candidates): number[][] {
-  const none: SectionChoiceWeights = { retrieval: 0, evidence: 0, title: 0, articleLead: 0 };
-  return chunks.map((_, i) =>
-    FEATURES.map((name) => sectionScore(chunks, ranking, i, { ...none, [name]: 1 })),
-  );
-}
-
-/** chooseSection's score of candidate i (kept in step with it: both weigh the same four features). */
-function sectionScore(
-  chunks: RetrievedChunk[],
-  ranking: Candidates["ranking"],
-  i: number,
-  weights: SectionChoiceWeights,
-): number {
-  const top = Math.max(1e-9, ...chunks.map((c) => c.score));
-  const evidence = Math.max(0, ...ranking.scored.filter((u) => u.chunkIndex === i).map((u) => u.own));
-  const chunk = chunks[i] as RetrievedChunk;
-  return (
-    weights.retrieval * (chunk.score / top) +
-    weights.evidence * evidence +
-    weights.title * (ranking.titleCoverage[i] ?? 0) +
-    weights.articleLead * (chunk.headingPath.length === 0 ? 1 : 0)
-  );
+  return sectionFeatures(chunks, ranking).map(({ features }) => FEATURES.map((name) => features[name]));
 }
 
 const groups: Group[] = questions

@@ -374,33 +374,53 @@ export function chooseSection(
   ranking: Pick<RankedUnits, "scored" | "titleCoverage" | "headingCoverage">,
   weights: SectionChoiceWeights,
 ): number {
-  const top = Math.max(1e-9, ...chunks.map((c) => c.score));
-  const evidence = chunks.map(() => 0);
-  // A section says something of the question in its own words or its own heading ("Can I pay to
-  // raise the limit?" above "Not at this time.").
-  const says = chunks.map((_, i) => (ranking.headingCoverage[i] ?? 0) > 0);
-  for (const u of ranking.scored) {
-    evidence[u.chunkIndex] = Math.max(evidence[u.chunkIndex] ?? 0, u.own);
-    if (u.focus > 0) says[u.chunkIndex] = true;
-  }
+  const candidates = sectionFeatures(chunks, ranking);
   // A section that says nothing of the question (only its article's title or a parent heading does)
   // answers nothing.
-  const anySays = says.some(Boolean);
+  const anySays = candidates.some((c) => c.says);
   let best = 0;
   let bestScore = Number.NEGATIVE_INFINITY;
-  chunks.forEach((chunk, i) => {
-    if (anySays && !says[i]) return;
+  candidates.forEach(({ features, says }, i) => {
+    if (anySays && !says) return;
     const score =
-      weights.retrieval * (chunk.score / top) +
-      weights.evidence * (evidence[i] ?? 0) +
-      weights.title * (ranking.titleCoverage[i] ?? 0) +
-      weights.articleLead * (chunk.headingPath.length === 0 ? 1 : 0);
+      weights.retrieval * features.retrieval +
+      weights.evidence * features.evidence +
+      weights.title * features.title +
+      weights.articleLead * features.articleLead;
     if (score > bestScore) {
       best = i;
       bestScore = score;
     }
   });
   return best;
+}
+
+/**
+ * What chooseSection weighs of each retrieved chunk (exported for bench/src/fit-sections.ts), and
+ * whether it says something of the question in its own words or its own heading ("Can I pay to
+ * raise the limit?" above "Not at this time.").
+ */
+export function sectionFeatures(
+  chunks: readonly RetrievedChunk[],
+  ranking: Pick<RankedUnits, "scored" | "titleCoverage" | "headingCoverage">,
+): { features: SectionChoiceWeights; says: boolean }[] {
+  const top = Math.max(1e-9, ...chunks.map((c) => c.score));
+  const out = chunks.map((chunk, i) => ({
+    features: {
+      retrieval: chunk.score / top,
+      evidence: 0,
+      title: ranking.titleCoverage[i] ?? 0,
+      articleLead: chunk.headingPath.length === 0 ? 1 : 0,
+    },
+    says: (ranking.headingCoverage[i] ?? 0) > 0,
+  }));
+  for (const u of ranking.scored) {
+    const candidate = out[u.chunkIndex];
+    if (!candidate) continue;
+    candidate.features.evidence = Math.max(candidate.features.evidence, u.own);
+    if (u.focus > 0) candidate.says = true;
+  }
+  return out;
 }
 
 /**

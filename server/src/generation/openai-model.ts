@@ -1,7 +1,7 @@
+import OpenAI from "openai";
 import { detectLanguage } from "../text/language.ts";
 import { countTokens } from "../text/tokens.ts";
 import { condenseHeuristically } from "./condense.ts";
-import { lazyOpenAIClient } from "./openai-sdk.ts";
 import { buildMessages } from "./prompt.ts";
 import type { ChatMessage, ChatModel, GenerateInput, GenerationEvent } from "./types.ts";
 import { classifyUpstreamError, isRetryable, retryDelayMs, sleep, toUpstreamError } from "./upstream.ts";
@@ -39,7 +39,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ChatMode
   const maxRetries = options.maxRetries ?? 2;
   const condenseTimeoutMs = options.condenseTimeoutMs ?? 8_000;
   // Retries are ours: the SDK's would also retry a stream that stalls after its headers, and could not tell.
-  const client = lazyOpenAIClient({
+  const client = new OpenAI({
     baseURL: options.baseURL,
     apiKey: options.apiKey || "not-needed",
     maxRetries: 0,
@@ -76,7 +76,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ChatMode
         );
         let started = false;
         try {
-          const stream = await (await client()).chat.completions.create(
+          const stream = await client.chat.completions.create(
             {
               model: options.model,
               messages,
@@ -206,7 +206,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ChatMode
   async function ask(system: string, user: string, signal?: AbortSignal): Promise<string | null> {
     try {
       const timeout = AbortSignal.timeout(condenseTimeoutMs);
-      const response = await (await client()).chat.completions.create(
+      const response = await client.chat.completions.create(
         {
           model: options.model,
           messages: [

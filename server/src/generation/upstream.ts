@@ -1,5 +1,5 @@
+import { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import { AppError } from "../errors.ts";
-import { loadedOpenAI } from "./openai-sdk.ts";
 
 /** Why a call to a model endpoint failed, in words an owner can act on. */
 export type UpstreamFailure =
@@ -14,11 +14,9 @@ export function classifyUpstreamError(
   timedOut: "first_token" | "total" | null,
 ): UpstreamFailure {
   if (timedOut) return { kind: "timeout", phase: timedOut };
-  const sdk = loadedOpenAI();
-  if (sdk && error instanceof sdk.APIUserAbortError)
-    return { kind: "broken", message: "the request was aborted" };
-  if (sdk && error instanceof sdk.APIConnectionError) return { kind: "unreachable", message: error.message };
-  if (sdk && error instanceof sdk.APIError && typeof error.status === "number") {
+  if (error instanceof APIUserAbortError) return { kind: "broken", message: "the request was aborted" };
+  if (error instanceof APIConnectionError) return { kind: "unreachable", message: error.message };
+  if (error instanceof APIError && typeof error.status === "number") {
     return {
       kind: "status",
       status: error.status,

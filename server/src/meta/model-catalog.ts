@@ -1,6 +1,6 @@
 import type { ChatModelOption, ModelsResponse } from "@lore/shared";
+import OpenAI from "openai";
 import type { Config } from "../config.ts";
-import { lazyOpenAIClient } from "../generation/openai-sdk.ts";
 import type { ModelProviderService } from "../workspaces/model-provider-service.ts";
 
 const LISTED_FOR_MS = 60_000;
@@ -22,7 +22,7 @@ export function createModelCatalog(
 ): ModelCatalog {
   const baseURL = config.openai.baseUrl;
   const client = baseURL
-    ? lazyOpenAIClient({
+    ? new OpenAI({
         baseURL,
         apiKey: config.openai.apiKey || "not-needed",
         maxRetries: 0,
@@ -38,8 +38,8 @@ export function createModelCatalog(
   const listServer = async (): Promise<string[] | null> => {
     if (!client) return null;
     if (cached && now() - cached.at < cached.ttl) return cached.listed;
-    pending ??= client()
-      .then((sdk) => sdk.models.list())
+    pending ??= client.models
+      .list()
       .then((page) =>
         page.data
           .map((m) => m.id)

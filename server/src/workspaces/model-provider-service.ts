@@ -4,11 +4,10 @@ import type {
   TestModelResponse,
   UpdateModelProviderRequest,
 } from "@lore/shared";
-import type { OpenAI } from "openai";
+import OpenAI, { APIConnectionError, APIError } from "openai";
 import type { Config } from "../config.ts";
 import { maskSecret, type SecretBox } from "../crypto/secret-box.ts";
 import { AppError, notFound } from "../errors.ts";
-import { lazyOpenAIClient, loadedOpenAI } from "../generation/openai-sdk.ts";
 import { assertPublicUrl, OutboundError } from "../net/outbound.ts";
 import { outboundAdvice } from "../net/outbound-advice.ts";
 import type { ModelProviderRecord } from "../store/records.ts";
@@ -87,7 +86,7 @@ export class ModelProviderService {
   async listModels(workspaceId: string): Promise<ProviderModels> {
     const client = this.client(workspaceId);
     try {
-      const page = await (await client()).models.list();
+      const page = await client.models.list();
       const models = page.data
         .map((m) => m.id)
         .filter((id) => !NOT_CHAT.test(id))
@@ -105,7 +104,7 @@ export class ModelProviderService {
     const name = model.replace(/^openai:/, "");
     const started = Date.now();
     try {
-      const completion = await (await client()).chat.completions.create({
+      const completion = await client.chat.completions.create({
         model: name,
         messages: [{ role: "user", content: question }],
         max_tokens: 200,
@@ -121,13 +120,13 @@ export class ModelProviderService {
     return this.store.workspaces.get(workspaceId)?.modelProvider;
   }
 
-  private client(workspaceId: string): () => Promise<OpenAI> {
+  private client(workspaceId: string): OpenAI {
     const connection = this.connection(workspaceId);
     if (!connection)
       throw new AppError("validation_error", "Connect a model server first", {
         fields: { kind: ["no model server is set for this workspace"] },
       });
-    return lazyOpenAIClient({
+    return new OpenAI({
       baseURL: connection.baseURL,
       apiKey: connection.apiKey || "not-needed",
       maxRetries: 0,
@@ -150,12 +149,11 @@ export class ModelProviderService {
 
 /** A 502 that says what the model server said (its status and message), or that it did not answer. */
 function providerError(error: unknown): AppError {
-  const sdk = loadedOpenAI();
-  if (sdk && error instanceof sdk.APIConnectionError)
+  if (error instanceof APIConnectionError)
     return new AppError("upstream_error", `The model server did not answer: ${error.message}`, {
       reason: "unreachable",
     });
-  if (sdk && error instanceof sdk.APIError && typeof error.status === "number")
+  if (error instanceof APIError && typeof error.status === "number")
     return new AppError("upstream_error", `The model server answered ${error.message}`, {
       reason: "status",
       status: error.status,

@@ -1,5 +1,5 @@
+import OpenAI from "openai";
 import { AppError } from "../../errors.ts";
-import { lazyOpenAIClient } from "../../generation/openai-sdk.ts";
 import {
   classifyUpstreamError,
   isRetryable,
@@ -29,7 +29,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   const batchSize = Math.max(1, options.batchSize ?? 64);
   const maxRetries = options.maxRetries ?? 4;
   const maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
-  const client = lazyOpenAIClient({
+  const client = new OpenAI({
     baseURL: options.baseURL,
     apiKey: options.apiKey || "not-needed",
     maxRetries: 0,
@@ -41,7 +41,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   async function embedBatch(batch: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const response = await (await client()).embeddings.create(
+        const response = await client.embeddings.create(
           // Some servers reject empty strings; a space embeds as "nothing" everywhere.
           {
             model: options.model,

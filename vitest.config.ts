@@ -17,6 +17,7 @@ const alone = [
 
 const e2e = {
   globalSetup: ["test/global-setup.ts"],
+  setupFiles: ["test/built-workers.setup.ts"],
   environment: "node",
   testTimeout: 60_000,
   hookTimeout: 60_000,

@@ -1,4 +1,4 @@
-import { createTransport } from "nodemailer";
+import type { createTransport } from "nodemailer";
 import type { DomainEvent, EventBus } from "../events/event-bus.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Store } from "../store/store.ts";
@@ -17,14 +17,22 @@ export interface Mailer {
   close(): void;
 }
 
-/** An SMTP mailer for `smtp://user:pass@host:port` (or `smtps://`), as LORE_SMTP_URL gives it. */
+/**
+ * An SMTP mailer for `smtp://user:pass@host:port` (or `smtps://`), as LORE_SMTP_URL gives it.
+ * nodemailer is loaded with the first message, not at start: most servers send none for a while.
+ */
 export function createSmtpMailer(url: string, from: string, timeoutMs = 20_000): Mailer {
-  const transport = createTransport(url, { from });
-  for (const key of ["connectionTimeout", "greetingTimeout", "socketTimeout"] as const)
-    transport.options[key] = timeoutMs;
+  let transport: Promise<ReturnType<typeof createTransport>> | undefined;
+  const opened = () =>
+    (transport ??= import("nodemailer").then(({ createTransport }) => {
+      const opening = createTransport(url, { from });
+      for (const key of ["connectionTimeout", "greetingTimeout", "socketTimeout"] as const)
+        opening.options[key] = timeoutMs;
+      return opening;
+    }));
   return {
     async send(message) {
-      await transport.sendMail({
+      await (await opened()).sendMail({
         from,
         to: message.to,
         subject: message.subject,
@@ -32,7 +40,7 @@ export function createSmtpMailer(url: string, from: string, timeoutMs = 20_000):
         ...(message.replyTo ? { replyTo: message.replyTo } : {}),
       });
     },
-    close: () => transport.close(),
+    close: () => void transport?.then((open) => open.close()),
   };
 }
 

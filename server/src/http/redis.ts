@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { Logger } from "../log/logger.ts";
 
 /**
@@ -18,6 +18,8 @@ export async function connectRedis(
   url: string,
   options: { timeoutMs?: number; logger?: Logger } = {},
 ): Promise<Redis> {
+  // Loaded here, not at start: only shared mode connects, and loading it cost every other start.
+  const { Redis } = await import("ioredis");
   const redis = new Redis(url, {
     lazyConnect: true,
     connectTimeout: options.timeoutMs ?? 5000,

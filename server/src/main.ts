@@ -1,11 +1,12 @@
 import { createServer as createNetServer } from "node:net";
+import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { startShutdownWatchdog } from "./http/shutdown-watchdog.ts";
 import { endOpenStreams, openStreamCount } from "./http/sse.ts";
 import { flushLogs } from "./log/logger.ts";
-import { warmWordNet } from "./retrieval/wordnet.ts";
+import { keepDefinitionsIn, warmWordNet } from "./retrieval/wordnet.ts";
 import { createServices, type Services } from "./services.ts";
 import { startBackupControl } from "./store/backup.ts";
 import { restrictUmask, secureDataDir } from "./store/permissions.ts";
@@ -74,6 +75,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   restrictUmask();
   await checkListenable(config.host, config.port);
   const loosened = secureDataDir(config.dataDir);
+  // WordNet's built definition index is kept for the next start, in the data directory.
+  keepDefinitionsIn(join(config.dataDir, "cache"));
   const services = await createServices(config);
   if (loosened.length > 0) {
     services.logger.warn("data directory was readable by other users; tightened to 0700/0600", {

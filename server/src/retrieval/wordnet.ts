@@ -11,7 +11,6 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
 /**
@@ -87,14 +86,22 @@ const POS_BY_LETTER: Record<string, Pos> = { n: "noun", v: "verb", a: "adj", s: 
 /** The data files whose definitions are indexed. */
 const DEFINED_POS = ["noun", "verb"] as const;
 
+/** Where built definition indexes are kept for the next process (see keepDefinitionsIn); none by default. */
+let definitionCacheDir: string | null = null;
+
 /**
- * Where built definition indexes are kept for the next process on this machine: a directory of this
- * user's own in the temp dir (made 0700; one owned by anyone else is not used).
+ * Keeps the built definition index in `dir` for the next process: `lore serve` names
+ * `<LORE_DATA_DIR>/cache`, so everything the server writes stays in its data directory. The
+ * directory is made 0700; one owned by another user, or open to others, is not used.
  */
+export function keepDefinitionsIn(dir: string | null): void {
+  definitionCacheDir = dir;
+}
+
 export function defaultDefinitionCache(): string | null {
+  const dir = definitionCacheDir;
   const uid = process.getuid?.();
-  if (uid === undefined) return null;
-  const dir = join(tmpdir(), `lore-cache-${uid}`);
+  if (dir === null || uid === undefined) return null;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const stat = statSync(dir);

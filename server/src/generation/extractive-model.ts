@@ -50,8 +50,6 @@ export interface ExtractiveOptions {
     rank: number;
     /** Bonus for a chunk's first unit, times how well its title and headings match the question. */
     lead: number;
-    /** Weight of what the unit itself says of the question, without its title and headings. */
-    focus: number;
   };
 }
 
@@ -78,7 +76,6 @@ export const defaultExtractiveOptions: ExtractiveOptions = {
     shape: 0.16,
     rank: 0.6,
     lead: 0.1,
-    focus: 0,
   },
 };
 
@@ -201,25 +198,44 @@ function extendWithSection(
   const section = scored.filter((u) => u.chunkIndex === lead.chunkIndex && u.heading === lead.heading);
   const inSection = picked.filter((u) => section.includes(u)).map((u) => u.position);
   if (inSection.length === 0) return;
-  let words = picked.reduce((sum, u) => sum + u.words, 0);
   const said = new Set([...questionTerms, ...picked.flatMap((u) => u.terms)]);
-  const take = (u: ScoredUnit): boolean => {
-    if (picked.includes(u)) return true;
-    if (words + u.words > budget) return false;
+  const first = Math.min(...inSection);
+  const before = section.find((u) => u.position === first - 1);
+  if (before && CONTINUATION.test(lead.text)) readOn(picked, [before], said, budget, () => true);
+  const last = Math.max(...inSection);
+  readOn(
+    picked,
+    section.filter((s) => s.position > last),
+    said,
+    budget,
+  );
+}
+
+/**
+ * Adds the units that follow, in order, while each belongs to what is said (a list, table or code
+ * block, a sentence pointing back, one sharing a content word with `said`, or what `alsoBelongs`
+ * admits) and the answer stays within the budget; `said` grows with each. Units already picked are
+ * passed over.
+ */
+function readOn(
+  picked: ScoredUnit[],
+  following: readonly ScoredUnit[],
+  said: Set<string>,
+  budget: number,
+  alsoBelongs: (unit: ScoredUnit) => boolean = () => false,
+): void {
+  let words = picked.reduce((sum, u) => sum + u.words, 0);
+  for (const u of following) {
+    if (picked.includes(u)) continue;
+    const belongs =
+      alsoBelongs(u) ||
+      u.kind !== "sentence" ||
+      CONTINUATION.test(u.text) ||
+      u.terms.some((t) => said.has(t));
+    if (!belongs || words + u.words > budget) return;
     picked.push(u);
     words += u.words;
     for (const t of u.terms) said.add(t);
-    return true;
-  };
-  const first = Math.min(...inSection);
-  if (CONTINUATION.test(lead.text)) {
-    const before = section.find((u) => u.position === first - 1);
-    if (before) take(before);
-  }
-  const last = Math.max(...inSection);
-  for (const u of section.filter((s) => s.position > last)) {
-    const belongs = u.kind !== "sentence" || CONTINUATION.test(u.text) || u.terms.some((t) => said.has(t));
-    if (!belongs || !take(u)) break;
   }
 }
 
@@ -454,8 +470,7 @@ function sectionOpening(
         : lead.position;
   const start = lead.focus >= LEAD_ALONE ? first : Math.min(first, ...section.map((u) => u.position));
   const before = section.filter((u) => u.position >= start && u.position < lead.position);
-  let words = [...before, lead].reduce((sum, u) => sum + u.words, 0);
-  if (words > budget) return null;
+  if ([...before, lead].reduce((sum, u) => sum + u.words, 0) > budget) return null;
   const subject = new Set([...context.question, ...context.title, ...lead.terms]);
   // Under a heading that asks a question, the first lines answer it whatever words they use ("Not at
   // this time."); elsewhere a sentence on another subject before the lead makes the lead come first.
@@ -464,23 +479,20 @@ function sectionOpening(
   if (!context.asks && before.some(offSubject)) return null;
   const opening = [...before, lead];
   const said = new Set([...context.question, ...opening.flatMap((u) => u.terms)]);
-  for (const u of section.filter((s) => s.position > lead.position)) {
-    // The steps of a procedure follow one another whatever words they use: each a paragraph of its
-    // own, or the sentence after one that names the question's focus (see continuesPicked).
-    const step =
-      context.procedure &&
-      (section.filter((s) => s.block === u.block).length === 1 || continuesPicked(u, opening, true));
-    const belongs =
-      step ||
-      u.kind !== "sentence" ||
-      u.introduces ||
-      CONTINUATION.test(u.text) ||
-      u.terms.some((t) => said.has(t));
-    if (!belongs || words + u.words > budget) break;
-    opening.push(u);
-    words += u.words;
-    for (const t of u.terms) said.add(t);
-  }
+  // A sentence that introduces a list goes on to it; the steps of a procedure follow one another
+  // whatever words they use: each a paragraph of its own, or the sentence after one that names the
+  // question's focus (see continuesPicked).
+  const goesOn = (u: ScoredUnit) =>
+    u.introduces ||
+    (context.procedure &&
+      (section.filter((s) => s.block === u.block).length === 1 || continuesPicked(u, opening, true)));
+  readOn(
+    opening,
+    section.filter((s) => s.position > lead.position),
+    said,
+    budget,
+    goesOn,
+  );
   return opening;
 }
 
@@ -586,11 +598,7 @@ export function rankAnswerUnits(
     const words = wordCount(u.text);
     const w = settings.weights;
     let score =
-      w.sentence * coverage +
-      w.focus * focus +
-      w.window * windowCoverage +
-      w.chunk * chunkCoverage +
-      w.bigram * bigramShare;
+      w.sentence * coverage + w.window * windowCoverage + w.chunk * chunkCoverage + w.bigram * bigramShare;
     if (matchesAnswerType(u.text, answerType, (text) => newProperNames(text, questionWords)))
       score += w.answerType;
     if (fitsShape(u, shape, units[index + 1])) score += w.shape;

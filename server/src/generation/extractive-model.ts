@@ -274,11 +274,10 @@ export function composeExtractiveAnswer(
   const procedure = detectQuestionShape(question) === "procedure";
   const spansSeveral = SEVERAL_FOCUSES.test(question);
   const sectionChunk = chunks[section];
-  const heading = sectionChunk?.headingPath.at(-1) ?? sectionChunk?.title ?? "";
   const context = {
     question: new Set(questionTerms),
     title: ranking.titleTerms[section] ?? [],
-    asks: /[?？]\s*$/.test(heading),
+    asks: sectionChunk !== undefined && /[?？]\s*$/.test(ownHeading(sectionChunk)),
     procedure,
   };
   // A comparison may need two articles: it is composed unit by unit.
@@ -335,6 +334,11 @@ export interface RankedUnits {
   titleCoverage: number[];
   /** Per chunk: the question's weighted share its own heading holds (its title where it has none). */
   headingCoverage: number[];
+}
+
+/** A chunk's own heading: the last of its heading path, its title where it has none. */
+function ownHeading(chunk: Pick<RetrievedChunk, "headingPath" | "title">): string {
+  return chunk.headingPath.at(-1) ?? chunk.title;
 }
 
 /** The picked units as the answer: each chunk's in document order, the best chunk first, cited [n]. */
@@ -561,9 +565,7 @@ export function rankAnswerUnits(
   // A chunk's title and headings name its topic ("Payment methods"), which its sentences often leave out.
   const titleTerms = chunks.map((c) => termsOf([c.title, ...c.headingPath].join(" ")));
   const titleCoverage = titleTerms.map((terms) => weightedCoverage(new Set(terms)));
-  const headingCoverage = chunks.map((c) =>
-    weightedCoverage(new Set(termsOf(c.headingPath.at(-1) ?? c.title))),
-  );
+  const headingCoverage = chunks.map((c) => weightedCoverage(new Set(termsOf(ownHeading(c)))));
   // Terms of each chunk, so a sentence whose subject was named a sentence earlier still gets context credit.
   const chunkTerms = chunks.map(
     (_, i) =>

@@ -14,6 +14,7 @@ import {
   loginNotice,
   openAgent,
   openRequests,
+  parseRoute,
   requestsText,
   resume,
   resuming,
@@ -171,12 +172,13 @@ function Console() {
     const timer = setInterval(() => void loadHandoffSummary(), 30_000);
     return () => clearInterval(timer);
   }, []);
-  // Open the agent the hash names, or the first one.
+  // Open the agent the hash names, or the first one. A link followed while the console loaded
+  // (its hashchange not yet heard) wins: the route is read again from the address.
   useSignalEffect(() => {
     if (!checked.value) return;
     const { agentId, screen } = route.value;
     const first = agents.peek()[0];
-    if (screen !== "agent") return;
+    if (screen !== "agent" || parseRoute(location.hash).screen !== "agent") return;
     if (!agentId && first) go(first.id);
     else if (agentId && agent.peek()?.id !== agentId) void openAgent(agentId);
   });

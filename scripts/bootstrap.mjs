@@ -118,6 +118,8 @@ function ensureDictionaries() {
       "for questions in other languages than the documents'",
     );
   if (run(process.execPath, ["scripts/compile-dictionaries.mjs"]) !== 0) process.exit(1);
+  // English word vectors for the keyword ranker's meaning evidence (docs/operations.md, "Retrieval").
+  if (run(process.execPath, ["scripts/compile-word-vectors.mjs"]) !== 0) process.exit(1);
 }
 
 function buildWidget() {

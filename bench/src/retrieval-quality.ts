@@ -267,7 +267,7 @@ async function fit(): Promise<void> {
     for (const p of squad.paragraphs) index.add(p.context, p.articleTitle.replaceAll("_", " "), 0);
     const groups = tuning.map((q) =>
       index.search(q.question, new Set([0])).map((c) => ({
-        features: keywordFeatures(c.features),
+        features: keywordFeatures(c.features, 0), // the lexical grid only: no meaning evidence
         label: containsAnswer(squad.paragraphs[c.slot]?.context ?? "", q.answers) ? 1 : 0,
       })),
     );

@@ -33,6 +33,7 @@ import type { Embedder } from "./retrieval/embedder.ts";
 import { createHashedEmbedder } from "./retrieval/embedders/hashed-embedder.ts";
 import { createOpenAIEmbedder } from "./retrieval/embedders/openai-embedder.ts";
 import { ScanHelper } from "./retrieval/scan-helper.ts";
+import { useWordVectorsFrom } from "./retrieval/word-vectors.ts";
 import { createDocumentLister } from "./sources/connectors/index.ts";
 import { createNotionLister, createWebLister } from "./sources/connectors/remote.ts";
 import { countPendingEntries } from "./sources/connectors/text.ts";
@@ -277,6 +278,8 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     }),
   );
   const webhooks = await WebhooksService.open({ store, events, secrets, config, logger, lease });
+  // The keyword ranker's meaning evidence reads English word vectors compiled beside the dictionaries.
+  useWordVectorsFrom(config.dictionariesDir);
   const answerDeps: AnswerDeps = {
     store,
     index,

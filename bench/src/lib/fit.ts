@@ -86,7 +86,20 @@ export function fitListwise(groups: Group[], l2 = 1e-2): LogisticModel {
       const hi = hess[i] as number[];
       hi[i] = (hi[i] as number) + l2 * totalWeight;
     }
-    if (newtonStep(w, hess, grad) < 1e-6) break;
+    // Newton with backtracking: a full step can overshoot (a strong feature makes the softmax steep).
+    const before = listwiseLoss(usable, w, l2 * totalWeight);
+    const step = solve(hess, grad);
+    let t = 1;
+    let next = w.map((v, i) => v - t * (step[i] as number));
+    while (t > 1e-4 && listwiseLoss(usable, next, l2 * totalWeight) > before) {
+      t /= 2;
+      next = w.map((v, i) => v - t * (step[i] as number));
+    }
+    const change = Math.max(...next.map((v, i) => Math.abs(v - (w[i] as number))));
+    next.forEach((v, i) => {
+      w[i] = v;
+    });
+    if (change < 1e-6) break;
   }
   const flat = groups.flat();
   const platt = fitLogistic(
@@ -96,6 +109,19 @@ export function fitListwise(groups: Group[], l2 = 1e-2): LogisticModel {
   );
   const a = platt.weights[0] ?? 1;
   return { bias: platt.bias, weights: w.map((v) => round(v * a, 4)) };
+}
+
+/** The conditional logit's loss: the relevant candidates' mean negative log-probability, plus the L2 term. */
+function listwiseLoss(groups: Group[], w: readonly number[], l2: number): number {
+  let loss = 0;
+  for (const group of groups) {
+    const scores = group.map((c) => c.features.reduce((s, x, i) => s + x * (w[i] as number), 0));
+    const max = Math.max(...scores);
+    const logZ = max + Math.log(scores.reduce((sum, s) => sum + Math.exp(s - max), 0));
+    const positives = scores.filter((_, n) => group[n]?.label === 1);
+    loss += ((group.weight ?? 1) * positives.reduce((sum, s) => sum + (logZ - s), 0)) / positives.length;
+  }
+  return loss + (l2 / 2) * w.reduce((sum, v) => sum + v * v, 0);
 }
 
 /** Applies one Newton step to `w` in place; returns its largest change. */

@@ -4,6 +4,7 @@ import {
   hybridFeatures,
   hybridModel,
   keywordFeatures,
+  keywordLexicalModel,
   keywordModel,
   type LogisticModel,
   semanticFeatures,
@@ -13,6 +14,7 @@ import type { StoredChunk } from "./chunk-store.ts";
 import type { LexicalFeatures } from "./lexical-index.ts";
 import type { MemoryIndex } from "./memory-index.ts";
 import { jaccard } from "./text-analysis.ts";
+import { meaningEvidence, sharedWordVectors } from "./word-vectors.ts";
 
 export interface SearchParams {
   query: string;
@@ -44,6 +46,12 @@ export interface Candidate {
 /** Live slot → cosine similarity of the `limit` nearest vectors (empty without an embedder). */
 export type VectorCandidates = (limit: number) => Promise<Map<number, number>>;
 
+/**
+ * The best lexical candidates that get meaning evidence (word-vectors.ts), measured against each
+ * other; the rest get none. Chosen on the help-center tuning half (20, 30, 40, 100 tried).
+ */
+const MEANING_CANDIDATES = 30;
+
 const modelByMode: Record<RetrievalMode, LogisticModel> = {
   keyword: keywordModel,
   semantic: semanticModel,
@@ -68,9 +76,15 @@ export async function candidateFeatures(
   const lexical = memory.lexical;
   const candidates = lexical.params.candidates;
   if (mode === "keyword") {
-    return lexical
-      .search(params.query, allowed, candidates)
-      .map((c) => ({ slot: c.slot, features: keywordFeatures(c.features) }));
+    const hits = lexical.search(params.query, allowed, candidates);
+    const meaning = meaningEvidence(
+      params.query,
+      hits
+        .slice(0, MEANING_CANDIDATES)
+        .map((c) => memory.chunkAt(c.slot) ?? { title: "", headingPath: [], text: "" }),
+      sharedWordVectors(),
+    );
+    return hits.map((c, i) => ({ slot: c.slot, features: keywordFeatures(c.features, meaning[i] ?? 0) }));
   }
   const vectorHits = await vectorCandidates(candidates);
   throwIfAborted(params.signal);
@@ -103,7 +117,21 @@ export function scoreCandidates(
 ): { slot: number; score: number }[] {
   const model = modelByMode[mode];
   const scored = candidates.map(({ slot, features }) => ({ slot, score: applyModel(model, features) }));
+  if (mode === "keyword") keepWordsBest(scored, candidates);
   return scored.sort((a, b) => b.score - a.score || a.slot - b.slot);
+}
+
+/**
+ * Meaning evidence reorders the keyword candidates but does not make the search surer than the
+ * words are: the scores are scaled so that the best equals the best the lexical evidence alone
+ * gives. A question nothing answers still finds chunks near it in meaning, and the answer's
+ * confidence reads the best score (confidence-features.ts).
+ */
+function keepWordsBest(scored: { score: number }[], candidates: readonly Candidate[]): void {
+  const best = Math.max(0, ...scored.map((s) => s.score));
+  const wordsBest = Math.max(0, ...candidates.map((c) => applyModel(keywordLexicalModel, c.features)));
+  if (best <= 0) return;
+  for (const s of scored) s.score *= wordsBest / best;
 }
 
 /** The best `topK` hits scoring at least `minScore`, near-duplicates of a better hit left out. */

@@ -64,6 +64,19 @@ describe("chunkDocument", () => {
     expect(chunks.map((c) => c.ordinal)).toEqual(chunks.map((_, i) => i));
   });
 
+  it("marks an overlap that starts inside a long sentence with an ellipsis", () => {
+    const long = `We recognize ${Array.from({ length: 20 }, (_, i) => `reason ${i}`).join(", ")} and more.`;
+    const text = [paragraph(0, 3), long, paragraph(12, 12)].join(" ");
+    const chunks = chunkDocument(doc([{ headingPath: [], text, page: null }]), {
+      maxTokens: 128,
+      overlapTokens: 30,
+    });
+    // The chunk after the long sentence opens with its tail, never with a bare "reason 57, …".
+    const next = chunks.find((c) => /^…reason \d+/.test(c.body));
+    expect(next).toBeDefined();
+    for (const c of chunks) expect(c.body).toMatch(/^(?:…|Sentence|We recognize)/);
+  });
+
   it("never merges across pages or top-level sections but merges tiny neighbours", () => {
     const chunks = chunkDocument(
       doc([

@@ -366,8 +366,11 @@ function overlapTail(units: Unit[], overlap: number): Unit[] {
     if (tokens + u.tokens > overlap) {
       if (tail.length === 0) {
         const words = u.text.split(/\s+/);
-        const piece = words.slice(Math.max(0, words.length - Math.floor(overlap * 0.75))).join(" ");
-        if (piece) tail.unshift({ text: piece, tokens: countTokens(piece), sep: u.sep, kind: "prose" });
+        const kept = words.slice(Math.max(0, words.length - Math.floor(overlap * 0.75)));
+        // The tail starts mid-sentence: "…" says so where an answer quotes the next chunk's start.
+        const piece = kept.length < words.length ? `…${kept.join(" ")}` : kept.join(" ");
+        if (kept.length > 0)
+          tail.unshift({ text: piece, tokens: countTokens(piece), sep: u.sep, kind: "prose" });
       }
       break;
     }

@@ -148,8 +148,10 @@ export function chooseThresholds(rows: readonly EvidenceRow[], confidences: read
   for (let t = 0; t <= 1.0001; t += 0.025) grid.push(Math.round(t * 1000) / 1000);
   const choose = (limit: Limit): PolicyThresholds => {
     let best: { t: PolicyThresholds; score: number } | null = null;
+    // Doubts from the highest down: among equally useful thresholds the fallback covers the most,
+    // since it says plainly what a doubt that helps nobody says with a passage to read.
     for (const answer of grid)
-      for (const doubt of grid) {
+      for (const doubt of [...grid].reverse()) {
         if (doubt > answer) continue;
         const m = simulate(rows, confidences, { answer, doubt });
         if (m.wrong > limit.wrong || m.unanswerableAnswered > limit.unanswerableAnswered) continue;

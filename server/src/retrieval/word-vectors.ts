@@ -6,8 +6,8 @@ import { detectLanguage } from "../text/language.ts";
 /**
  * English word vectors (GloVe, 100 dimensions, the 100,000 most frequent words) as
  * scripts/compile-word-vectors.mjs writes them into the dictionaries directory, and the meaning
- * evidence the keyword ranker reads from them: a visitor's "throwaway emails" is near an article's
- * "private addresses", "price" near "cost", though they share no word.
+ * evidence the keyword ranker reads from them: a visitor's "why is it called …" is near an article on
+ * where the name is "from", "price" near "cost", though they share no word.
  */
 export interface WordVectors {
   readonly dimensions: number;

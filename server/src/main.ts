@@ -6,7 +6,7 @@ import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { startShutdownWatchdog } from "./http/shutdown-watchdog.ts";
 import { endOpenStreams, openStreamCount } from "./http/sse.ts";
 import { flushLogs } from "./log/logger.ts";
-import { sharedWordVectors } from "./retrieval/word-vectors.ts";
+import { wordVectorsIn } from "./retrieval/word-vectors.ts";
 import { keepDefinitionsIn, warmWordNet } from "./retrieval/wordnet.ts";
 import { createServices, type Services } from "./services.ts";
 import { startBackupControl } from "./store/backup.ts";
@@ -177,7 +177,7 @@ export async function main(env: Record<string, string | undefined>): Promise<voi
   // question rather than during it.
   setImmediate(() => {
     warmTokenizer();
-    sharedWordVectors();
+    wordVectorsIn(config.dictionariesDir);
     warmWordNet().catch(() => undefined);
   });
   let closing = false;

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { AgentsService } from "./agents/agents-service.ts";
 import { ApiKeysService } from "./agents/api-keys-service.ts";
@@ -33,7 +34,7 @@ import type { Embedder } from "./retrieval/embedder.ts";
 import { createHashedEmbedder } from "./retrieval/embedders/hashed-embedder.ts";
 import { createOpenAIEmbedder } from "./retrieval/embedders/openai-embedder.ts";
 import { ScanHelper } from "./retrieval/scan-helper.ts";
-import { useWordVectorsFrom } from "./retrieval/word-vectors.ts";
+import { wordVectorsFile, wordVectorsIn } from "./retrieval/word-vectors.ts";
 import { createDocumentLister } from "./sources/connectors/index.ts";
 import { createNotionLister, createWebLister } from "./sources/connectors/remote.ts";
 import { countPendingEntries } from "./sources/connectors/text.ts";
@@ -179,8 +180,14 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       maxChunks: config.indexMaxChunks ?? undefined,
       log: (message, fields) => logger.info(message, fields),
       logError: (message, fields) => logger.error(message, fields),
+      // Keyword search's meaning evidence: English word vectors compiled beside the dictionaries.
+      wordVectors: () => wordVectorsIn(config.dictionariesDir),
     }),
   );
+  if (!existsSync(wordVectorsFile(config.dictionariesDir)))
+    logger.warn("no word vectors: English keyword search ranks by words alone", {
+      file: wordVectorsFile(config.dictionariesDir),
+    });
   // Shared mode: a snapshot (or this replica's last run) may predate other replicas' writes.
   if (feed) logger.info("search index caught up with storage", await index.reconcile());
   logger.info("search index ready", { ...index.startup, chunks: index.size });
@@ -278,8 +285,6 @@ export async function createServices(config: Config, overrides: ServiceOverrides
     }),
   );
   const webhooks = await WebhooksService.open({ store, events, secrets, config, logger, lease });
-  // The keyword ranker's meaning evidence reads English word vectors compiled beside the dictionaries.
-  useWordVectorsFrom(config.dictionariesDir);
   const answerDeps: AnswerDeps = {
     store,
     index,

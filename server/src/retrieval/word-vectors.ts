@@ -52,19 +52,23 @@ export function readWordVectors(file: string): WordVectors | null {
   };
 }
 
-let directory = resolve("dictionaries");
-let shared: WordVectors | null | undefined;
+const byFile = new Map<string, WordVectors | null>();
 
-/** Where the server reads the vectors from (LORE_DICTIONARIES_DIR); read again on next use. */
-export function useWordVectorsFrom(dir: string): void {
-  directory = dir;
-  shared = undefined;
+/** The compiled file in a dictionaries directory (LORE_DICTIONARIES_DIR); it may be missing. */
+export function wordVectorsFile(dir: string): string {
+  return join(dir, FILE);
 }
 
-/** The vectors of this process, read on first use; null without the compiled file. */
-export function sharedWordVectors(): WordVectors | null {
-  if (shared === undefined) shared = readWordVectors(join(directory, FILE));
-  return shared;
+/** The vectors compiled into `dir`, read once a process on first use; null without the file. */
+export function wordVectorsIn(dir: string): WordVectors | null {
+  const file = wordVectorsFile(resolve(dir));
+  if (!byFile.has(file)) byFile.set(file, readWordVectors(file));
+  return byFile.get(file) ?? null;
+}
+
+/** The vectors of `./dictionaries`, where the server's default LORE_DICTIONARIES_DIR points. */
+export function defaultWordVectors(): WordVectors | null {
+  return wordVectorsIn("dictionaries");
 }
 
 export interface MeaningText {

@@ -1,6 +1,6 @@
 /**
  * The foundations: authentication, HTTP behaviour and compression, concurrent writes, rate limits,
- * the OpenAPI document, console messages, the docs and how datasets are read.
+ * the OpenAPI document, console messages and the docs.
  *
  * One test file for several parts: each part's server, hooks and tests run in its own describe
  * block, one part after another, and the file imports the server once instead of once per part
@@ -31,7 +31,4 @@ describe("console-messages", async () => {
 });
 describe("docs", async () => {
   await import("./docs.part.ts");
-});
-describe("datasets", async () => {
-  await import("./datasets.part.ts");
 });

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The two-command entry point: installs what is missing (pnpm, the workspace, Chromium for
 // browser tests), then runs the requested task. Only Node 20 and npm are assumed.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -122,6 +123,38 @@ function ensureDictionaries() {
   if (run(process.execPath, ["scripts/compile-word-vectors.mjs"]) !== 0) process.exit(1);
 }
 
+/**
+ * `tsc -b` in the background: `done` resolves to its exit code once it ends, after printing its
+ * output; `stop()` ends it when a step before the tests fails.
+ */
+function startTypeCheck() {
+  console.log("[lore] tsc -b --pretty (beside the builds and the tests; its report follows when it ends)");
+  const dir = mkdtempSync(join(tmpdir(), "lore-tsc-"));
+  const log = join(dir, "tsc.log");
+  const out = openSync(log, "w");
+  const tsc = spawn(join(root, "node_modules/.bin/tsc"), ["-b", "--pretty"], {
+    cwd: root,
+    stdio: ["ignore", out, out],
+  });
+  const done = new Promise((resolve) =>
+    tsc.on("exit", (code, signal) => {
+      const status = code ?? (signal ? 1 : 0);
+      const report = readFileSync(log, "utf8");
+      rmSync(dir, { recursive: true, force: true });
+      if (report) process.stdout.write(report);
+      console.log(status === 0 ? "[lore] tsc -b: no errors" : "[lore] tsc -b failed: npm test fails");
+      resolve(status);
+    }),
+  );
+  return {
+    done,
+    stop: () => {
+      tsc.kill("SIGTERM");
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 function buildWidget() {
   if (pnpm(["--filter", "@lore/widget", "run", "build"]) !== 0) process.exit(1);
 }
@@ -168,18 +201,28 @@ switch (task) {
     ensureRedis();
     ensureNginx();
     ensureCaddy();
+    // The type check (~40 CPU-s on one core, a fresh clone has nothing cached) runs beside the builds
+    // and the tests, which keep both cores busy, instead of ahead of them with one core idle: ~20 s
+    // less wall time (bench/README.md, "Test suite time", session 29). Its report is printed when it
+    // ends; if it fails, npm test fails once the tests have ended (stopping vitest from here would
+    // leave its workers running).
+    const typeCheck = startTypeCheck();
     ensureDictionaries();
     buildWidget();
     buildConsole();
-    const steps = [
-      ["node_modules/.bin/tsc", ["-b", "--pretty"]],
-      ["node_modules/.bin/biome", ["check", "."]],
-      ["node_modules/.bin/vitest", ["run", ...rest]],
-    ];
-    for (const [cmd, args] of steps) {
-      console.log(`[lore] ${cmd.split("/").pop()} ${args.join(" ")}`);
-      if (run(join(root, cmd), args) !== 0) process.exit(1);
+    console.log("[lore] biome check .");
+    if (run(join(root, "node_modules/.bin/biome"), ["check", "."]) !== 0) {
+      typeCheck.stop();
+      process.exit(1);
     }
+    console.log(`[lore] vitest run ${rest.join(" ")}`);
+    const vitest = spawn(join(root, "node_modules/.bin/vitest"), ["run", ...rest], {
+      cwd: root,
+      stdio: "inherit",
+    });
+    const tests = new Promise((done) => vitest.on("exit", (code, signal) => done(code ?? (signal ? 1 : 0))));
+    const [typed, tested] = await Promise.all([typeCheck.done, tests]);
+    process.exit(typed !== 0 || tested !== 0 ? 1 : 0);
     break;
   }
   case "bench":

@@ -1,7 +1,7 @@
 // The owner console (console/, served at /console/) in real Chromium against the real server: log in,
 // create an agent, add a text source and watch it sync, upload a file source, ask with streaming and
 // citations, settings validation, keys shown once, analytics, the session over a reload, and how the page is served.
-// Keyboard, phone and the review views: console-keyboard.test.ts, console-review.test.ts, owner-loop.test.ts.
+// Keyboard, phone and the review views: console-keyboard.part.ts, console-review.part.ts, owner-loop.part.ts.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeAll } from "../helpers/dispose.ts";

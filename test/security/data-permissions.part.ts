@@ -51,10 +51,14 @@ describe("data directory permissions", () => {
   it("tightens a loose data directory at start, warns, and writes everything 0600/0700", async () => {
     const dataDir = makeTempDir();
     dirs.push(dataDir);
+    // chmod, not the modes given at creation, which the process's umask narrows (a server started
+    // in this process before, or a runner with umask 077, leaves 0700).
     chmodSync(dataDir, 0o755);
-    mkdirSync(join(dataDir, "files", "legacy"), { recursive: true, mode: 0o755 });
+    mkdirSync(join(dataDir, "files", "legacy"), { recursive: true });
     chmodSync(join(dataDir, "files"), 0o755);
-    writeFileSync(join(dataDir, "files", "legacy", "old.pdf"), "x", { mode: 0o644 });
+    chmodSync(join(dataDir, "files", "legacy"), 0o755);
+    writeFileSync(join(dataDir, "files", "legacy", "old.pdf"), "x");
+    chmodSync(join(dataDir, "files", "legacy", "old.pdf"), 0o644);
     expect(openToOthers(dataDir).length).toBe(4);
 
     proc = await startServerProcess({ LORE_DATA_DIR: dataDir });

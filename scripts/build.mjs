@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run build` (through bootstrap.mjs, after the widget and console builds): writes dist/ with the
 // server bundled into lore.mjs, its workers (parse, scan, dictionary), a package.json naming only the runtime packages the
-// bundle leaves external, and the site files (widget, demo, console) under dist/site/.
+// bundle leaves external, the site files (widget, demo, console) under dist/site/, and the compiled
+// dictionaries and word vectors under dist/dictionaries/.
 import {
   cpSync,
   existsSync,
@@ -102,10 +103,20 @@ function copySite() {
   if (existsSync(consoleDist)) copy(consoleDist, join(site, "console"));
 }
 
+/**
+ * The compiled dictionaries and word vectors (dictionaries/, from bootstrap's compile steps), where
+ * the bundle's default LORE_DICTIONARIES_DIR (./dictionaries beside lore.mjs when run from dist/) finds them.
+ */
+function copyDictionaries() {
+  const dictionaries = join(root, "dictionaries");
+  if (existsSync(dictionaries)) cpSync(dictionaries, join(out, "dictionaries"), { recursive: true });
+}
+
 rmSync(out, { recursive: true, force: true });
 await bundle();
 writePackageJson();
 copySite();
+copyDictionaries();
 if (args["link-modules"]) symlinkSync(join(server, "node_modules"), join(out, "node_modules"), "dir");
 console.log(
   `[lore] built ${out}: run it with \`node dist/lore.mjs serve\` (npm install --omit=dev in dist/ first)`,

@@ -119,6 +119,8 @@ describe("the container image's files", { timeout: 300_000 }, () => {
       expect(existsSync(join(app, "node_modules", dev))).toBe(false);
     expect(existsSync(join(app, "node_modules", "@lancedb", "lancedb"))).toBe(true);
     expect(existsSync(join(app, "server"))).toBe(false);
+    // The word vectors the install compiled: the container ranks English questions by meaning too.
+    expect(existsSync(join(app, "dictionaries", "word-vectors-en.bin"))).toBe(true);
 
     server = await startServerProcess({}, { args: ["lore.mjs"], cwd: app });
     const ready = await httpRequest<{ status: string }>(server.url, "GET", "/readyz");

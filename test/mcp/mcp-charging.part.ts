@@ -1,6 +1,7 @@
 import type { ErrorBody } from "@lore/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shopEntries } from "../fixtures/shop-corpus.ts";
+import { startEarlyInWindow } from "../helpers/rate-window.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { call, createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
 
@@ -70,6 +71,8 @@ describe("MCP charging (issue #34)", () => {
 
   it("answers the calls that fit the quota and refuses the rest with the contract's 429 per call", async () => {
     const agentId = await newAgent();
+    // The batch and the call after it must fall in one clock minute, the limit's window.
+    await startEarlyInWindow();
     const res = await post(
       agentId,
       Array.from({ length: 12 }, (_, i) => ask(i + 1)),
@@ -130,6 +133,7 @@ describe("MCP charging (issue #34)", () => {
     try {
       const token = (await limited.login()).access;
       // Login is not charged; creating the agent is the first of 5 requests, then 4 pings fit.
+      await startEarlyInWindow(3_600_000); // one clock hour, the limit's window
       const agentId = (await createAgent(limited, token, { name: "Empty" })).id;
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) {

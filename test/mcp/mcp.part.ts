@@ -13,6 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shopEntries } from "../fixtures/shop-corpus.ts";
+import { startEarlyInWindow } from "../helpers/rate-window.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { until } from "../helpers/until.ts";
 import { call, createAgent, readyTextSource } from "../ingestion/source-helpers.ts";
@@ -439,6 +440,8 @@ describe("rate limits", () => {
     // initialize, notifications/initialized, tools/list and list_sources ask no question: not charged to the agent.
     const c = await connect(limited, limitedAgent.id, admin);
     await c.listTools();
+    // The limit counts per clock minute: the charged calls must not straddle a minute's end.
+    await startEarlyInWindow();
     for (let i = 0; i < 4; i++) {
       await c.callTool({ name: "ask", arguments: { question: "How long does standard shipping take?" } });
       await c.callTool({ name: "list_sources", arguments: {} });

@@ -172,13 +172,15 @@ function Console() {
     const timer = setInterval(() => void loadHandoffSummary(), 30_000);
     return () => clearInterval(timer);
   }, []);
-  // Open the agent the hash names, or the first one. A link followed while the console loaded
-  // (its hashchange not yet heard) wins: the route is read again from the address.
+  // Open the agent the hash names, or the first one. Runs again on every route change, but reads the
+  // route from the address: a link followed or a hash set while the console loaded (its hashchange
+  // not yet heard) wins over the first agent.
   useSignalEffect(() => {
     if (!checked.value) return;
-    const { agentId, screen } = route.value;
+    void route.value;
+    const { agentId, screen } = parseRoute(location.hash);
     const first = agents.peek()[0];
-    if (screen !== "agent" || parseRoute(location.hash).screen !== "agent") return;
+    if (screen !== "agent") return;
     if (!agentId && first) go(first.id);
     else if (agentId && agent.peek()?.id !== agentId) void openAgent(agentId);
   });

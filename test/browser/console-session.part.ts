@@ -110,6 +110,30 @@ describe("one session for every tab", () => {
     await fresh.getByRole("heading", { name: "Log in to Lore" }).waitFor();
     await Promise.all([other.close(), fresh.close()]);
   });
+
+  it("a login right after logging out stays signed in, though the logout was still on its way", async () => {
+    await logIn(page, ADMIN_EMAIL, ADMIN_PASSWORD);
+    // A slow network holds the logout; it revokes every token of the user when it arrives.
+    let released = false;
+    await page.route("**/auth/session/logout/", async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      released = true;
+      await route.continue();
+    });
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByLabel("Email").fill(ADMIN_EMAIL);
+    await page.getByLabel("Password").fill(ADMIN_PASSWORD);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.getByRole("button", { name: "Log out" }).waitFor();
+    await expect.poll(() => released, { timeout: 10_000 }).toBe(true);
+    await page.unroute("**/auth/session/logout/");
+    // Still signed in after the logout's arrival: the next screen loads, no "session ended".
+    await page.getByRole("link", { name: "Members" }).click();
+    await page.getByRole("heading", { name: "Members", level: 1 }).waitFor();
+    expect(await page.getByLabel("Password").count()).toBe(0);
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByRole("heading", { name: "Log in to Lore" }).waitFor();
+  });
 });
 
 describe("members and invitations", () => {

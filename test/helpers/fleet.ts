@@ -96,8 +96,11 @@ export async function startFleet(count: number, env: Record<string, string> = {}
   };
 }
 
-/** Resolves once a replica answers `/healthz` within 50 ms twice in a row (at most 15 s). */
-async function settled(url: string): Promise<void> {
+/**
+ * Resolves once a server answers `/healthz` within 50 ms twice in a row (at most 15 s): its start-up
+ * work after listening is done.
+ */
+export async function settled(url: string): Promise<void> {
   const deadline = Date.now() + 15_000;
   let quick = 0;
   while (quick < 2 && Date.now() < deadline) {

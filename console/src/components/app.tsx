@@ -78,6 +78,9 @@ export function App() {
   );
 }
 
+/** This tab's logout request while it is on its way (resolved: none, or it ended). */
+let loggingOut: Promise<void> = Promise.resolve();
+
 function SessionBox() {
   const busy = useSignal(false);
   const logout = async () => {
@@ -86,12 +89,13 @@ function SessionBox() {
     // "ended") before it hears of the logout. The next login starts from the first agent.
     location.hash = "";
     signOut("You are logged out.", true);
-    try {
-      // Revokes every token of the user and clears the session cookie (the request sends the cookie).
-      await api("POST", "/auth/session/logout/", { body: {}, auth: false });
-    } catch {
-      // The session ends locally either way.
-    }
+    // Revokes every token of the user and clears the session cookie (the request sends the cookie).
+    // The session ends locally either way; a login in this tab waits for it (see Login).
+    loggingOut = api("POST", "/auth/session/logout/", { body: {}, auth: false }).then(
+      () => undefined,
+      () => undefined,
+    );
+    await loggingOut;
   };
   const { screen } = route.value;
   const members = screen === "members";
@@ -118,6 +122,9 @@ function Login() {
   const emailRef = useRef<HTMLInputElement>(null);
   useLayoutEffect(() => emailRef.current?.focus(), []);
   const onSubmit = form.submit(async () => {
+    // A logout still on its way would revoke the session this login opens (it revokes every token
+    // of the user): the login goes after it.
+    await loggingOut;
     signIn(
       await api("POST", "/auth/session/", {
         body: { email: email.value, password: password.value },

@@ -184,10 +184,9 @@ export async function createServices(config: Config, overrides: ServiceOverrides
       wordVectors: () => wordVectorsIn(config.dictionariesDir),
     }),
   );
-  if (!existsSync(wordVectorsFile(config.dictionariesDir)))
-    logger.warn("no word vectors: English keyword search ranks by words alone", {
-      file: wordVectorsFile(config.dictionariesDir),
-    });
+  const vectorsFile = wordVectorsFile(config.dictionariesDir);
+  if (!existsSync(vectorsFile))
+    logger.warn("no word vectors: English keyword search ranks by words alone", { file: vectorsFile });
   // Shared mode: a snapshot (or this replica's last run) may predate other replicas' writes.
   if (feed) logger.info("search index caught up with storage", await index.reconcile());
   logger.info("search index ready", { ...index.startup, chunks: index.size });

@@ -86,20 +86,8 @@ export function fitListwise(groups: Group[], l2 = 1e-2): LogisticModel {
       const hi = hess[i] as number[];
       hi[i] = (hi[i] as number) + l2 * totalWeight;
     }
-    // Newton with backtracking: a full step can overshoot (a strong feature makes the softmax steep).
-    const before = listwiseLoss(usable, w, l2 * totalWeight);
-    const step = solve(hess, grad);
-    let t = 1;
-    let next = w.map((v, i) => v - t * (step[i] as number));
-    while (t > 1e-4 && listwiseLoss(usable, next, l2 * totalWeight) > before) {
-      t /= 2;
-      next = w.map((v, i) => v - t * (step[i] as number));
-    }
-    const change = Math.max(...next.map((v, i) => Math.abs(v - (w[i] as number))));
-    next.forEach((v, i) => {
-      w[i] = v;
-    });
-    if (change < 1e-6) break;
+    // Backtracking: a full step can overshoot (a strong feature makes the softmax steep).
+    if (newtonStep(w, hess, grad, (at) => listwiseLoss(usable, at, l2 * totalWeight)) < 1e-6) break;
   }
   const flat = groups.flat();
   const platt = fitLogistic(
@@ -124,14 +112,32 @@ function listwiseLoss(groups: Group[], w: readonly number[], l2: number): number
   return loss + (l2 / 2) * w.reduce((sum, v) => sum + v * v, 0);
 }
 
-/** Applies one Newton step to `w` in place; returns its largest change. */
-function newtonStep(w: number[], hess: number[][], grad: number[]): number {
+/**
+ * Applies one Newton step to `w` in place; returns its largest change. With `loss`, the step is
+ * halved until the loss does not rise (down to 1/10,000 of it).
+ */
+function newtonStep(
+  w: number[],
+  hess: number[][],
+  grad: number[],
+  loss?: (weights: readonly number[]) => number,
+): number {
   const step = solve(hess, grad);
-  let change = 0;
-  for (let i = 0; i < w.length; i++) {
-    w[i] = (w[i] as number) - (step[i] as number);
-    change = Math.max(change, Math.abs(step[i] as number));
+  const at = (t: number) => w.map((v, i) => v - t * (step[i] as number));
+  let t = 1;
+  let next = at(t);
+  if (loss) {
+    const before = loss(w);
+    while (t > 1e-4 && loss(next) > before) {
+      t /= 2;
+      next = at(t);
+    }
   }
+  let change = 0;
+  next.forEach((v, i) => {
+    change = Math.max(change, Math.abs(v - (w[i] as number)));
+    w[i] = v;
+  });
   return change;
 }
 

@@ -92,10 +92,11 @@ const words = (text: string) => text.toLowerCase().match(/[a-z][a-z'-]*/g) ?? []
 /**
  * The meaning evidence of each candidate for an English question: the cosine between the question's
  * and the candidate's mean word vector, each word weighed by how rare it is among the candidates (a
- * word every candidate holds tells them apart from nothing), as standard deviations above or below
- * the candidates' mean, up to 3. Zero for every candidate without vectors, for a question in
- * another language, or when fewer than two (or half) of the question's words have a vector. Only nearness counts: a
- * candidate below the mean gets 0, as its words may still hold the answer the question names.
+ * word every candidate holds tells them apart from nothing), in standard deviations above the
+ * candidates' mean, up to 3. Only nearness counts: a candidate below the mean gets 0, as its words
+ * may still hold the answer the question names. Zero for every candidate without vectors, for a
+ * question in another language, or when fewer than two (or half) of the question's words have a
+ * vector.
  */
 export function meaningEvidence(
   question: string,

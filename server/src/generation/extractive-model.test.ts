@@ -213,6 +213,47 @@ describe("answers shaped like help articles", () => {
   });
 });
 
+describe("another section of the answer's article", () => {
+  // One article, its steps told per platform: the visitor's platform is not one of its headings.
+  const steps = (platform: string, heading: string, text: string) =>
+    makeChunk(platform === "ios" ? 0 : 1, "How to change your default search engine in Opera", text, {
+      documentId: "opera",
+      headingPath: [heading],
+    });
+  const OPERA = [
+    steps(
+      "ios",
+      "iOS",
+      "Open the Opera browser on your iPhone or iPad.\n\nOpen the browser menu > Settings.\n\nSelect Default Search Engine and choose one.",
+    ),
+    steps(
+      "desktop",
+      "Desktop",
+      "Open the Opera browser on your desktop computer.\n\nTo the right of the address bar, select Easy setup.\n\nScroll down and choose the search engine.",
+    ),
+    makeChunk(2, "Browser extensions", "Our extension blocks trackers on the sites you visit, in Opera too."),
+  ];
+  const question = "opera on my pc, how do i switch the search engine";
+
+  it("joins the answer when it may hold what the chosen section leaves out, cited on its own", () => {
+    const { answer } = composeExtractiveAnswer(question, OPERA, FALLBACK);
+    expect(answer).toContain("Select Default Search Engine and choose one. [1]");
+    expect(answer).toContain("To the right of the address bar, select Easy setup.");
+    expect(answer).toMatch(/choose the search engine\. \[2\]$/);
+    // Without it, the visitor on a PC gets only the iPhone's steps.
+    const alone = composeExtractiveAnswer(question, OPERA, FALLBACK, { siblingMargin: -1 }).answer;
+    expect(alone).not.toContain("Easy setup");
+  });
+
+  it("never comes from another article, nor past the section budget", () => {
+    const { answer } = composeExtractiveAnswer(question, OPERA, FALLBACK);
+    expect(answer).not.toContain("trackers");
+    const short = composeExtractiveAnswer(question, OPERA, FALLBACK, { sectionWords: 30 }).answer;
+    expect(short).toContain("Default Search Engine");
+    expect(short).not.toContain("Easy setup");
+  });
+});
+
 describe("words the stemmer keeps apart", () => {
   it("matches a compound of the question to the word it is built on (German)", () => {
     const chunks = [

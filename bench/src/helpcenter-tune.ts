@@ -5,7 +5,10 @@
  * other half once they are fixed.
  *
  *   node_modules/.bin/tsx bench/src/helpcenter-tune.ts [--half tuning|test|all] [--min-score X] [--show N]
- *     [--top-k K] [--lexical JSON] [--answer JSON]
+ *     [--top-k K] [--lexical JSON] [--answer JSON] [--dir DIR]
+ *
+ * `--dir` reads another help center in the same format (`articles.json`, `questions.json`), e.g. one
+ * fetched and labelled outside the project to check that a rule chosen here holds elsewhere.
  */
 import { createExtractiveModel } from "../../server/src/generation/extractive-model.ts";
 import { loadHelpCenter } from "./datasets.ts";
@@ -22,7 +25,8 @@ const minScore = Number(arg("--min-score") ?? 0);
 const show = Number(arg("--show") ?? 0);
 const topK = Number(arg("--top-k") ?? 5);
 
-const data = loadHelpCenter();
+const dir = arg("--dir");
+const data = dir ? loadHelpCenter(dir) : loadHelpCenter();
 const t0 = performance.now();
 const hc = await indexHelpCenter(data, { lexical: JSON.parse(arg("--lexical") ?? "{}") });
 console.error(`indexed ${hc.index.size} chunks in ${Math.round(performance.now() - t0)} ms`);

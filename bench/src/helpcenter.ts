@@ -2,7 +2,10 @@
  * A help center through the product's HTTP API: the DuckDuckGo help pages (202 articles) and 201
  * support-chat questions (answerable, unanswerable, follow-ups), reported per half, peers side by side.
  *
- *   node_modules/.bin/tsx bench/src/helpcenter.ts [--no-peers] [--half tuning|test|all]
+ *   node_modules/.bin/tsx bench/src/helpcenter.ts [--no-peers] [--half tuning|test|all] [--dir DIR]
+ *
+ * `--dir` runs another help center in the same format (`articles.json`, `questions.json`) and writes
+ * `helpcenter.json` into that directory, not into bench/results/.
  *
  * Run twice, each on a fresh server: the articles as entries of one `text` source, and as `.md` files
  * (YAML front matter with the title) uploaded to one `file` source. One agent per source with the
@@ -912,10 +915,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (mode !== undefined && mode !== "text" && mode !== "md") {
     throw new Error(`--mode must be text or md, not ${mode}`);
   }
+  const dir = argValue("--dir");
   const result = await runHelpCenter({
     half,
     peers: !process.argv.includes("--no-peers"),
     ...(mode ? { modes: [mode] } : {}),
+    ...(dir ? { data: loadHelpCenter(dir), resultsDir: dir } : {}),
   });
   console.log(helpcenterTable(result));
   console.log(`wrote ${result.path}`);

@@ -435,11 +435,11 @@ function sectionClaims(
 /** The first section with the highest claim (0 when none has one). */
 function bestClaim(claims: readonly number[]): number {
   let best = 0;
-  let bestClaim = Number.NEGATIVE_INFINITY;
+  let highest = Number.NEGATIVE_INFINITY;
   claims.forEach((claim, i) => {
-    if (claim > bestClaim) {
+    if (claim > highest) {
       best = i;
-      bestClaim = claim;
+      highest = claim;
     }
   });
   return best;
@@ -451,8 +451,7 @@ function bestClaim(claims: readonly number[]): number {
  * after "How are favorites different than bookmarks?" that says how to keep them the same. The
  * retrieved section of the same article under another heading whose claim is within
  * `siblingMargin` of the chosen one's joins the answer, read from its best unit on while the whole
- * answer stays within the section budget, and cited on its own. A comparison ("A and B") already
- * draws on several sections.
+ * answer stays within the section budget, and cited on its own.
  */
 function withSiblingSection(
   picked: ScoredUnit[],

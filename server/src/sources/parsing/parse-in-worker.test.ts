@@ -124,14 +124,20 @@ describe("the parse worker pool", { timeout: 60_000 }, () => {
     const turns = createParseWorkerPool({ size: 1 });
     try {
       const order: string[] = [];
-      const entry = (id: string, workspaceId: string) =>
+      // A's and b's documents take a thread a while (~170 ms of chunking each), c's entry is tiny: how
+      // long a thread was held then decides the order of completion far more than how fast each
+      // thread happens to run on a busy machine.
+      const long = "The quick brown fox jumps over the lazy dog near the river bank. ".repeat(15_000);
+      const entry = (id: string, workspaceId: string, body = long) =>
         turns
-          .parse({ externalId: id, title: "", sourceUrl: null, kind: "text", body: id }, { workspaceId })
+          .chunk({ externalId: id, title: "", sourceUrl: null, kind: "text", body }, { workspaceId })
           .then(() => order.push(id));
       // Both threads started first (a thread's start-up takes seconds on a busy machine).
-      await Promise.all([entry("w1", "w1"), entry("w2", "w2")]);
+      await Promise.all([entry("w1", "w1", "w1"), entry("w2", "w2", "w2")]);
       order.length = 0;
-      // a1 takes the thread and b1 the spare one; then the queues alternate, a's many not first.
+      // a1 takes the thread and b1 the spare one. The first to end hands its thread to c1, the
+      // workspace never served; a3 waits behind a2, so it ends a whole document after c1. Were the
+      // queues taken in the order they came (a, b, c), c1 would wait behind b's four documents.
       await Promise.all([
         entry("a1", "a"),
         entry("a2", "a"),
@@ -139,10 +145,11 @@ describe("the parse worker pool", { timeout: 60_000 }, () => {
         entry("a4", "a"),
         entry("b1", "b"),
         entry("b2", "b"),
-        entry("c1", "c"),
+        entry("b3", "b"),
+        entry("b4", "b"),
+        entry("c1", "c", "c1"),
       ]);
-      // Order of completion on two threads: a workspace never served goes before a's third job.
-      // (Where b2 lands against a4 depends on which thread finishes first: a CI run saw it after.)
+      // Without turns (one queue, first come first served) c1 would end last.
       expect(order.indexOf("c1")).toBeLessThan(order.indexOf("a3"));
     } finally {
       await turns.close();

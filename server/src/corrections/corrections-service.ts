@@ -10,14 +10,13 @@ import type { RecentQuestion } from "../conversations/conversations-service.ts";
 import { notFound } from "../errors.ts";
 import type { EventBus } from "../events/event-bus.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Embedder } from "../retrieval/embedder.ts";
+import { cosine, type Embedder } from "../retrieval/embedder.ts";
 import type { RecordTable } from "../store/record-table.ts";
 import type { AgentRecord, DocumentRecord } from "../store/records.ts";
 import type { Store } from "../store/store.ts";
 import {
   analyzeQuestion,
   type CorrectionEntry,
-  cosine,
   isSemantic,
   prepareEntry,
   rarityAmong,

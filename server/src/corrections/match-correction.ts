@@ -305,20 +305,6 @@ export function sharesTerms(asked: AnalyzedQuestion, entry: CorrectionEntry): bo
   );
 }
 
-export function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] ?? 0;
-    const y = b[i] ?? 0;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-}
-
 /** Whether a lexical score (and a cosine, when there is one) makes the correction the answer. */
 export function sameQuestion(lexical: number, semantic: number | null): boolean {
   if (lexical >= LEXICAL_THRESHOLD) return true;

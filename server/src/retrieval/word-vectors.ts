@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { stopWordsOf } from "../text/analyzers.ts";
 import { detectLanguage } from "../text/language.ts";
+import { cosine } from "./embedder.ts";
 
 /**
  * English word vectors (GloVe, 100 dimensions, the 100,000 most frequent words) as
@@ -136,18 +137,4 @@ export function meaningEvidence(
   const sd = Math.sqrt(cosines.reduce((sum, c) => sum + (c - mean) ** 2, 0) / cosines.length);
   if (sd < 1e-6) return none;
   return cosines.map((c) => Math.max(0, Math.min(MEANING_REACH, (c - mean) / sd)));
-}
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let d = 0; d < a.length; d++) {
-    const x = a[d] ?? 0;
-    const y = b[d] ?? 0;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
 }

@@ -478,15 +478,10 @@ function withSiblingSection(
   });
   const lead = ranking.ranked.find((u) => u.chunkIndex === sibling);
   if (!lead) return;
-  let words = picked.reduce((sum, u) => sum + u.words, 0);
   const following = ranking.scored.filter(
     (u) => u.chunkIndex === sibling && u.heading === lead.heading && u.position >= lead.position,
   );
-  for (const u of following) {
-    if (words + u.words > settings.sectionWords) return;
-    picked.push(u);
-    words += u.words;
-  }
+  readOn(picked, following, new Set(), settings.sectionWords, () => true);
 }
 
 /**
